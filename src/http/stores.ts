@@ -1,0 +1,186 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { invalid } from '../errors.ts';
+import { resourceKinds, type ResourceKindDefinition } from '../resources/kinds.ts';
+import type { ResourceService } from '../resources/service.ts';
+import { compileParameterValidator } from '../resources/validation.ts';
+
+/**
+ * REST surface of the eight versioned configuration stores and of the descriptor store. Upstream 6.x store paths
+ * reach these routes through the path rewrite in `legacy-paths.ts`.
+ */
+
+const IdParams = Type.Object({ id: Type.String({ description: 'resource id (24 lower-case hex characters)' }) });
+const VersionQuery = Type.Object(
+  { version: Type.Integer({ minimum: 1, description: 'version to read or to update (must be the current one for updates)' }) },
+  { additionalProperties: true },
+);
+const DeleteQuery = Type.Object(
+  {
+    version: Type.Optional(Type.Integer({ minimum: 1, description: 'current version (required unless permanent=true)' })),
+    permanent: Type.Boolean({ default: false, description: 'remove every version and the descriptor' }),
+  },
+  { additionalProperties: true },
+);
+const DescriptorListQuery = Type.Object(
+  {
+    filter: Type.String({ default: '', description: 'case-insensitive regular expression on name, description and id; wrap in double quotes to match literally' }),
+    index: Type.Integer({ default: 0, minimum: 0, description: 'page number (skip = index * limit)' }),
+    limit: Type.Integer({ default: 20, description: 'page size; < 1 means all (at most 10000)' }),
+  },
+  { additionalProperties: true },
+);
+const AgentDescriptorListQuery = Type.Composite([
+  DescriptorListQuery,
+  Type.Object({ space: Type.Optional(Type.String({ description: 'narrow the list to one workspace' })) }),
+], { additionalProperties: true });
+
+export const DescriptorSchema = Type.Object(
+  {
+    resource: Type.String({ description: 'svc:// reference of the current version' }),
+    name: Type.String(),
+    description: Type.String(),
+    createdOn: Type.Integer({ description: 'epoch milliseconds' }),
+    lastModifiedOn: Type.Integer({ description: 'epoch milliseconds' }),
+    deleted: Type.Boolean(),
+    originId: Type.Optional(Type.String({ description: 'id the resource had on the system it was exported from' })),
+    ownerId: Type.Optional(Type.String()),
+    spaceId: Type.Optional(Type.String()),
+    visibility: Type.Optional(Type.String()),
+  },
+  { title: 'Descriptor' },
+);
+
+const DescriptorEdit = Type.Object(
+  {
+    operation: Type.Literal('SET'),
+    document: Type.Object(
+      { name: Type.Optional(Type.String({ maxLength: 500 })), description: Type.Optional(Type.String({ maxLength: 5000 })) },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false, title: 'DescriptorEdit' },
+);
+
+const LocationHeader = { Location: { type: 'string', description: 'svc:// reference of the written version' } };
+const created = { description: 'Created; `Location` holds the svc:// reference', headers: LocationHeader, type: 'null' };
+const passThroughSerializer = () => (data: unknown) => (typeof data === 'string' ? data : JSON.stringify(data));
+
+export async function storeRoutes(app: FastifyInstance, deps: { resources: ResourceService }): Promise<void> {
+  const { resources } = deps;
+  // Configuration bodies are JSON only (anything else is 415); the resource service validates them, after it
+  // translated upstream aliases, so Fastify checks only parameters here.
+  app.removeContentTypeParser('text/plain');
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? () => true : compileParameterValidator(schema)));
+
+  for (const kind of resourceKinds) registerKind(app, resources, kind);
+
+  app.get('/descriptorstore/descriptors/:id', {
+    schema: { tags: ['descriptors'], summary: 'Read the descriptor of any configuration resource', params: IdParams, response: { 200: DescriptorSchema } },
+  }, async (request) => resources.descriptor((request.params as Static<typeof IdParams>).id));
+
+  app.patch('/descriptorstore/descriptors/:id', {
+    schema: {
+      tags: ['descriptors'],
+      summary: 'Set the name and/or description of a configuration resource',
+      params: IdParams,
+      querystring: Type.Object({ version: Type.Optional(Type.Integer({ minimum: 1 })) }, { additionalProperties: true }),
+      body: DescriptorEdit,
+      response: { 200: DescriptorSchema },
+    },
+    validatorCompiler: ({ schema }) => compileParameterValidator(schema),
+  }, async (request) => {
+    const { id } = request.params as Static<typeof IdParams>;
+    const { version } = request.query as { version?: number };
+    const { document } = request.body as Static<typeof DescriptorEdit>;
+    return resources.editDescriptor(id, document, version);
+  });
+}
+
+function registerKind(app: FastifyInstance, resources: ResourceService, kind: ResourceKindDefinition): void {
+  const base = kind.storePath;
+  const tags = [kind.storePath.split('/')[1]!];
+  const bodySchema = kind.schema;
+
+  app.get(`${base}/jsonSchema`, {
+    schema: { tags, summary: `JSON schema of a ${kind.title}` },
+  }, async () => bodySchema);
+
+  app.get(`${base}/descriptors`, {
+    schema: {
+      tags, summary: `List ${kind.title} descriptors, newest change first`,
+      querystring: kind.name === 'agent' ? AgentDescriptorListQuery : DescriptorListQuery,
+      response: { 200: Type.Array(DescriptorSchema) },
+    },
+  }, async (request) => resources.listDescriptors(kind.name, request.query as { filter: string; index: number; limit: number; space?: string }));
+
+  app.post(base, {
+    schema: { tags, summary: `Create a ${kind.title} (version 1)`, body: bodySchema, response: { 201: created } },
+  }, async (request, reply) => {
+    const { uri } = await resources.create(kind.name, request.body);
+    request.log.info({ resource: uri }, `created ${kind.title}`);
+    return reply.code(201).header('Location', uri).send();
+  });
+
+  app.get(`${base}/:id`, {
+    schema: {
+      tags, summary: `Read one version of a ${kind.title}`, params: IdParams, querystring: VersionQuery,
+      response: { 200: bodySchema },
+    },
+    serializerCompiler: passThroughSerializer,
+  }, async (request, reply) => {
+    const { id } = request.params as Static<typeof IdParams>;
+    const { version } = request.query as Static<typeof VersionQuery>;
+    return reply.type('application/json; charset=utf-8').send(await resources.read(kind.name, id, version));
+  });
+
+  app.put(`${base}/:id`, {
+    schema: {
+      tags, summary: `Update a ${kind.title}: creates version n+1 from the current version n`,
+      params: IdParams, querystring: VersionQuery, body: bodySchema,
+      response: { 200: { description: '`Location` holds the reference of the new version', headers: LocationHeader, type: 'null' } },
+    },
+  }, async (request, reply) => {
+    const { id } = request.params as Static<typeof IdParams>;
+    const { version } = request.query as Static<typeof VersionQuery>;
+    const { uri } = await resources.update(kind.name, id, version, request.body);
+    return reply.header('Location', uri).send();
+  });
+
+  app.delete(`${base}/:id`, {
+    schema: { tags, summary: `Delete a ${kind.title}`, params: IdParams, querystring: DeleteQuery, response: { 200: { type: 'null' } } },
+  }, async (request, reply) => {
+    const { id } = request.params as Static<typeof IdParams>;
+    const { version, permanent } = request.query as Static<typeof DeleteQuery>;
+    if (!permanent && version === undefined) {
+      throw invalid('The query parameter version is required (the current version), unless permanent=true.', { path: 'version' });
+    }
+    await resources.delete(kind.name, id, version ?? 0, permanent);
+    return reply.send();
+  });
+
+  app.post(`${base}/:id`, {
+    schema: { tags, summary: `Duplicate one version of a ${kind.title} into a new resource`, params: IdParams, querystring: VersionQuery, response: { 201: created } },
+  }, async (request, reply) => {
+    const { id } = request.params as Static<typeof IdParams>;
+    const { version } = request.query as Static<typeof VersionQuery>;
+    const { uri } = await resources.duplicate(kind.name, id, version);
+    return reply.code(201).header('Location', uri).send();
+  });
+
+  app.get(`${base}/:id/currentversion`, {
+    schema: { tags, summary: `Current version number of a ${kind.title}`, params: IdParams, response: { 200: { type: 'integer', description: 'text/plain' } } },
+    serializerCompiler: passThroughSerializer,
+  }, async (request, reply) => {
+    const { id } = request.params as Static<typeof IdParams>;
+    return reply.type('text/plain; charset=utf-8').send(String(await resources.currentVersion(kind.name, id)));
+  });
+
+  app.post(`${base}/:id/currentversion`, {
+    schema: { tags, summary: `Redirect (303) to the current version of a ${kind.title}`, params: IdParams, response: { 303: { type: 'null', headers: { Location: { type: 'string' } } } } },
+  }, async (request, reply) => {
+    const { id } = request.params as Static<typeof IdParams>;
+    const version = await resources.currentVersion(kind.name, id);
+    return reply.code(303).header('Location', `${base}/${id}?version=${version}`).send();
+  });
+}

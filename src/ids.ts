@@ -1,0 +1,19 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * Ids are 24 lower-case hex characters and sort by creation time: 12 hex digits of epoch milliseconds,
+ * 6 of a per-process random prefix, 6 of a wrapping counter (16 million ids per millisecond per process).
+ */
+const processPart = randomBytes(3).toString('hex');
+let counter = randomBytes(3).readUIntBE(0, 3);
+
+export function newId(now: number = Date.now()): string {
+  counter = (counter + 1) % 0x1000000;
+  return now.toString(16).padStart(12, '0').slice(-12) + processPart + counter.toString(16).padStart(6, '0');
+}
+
+export const ID_PATTERN = /^[0-9a-f]{24}$/;
+
+export function isId(value: string): boolean {
+  return ID_PATTERN.test(value);
+}

@@ -1,0 +1,35 @@
+import { startServer } from './server.ts';
+import { loadSettings, SettingsError } from './settings.ts';
+
+let settings;
+try {
+  settings = loadSettings();
+} catch (error) {
+  if (!(error instanceof SettingsError)) throw error;
+  console.error(`Cannot start: ${error.message}`);
+  process.exit(1);
+}
+
+let server;
+try {
+  server = await startServer(settings);
+} catch (error) {
+  console.error(`Cannot start: ${(error as Error).message}`);
+  process.exit(1);
+}
+server.app.log.info(`listening on ${server.url} (store: ${settings['svc.datastore.type']})`);
+
+// Graceful shutdown: stop accepting, let in-flight requests finish, close the store, exit.
+const running = server;
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.once(signal, () => {
+    running.app.log.info(`${signal} received, shutting down`);
+    running.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(`Shutdown failed: ${(error as Error).message}`);
+        process.exit(1);
+      },
+    );
+  });
+}

@@ -1,0 +1,103 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { ResourceKindDefinition, SemanticProblem } from '../kinds.ts';
+import {
+  aliasRenamer,
+  arrayField,
+  checkPropertyInstructions,
+  closed,
+  fieldPath,
+  indexPath,
+  isBlank,
+  isObject,
+  kindLocations,
+  PropertyInstructionList,
+  stringMap,
+  StringList,
+} from './common.ts';
+
+export const LlmRetrySchema = closed(
+  {
+    maxAttempts: Type.Optional(Type.Integer({ minimum: 1, description: 'Attempts at most (default 3).' })),
+    backoffDelayMs: Type.Optional(Type.Integer({ minimum: 0, description: 'First delay between attempts (default 1000).' })),
+    backoffMultiplier: Type.Optional(Type.Number({ minimum: 1, description: 'Factor applied to the delay per attempt (default 2.0).' })),
+    maxBackoffDelayMs: Type.Optional(Type.Integer({ minimum: 0, description: 'Largest delay (default 10000).' })),
+  },
+  { description: 'Retries on transient provider errors (timeouts, 429, 5xx).' },
+);
+
+const instructions = (description: string) =>
+  closed({ propertyInstructions: Type.Optional(PropertyInstructionList) }, { description });
+
+export const LlmTaskSchema = closed(
+  {
+    id: Type.Optional(Type.String({ description: 'Task id, unique in the configuration; default name of the response object.' })),
+    type: Type.String({ description: "Provider: openai, anthropic, gemini, gemini-vertex, mistral, azure-openai, bedrock, oracle-genai, ollama, huggingface, jlama." }),
+    description: Type.Optional(Type.String({ description: 'What the task does.' })),
+    actions: Type.Optional(StringList("Actions that trigger the task ('*' = any action).")),
+    parameters: Type.Optional(
+      stringMap(
+        'Provider parameters, all as text: apiKey, modelName, baseUrl, temperature, systemMessage, prompt, sendConversation, addToOutput, ... A value ${vault:NAME} is read from the secrets vault at run time.',
+      ),
+    ),
+    preRequest: Type.Optional(instructions('Property instructions run before the model is called.')),
+    postResponse: Type.Optional(instructions('Property instructions run with the response available to templates.')),
+    responseObjectName: Type.Optional(Type.String({ description: 'Name the response is bound to for postResponse templates (default: the task id).' })),
+    responseMetadataObjectName: Type.Optional(Type.String({ description: 'Name under which token usage, finish reason and model are stored.' })),
+    tools: Type.Optional(StringList('HTTP-call set references whose calls the model may use as tools.')),
+    enableBuiltInTools: Type.Optional(Type.Boolean({ description: 'Offer the built-in tools to the model (default false).' })),
+    builtInToolsWhitelist: Type.Optional(
+      StringList('Built-in tools offered (default all): calculator, datetime, websearch, dataformatter, webscraper, textsummarizer, pdfreader, weather, fetch_page.'),
+    ),
+    enableHttpCallTools: Type.Optional(Type.Boolean({ description: "Offer the calls listed in 'tools' (default true)." })),
+    enableMcpCallTools: Type.Optional(Type.Boolean({ description: 'Offer MCP tools (default true).' })),
+    conversationHistoryLimit: Type.Optional(Type.Integer({ minimum: -1, description: 'Previous steps sent as history (default 10; -1 = all).' })),
+    maxContextTokens: Type.Optional(Type.Integer({ minimum: -1, description: 'Token budget of the history (default -1 = unbounded).' })),
+    anchorFirstSteps: Type.Optional(Type.Integer({ minimum: 0, description: 'First steps always kept in the history (default 2).' })),
+    retry: Type.Optional(LlmRetrySchema),
+    streamingTimeoutSeconds: Type.Optional(Type.Integer({ minimum: 1, description: 'Backstop for a streamed answer (default 120).' })),
+  },
+  { description: 'One LLM task.' },
+);
+
+export const LlmConfigurationSchema = closed(
+  {
+    tasks: Type.Optional(Type.Array(LlmTaskSchema, { description: 'Tasks, run in order; each fires once per step when one of its actions matches.' })),
+  },
+  { title: 'LlmConfiguration', description: 'An LLM configuration: model calls triggered by actions.' },
+);
+export type LlmConfiguration = Static<typeof LlmConfigurationSchema>;
+
+function checkSemantics(body: unknown): SemanticProblem[] {
+  const problems: SemanticProblem[] = [];
+  const seen = new Map<string, number>();
+  arrayField(body, 'tasks').forEach((task, i) => {
+    const path = indexPath('$.tasks', i);
+    if (isBlank(task['type'])) {
+      const at = fieldPath(path, 'type');
+      problems.push({ path: at, message: `The LLM task at ${path} needs a non-blank 'type' (the provider).` });
+    }
+    const id = task['id'];
+    if (typeof id === 'string') {
+      const first = seen.get(id);
+      if (first !== undefined) {
+        problems.push({ path: fieldPath(path, 'id'), message: `The LLM task id '${id}' at ${path} is already used by $.tasks[${first}]; ids must be unique.` });
+      } else {
+        seen.set(id, i);
+      }
+    }
+    for (const part of ['preRequest', 'postResponse']) {
+      const holder = task[part];
+      if (isObject(holder)) problems.push(...checkPropertyInstructions(holder['propertyInstructions'], fieldPath(fieldPath(path, part), 'propertyInstructions')));
+    }
+  });
+  return problems;
+}
+
+export const llmKind: ResourceKindDefinition = {
+  name: 'llm',
+  title: 'LLM configuration',
+  ...kindLocations.llm,
+  schema: LlmConfigurationSchema,
+  renameAliases: aliasRenamer({}, LlmConfigurationSchema),
+  checkSemantics,
+};

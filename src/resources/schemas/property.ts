@@ -1,0 +1,42 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { ResourceKindDefinition, SemanticProblem } from '../kinds.ts';
+import {
+  aliasRenamer,
+  checkPropertyInstructions,
+  checkSetOnActions,
+  closed,
+  isObject,
+  kindLocations,
+  PropertyInstructionList,
+  SetOnActionList,
+} from './common.ts';
+
+export const PropertySetterSchema = closed(
+  {
+    propertyInstructions: Type.Optional(PropertyInstructionList),
+    setOnActions: Type.Optional(SetOnActionList),
+  },
+  {
+    title: 'PropertySetter',
+    description:
+      "A property setter: 'propertyInstructions' run on every turn; 'setOnActions' entries run their instructions for each matching action of the step.",
+  },
+);
+export type PropertySetter = Static<typeof PropertySetterSchema>;
+
+function checkSemantics(body: unknown): SemanticProblem[] {
+  if (!isObject(body)) return [];
+  return [
+    ...checkPropertyInstructions(body['propertyInstructions'], '$.propertyInstructions'),
+    ...checkSetOnActions(body['setOnActions'], '$.setOnActions'),
+  ];
+}
+
+export const propertyKind: ResourceKindDefinition = {
+  name: 'property',
+  title: 'property setter',
+  ...kindLocations.property,
+  schema: PropertySetterSchema,
+  renameAliases: aliasRenamer({}, PropertySetterSchema),
+  checkSemantics,
+};

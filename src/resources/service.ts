@@ -1,0 +1,208 @@
+import type { ValidateFunction } from 'ajv';
+import { conflict, invalid, notFound } from '../errors.ts';
+import { isId, newId } from '../ids.ts';
+import type { ConfigResourceStore, DescriptorOrigin, DescriptorRecord } from '../storage/ports.ts';
+import { kindNamed, resourceKinds, type ResourceKindDefinition } from './kinds.ts';
+import { formatReference } from './uri.ts';
+import { compileBodyValidator, describeSchemaError } from './validation.ts';
+
+/** A descriptor as it goes on the wire (null and unset fields omitted). */
+export interface DescriptorView {
+  readonly resource: string;
+  readonly name: string;
+  readonly description: string;
+  readonly createdOn: number;
+  readonly lastModifiedOn: number;
+  readonly deleted: boolean;
+  readonly originId?: string;
+  readonly ownerId?: string;
+  readonly spaceId?: string;
+  readonly visibility?: string;
+}
+
+export interface DescriptorListQuery {
+  readonly filter?: string | undefined;
+  readonly index?: number | undefined;
+  readonly limit?: number | undefined;
+  readonly space?: string | undefined;
+}
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 10_000;
+
+/**
+ * The versioned configuration stores: validation (aliases, schema, semantic rules), versioning and descriptors.
+ * Bodies are kept as the JSON text of their validated form, so reads return exactly what was stored.
+ */
+export class ResourceService {
+  readonly #store: ConfigResourceStore;
+  readonly #clock: () => number;
+  readonly #validators = new Map<string, ValidateFunction>();
+
+  constructor(store: ConfigResourceStore, clock: () => number = Date.now) {
+    this.#store = store;
+    this.#clock = clock;
+    for (const kind of resourceKinds) this.#validators.set(kind.name, compileBodyValidator(kind.schema));
+  }
+
+  /** Translates aliases and checks a body; returns the body in the spec's names. Throws `invalid` naming the problem. */
+  validate(kind: ResourceKindDefinition, rawBody: unknown): unknown {
+    if (rawBody === null || typeof rawBody !== 'object' || Array.isArray(rawBody)) {
+      throw invalid(`A ${kind.title} must be a JSON object.`, { path: '$' });
+    }
+    const body = kind.renameAliases(rawBody);
+    const validator = this.#validators.get(kind.name)!;
+    if (!validator(body)) throw describeSchemaError(validator.errors![0]!, kind.title);
+    const problems = kind.checkSemantics(body);
+    if (problems.length > 0) {
+      const [first] = problems;
+      throw invalid(`Invalid ${kind.title} at ${first!.path}: ${first!.message}`, {
+        path: first!.path,
+        problems: problems.map((p) => ({ path: p.path, message: p.message })),
+      });
+    }
+    return body;
+  }
+
+  async create(kindName: string, rawBody: unknown, origin: DescriptorOrigin = {}, name = '', description = '') {
+    const kind = kindNamed(kindName);
+    const body = this.validate(kind, rawBody);
+    const id = newId();
+    await this.#store.create({ kind: kind.name, id, bodyJson: JSON.stringify(body), now: this.#clock(), name, description, origin });
+    return { id, version: 1, uri: formatReference(kind.uriType, kind.storePath, id, 1) };
+  }
+
+  /** The stored JSON text of one version. */
+  async read(kindName: string, id: string, version: number): Promise<string> {
+    const kind = kindNamed(kindName);
+    checkId(id);
+    const json = await this.#store.read(kind.name, id, version);
+    if (json === undefined) throw notFound(`No ${kind.title} with id ${id} and version ${version}.`);
+    return json;
+  }
+
+  async update(kindName: string, id: string, expectedVersion: number, rawBody: unknown) {
+    const kind = kindNamed(kindName);
+    checkId(id);
+    const body = this.validate(kind, rawBody);
+    const outcome = await this.#store.update(kind.name, id, expectedVersion, JSON.stringify(body), this.#clock());
+    if (outcome.status === 'not-found') throw notFound(`No ${kind.title} with id ${id}.`);
+    if (outcome.status === 'stale') throw staleVersion(kind, id, expectedVersion, outcome.currentVersion);
+    return { id, version: outcome.version, uri: formatReference(kind.uriType, kind.storePath, id, outcome.version) };
+  }
+
+  async delete(kindName: string, id: string, version: number, permanent: boolean): Promise<void> {
+    const kind = kindNamed(kindName);
+    checkId(id);
+    if (permanent) {
+      if (!(await this.#store.purge(kind.name, id))) throw notFound(`No ${kind.title} with id ${id}.`);
+      return;
+    }
+    const outcome = await this.#store.softDelete(kind.name, id, version, this.#clock());
+    if (outcome.status === 'not-found') throw notFound(`No ${kind.title} with id ${id}.`);
+    if (outcome.status === 'stale') throw staleVersion(kind, id, version, outcome.currentVersion);
+  }
+
+  async currentVersion(kindName: string, id: string): Promise<number> {
+    return (await this.#liveDescriptor(kindNamed(kindName), id)).currentVersion;
+  }
+
+  /** Copies one version into a new resource (version 1) with the same name and description. */
+  async duplicate(kindName: string, id: string, version: number) {
+    const kind = kindNamed(kindName);
+    const json = await this.read(kind.name, id, version);
+    const source = await this.#liveDescriptor(kind, id);
+    const copyId = newId();
+    await this.#store.create({
+      kind: kind.name, id: copyId, bodyJson: json, now: this.#clock(),
+      name: source.name, description: source.description, origin: {},
+    });
+    return { id: copyId, version: 1, uri: formatReference(kind.uriType, kind.storePath, copyId, 1) };
+  }
+
+  async listDescriptors(kindName: string, query: DescriptorListQuery): Promise<DescriptorView[]> {
+    const kind = kindNamed(kindName);
+    const index = query.index ?? 0;
+    if (!Number.isInteger(index) || index < 0) throw invalid('index must be a non-negative integer.', { path: 'index' });
+    const requested = query.limit ?? DEFAULT_PAGE_SIZE;
+    const limit = requested < 1 ? MAX_PAGE_SIZE : Math.min(requested, MAX_PAGE_SIZE);
+    const records = await this.#store.listDescriptors(kind.name, {
+      filter: filterPattern(query.filter ?? ''), index, limit, spaceId: query.space,
+    });
+    return records.map(descriptorView);
+  }
+
+  async descriptor(id: string): Promise<DescriptorView> {
+    checkId(id);
+    const record = await this.#store.descriptorById(id);
+    if (!record || record.deleted) throw notFound(`No configuration resource with id ${id}.`);
+    return descriptorView(record);
+  }
+
+  /** Renames or re-describes a resource. `expectedVersion`, when given, must be the current version. */
+  async editDescriptor(
+    id: string,
+    changes: { name?: string | undefined; description?: string | undefined },
+    expectedVersion?: number,
+  ): Promise<DescriptorView> {
+    checkId(id);
+    const record = await this.#store.descriptorById(id);
+    if (!record || record.deleted) throw notFound(`No configuration resource with id ${id}.`);
+    const kind = kindNamed(record.kind);
+    if (expectedVersion !== undefined && expectedVersion !== record.currentVersion) {
+      throw staleVersion(kind, id, expectedVersion, record.currentVersion);
+    }
+    const edited = await this.#store.editDescriptor(record.kind, id, changes, this.#clock());
+    if (!edited) throw notFound(`No configuration resource with id ${id}.`);
+    return descriptorView(edited);
+  }
+
+  async #liveDescriptor(kind: ResourceKindDefinition, id: string): Promise<DescriptorRecord> {
+    checkId(id);
+    const record = await this.#store.descriptor(kind.name, id);
+    if (!record || record.deleted) throw notFound(`No ${kind.title} with id ${id}.`);
+    return record;
+  }
+}
+
+function checkId(id: string): void {
+  if (!isId(id)) throw invalid(`'${id}' is not a resource id (24 lower-case hex characters).`, { path: 'id' });
+}
+
+function staleVersion(kind: ResourceKindDefinition, id: string, given: number, current: number) {
+  return conflict(
+    `Version ${given} of ${kind.title} ${id} is not the current version (${current}); read the current version and apply the change to it.`,
+  );
+}
+
+/**
+ * The descriptor filter is a case-insensitive regular expression; a filter wrapped in double quotes is taken
+ * literally. An expression that does not compile is the caller's mistake (400), not an empty page.
+ */
+export function filterPattern(filter: string): string {
+  if (filter.length >= 2 && filter.startsWith('"') && filter.endsWith('"')) {
+    return filter.slice(1, -1).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  }
+  try {
+    new RegExp(filter, 'i');
+  } catch {
+    throw invalid(`filter '${filter}' is not a valid regular expression; wrap it in double quotes to match it literally.`, { path: 'filter' });
+  }
+  return filter;
+}
+
+function descriptorView(record: DescriptorRecord): DescriptorView {
+  const kind = kindNamed(record.kind);
+  const view: Record<string, unknown> = {
+    resource: formatReference(kind.uriType, kind.storePath, record.id, record.currentVersion),
+    name: record.name,
+    description: record.description,
+    createdOn: record.createdOn,
+    lastModifiedOn: record.lastModifiedOn,
+    deleted: record.deleted,
+  };
+  for (const field of ['originId', 'ownerId', 'spaceId', 'visibility'] as const) {
+    if (record[field] !== undefined && record[field] !== null) view[field] = record[field];
+  }
+  return view as unknown as DescriptorView;
+}

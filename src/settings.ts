@@ -1,0 +1,140 @@
+import { readFileSync } from 'node:fs';
+
+/**
+ * Every setting of the service, in one place. A setting has a name (`svc.*`), an environment form (upper case,
+ * `.` and `-` become `_`), a type and a default. Sources, strongest first: the environment, the settings file
+ * (`svc.properties` in the working directory, or the file named by `SVC_CONFIG_FILE`), the default.
+ */
+
+const INVALID = Symbol('invalid');
+
+interface SettingDefinition<T> {
+  readonly description: string;
+  readonly defaultValue: T;
+  readonly parse: (raw: string) => T | typeof INVALID;
+  readonly expected: string;
+  /** A secret setting's value is never printed, not even in an error message. */
+  readonly secret?: boolean;
+}
+
+const text = (defaultValue: string, description: string): SettingDefinition<string> => ({
+  description, defaultValue, expected: 'a text', parse: (raw) => raw,
+});
+const optionalText = (description: string, secret = false): SettingDefinition<string | undefined> => ({
+  description, defaultValue: undefined, expected: 'a text', secret, parse: (raw) => (raw === '' ? undefined : raw),
+});
+const integer = (defaultValue: number, description: string, min = Number.MIN_SAFE_INTEGER): SettingDefinition<number> => ({
+  description, defaultValue, expected: `an integer >= ${min}`,
+  parse: (raw) => (/^-?\d+$/.test(raw.trim()) && Number(raw) >= min ? Number(raw) : INVALID),
+});
+const port = (defaultValue: number, description: string): SettingDefinition<number> => ({
+  description, defaultValue, expected: 'a port number between 0 and 65535',
+  parse: (raw) => (/^\d+$/.test(raw.trim()) && Number(raw) <= 65535 ? Number(raw) : INVALID),
+});
+const flag = (defaultValue: boolean, description: string): SettingDefinition<boolean> => ({
+  description, defaultValue, expected: '`true` or `false`',
+  parse: (raw) => ({ true: true, false: false })[raw.trim().toLowerCase() as 'true' | 'false'] ?? INVALID,
+});
+const oneOf = <const V extends string>(values: readonly V[], defaultValue: V, description: string): SettingDefinition<V> => ({
+  description, defaultValue, expected: `one of ${values.join(', ')}`,
+  parse: (raw) => values.find((value) => value === raw.trim().toLowerCase()) ?? INVALID,
+});
+
+export const settingDefinitions = {
+  'svc.http.port': port(7070, 'HTTP listening port (0 picks a free port)'),
+  'svc.http.host': text('0.0.0.0', 'HTTP listening address'),
+  'svc.http.body-limit-bytes': integer(26_214_400, 'largest accepted request body; larger bodies answer 413', 1),
+  'svc.datastore.type': oneOf(['sqlite', 'postgres'], 'sqlite', 'storage adapter: embedded sqlite or PostgreSQL'),
+  'svc.datastore.sqlite.path': text('./data/svc.db', 'embedded database file'),
+  'svc.datastore.postgres.url': text('postgres://localhost:5432/svc', 'PostgreSQL connection string'),
+  'svc.vault.master-key': optionalText('enables the secrets vault; unset = secret endpoints answer 503', true),
+  'svc.oidc.tenant-enabled': flag(false, 'authentication with bearer tokens from an OIDC identity provider'),
+  'svc.oidc.auth-server-url': optionalText('OIDC issuer URL'),
+  'svc.oidc.client-id': optionalText('OIDC client id (audience)'),
+  'svc.oidc.public-url': optionalText('public URL of the identity provider'),
+  'svc.authorization.enabled': flag(false, 'enforce access levels per resource'),
+  'svc.workspaces.enabled': flag(false, 'enforce workspaces'),
+  'svc.security.ssrf-protection.enabled': flag(false, 'outbound URL guard for HTTP-call, MCP and A2A targets'),
+  'svc.a2a.capabilities.enabled': flag(false, 'agent-to-agent capability endpoints'),
+  'svc.a2a.capabilities.public': flag(false, 'capability endpoints readable anonymously'),
+  'svc.a2a.public-token-endpoint': optionalText('token endpoint advertised in agent cards'),
+  'svc.audit.max-queue-size': integer(100_000, 'audit ledger queue bound; overflow is dropped and counted', 1),
+  'svc.usermemories.deleteOlderThanDays': integer(-1, 'long-term property retention in days; -1 = off', -1),
+  'svc.conversations.redo-cache-size': integer(20, 'undone steps kept per conversation', 0),
+  'svc.conversations.turn-timeout-seconds': integer(60, 'a turn past this answers 408', 1),
+  'svc.coordinator.max-active-conversations': integer(10_000, 'conversations with queued work; beyond answers 503', 1),
+  'svc.logs.buffer-size': integer(10_000, 'log entries kept in memory for /administration/logs', 1),
+  'svc.log.level': oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info', 'log level'),
+} as const;
+
+type Definitions = typeof settingDefinitions;
+export type SettingName = keyof Definitions;
+export type Settings = {
+  readonly [K in SettingName]: Definitions[K] extends SettingDefinition<infer T> ? T : never;
+};
+
+export class SettingsError extends Error {}
+
+export function environmentName(settingName: string): string {
+  return settingName.toUpperCase().replace(/[.-]/g, '_');
+}
+
+/** Reads a Java-style properties file: `name=value` or `name: value` lines, `#` and `!` comments. */
+export function parsePropertiesFile(content: string): Map<string, string> {
+  const entries = new Map<string, string>();
+  for (const rawLine of content.split(/\r?\n/)) {
+    const line = rawLine.trim();
+    if (line === '' || line.startsWith('#') || line.startsWith('!')) continue;
+    const separator = line.search(/[=:]/);
+    if (separator < 0) continue;
+    entries.set(line.slice(0, separator).trim(), line.slice(separator + 1).trim());
+  }
+  return entries;
+}
+
+function readSettingsFile(env: NodeJS.ProcessEnv): Map<string, string> {
+  const explicitPath = env['SVC_CONFIG_FILE'];
+  const path = explicitPath ?? 'svc.properties';
+  try {
+    return parsePropertiesFile(readFileSync(path, 'utf8'));
+  } catch (error) {
+    if (!explicitPath && (error as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
+    throw new SettingsError(`cannot read the settings file ${path}: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Resolves every setting. `overrides` (used by tests and embedders) win over the environment.
+ * A malformed value stops start-up with a message naming the setting and what it expects.
+ */
+export function loadSettings(
+  env: NodeJS.ProcessEnv = process.env,
+  overrides: Partial<Record<SettingName, string | number | boolean>> = {},
+): Settings {
+  const file = readSettingsFile(env);
+  const resolved: Record<string, unknown> = {};
+  const unknownInFile = [...file.keys()].filter((key) => !(key in settingDefinitions));
+  if (unknownInFile.length > 0) {
+    throw new SettingsError(`unknown setting(s) in the settings file: ${unknownInFile.join(', ')}`);
+  }
+  for (const [name, definition] of Object.entries(settingDefinitions) as [SettingName, SettingDefinition<unknown>][]) {
+    const envName = environmentName(name);
+    const override = overrides[name];
+    const [raw, source] =
+      override !== undefined ? [String(override), 'override']
+      : env[envName] !== undefined ? [env[envName], `environment variable ${envName}`]
+      : file.has(name) ? [file.get(name), 'settings file']
+      : [undefined, 'default'];
+    if (raw === undefined) {
+      resolved[name] = definition.defaultValue;
+      continue;
+    }
+    const value = definition.parse(raw);
+    if (value === INVALID) {
+      const shown = definition.secret ? '(hidden)' : JSON.stringify(raw);
+      throw new SettingsError(`setting ${name} (${source}) is ${shown}, expected ${definition.expected}`);
+    }
+    resolved[name] = value;
+  }
+  return Object.freeze(resolved) as Settings;
+}

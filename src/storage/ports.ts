@@ -1,0 +1,103 @@
+/**
+ * Storage ports. Services depend on these interfaces only; `sqlite/` and `postgres/` implement them and
+ * `test/storage-contract.test.ts` holds both to the same behaviour.
+ *
+ * Bodies are stored as JSON text exactly as given, so a resource reads back byte-identical.
+ */
+import type { ConversationStore, DeploymentStore, TriggerStore, UserPropertyStore } from './runtime-ports.ts';
+
+/** Descriptor fields that a caller may set at create time besides name and description. */
+export interface DescriptorOrigin {
+  readonly originId?: string | undefined;
+  readonly ownerId?: string | undefined;
+  readonly spaceId?: string | undefined;
+  readonly visibility?: string | undefined;
+}
+
+export interface DescriptorRecord extends DescriptorOrigin {
+  readonly kind: string;
+  readonly id: string;
+  /** The newest version (also when the resource is soft-deleted). */
+  readonly currentVersion: number;
+  readonly name: string;
+  readonly description: string;
+  /** JSON text of the grant list; owned by the security module. */
+  readonly grants: string | undefined;
+  readonly createdOn: number;
+  readonly lastModifiedOn: number;
+  readonly deleted: boolean;
+}
+
+export interface DescriptorQuery {
+  /**
+   * A case-insensitive regular expression (already checked to compile) matched against name, description
+   * and id; empty = everything.
+   */
+  readonly filter: string;
+  /** Page number: skip = index * limit. */
+  readonly index: number;
+  /** Page size, >= 1. */
+  readonly limit: number;
+  readonly spaceId?: string | undefined;
+}
+
+export interface NewResource {
+  readonly kind: string;
+  readonly id: string;
+  readonly bodyJson: string;
+  readonly now: number;
+  readonly name: string;
+  readonly description: string;
+  readonly origin: DescriptorOrigin;
+}
+
+export type UpdateOutcome =
+  | { readonly status: 'updated'; readonly version: number }
+  | { readonly status: 'not-found' }
+  | { readonly status: 'stale'; readonly currentVersion: number };
+
+export type DeleteOutcome =
+  | { readonly status: 'deleted' }
+  | { readonly status: 'not-found' }
+  | { readonly status: 'stale'; readonly currentVersion: number };
+
+export interface ConfigResourceStore {
+  /** Writes version 1 and its descriptor. The id is new; a duplicate id is a programming error. */
+  create(resource: NewResource): Promise<void>;
+  /**
+   * Appends version `expectedVersion + 1` if `expectedVersion` is the current version of a live resource.
+   * Atomic: of two concurrent updates of the same version exactly one succeeds.
+   */
+  update(kind: string, id: string, expectedVersion: number, bodyJson: string, now: number): Promise<UpdateOutcome>;
+  /** The JSON text of one version; undefined when unknown, or when it is the current version of a soft-deleted resource. */
+  read(kind: string, id: string, version: number): Promise<string | undefined>;
+  /** The descriptor, including soft-deleted ones (check `deleted`). */
+  descriptor(kind: string, id: string): Promise<DescriptorRecord | undefined>;
+  /** Finds a descriptor by id alone (ids are unique across kinds). */
+  descriptorById(id: string): Promise<DescriptorRecord | undefined>;
+  /** Soft delete of the current version: it becomes unreadable, older versions stay readable, the descriptor is flagged. */
+  softDelete(kind: string, id: string, expectedVersion: number, now: number): Promise<DeleteOutcome>;
+  /** Removes every version and the descriptor. Returns false when the id is unknown. */
+  purge(kind: string, id: string): Promise<boolean>;
+  /** Live descriptors of a kind, newest modification first. */
+  listDescriptors(kind: string, query: DescriptorQuery): Promise<DescriptorRecord[]>;
+  /** Sets name and/or description of a live resource; returns the new descriptor or undefined when unknown. */
+  editDescriptor(
+    kind: string,
+    id: string,
+    changes: { readonly name?: string | undefined; readonly description?: string | undefined },
+    now: number,
+  ): Promise<DescriptorRecord | undefined>;
+}
+
+export interface Storage {
+  readonly type: 'sqlite' | 'postgres';
+  readonly resources: ConfigResourceStore;
+  readonly conversations: ConversationStore;
+  readonly userProperties: UserPropertyStore;
+  readonly deployments: DeploymentStore;
+  readonly triggers: TriggerStore;
+  /** Throws when the store cannot answer; used by the readiness check. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,98 @@
+/**
+ * PostgreSQL schema, as an ordered list. Applied ones are recorded in `schema_migrations` by their position
+ * (1-based). Append new migrations at the end; never edit or reorder released ones.
+ * Bodies are `text`, not `jsonb`, so they read back byte-identical (key order, spacing, unicode).
+ */
+export interface Migration {
+  readonly name: string;
+  readonly sql: string;
+}
+
+export const postgresMigrations: readonly Migration[] = [
+  {
+    name: 'config resources: versions and descriptors',
+    sql: `
+      CREATE TABLE resource_versions (
+        kind text NOT NULL,
+        id text NOT NULL,
+        version integer NOT NULL,
+        body text NOT NULL,
+        created_on bigint NOT NULL,
+        PRIMARY KEY (kind, id, version)
+      );
+      CREATE TABLE descriptors (
+        kind text NOT NULL,
+        id text NOT NULL,
+        current_version integer NOT NULL,
+        name text NOT NULL DEFAULT '',
+        description text NOT NULL DEFAULT '',
+        created_on bigint NOT NULL,
+        last_modified_on bigint NOT NULL,
+        deleted boolean NOT NULL DEFAULT false,
+        origin_id text,
+        owner_id text,
+        space_id text,
+        visibility text,
+        grants text,
+        PRIMARY KEY (kind, id)
+      );
+      CREATE INDEX descriptors_by_id ON descriptors (id);
+      CREATE INDEX descriptors_listing ON descriptors (kind, deleted, last_modified_on DESC, id DESC);
+    `,
+  },
+  {
+    name: 'runtime: conversations, steps, user properties, deployments, triggers',
+    sql: `
+      CREATE TABLE conversations (
+        id text PRIMARY KEY,
+        agent_id text NOT NULL,
+        agent_version integer NOT NULL,
+        user_id text NOT NULL,
+        environment text NOT NULL,
+        state text NOT NULL,
+        created_on bigint NOT NULL,
+        last_modified_on bigint NOT NULL,
+        step_count integer NOT NULL,
+        revision bigint NOT NULL,
+        state_json text NOT NULL
+      );
+      CREATE INDEX conversations_recent ON conversations (last_modified_on DESC, id DESC);
+      CREATE INDEX conversations_by_agent ON conversations (agent_id, agent_version, last_modified_on DESC, id DESC);
+      CREATE INDEX conversations_by_user ON conversations (user_id, last_modified_on DESC, id DESC);
+      CREATE INDEX conversations_by_state ON conversations (state, environment, last_modified_on DESC, id DESC);
+      CREATE TABLE conversation_steps (
+        conversation_id text NOT NULL,
+        step_index integer NOT NULL,
+        body text NOT NULL,
+        PRIMARY KEY (conversation_id, step_index)
+      );
+      CREATE TABLE user_properties (
+        user_id text NOT NULL,
+        name text NOT NULL,
+        value text NOT NULL,
+        updated_on bigint NOT NULL,
+        PRIMARY KEY (user_id, name)
+      );
+      CREATE INDEX user_properties_by_age ON user_properties (updated_on);
+      CREATE TABLE deployments (
+        environment text NOT NULL,
+        agent_id text NOT NULL,
+        agent_version integer NOT NULL,
+        deployed_on bigint NOT NULL,
+        PRIMARY KEY (environment, agent_id, agent_version)
+      );
+      CREATE TABLE triggers (
+        intent text PRIMARY KEY,
+        body text NOT NULL,
+        created_on bigint NOT NULL,
+        last_modified_on bigint NOT NULL
+      );
+      CREATE TABLE managed_conversations (
+        intent text NOT NULL,
+        user_id text NOT NULL,
+        conversation_id text NOT NULL,
+        PRIMARY KEY (intent, user_id)
+      );
+    `,
+  },
+];

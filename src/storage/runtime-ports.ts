@@ -1,0 +1,104 @@
+/**
+ * Storage ports of the conversation runtime (deployments, conversations, long-term properties, triggers).
+ * Kept beside `ports.ts`; `Storage` exposes one of each.
+ */
+
+
+export type ConversationStateName = 'READY' | 'IN_PROGRESS' | 'ENDED' | 'EXECUTION_INTERRUPTED' | 'ERROR';
+
+/** The header row of a conversation; steps live in their own rows and are appended, never rewritten. */
+export interface ConversationRow {
+  readonly id: string;
+  readonly agentId: string;
+  readonly agentVersion: number;
+  readonly userId: string;
+  readonly environment: string;
+  readonly state: ConversationStateName;
+  readonly createdOn: number;
+  readonly lastModifiedOn: number;
+  /** Number of stored steps (step 0 included). */
+  readonly stepCount: number;
+  /** Incremented by every write; a write names the revision it read (optimistic concurrency). */
+  readonly revision: number;
+  /** JSON text of what the runtime keeps beside the steps (properties, redo stack, aggregates). */
+  readonly stateJson: string;
+}
+
+export interface ConversationQuery {
+  readonly agentId?: string | undefined;
+  readonly agentVersion?: number | undefined;
+  readonly userId?: string | undefined;
+  readonly state?: ConversationStateName | undefined;
+  readonly environment?: string | undefined;
+  /** Page number: skip = index * limit. */
+  readonly index: number;
+  readonly limit: number;
+}
+
+export interface ConversationCommit {
+  /** The new header; its `revision` must be `expectedRevision + 1` and its `stepCount` the count after the change. */
+  readonly row: ConversationRow;
+  /** Removes the stored steps with index >= this one first (undo). */
+  readonly truncateStepsFrom?: number | undefined;
+  /** Steps to append (JSON text), at indexes `stepCount - appendSteps.length` ... */
+  readonly appendSteps: readonly string[];
+}
+
+export type CommitOutcome = 'committed' | 'conflict' | 'not-found';
+
+export interface ConversationStore {
+  /** Stores a new conversation with its first steps. */
+  create(row: ConversationRow, steps: readonly string[]): Promise<void>;
+  /** Header and every step in order; undefined when unknown or deleted. */
+  load(id: string): Promise<{ row: ConversationRow; steps: string[] } | undefined>;
+  /** The header alone (cheap freshness check of a cached conversation). */
+  loadRow(id: string): Promise<ConversationRow | undefined>;
+  /**
+   * One atomic write: if the stored revision is `expectedRevision`, truncate/append steps and replace the header.
+   * `conflict` when another writer got there first, `not-found` when the conversation is gone.
+   */
+  commit(id: string, expectedRevision: number, change: ConversationCommit): Promise<CommitOutcome>;
+  /** Headers matching the query, most recently modified first. */
+  list(query: ConversationQuery): Promise<ConversationRow[]>;
+  /** Removes the conversation and its steps; false when unknown. */
+  delete(id: string): Promise<boolean>;
+}
+
+/** Long-term properties: per user, carried across conversations. Values are JSON text. */
+export interface UserPropertyStore {
+  load(userId: string): Promise<Map<string, string>>;
+  /** Inserts or replaces the named values. */
+  upsert(userId: string, values: ReadonlyMap<string, string>, now: number): Promise<void>;
+  /** Retention sweep: removes values last written before `cutoff`; returns how many. */
+  deleteOlderThan(cutoff: number): Promise<number>;
+}
+
+export interface DeploymentRecord {
+  readonly environment: string;
+  readonly agentId: string;
+  readonly agentVersion: number;
+  readonly deployedOn: number;
+}
+
+/** Deployments that must survive a restart (`autoDeploy`); the compiled state itself lives in memory. */
+export interface DeploymentStore {
+  /** Records (or refreshes) a deployment. */
+  put(record: DeploymentRecord): Promise<void>;
+  /** Forgets a deployment; false when it was not recorded. */
+  remove(environment: string, agentId: string, agentVersion: number): Promise<boolean>;
+  list(): Promise<DeploymentRecord[]>;
+}
+
+/** Managed-agent triggers, keyed by intent; the body is JSON text. */
+export interface TriggerStore {
+  get(intent: string): Promise<string | undefined>;
+  /** Creates or replaces; returns true when it created. */
+  put(intent: string, bodyJson: string, now: number): Promise<boolean>;
+  delete(intent: string): Promise<boolean>;
+  list(): Promise<Array<{ intent: string; bodyJson: string }>>;
+  /** The conversation kept for (intent, user), if any. */
+  managedConversation(intent: string, userId: string): Promise<string | undefined>;
+  setManagedConversation(intent: string, userId: string, conversationId: string): Promise<void>;
+  /** Forgets the conversation kept for (intent, user) if it is still `conversationId`. */
+  clearManagedConversation(intent: string, userId: string, conversationId: string): Promise<void>;
+}

@@ -1,0 +1,53 @@
+import type { ConversationCommit, ConversationRow, ConversationStateName, DeploymentRecord } from './runtime-ports.ts';
+
+/**
+ * Maps a `conversations` row (either adapter) to a header. PostgreSQL returns `bigint` columns as strings,
+ * hence the conversions. Every key is always present so headers share one shape.
+ */
+export function toConversationRow(row: Record<string, unknown>): ConversationRow {
+  return {
+    id: String(row.id),
+    agentId: String(row.agent_id),
+    agentVersion: Number(row.agent_version),
+    userId: String(row.user_id),
+    environment: String(row.environment),
+    state: String(row.state) as ConversationStateName,
+    createdOn: Number(row.created_on),
+    lastModifiedOn: Number(row.last_modified_on),
+    stepCount: Number(row.step_count),
+    revision: Number(row.revision),
+    stateJson: String(row.state_json),
+  };
+}
+
+/**
+ * Checks the caller's side of the commit contract (programming errors, thrown) and returns the index of the
+ * first appended step.
+ */
+export function firstAppendedIndex(id: string, expectedRevision: number, change: ConversationCommit): number {
+  const { row, appendSteps } = change;
+  if (row.id !== id) throw new Error(`commit of conversation ${id} carries the header of ${row.id}`);
+  if (row.revision !== expectedRevision + 1) {
+    throw new Error(`commit of conversation ${id}: revision must be ${expectedRevision + 1}, not ${row.revision}`);
+  }
+  const first = row.stepCount - appendSteps.length;
+  if (first < 0) throw new Error(`commit of conversation ${id}: stepCount ${row.stepCount} < ${appendSteps.length} appended steps`);
+  return first;
+}
+
+/** Checks that a new conversation's header counts exactly the steps it is created with. */
+export function checkNewConversation(row: ConversationRow, steps: readonly string[]): void {
+  if (row.stepCount !== steps.length) {
+    throw new Error(`new conversation ${row.id}: stepCount ${row.stepCount} but ${steps.length} steps`);
+  }
+}
+
+/** Maps a `deployments` row (either adapter) to a record. */
+export function toDeploymentRecord(row: Record<string, unknown>): DeploymentRecord {
+  return {
+    environment: String(row.environment),
+    agentId: String(row.agent_id),
+    agentVersion: Number(row.agent_version),
+    deployedOn: Number(row.deployed_on),
+  };
+}

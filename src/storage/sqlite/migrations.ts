@@ -1,0 +1,97 @@
+/**
+ * SQLite schema, as an ordered list. Applied ones are recorded in `schema_migrations` by their position
+ * (1-based). Append new migrations at the end; never edit or reorder released ones.
+ */
+export interface Migration {
+  readonly name: string;
+  readonly sql: string;
+}
+
+export const sqliteMigrations: readonly Migration[] = [
+  {
+    name: 'config resources: versions and descriptors',
+    sql: `
+      CREATE TABLE resource_versions (
+        kind TEXT NOT NULL,
+        id TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        body TEXT NOT NULL,
+        created_on INTEGER NOT NULL,
+        PRIMARY KEY (kind, id, version)
+      ) WITHOUT ROWID;
+      CREATE TABLE descriptors (
+        kind TEXT NOT NULL,
+        id TEXT NOT NULL,
+        current_version INTEGER NOT NULL,
+        name TEXT NOT NULL DEFAULT '',
+        description TEXT NOT NULL DEFAULT '',
+        created_on INTEGER NOT NULL,
+        last_modified_on INTEGER NOT NULL,
+        deleted INTEGER NOT NULL DEFAULT 0,
+        origin_id TEXT,
+        owner_id TEXT,
+        space_id TEXT,
+        visibility TEXT,
+        grants TEXT,
+        PRIMARY KEY (kind, id)
+      );
+      CREATE INDEX descriptors_by_id ON descriptors (id);
+      CREATE INDEX descriptors_listing ON descriptors (kind, deleted, last_modified_on DESC, id DESC);
+    `,
+  },
+  {
+    name: 'runtime: conversations, steps, user properties, deployments, triggers',
+    sql: `
+      CREATE TABLE conversations (
+        id TEXT NOT NULL PRIMARY KEY,
+        agent_id TEXT NOT NULL,
+        agent_version INTEGER NOT NULL,
+        user_id TEXT NOT NULL,
+        environment TEXT NOT NULL,
+        state TEXT NOT NULL,
+        created_on INTEGER NOT NULL,
+        last_modified_on INTEGER NOT NULL,
+        step_count INTEGER NOT NULL,
+        revision INTEGER NOT NULL,
+        state_json TEXT NOT NULL
+      );
+      CREATE INDEX conversations_recent ON conversations (last_modified_on DESC, id DESC);
+      CREATE INDEX conversations_by_agent ON conversations (agent_id, agent_version, last_modified_on DESC, id DESC);
+      CREATE INDEX conversations_by_user ON conversations (user_id, last_modified_on DESC, id DESC);
+      CREATE INDEX conversations_by_state ON conversations (state, environment, last_modified_on DESC, id DESC);
+      CREATE TABLE conversation_steps (
+        conversation_id TEXT NOT NULL,
+        step_index INTEGER NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (conversation_id, step_index)
+      ) WITHOUT ROWID;
+      CREATE TABLE user_properties (
+        user_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        value TEXT NOT NULL,
+        updated_on INTEGER NOT NULL,
+        PRIMARY KEY (user_id, name)
+      ) WITHOUT ROWID;
+      CREATE INDEX user_properties_by_age ON user_properties (updated_on);
+      CREATE TABLE deployments (
+        environment TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        agent_version INTEGER NOT NULL,
+        deployed_on INTEGER NOT NULL,
+        PRIMARY KEY (environment, agent_id, agent_version)
+      ) WITHOUT ROWID;
+      CREATE TABLE triggers (
+        intent TEXT NOT NULL PRIMARY KEY,
+        body TEXT NOT NULL,
+        created_on INTEGER NOT NULL,
+        last_modified_on INTEGER NOT NULL
+      );
+      CREATE TABLE managed_conversations (
+        intent TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        conversation_id TEXT NOT NULL,
+        PRIMARY KEY (intent, user_id)
+      ) WITHOUT ROWID;
+    `,
+  },
+];

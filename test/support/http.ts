@@ -1,0 +1,42 @@
+/** A small fetch wrapper for black-box tests: sends JSON or raw text, returns status, headers and the parsed body. */
+export interface Answer {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+  /** The body parsed as JSON, or undefined when it is not JSON. */
+  readonly json: any;
+}
+
+export interface RequestOptions {
+  readonly json?: unknown;
+  readonly body?: string | Uint8Array;
+  readonly headers?: Record<string, string>;
+}
+
+export async function call(baseUrl: string, method: string, path: string, options: RequestOptions = {}): Promise<Answer> {
+  const headers: Record<string, string> = { ...options.headers };
+  let body: string | Uint8Array | undefined = options.body;
+  if (options.json !== undefined) {
+    headers['content-type'] ??= 'application/json';
+    body = JSON.stringify(options.json);
+  }
+  const response = await fetch(baseUrl + path, { method, headers, body, redirect: 'manual' });
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, json };
+}
+
+export function client(baseUrl: () => string) {
+  return {
+    get: (path: string, options?: RequestOptions) => call(baseUrl(), 'GET', path, options),
+    post: (path: string, options?: RequestOptions) => call(baseUrl(), 'POST', path, options),
+    put: (path: string, options?: RequestOptions) => call(baseUrl(), 'PUT', path, options),
+    patch: (path: string, options?: RequestOptions) => call(baseUrl(), 'PATCH', path, options),
+    delete: (path: string, options?: RequestOptions) => call(baseUrl(), 'DELETE', path, options),
+  };
+}

@@ -1,0 +1,57 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startServer, type RunningServer } from '../../src/server.ts';
+import { loadSettings, type SettingName } from '../../src/settings.ts';
+import { createTestDatabase } from './postgres.ts';
+
+export type StoreType = 'sqlite' | 'postgres';
+export const storeTypes: readonly StoreType[] = ['sqlite', 'postgres'];
+
+type Overrides = Partial<Record<SettingName, string | number | boolean>>;
+
+/**
+ * A real server on a free loopback port over a store of its own (a temporary sqlite file or a fresh PostgreSQL
+ * database). `restart()` stops it and starts a new server over the same store; `dispose()` removes the store.
+ */
+export interface TestServer {
+  readonly url: string;
+  readonly server: RunningServer;
+  /** Log lines the server wrote (JSON text). */
+  readonly logLines: string[];
+  restart(overrides?: Overrides): Promise<void>;
+  dispose(): Promise<void>;
+}
+
+export async function startTestServer(store: StoreType, overrides: Overrides = {}): Promise<TestServer> {
+  let storeOverrides: Overrides;
+  let removeStore: () => Promise<void>;
+  if (store === 'sqlite') {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-test-'));
+    storeOverrides = { 'svc.datastore.type': 'sqlite', 'svc.datastore.sqlite.path': join(dir, 'svc.db') };
+    removeStore = () => rm(dir, { recursive: true, force: true });
+  } else {
+    const database = await createTestDatabase();
+    storeOverrides = { 'svc.datastore.type': 'postgres', 'svc.datastore.postgres.url': database.url };
+    removeStore = database.drop;
+  }
+  const logLines: string[] = [];
+  const logDestination = { write: (line: string) => logLines.push(line) };
+  const start = (extra: Overrides) =>
+    startServer(loadSettings({}, { 'svc.http.port': 0, 'svc.http.host': '127.0.0.1', ...storeOverrides, ...overrides, ...extra }), { logDestination });
+
+  let server = await start({});
+  return {
+    get url() { return server.url; },
+    get server() { return server; },
+    logLines,
+    async restart(extra: Overrides = {}) {
+      await server.close();
+      server = await start(extra);
+    },
+    async dispose() {
+      await server.close();
+      await removeStore();
+    },
+  };
+}
