@@ -1,13 +1,20 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { TriggerService } from '../integrations/managed/triggers.ts';
 import type { LogBuffer } from '../ops/log-buffer.ts';
 import type { Metrics } from '../ops/metrics.ts';
-import { ResourceService } from '../resources/service.ts';
+import type { ResourceService } from '../resources/service.ts';
+import type { ConversationService } from '../runtime/conversations.ts';
+import type { DeploymentService } from '../runtime/deployments.ts';
 import { compileBodyValidator, compileParameterValidator } from '../resources/validation.ts';
 import type { Settings } from '../settings.ts';
 import type { Storage } from '../storage/ports.ts';
 import { rewriteLegacyPath } from './legacy-paths.ts';
+import { botRoutes } from './bots.ts';
+import { conversationRoutes } from './conversations.ts';
+import { deploymentRoutes } from './deployments.ts';
+import { managedRoutes } from './managed.ts';
 import { httpMetricsHook, operationsRoutes } from './operations.ts';
 import { registerProblemHandling } from './problems.ts';
 import { storeRoutes } from './stores.ts';
@@ -17,7 +24,13 @@ export interface AppDependencies {
   readonly storage: Storage;
   readonly metrics: Metrics;
   readonly logBuffer: LogBuffer;
-  readonly logger: FastifyServerOptions['logger'];
+  readonly logger: FastifyBaseLogger;
+  readonly services: {
+    readonly resources: ResourceService;
+    readonly deployments: DeploymentService;
+    readonly conversations: ConversationService;
+    readonly triggers: TriggerService;
+  };
 }
 
 /** Per-request log lines at debug level (visible with `svc.log.level=debug`), so that info stays about events. */
@@ -33,9 +46,9 @@ class QuietRequestLogs extends LogController {
 
 /** The HTTP application: one plugin per API family over the services. Listening is the caller's business. */
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
-  const { settings, storage, metrics, logBuffer } = deps;
+  const { settings, storage, metrics, logBuffer, services } = deps;
   const app = Fastify({
-    logger: deps.logger,
+    loggerInstance: deps.logger,
     logController: new QuietRequestLogs(),
     bodyLimit: settings['svc.http.body-limit-bytes'],
     rewriteUrl: (request) => rewriteLegacyPath(request.url ?? '/'),
@@ -44,7 +57,13 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   registerProblemHandling(app);
   // Bodies are checked strictly (nothing coerced or dropped); query strings and path parameters are text and coerced.
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? compileBodyValidator(schema) : compileParameterValidator(schema)));
+  // A request without a body is left to its handler (messages and starts may have none).
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    if (httpPart !== 'body') return compileParameterValidator(schema);
+    const validate = compileBodyValidator(schema);
+    const validateIfPresent = (data: unknown) => data === undefined || data === null || validate(data);
+    return Object.defineProperty(validateIfPresent, 'errors', { get: () => validate.errors });
+  });
   app.addHook('onResponse', httpMetricsHook(metrics));
 
   await app.register(swagger, {
@@ -60,8 +79,11 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(swaggerUi, { routePrefix: '/q/swagger-ui' });
   app.get('/q/openapi', { schema: { hide: true } }, async () => app.swagger());
 
-  const resources = new ResourceService(storage.resources);
-  await app.register(storeRoutes, { resources });
+  await app.register(storeRoutes, { resources: services.resources });
+  await app.register(deploymentRoutes, { deployments: services.deployments, resources: services.resources });
+  await app.register(conversationRoutes, { conversations: services.conversations });
+  await app.register(botRoutes, { conversations: services.conversations });
+  await app.register(managedRoutes, { triggers: services.triggers });
   await app.register(operationsRoutes, { storage, metrics, logBuffer });
   return app;
 }

@@ -7,6 +7,8 @@ import { resourceKinds } from '../resources/kinds.ts';
 const rewrites: ReadonlyArray<readonly [legacy: string, current: string]> = [
   ...resourceKinds.flatMap((kind) => kind.legacyStorePaths.map((legacy) => [legacy, kind.storePath] as const)),
   ['/langchain/tools', '/llm/tools'],
+  ['/AgentTriggerStore/agenttriggers', '/bottriggerstore/bottriggers'],
+  ['/agents/managed', '/managedbots'],
 ];
 
 export function rewriteLegacyPath(url: string): string {

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { LifecycleTask } from '../../src/runtime/tasks.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { loadSettings, type SettingName } from '../../src/settings.ts';
 import { createTestDatabase } from './postgres.ts';
@@ -23,7 +24,7 @@ export interface TestServer {
   dispose(): Promise<void>;
 }
 
-export async function startTestServer(store: StoreType, overrides: Overrides = {}): Promise<TestServer> {
+export async function startTestServer(store: StoreType, overrides: Overrides = {}, extraTasks: readonly LifecycleTask[] = []): Promise<TestServer> {
   let storeOverrides: Overrides;
   let removeStore: () => Promise<void>;
   if (store === 'sqlite') {
@@ -38,7 +39,7 @@ export async function startTestServer(store: StoreType, overrides: Overrides = {
   const logLines: string[] = [];
   const logDestination = { write: (line: string) => logLines.push(line) };
   const start = (extra: Overrides) =>
-    startServer(loadSettings({}, { 'svc.http.port': 0, 'svc.http.host': '127.0.0.1', ...storeOverrides, ...overrides, ...extra }), { logDestination });
+    startServer(loadSettings({}, { 'svc.http.port': 0, 'svc.http.host': '127.0.0.1', ...storeOverrides, ...overrides, ...extra }), { logDestination, extraTasks });
 
   let server = await start({});
   return {

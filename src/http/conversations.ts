@@ -1,0 +1,196 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { invalid } from '../errors.ts';
+import { parseContext } from '../runtime/context.ts';
+import { conversationReference, type ConversationService, type Message } from '../runtime/conversations.ts';
+import { normalizeEnvironment } from '../runtime/deployments.ts';
+import { canRedo, canUndo, type ContextValue } from '../runtime/memory.ts';
+import { snapshot } from '../runtime/snapshot.ts';
+import type { ConversationRow } from '../storage/runtime-ports.ts';
+
+/**
+ * The agent-based conversation API (`/agents/...`) and the conversation store (`/conversationstore/...`).
+ * Message bodies are lenient (unknown fields are ignored), but their input and context are checked.
+ */
+
+export const SnapshotQuery = Type.Object({
+  returnDetailed: Type.Boolean({ default: false, description: 'every step entry and output key, not only input, actions, output and quick replies' }),
+  returnCurrentStepOnly: Type.Boolean({ default: true, description: 'only the step just processed (false: every step since the start)' }),
+}, { additionalProperties: true });
+
+const ConversationParams = Type.Object({ conversationId: Type.String() });
+
+export const MessageBody = Type.Union([
+  Type.Object({
+    input: Type.Optional(Type.String({ description: 'the user message' })),
+    context: Type.Optional(Type.Record(Type.String(), Type.Object({ type: Type.String(), value: Type.Unknown() }), { description: 'context values by name, each {type, value}; type is string, expressions, object or array' })),
+  }, { additionalProperties: true }),
+  Type.String({ description: 'text/plain: the user message' }),
+], { description: 'JSON {input, context} or the input as text/plain' });
+
+export const ConversationResponse = {
+  description: 'The conversation (spec "Conversation (response model)")',
+  type: 'object',
+  additionalProperties: true,
+} as const;
+
+/** Reads a message body: JSON `{input, context}` (unknown fields ignored) or the input as plain text. */
+export function parseMessage(body: unknown): Message {
+  if (body === undefined || body === null || body === '') return { input: '', context: {} };
+  if (typeof body === 'string') return { input: body, context: {} };
+  if (typeof body !== 'object' || Array.isArray(body)) throw invalid('The message must be a JSON object {input, context} or text/plain.', { path: '$' });
+  const { input, context } = body as { input?: unknown; context?: unknown };
+  if (input !== undefined && typeof input !== 'string') throw invalid('input must be a text.', { path: '$.input' });
+  return { input: input ?? '', context: parseContext(context, '$.context') };
+}
+
+/** A start body is `{input, context}` or, as upstream sends it, a bare context map. */
+export function parseStartBody(body: unknown): { input?: string | undefined; context: Record<string, ContextValue> } {
+  if (body === undefined || body === null || body === '') return { context: {} };
+  if (typeof body === 'string') return { input: body, context: {} };
+  if (typeof body !== 'object' || Array.isArray(body)) throw invalid('The start body must be a JSON object {input, context} or a context map.', { path: '$' });
+  const keys = Object.keys(body);
+  const isMessage = keys.length > 0 && keys.every((key) => key === 'input' || key === 'context')
+    && (typeof (body as { input?: unknown }).input === 'string' || !('input' in body) || (body as { input?: unknown }).input === undefined);
+  if (isMessage) return parseMessage(body);
+  return { context: parseContext(body, '$') };
+}
+
+function conversationDescriptor(row: ConversationRow) {
+  return {
+    resource: conversationReference(row.id),
+    conversationId: row.id,
+    agentId: row.agentId,
+    agentVersion: row.agentVersion,
+    userId: row.userId,
+    environment: row.environment,
+    conversationState: row.state,
+    conversationStepSize: row.stepCount,
+    createdOn: row.createdOn,
+    lastModifiedOn: row.lastModifiedOn,
+  };
+}
+
+const emptyReply = (reply: FastifyReply) => reply.code(200).send();
+
+export async function conversationRoutes(app: FastifyInstance, deps: { conversations: ConversationService }): Promise<void> {
+  const { conversations } = deps;
+  const tags = ['conversations'];
+
+  app.post('/agents/:agentId/start', {
+    schema: {
+      tags, summary: 'Start a conversation with the newest READY version of a deployed agent',
+      description: 'Step 0 runs with the action CONVERSATION_START and the start context; a given input then runs as the first message. The body holds every step so far.',
+      params: Type.Object({ agentId: Type.String() }),
+      querystring: Type.Object({
+        environment: Type.String({ default: 'production' }),
+        userId: Type.Optional(Type.String()),
+      }, { additionalProperties: true }),
+      body: Type.Optional(MessageBody),
+      response: { 201: ConversationResponse },
+    },
+  }, async (request, reply) => {
+    const { agentId } = request.params as { agentId: string };
+    const { environment, userId } = request.query as { environment: string; userId?: string };
+    const { input, context } = parseStartBody(request.body);
+    const conversation = await conversations.start(agentId, normalizeEnvironment(environment), { userId, input, context });
+    return reply.code(201).header('Location', conversationReference(conversation.id))
+      .send(snapshot(conversation, { returnDetailed: false, returnCurrentStepOnly: false }));
+  });
+
+  app.post('/agents/:conversationId', {
+    schema: {
+      tags, summary: 'Send a message; answers after every message sent before it was processed',
+      params: ConversationParams, querystring: SnapshotQuery, body: Type.Optional(MessageBody),
+      response: { 200: ConversationResponse },
+    },
+  }, async (request) => {
+    const { conversationId } = request.params as Static<typeof ConversationParams>;
+    const options = request.query as Static<typeof SnapshotQuery>;
+    const conversation = await conversations.say(conversationId, parseMessage(request.body));
+    return snapshot(conversation, options);
+  });
+
+  app.get('/agents/:conversationId', {
+    schema: { tags, summary: 'Read a conversation', params: ConversationParams, querystring: SnapshotQuery, response: { 200: ConversationResponse } },
+  }, async (request) => {
+    const { conversationId } = request.params as Static<typeof ConversationParams>;
+    return snapshot(await conversations.get(conversationId), request.query as Static<typeof SnapshotQuery>);
+  });
+
+  app.get('/agents/:conversationId/status', {
+    schema: { tags, summary: 'The conversation state', params: ConversationParams, response: { 200: Type.String() } },
+  }, async (request, reply) => {
+    const { state } = await conversations.get((request.params as Static<typeof ConversationParams>).conversationId);
+    return reply.type('application/json; charset=utf-8').send(JSON.stringify(state));
+  });
+
+  for (const [operation, available, perform] of [
+    ['undo', canUndo, (id: string) => conversations.undo(id)],
+    ['redo', canRedo, (id: string) => conversations.redo(id)],
+  ] as const) {
+    app.get(`/agents/:conversationId/${operation}`, {
+      schema: { tags, summary: `Whether ${operation} is available (text/plain true or false)`, params: ConversationParams, response: { 200: Type.Boolean() } },
+    }, async (request, reply) => {
+      const conversation = await conversations.get((request.params as Static<typeof ConversationParams>).conversationId);
+      return reply.type('text/plain; charset=utf-8').send(String(available(conversation)));
+    });
+    app.post(`/agents/:conversationId/${operation}`, {
+      schema: { tags, summary: operation === 'undo' ? 'Take back the last step (409 when nothing to undo)' : 'Restore the last undone step (409 when nothing to redo)', params: ConversationParams, response: { 200: { type: 'null' } } },
+    }, async (request, reply) => {
+      await perform((request.params as Static<typeof ConversationParams>).conversationId);
+      return emptyReply(reply);
+    });
+  }
+
+  app.post('/agents/:conversationId/endConversation', {
+    schema: { tags, summary: 'End the conversation (idempotent); later messages answer 410', params: ConversationParams, response: { 200: { type: 'null' } } },
+  }, async (request, reply) => {
+    await conversations.end((request.params as Static<typeof ConversationParams>).conversationId);
+    return emptyReply(reply);
+  });
+
+  const storeTags = ['conversationstore'];
+  app.get('/conversationstore/conversations', {
+    schema: {
+      tags: storeTags, summary: 'List conversations, most recently active first',
+      querystring: Type.Object({
+        index: Type.Integer({ default: 0, minimum: 0 }),
+        limit: Type.Integer({ default: 20, minimum: 1, maximum: 10_000 }),
+        agentId: Type.Optional(Type.String()),
+        agentVersion: Type.Optional(Type.Integer({ minimum: 1 })),
+        userId: Type.Optional(Type.String()),
+        environment: Type.Optional(Type.String()),
+        conversationState: Type.Optional(Type.Union(['READY', 'IN_PROGRESS', 'ENDED', 'EXECUTION_INTERRUPTED', 'ERROR'].map((s) => Type.Literal(s)))),
+      }, { additionalProperties: true }),
+    },
+  }, async (request) => {
+    const query = request.query as { index: number; limit: number; agentId?: string; agentVersion?: number; userId?: string; environment?: string; conversationState?: ConversationRow['state'] };
+    const rows = await conversations.list({
+      index: query.index, limit: query.limit, agentId: query.agentId, agentVersion: query.agentVersion, userId: query.userId,
+      environment: query.environment === undefined ? undefined : normalizeEnvironment(query.environment), state: query.conversationState,
+    });
+    return rows.map(conversationDescriptor);
+  });
+
+  app.get('/conversationstore/conversations/:conversationId', {
+    schema: { tags: storeTags, summary: 'The whole stored conversation: every step with all its data', params: ConversationParams, response: { 200: ConversationResponse } },
+  }, async (request) => {
+    const conversation = await conversations.get((request.params as Static<typeof ConversationParams>).conversationId);
+    return { ...snapshot(conversation, { returnDetailed: true, returnCurrentStepOnly: false }), redoCacheSize: conversation.redo.length, createdOn: conversation.createdOn, lastModifiedOn: conversation.lastModifiedOn };
+  });
+
+  app.get('/conversationstore/conversations/simple/:conversationId', {
+    schema: { tags: storeTags, summary: 'The conversation response model of a conversation', params: ConversationParams, querystring: SnapshotQuery, response: { 200: ConversationResponse } },
+  }, async (request) => {
+    const conversation = await conversations.get((request.params as Static<typeof ConversationParams>).conversationId);
+    return snapshot(conversation, request.query as Static<typeof SnapshotQuery>);
+  });
+
+  app.delete('/conversationstore/conversations/:conversationId', {
+    schema: { tags: storeTags, summary: 'Delete a conversation and its steps', params: ConversationParams, response: { 200: { type: 'null' } } },
+  }, async (request, reply) => {
+    await conversations.delete((request.params as Static<typeof ConversationParams>).conversationId);
+    return emptyReply(reply);
+  });
+}

@@ -1,0 +1,97 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { ENVIRONMENTS, normalizeEnvironment, type DeploymentService } from '../runtime/deployments.ts';
+import type { ResourceService } from '../resources/service.ts';
+
+/** Deployment of agent versions to environments (`/administration/...`) and the deployment store. */
+
+const EnvironmentAgentParams = Type.Object({ environment: Type.String({ description: 'production or test (restricted and unrestricted mean production)' }), agentId: Type.String() });
+
+const DeploymentSchema = Type.Object({
+  environment: Type.String(),
+  agentId: Type.String(),
+  agentVersion: Type.Integer(),
+  status: Type.Union([Type.Literal('NOT_FOUND'), Type.Literal('IN_PROGRESS'), Type.Literal('READY'), Type.Literal('ERROR')]),
+  autoDeploy: Type.Boolean(),
+  deployedOn: Type.Integer({ description: 'epoch milliseconds; 0 when not deployed' }),
+  error: Type.Optional(Type.String({ description: 'why the deployment failed' })),
+}, { title: 'Deployment' });
+
+export async function deploymentRoutes(app: FastifyInstance, deps: { deployments: DeploymentService; resources: ResourceService }): Promise<void> {
+  const { deployments, resources } = deps;
+  const tags = ['deployment'];
+
+  app.post('/administration/:environment/deploy/:agentId', {
+    schema: {
+      tags, summary: 'Deploy an agent version (202; compiling runs in the background)',
+      description: '404 at once when the agent version does not exist; a missing referenced resource or an unknown extension type turns the status into ERROR with the reason.',
+      params: EnvironmentAgentParams,
+      querystring: Type.Object({
+        version: Type.Optional(Type.Integer({ minimum: 1, description: 'agent version; the current version when absent' })),
+        autoDeploy: Type.Boolean({ default: true, description: 'deploy again at start-up' }),
+        waitForCompletion: Type.Boolean({ default: false, description: 'answer 200 with the final status instead of 202' }),
+      }, { additionalProperties: true }),
+      response: { 200: DeploymentSchema, 202: DeploymentSchema },
+    },
+  }, async (request, reply) => {
+    const { environment, agentId } = request.params as { environment: string; agentId: string };
+    const query = request.query as { version?: number; autoDeploy: boolean; waitForCompletion: boolean };
+    const version = query.version ?? (await resources.currentVersion('agent', agentId));
+    const { view, completion } = await deployments.deploy(normalizeEnvironment(environment), agentId, version, query.autoDeploy);
+    if (query.waitForCompletion) return reply.code(200).send(await completion);
+    return reply.code(202).send(view);
+  });
+
+  app.post('/administration/:environment/undeploy/:agentId', {
+    schema: {
+      tags, summary: 'Undeploy an agent version (its running conversations go on with the version they started with)',
+      params: EnvironmentAgentParams,
+      querystring: Type.Object({ version: Type.Integer({ minimum: 1 }) }, { additionalProperties: true }),
+      response: { 202: Type.Object({ undeployed: Type.Boolean() }) },
+    },
+  }, async (request, reply) => {
+    const { environment, agentId } = request.params as { environment: string; agentId: string };
+    const { version } = request.query as { version: number };
+    return reply.code(202).send({ undeployed: await deployments.undeploy(normalizeEnvironment(environment), agentId, version) });
+  });
+
+  app.get('/administration/:environment/deploymentstatus/:agentId', {
+    schema: {
+      tags, summary: 'Deployment status: NOT_FOUND, IN_PROGRESS, ERROR or READY (format=text for the bare word)',
+      params: EnvironmentAgentParams,
+      querystring: Type.Object({
+        version: Type.Integer({ minimum: 1 }),
+        format: Type.Union([Type.Literal('json'), Type.Literal('text')], { default: 'json' }),
+      }, { additionalProperties: true }),
+      response: { 200: DeploymentSchema },
+    },
+  }, async (request, reply) => {
+    const { environment, agentId } = request.params as { environment: string; agentId: string };
+    const { version, format } = request.query as { version: number; format: 'json' | 'text' };
+    const status = deployments.status(normalizeEnvironment(environment), agentId, version);
+    if (format === 'text') return reply.type('text/plain; charset=utf-8').serializer((s: unknown) => String(s)).send(status.status);
+    return status;
+  });
+
+  app.get('/administration/:environment/deploymentstatus', {
+    schema: { tags, summary: 'Every deployment of an environment, newest first', params: Type.Object({ environment: Type.String() }), response: { 200: Type.Array(DeploymentSchema) } },
+  }, async (request) => deployments.list(normalizeEnvironment((request.params as { environment: string }).environment)));
+
+  app.get('/administration/deploy/:agentId', {
+    schema: {
+      tags, summary: 'Deployment check of an agent across environments (for troubleshooting)',
+      params: Type.Object({ agentId: Type.String() }),
+      response: { 200: Type.Object({ agentId: Type.String(), environments: Type.Record(Type.String(), Type.Array(DeploymentSchema)) }) },
+    },
+  }, async (request) => {
+    const { agentId } = request.params as { agentId: string };
+    const environments = Object.fromEntries(ENVIRONMENTS.map((environment) => [
+      environment, deployments.list(environment).filter((deployment) => deployment.agentId === agentId),
+    ]));
+    return { agentId, environments };
+  });
+
+  app.get('/deploymentstore/deployments', {
+    schema: { tags, summary: 'Every deployment of every environment, newest first', response: { 200: Type.Array(DeploymentSchema) } },
+  }, async () => deployments.list());
+}

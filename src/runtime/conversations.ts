@@ -1,0 +1,400 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import { AppError, conflict, notFound } from '../errors.ts';
+import { isId, newId } from '../ids.ts';
+import type { ConversationQuery, ConversationRow, ConversationStateName, ConversationStore, UserPropertyStore } from '../storage/runtime-ports.ts';
+import type { CompiledAgent } from './compiler.ts';
+import { contextValues } from './context.ts';
+import { Coordinator } from './coordinator.ts';
+import type { DeploymentService, Environment } from './deployments.ts';
+import { applyTallies, canRedo, canUndo, emptyTallies, RESERVED_ACTIONS, type ContextValue, type Conversation, type Property, type StoredStep, type Tallies } from './memory.ts';
+import { runPipeline } from './pipeline.ts';
+import { Turn } from './turn.ts';
+
+export interface Message {
+  readonly input: string;
+  readonly context: Readonly<Record<string, ContextValue>>;
+}
+
+export interface ConversationServiceOptions {
+  readonly store: ConversationStore;
+  readonly userProperties: UserPropertyStore;
+  readonly deployments: DeploymentService;
+  readonly log: FastifyBaseLogger;
+  readonly turnTimeoutMs: number;
+  readonly redoCacheSize: number;
+  readonly maxActiveConversations: number;
+  /** Conversations kept in memory (least recently used beyond it are reloaded from the store when needed). */
+  readonly cacheSize?: number;
+  readonly clock?: () => number;
+}
+
+/** A conversation as the runtime holds it: the immutable view plus the mutable bits only this module touches. */
+interface LiveConversation extends Conversation {
+  state: ConversationStateName;
+  lastModifiedOn: number;
+  revision: number;
+  readonly steps: StoredStep[];
+  redo: StoredStep[];
+  properties: Record<string, Property>;
+  tallies: Tallies;
+}
+
+/** What the store keeps beside the steps. */
+interface StoredState {
+  readonly properties: Record<string, Property>;
+  readonly redo: StoredStep[];
+  readonly tallies: Tallies;
+}
+
+const CONVERSATION_REFERENCE = 'svc://ai.svc.conversation/conversationstore/conversations/';
+
+export function conversationReference(id: string): string {
+  return CONVERSATION_REFERENCE + id;
+}
+
+/**
+ * Conversations: start, messages, undo/redo, end, reads. Turns of one conversation run one at a time through the
+ * coordinator; every acknowledged turn is committed to the store before its answer is sent. Live conversations are
+ * cached in memory, so a turn costs the same at step 1000 as at step 10.
+ */
+export class ConversationService {
+  readonly #options: ConversationServiceOptions;
+  readonly #store: ConversationStore;
+  readonly #clock: () => number;
+  readonly #coordinator: Coordinator;
+  readonly #cache = new Map<string, LiveConversation>();
+  readonly #cacheSize: number;
+
+  constructor(options: ConversationServiceOptions) {
+    this.#options = options;
+    this.#store = options.store;
+    this.#clock = options.clock ?? Date.now;
+    this.#coordinator = new Coordinator(options.maxActiveConversations);
+    this.#cacheSize = options.cacheSize ?? 10_000;
+  }
+
+  get activeConversations(): number {
+    return this.#coordinator.activeConversations;
+  }
+
+  /**
+   * Starts a conversation with the newest READY version of the agent in the environment: step 0 runs with the
+   * action CONVERSATION_START and the start context; a given input then runs as the first message.
+   */
+  async start(agentId: string, environment: Environment, options: { userId?: string | undefined; input?: string | undefined; context: Readonly<Record<string, ContextValue>> }): Promise<Conversation> {
+    const deployed = this.#options.deployments.latestReady(environment, agentId);
+    if (!deployed) {
+      throw notFound(`Agent ${agentId} is not deployed (or not ready) in the ${environment} environment; deploy it first.`);
+    }
+    const agent = await deployed.agent;
+    const now = this.#clock();
+    const userContext = options.context['userId'];
+    const userId = options.userId || (userContext?.type === 'string' && typeof userContext.value === 'string' && userContext.value) || `anonymous-${randomUUID().replaceAll('-', '')}`;
+    const conversation: LiveConversation = {
+      id: newId(now), agentId, agentVersion: deployed.version, userId, environment, state: 'READY',
+      createdOn: now, lastModifiedOn: now, revision: 0, steps: [], redo: [],
+      properties: await this.#loadLongTermProperties(userId), tallies: emptyTallies,
+    };
+    await this.#withTimeout(conversation, async (signal) => {
+      await this.#runTurn(conversation, agent, { input: '', context: options.context }, signal, true);
+      if (options.input !== undefined && options.input.trim() !== '' && conversation.state !== 'ENDED') {
+        await this.#runTurn(conversation, agent, { input: options.input, context: options.context }, signal, false);
+      }
+    }, false);
+    conversation.revision = 1;
+    await this.#store.create(toRow(conversation), conversation.steps.map((step) => JSON.stringify(step)));
+    this.#remember(conversation);
+    return conversation;
+  }
+
+  /** Processes one message, after every message queued before it for the same conversation. */
+  async say(conversationId: string, message: Message): Promise<Conversation> {
+    const queued = await this.#load(conversationId);
+    if (queued.state === 'ENDED') throw ended(conversationId);
+    const agent = await this.#agentOf(queued);
+    return this.#coordinator.run(conversationId, async () => {
+      const conversation = await this.#load(conversationId);
+      if (conversation.state === 'ENDED') throw ended(conversationId);
+      const before = snapshotOf(conversation);
+      conversation.redo = [];
+      try {
+        await this.#withTimeout(conversation, (signal) => this.#runTurn(conversation, agent, message, signal, false), true);
+      } catch (error) {
+        if (!(error instanceof AppError && error.kind === 'timeout')) restore(conversation, before);
+        throw error;
+      }
+      await this.#commit(conversation, before, { appendSteps: [conversation.steps.at(-1)!] });
+      await this.#saveLongTermProperties(conversation, before.properties);
+      return conversation;
+    });
+  }
+
+  async get(conversationId: string): Promise<Conversation> {
+    return this.#load(conversationId);
+  }
+
+  /**
+   * Takes back the last step: it moves to the redo stack (the oldest undone step is dropped when the stack is
+   * full) and the conversation-scoped properties return to what they were after the step that is now current.
+   */
+  async undo(conversationId: string): Promise<Conversation> {
+    await this.#load(conversationId);
+    return this.#coordinator.run(conversationId, async () => {
+      const conversation = await this.#load(conversationId);
+      if (!canUndo(conversation)) throw conflict('Nothing to undo: the conversation is at its first step or has ended.');
+      const before = snapshotOf(conversation);
+      const undone = conversation.steps.pop()!;
+      conversation.redo = [...conversation.redo, undone].slice(-Math.max(this.#options.redoCacheSize, 0));
+      conversation.tallies = applyTallies(conversation.tallies, undone, -1);
+      conversation.properties = restoredProperties(conversation.properties, conversation.steps.at(-1)!);
+      await this.#commit(conversation, before, { truncateStepsFrom: conversation.steps.length, appendSteps: [] });
+      return conversation;
+    });
+  }
+
+  /** Puts the most recently undone step back. */
+  async redo(conversationId: string): Promise<Conversation> {
+    await this.#load(conversationId);
+    return this.#coordinator.run(conversationId, async () => {
+      const conversation = await this.#load(conversationId);
+      if (!canRedo(conversation)) throw conflict('Nothing to redo.');
+      const before = snapshotOf(conversation);
+      const redone = conversation.redo.at(-1)!;
+      conversation.redo = conversation.redo.slice(0, -1);
+      conversation.steps.push(redone);
+      conversation.tallies = applyTallies(conversation.tallies, redone, 1);
+      conversation.properties = restoredProperties(conversation.properties, redone);
+      await this.#commit(conversation, before, { appendSteps: [redone] });
+      return conversation;
+    });
+  }
+
+  /** Ends the conversation (idempotent); the redo stack is dropped. */
+  async end(conversationId: string): Promise<Conversation> {
+    await this.#load(conversationId);
+    return this.#coordinator.run(conversationId, async () => {
+      const conversation = await this.#load(conversationId);
+      if (conversation.state === 'ENDED') return conversation;
+      const before = snapshotOf(conversation);
+      conversation.state = 'ENDED';
+      conversation.redo = [];
+      await this.#commit(conversation, before, { appendSteps: [] });
+      return conversation;
+    });
+  }
+
+  async list(query: ConversationQuery): Promise<ConversationRow[]> {
+    return this.#store.list(query);
+  }
+
+  async delete(conversationId: string): Promise<void> {
+    checkConversationId(conversationId);
+    await this.#coordinator.run(conversationId, async () => {
+      this.#cache.delete(conversationId);
+      if (!(await this.#store.delete(conversationId))) throw notFound(`No conversation with id ${conversationId}.`);
+    });
+  }
+
+  // --- turns ---------------------------------------------------------------------------------------------------
+
+  async #runTurn(conversation: LiveConversation, agent: CompiledAgent, message: Message, signal: AbortSignal, isStart: boolean): Promise<void> {
+    if (conversation.state === 'EXECUTION_INTERRUPTED' || conversation.state === 'ERROR') conversation.state = 'READY';
+    const turn = new Turn({ conversation, input: message.input, context: message.context, signal, clock: this.#clock });
+    if (isStart) turn.setActions([RESERVED_ACTIONS.start]);
+    if (message.input.trim() !== '') turn.setOutput('input', message.input);
+    if (Object.keys(message.context).length > 0) turn.setOutput('context', contextValues(message.context));
+    let outcome: 'completed' | 'stopped' | 'failed';
+    try {
+      outcome = await runPipeline(agent, turn);
+    } catch (error) {
+      if (signal.aborted) throw error;
+      outcome = 'failed';
+      this.#options.log.warn(
+        { err: error, conversationId: conversation.id, agentId: conversation.agentId, agentVersion: conversation.agentVersion },
+        'a task failed; the turn ends in ERROR',
+      );
+    }
+    if (signal.aborted) throw signal.reason;
+    const { step, properties } = turn.finish();
+    conversation.steps.push(step);
+    conversation.tallies = applyTallies(conversation.tallies, step, 1);
+    conversation.properties = properties;
+    conversation.lastModifiedOn = this.#clock();
+    conversation.state =
+      outcome === 'failed' ? 'ERROR'
+      : outcome === 'stopped' || turn.actions.includes(RESERVED_ACTIONS.end) ? 'ENDED'
+      : 'READY';
+  }
+
+  /**
+   * Runs `work` within the turn timeout. Past it the caller gets 408; with `persistInterruption` the stored
+   * conversation is marked EXECUTION_INTERRUPTED (the unfinished step is dropped).
+   */
+  async #withTimeout(conversation: LiveConversation, work: (signal: AbortSignal) => Promise<void>, persistInterruption: boolean): Promise<void> {
+    const controller = new AbortController();
+    const timeout = new AppError('timeout', `The turn took longer than ${this.#options.turnTimeoutMs / 1000} s and was interrupted; the message was not processed.`);
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        controller.abort(timeout);
+        reject(timeout);
+      }, this.#options.turnTimeoutMs);
+    });
+    const before = persistInterruption ? snapshotOf(conversation) : undefined;
+    const running = work(controller.signal);
+    running.catch(() => undefined); // after a timeout the abandoned work ends on its own; its failure is moot
+    try {
+      await Promise.race([running, expired]);
+    } catch (error) {
+      if (error !== timeout) throw error;
+      if (before) {
+        restore(conversation, before);
+        conversation.state = 'EXECUTION_INTERRUPTED';
+        conversation.lastModifiedOn = this.#clock();
+        await this.#commit(conversation, before, { appendSteps: [] });
+      }
+      throw timeout;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async #agentOf(conversation: Conversation): Promise<CompiledAgent> {
+    try {
+      return await this.#options.deployments.compiled(conversation.agentId, conversation.agentVersion);
+    } catch {
+      throw notFound(`Agent ${conversation.agentId} version ${conversation.agentVersion} of this conversation cannot be run any more (it was deleted or no longer compiles).`);
+    }
+  }
+
+  // --- persistence -----------------------------------------------------------------------------------------------
+
+  async #commit(conversation: LiveConversation, before: Snapshot, change: { truncateStepsFrom?: number; appendSteps: StoredStep[] }): Promise<void> {
+    const expected = conversation.revision;
+    conversation.revision = expected + 1;
+    const outcome = await this.#store.commit(conversation.id, expected, {
+      row: toRow(conversation),
+      truncateStepsFrom: change.truncateStepsFrom,
+      appendSteps: change.appendSteps.map((step) => JSON.stringify(step)),
+    }).catch((error: unknown) => {
+      restore(conversation, before);
+      throw error;
+    });
+    if (outcome !== 'committed') {
+      this.#cache.delete(conversation.id);
+      if (outcome === 'not-found') throw notFound(`No conversation with id ${conversation.id}.`);
+      throw conflict('The conversation was changed elsewhere at the same time; retry.');
+    }
+  }
+
+  async #load(conversationId: string): Promise<LiveConversation> {
+    checkConversationId(conversationId);
+    const cached = this.#cache.get(conversationId);
+    if (cached) {
+      this.#cache.delete(conversationId);
+      this.#cache.set(conversationId, cached);
+      return cached;
+    }
+    const stored = await this.#store.load(conversationId);
+    if (!stored) throw notFound(`No conversation with id ${conversationId}.`);
+    const raced = this.#cache.get(conversationId);
+    if (raced) return raced;
+    const conversation = fromStored(stored.row, stored.steps);
+    this.#remember(conversation);
+    return conversation;
+  }
+
+  #remember(conversation: LiveConversation): void {
+    this.#cache.set(conversation.id, conversation);
+    if (this.#cache.size > this.#cacheSize) {
+      for (const id of this.#cache.keys()) {
+        if (this.#cache.size <= this.#cacheSize) break;
+        if (this.#coordinator.isIdle(id)) this.#cache.delete(id);
+      }
+    }
+  }
+
+  async #loadLongTermProperties(userId: string): Promise<Record<string, Property>> {
+    const stored = await this.#options.userProperties.load(userId);
+    const properties: Record<string, Property> = {};
+    for (const [name, json] of stored) properties[name] = { name, value: JSON.parse(json), scope: 'longTerm' };
+    return properties;
+  }
+
+  /** Writes the long-term properties this turn changed. */
+  async #saveLongTermProperties(conversation: LiveConversation, before: Readonly<Record<string, Property>>): Promise<void> {
+    const changed = new Map<string, string>();
+    for (const property of Object.values(conversation.properties)) {
+      if (property.scope !== 'longTerm') continue;
+      const json = JSON.stringify(property.value);
+      const previous = before[property.name];
+      if (previous?.scope !== 'longTerm' || JSON.stringify(previous.value) !== json) changed.set(property.name, json);
+    }
+    if (changed.size > 0) await this.#options.userProperties.upsert(conversation.userId, changed, this.#clock());
+  }
+}
+
+// --- helpers ---------------------------------------------------------------------------------------------------
+
+interface Snapshot {
+  readonly state: ConversationStateName;
+  readonly lastModifiedOn: number;
+  readonly revision: number;
+  readonly stepCount: number;
+  readonly redo: StoredStep[];
+  readonly properties: Record<string, Property>;
+  readonly tallies: Tallies;
+}
+
+function snapshotOf(conversation: LiveConversation): Snapshot {
+  const { state, lastModifiedOn, revision, redo, properties, tallies } = conversation;
+  return { state, lastModifiedOn, revision, stepCount: conversation.steps.length, redo, properties, tallies };
+}
+
+/** Puts a conversation back as it was (a failed write or an interrupted turn must leave no trace). */
+function restore(conversation: LiveConversation, snapshot: Snapshot): void {
+  conversation.state = snapshot.state;
+  conversation.lastModifiedOn = snapshot.lastModifiedOn;
+  conversation.revision = snapshot.revision;
+  conversation.steps.length = snapshot.stepCount;
+  conversation.redo = snapshot.redo;
+  conversation.properties = snapshot.properties;
+  conversation.tallies = snapshot.tallies;
+}
+
+/** Long-term properties stay as they are; conversation-scoped ones become those recorded with `step`. */
+function restoredProperties(current: Readonly<Record<string, Property>>, step: StoredStep): Record<string, Property> {
+  const properties: Record<string, Property> = {};
+  for (const property of Object.values(current)) if (property.scope === 'longTerm') properties[property.name] = property;
+  for (const property of Object.values(step.properties)) if (property.scope !== 'longTerm') properties[property.name] = property;
+  return properties;
+}
+
+function toRow(conversation: LiveConversation): ConversationRow {
+  const state: StoredState = { properties: conversation.properties, redo: conversation.redo, tallies: conversation.tallies };
+  return {
+    id: conversation.id, agentId: conversation.agentId, agentVersion: conversation.agentVersion, userId: conversation.userId,
+    environment: conversation.environment, state: conversation.state, createdOn: conversation.createdOn,
+    lastModifiedOn: conversation.lastModifiedOn, stepCount: conversation.steps.length, revision: conversation.revision,
+    stateJson: JSON.stringify(state),
+  };
+}
+
+function fromStored(row: ConversationRow, steps: string[]): LiveConversation {
+  const state = JSON.parse(row.stateJson) as StoredState;
+  return {
+    id: row.id, agentId: row.agentId, agentVersion: row.agentVersion, userId: row.userId,
+    environment: row.environment, state: row.state, createdOn: row.createdOn, lastModifiedOn: row.lastModifiedOn,
+    revision: row.revision, steps: steps.map((step) => JSON.parse(step) as StoredStep),
+    redo: state.redo, properties: state.properties, tallies: state.tallies,
+  };
+}
+
+function checkConversationId(id: string): void {
+  if (!isId(id)) throw notFound(`No conversation with id ${id}.`);
+}
+
+function ended(conversationId: string): AppError {
+  return new AppError('gone', `Conversation ${conversationId} has ended.`);
+}

@@ -1,0 +1,181 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { invalid, notFound } from '../errors.ts';
+import type { DeploymentStore } from '../storage/runtime-ports.ts';
+import { compileAgent, type CompiledAgent, type ConfigurationSource } from './compiler.ts';
+import { DeploymentError, type TaskRegistry } from './tasks.ts';
+
+export type DeploymentStatus = 'NOT_FOUND' | 'IN_PROGRESS' | 'READY' | 'ERROR';
+
+export const ENVIRONMENTS = ['production', 'test'] as const;
+export type Environment = (typeof ENVIRONMENTS)[number];
+
+/** `production` and `test`; the older names `restricted` and `unrestricted` mean `production`. */
+export function normalizeEnvironment(name: string | undefined): Environment {
+  const value = (name ?? 'production').trim();
+  if (value === 'production' || value === 'restricted' || value === 'unrestricted' || value === '') return 'production';
+  if (value === 'test') return 'test';
+  throw invalid(`Unknown environment '${name}'; use production or test (restricted and unrestricted mean production).`, { path: 'environment' });
+}
+
+export interface DeploymentView {
+  readonly environment: Environment;
+  readonly agentId: string;
+  readonly agentVersion: number;
+  readonly status: DeploymentStatus;
+  readonly autoDeploy: boolean;
+  readonly deployedOn: number;
+  /** Why the deployment failed, for its author. */
+  readonly error?: string;
+}
+
+interface Deployment {
+  environment: Environment;
+  agentId: string;
+  agentVersion: number;
+  status: Exclude<DeploymentStatus, 'NOT_FOUND'>;
+  autoDeploy: boolean;
+  deployedOn: number;
+  error?: string;
+  done: Promise<void>;
+}
+
+export interface DeploymentServiceOptions {
+  readonly store: DeploymentStore;
+  readonly read: ConfigurationSource;
+  readonly registry: TaskRegistry;
+  readonly log: FastifyBaseLogger;
+  readonly clock?: () => number;
+}
+
+const key = (environment: string, agentId: string, version: number) => `${environment}/${agentId}/${version}`;
+
+/**
+ * Deployment of agent versions to environments. Compiling happens once per agent version (shared by every
+ * environment) and asynchronously; the status tells how it went. Deployments made with `autoDeploy` are recorded
+ * in the store and compiled again at start-up.
+ */
+export class DeploymentService {
+  readonly #options: DeploymentServiceOptions;
+  readonly #clock: () => number;
+  readonly #deployments = new Map<string, Deployment>();
+  readonly #compiled = new Map<string, Promise<CompiledAgent>>();
+
+  constructor(options: DeploymentServiceOptions) {
+    this.#options = options;
+    this.#clock = options.clock ?? Date.now;
+  }
+
+  /**
+   * Starts deploying an existing agent version (404 when it does not exist). Deploying a version that is READY
+   * or IN_PROGRESS changes nothing; one in ERROR is tried again. Resolves with the deployment as it is now;
+   * `completion` resolves when compiling ended.
+   */
+  async deploy(environment: Environment, agentId: string, version: number, autoDeploy: boolean): Promise<{ view: DeploymentView; completion: Promise<DeploymentView> }> {
+    if ((await this.#options.read('agent', agentId, version)) === undefined) {
+      throw notFound(`No agent with id ${agentId} and version ${version}.`);
+    }
+    const id = key(environment, agentId, version);
+    let deployment = this.#deployments.get(id);
+    if (!deployment || deployment.status === 'ERROR') {
+      if (deployment?.status === 'ERROR') this.#compiled.delete(`${agentId}/${version}`);
+      const created: Deployment = {
+        environment, agentId, agentVersion: version, status: 'IN_PROGRESS', autoDeploy, deployedOn: this.#clock(), done: Promise.resolve(),
+      };
+      created.done = this.#compile(created);
+      this.#deployments.set(id, created);
+      deployment = created;
+    }
+    if (autoDeploy && !deployment.autoDeploy) deployment.autoDeploy = true;
+    if (deployment.autoDeploy) {
+      await this.#options.store.put({ environment, agentId, agentVersion: version, deployedOn: deployment.deployedOn });
+    }
+    const current = deployment;
+    return { view: view(current), completion: current.done.then(() => view(current)) };
+  }
+
+  async #compile(deployment: Deployment): Promise<void> {
+    try {
+      await this.compiled(deployment.agentId, deployment.agentVersion);
+      deployment.status = 'READY';
+      this.#options.log.info({ agentId: deployment.agentId, agentVersion: deployment.agentVersion, environment: deployment.environment }, 'agent deployed');
+    } catch (error) {
+      deployment.status = 'ERROR';
+      deployment.error = error instanceof DeploymentError
+        ? error.message
+        : 'The agent could not be compiled because of an internal error; the details are in the service log.';
+      this.#options.log.warn(
+        { agentId: deployment.agentId, agentVersion: deployment.agentVersion, environment: deployment.environment, err: error instanceof DeploymentError ? undefined : error },
+        `deployment failed: ${deployment.error}`,
+      );
+    }
+  }
+
+  /**
+   * The compiled agent version, compiling it when needed (a conversation of a version that is no longer
+   * deployed still runs, on the version it started with). Rejects with a DeploymentError when it cannot compile.
+   */
+  compiled(agentId: string, version: number): Promise<CompiledAgent> {
+    const id = `${agentId}/${version}`;
+    let compiled = this.#compiled.get(id);
+    if (!compiled) {
+      compiled = compileAgent(agentId, version, this.#options.read, this.#options.registry);
+      this.#compiled.set(id, compiled);
+      compiled.catch(() => this.#compiled.delete(id));
+    }
+    return compiled;
+  }
+
+  status(environment: Environment, agentId: string, version: number): DeploymentView {
+    const deployment = this.#deployments.get(key(environment, agentId, version));
+    return deployment
+      ? view(deployment)
+      : { environment, agentId, agentVersion: version, status: 'NOT_FOUND', autoDeploy: false, deployedOn: 0 };
+  }
+
+  /** Removes a deployment (and its start-up record). False when it was not deployed. */
+  async undeploy(environment: Environment, agentId: string, version: number): Promise<boolean> {
+    const existed = this.#deployments.delete(key(environment, agentId, version));
+    const recorded = await this.#options.store.remove(environment, agentId, version);
+    if (existed || recorded) this.#options.log.info({ agentId, agentVersion: version, environment }, 'agent undeployed');
+    return existed || recorded;
+  }
+
+  list(environment?: Environment): DeploymentView[] {
+    return [...this.#deployments.values()]
+      .filter((d) => environment === undefined || d.environment === environment)
+      .sort((a, b) => b.deployedOn - a.deployedOn || a.agentId.localeCompare(b.agentId) || b.agentVersion - a.agentVersion)
+      .map(view);
+  }
+
+  /** The newest READY version of an agent in an environment, compiled. */
+  latestReady(environment: Environment, agentId: string): { version: number; agent: Promise<CompiledAgent> } | undefined {
+    let best: Deployment | undefined;
+    for (const deployment of this.#deployments.values()) {
+      if (deployment.environment === environment && deployment.agentId === agentId && deployment.status === 'READY'
+        && (!best || deployment.agentVersion > best.agentVersion)) best = deployment;
+    }
+    return best && { version: best.agentVersion, agent: this.compiled(agentId, best.agentVersion) };
+  }
+
+  /** Compiles every recorded deployment again (start-up). Resolves when all have finished, well or not. */
+  async restore(): Promise<void> {
+    const records = await this.#options.store.list();
+    await Promise.all(records.map(async (record) => {
+      const environment = normalizeEnvironment(record.environment);
+      const deployment: Deployment = {
+        environment, agentId: record.agentId, agentVersion: record.agentVersion, status: 'IN_PROGRESS',
+        autoDeploy: true, deployedOn: record.deployedOn, done: Promise.resolve(),
+      };
+      this.#deployments.set(key(environment, record.agentId, record.agentVersion), deployment);
+      deployment.done = this.#compile(deployment);
+      await deployment.done;
+    }));
+  }
+}
+
+function view(deployment: Deployment): DeploymentView {
+  const { environment, agentId, agentVersion, status, autoDeploy, deployedOn, error } = deployment;
+  return error === undefined || status !== 'ERROR'
+    ? { environment, agentId, agentVersion, status, autoDeploy, deployedOn }
+    : { environment, agentId, agentVersion, status, autoDeploy, deployedOn, error };
+}

@@ -1,0 +1,105 @@
+import type { ConversationRow } from '../storage/runtime-ports.ts';
+
+/**
+ * Conversation memory: steps with keyed data, the per-step conversation output (the public projection),
+ * properties with scopes, and the redo stack. A finished step never changes; a turn builds a new one.
+ */
+
+export type PropertyScope = 'step' | 'conversation' | 'longTerm';
+
+export interface Property {
+  readonly name: string;
+  readonly value: unknown;
+  readonly scope: PropertyScope;
+}
+
+export type ContextType = 'string' | 'expressions' | 'object' | 'array';
+
+export interface ContextValue {
+  readonly type: ContextType;
+  readonly value: unknown;
+}
+
+export interface StepEntry {
+  readonly key: string;
+  readonly value: unknown;
+  readonly timestamp: number;
+  readonly originWorkflowId?: string;
+  /** Public entries are the ones a non-detailed response shows. */
+  readonly public: boolean;
+}
+
+export interface StoredStep {
+  /** In insertion order; a key appears once (a rewrite keeps the original position). */
+  readonly entries: readonly StepEntry[];
+  /** The conversation output of the step, keys in insertion order. */
+  readonly output: Readonly<Record<string, unknown>>;
+  readonly timestamp: number;
+  /** Conversation and long-term properties as they were when the step ended; undo restores them. */
+  readonly properties: Readonly<Record<string, Property>>;
+}
+
+/**
+ * Per-conversation tallies kept up to date with every step so that no task needs to walk the history:
+ * how many steps produced each action, how often each behavior rule succeeded.
+ */
+export interface Tallies {
+  readonly actions: Readonly<Record<string, number>>;
+  readonly rules: Readonly<Record<string, number>>;
+}
+
+export const RESERVED_ACTIONS = {
+  start: 'CONVERSATION_START',
+  end: 'CONVERSATION_END',
+  stop: 'STOP_CONVERSATION',
+} as const;
+
+/** A conversation: the identity and bookkeeping of its stored header, plus its steps, redo stack and properties. */
+export interface Conversation
+  extends Pick<ConversationRow, 'id' | 'agentId' | 'agentVersion' | 'userId' | 'environment' | 'state' | 'createdOn' | 'lastModifiedOn' | 'revision'> {
+  readonly steps: readonly StoredStep[];
+  readonly redo: readonly StoredStep[];
+  readonly properties: Readonly<Record<string, Property>>;
+  readonly tallies: Tallies;
+}
+
+/** Undo needs a step before the current one; an ended conversation takes nothing back. */
+export function canUndo(conversation: Conversation): boolean {
+  return conversation.steps.length > 1 && conversation.state !== 'ENDED';
+}
+
+export function canRedo(conversation: Conversation): boolean {
+  return conversation.redo.length > 0 && conversation.state !== 'ENDED';
+}
+
+/** What a step adds to the tallies: its distinct actions and its successful rules. */
+export function stepTallies(step: StoredStep): { actions: string[]; rules: string[] } {
+  const entry = (key: string) => step.entries.find((e) => e.key === key)?.value;
+  const actions = entry('actions');
+  const rules = entry('behavior_rules:success');
+  return {
+    actions: Array.isArray(actions) ? [...new Set(actions.map(String))] : [],
+    rules: Array.isArray(rules) ? rules.map(String) : [],
+  };
+}
+
+/** Adds (`sign` = 1) or removes (`sign` = -1) a step's contribution. */
+export function applyTallies(tallies: Tallies, step: StoredStep, sign: 1 | -1): Tallies {
+  const { actions, rules } = stepTallies(step);
+  const add = (counts: Readonly<Record<string, number>>, names: string[]) => {
+    const next: Record<string, number> = { ...counts };
+    for (const name of names) {
+      const value = (next[name] ?? 0) + sign;
+      if (value > 0) next[name] = value;
+      else delete next[name];
+    }
+    return next;
+  };
+  return { actions: add(tallies.actions, actions), rules: add(tallies.rules, rules) };
+}
+
+export const emptyTallies: Tallies = { actions: {}, rules: {} };
+
+export function latestEntry(step: StoredStep, key: string): StepEntry | undefined {
+  return step.entries.find((entry) => entry.key === key);
+}

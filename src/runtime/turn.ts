@@ -1,0 +1,160 @@
+import type { ContextValue, Conversation, Property, StepEntry, StoredStep, Tallies } from './memory.ts';
+
+/**
+ * The working memory of one turn: what every lifecycle task reads and writes. Earlier steps are read-only;
+ * the current step is built here and frozen by `finish()`.
+ */
+export class Turn {
+  readonly conversationId: string;
+  readonly agentId: string;
+  readonly agentVersion: number;
+  readonly userId: string;
+  readonly environment: string;
+  /** Index of the step being built (0 = the conversation start). */
+  readonly stepIndex: number;
+  readonly previousSteps: readonly StoredStep[];
+  /** Tallies of the previous steps (the current one is not counted). */
+  readonly tallies: Tallies;
+  readonly input: string;
+  readonly context: Readonly<Record<string, ContextValue>>;
+  /** Aborted when the turn ran out of time; long-running tasks should stop early. */
+  readonly signal: AbortSignal;
+  /** Id of the workflow whose task is running; recorded on every entry it writes. */
+  originWorkflowId: string | undefined;
+
+  readonly #entries = new Map<string, StepEntry>();
+  readonly #output: Record<string, unknown> = {};
+  readonly #properties: Map<string, Property>;
+  readonly #clock: () => number;
+
+  constructor(options: {
+    conversation: Conversation;
+    input: string;
+    context: Readonly<Record<string, ContextValue>>;
+    signal: AbortSignal;
+    clock?: () => number;
+  }) {
+    const { conversation } = options;
+    this.conversationId = conversation.id;
+    this.agentId = conversation.agentId;
+    this.agentVersion = conversation.agentVersion;
+    this.userId = conversation.userId;
+    this.environment = conversation.environment;
+    this.stepIndex = conversation.steps.length;
+    this.previousSteps = conversation.steps;
+    this.tallies = conversation.tallies;
+    this.input = options.input;
+    this.context = options.context;
+    this.signal = options.signal;
+    this.#properties = new Map(Object.entries(conversation.properties));
+    this.#clock = options.clock ?? Date.now;
+  }
+
+  // --- step data -------------------------------------------------------------------------------------------
+
+  /** Stores data under `key`; a rewrite replaces the value and keeps the original position. */
+  set(key: string, value: unknown, isPublic = false): void {
+    const entry: StepEntry = this.originWorkflowId === undefined
+      ? { key, value, timestamp: this.#clock(), public: isPublic }
+      : { key, value, timestamp: this.#clock(), originWorkflowId: this.originWorkflowId, public: isPublic };
+    this.#entries.set(key, entry);
+  }
+
+  get(key: string): unknown {
+    return this.#entries.get(key)?.value;
+  }
+
+  has(key: string): boolean {
+    return this.#entries.has(key);
+  }
+
+  delete(key: string): void {
+    this.#entries.delete(key);
+  }
+
+  /** Entries whose key starts with `prefix`, in insertion order. */
+  entriesWithPrefix(prefix: string): StepEntry[] {
+    return [...this.#entries.values()].filter((entry) => entry.key.startsWith(prefix));
+  }
+
+  /** The last-inserted entry whose key starts with `prefix`. */
+  latest(prefix: string): StepEntry | undefined {
+    let found: StepEntry | undefined;
+    for (const entry of this.#entries.values()) if (entry.key.startsWith(prefix)) found = entry;
+    return found;
+  }
+
+  // --- conversation output -----------------------------------------------------------------------------------
+
+  /** The current step's conversation output (read it; change it through the methods below). */
+  get output(): Readonly<Record<string, unknown>> {
+    return this.#output;
+  }
+
+  setOutput(key: string, value: unknown): void {
+    this.#output[key] = value;
+  }
+
+  /** Appends to a list in the conversation output (creating it). */
+  appendOutput(key: string, ...items: unknown[]): void {
+    const list = this.#output[key];
+    this.#output[key] = Array.isArray(list) ? [...list, ...items] : items;
+  }
+
+  deleteOutput(key: string): void {
+    delete this.#output[key];
+  }
+
+  // --- actions -------------------------------------------------------------------------------------------------
+
+  get actions(): readonly string[] {
+    const actions = this.get('actions');
+    return Array.isArray(actions) ? (actions as string[]) : [];
+  }
+
+  /** Replaces the step's actions (de-duplicated, order kept), in data and output. */
+  setActions(actions: readonly string[]): void {
+    const distinct = [...new Set(actions)];
+    this.set('actions', distinct, true);
+    this.setOutput('actions', distinct);
+  }
+
+  // --- properties ----------------------------------------------------------------------------------------------
+
+  get properties(): ReadonlyMap<string, Property> {
+    return this.#properties;
+  }
+
+  /** Sets a property and mirrors it into the current step (`properties:<name>` data and output). */
+  setProperty(property: Property): void {
+    this.#properties.set(property.name, property);
+    this.set(`properties:${property.name}`, [property]);
+    const mirrored = (this.#output['properties'] as Record<string, unknown> | undefined) ?? {};
+    this.#output['properties'] = { ...mirrored, [property.name]: property.value };
+  }
+
+  // --- end of the turn -----------------------------------------------------------------------------------------
+
+  /**
+   * Freezes the step. Step-scoped properties end with the turn: they are removed from the properties and from
+   * the step's `properties` output.
+   */
+  finish(): { step: StoredStep; properties: Record<string, Property> } {
+    const kept: Record<string, Property> = {};
+    const stepScoped: string[] = [];
+    for (const [name, property] of this.#properties) {
+      if (property.scope === 'step') stepScoped.push(name);
+      else kept[name] = property;
+    }
+    const mirrored = this.#output['properties'] as Record<string, unknown> | undefined;
+    if (mirrored && stepScoped.length > 0) {
+      const remaining = { ...mirrored };
+      for (const name of stepScoped) delete remaining[name];
+      if (Object.keys(remaining).length > 0) this.#output['properties'] = remaining;
+      else delete this.#output['properties'];
+    }
+    const entries = [...this.#entries.values()];
+    const timestamp = entries.reduce((latest, entry) => Math.max(latest, entry.timestamp), 0) || this.#clock();
+    return { step: { entries, output: { ...this.#output }, timestamp, properties: kept }, properties: kept };
+  }
+}
