@@ -1,3 +1,4 @@
+import { formatExpression, parseExpressions, type Expression } from '../expressions/expressions.ts';
 import type { ConversationRow } from '../storage/runtime-ports.ts';
 
 /**
@@ -41,11 +42,13 @@ export interface StoredStep {
 
 /**
  * Per-conversation tallies kept up to date with every step so that no task needs to walk the history:
- * how many steps produced each action, how often each behavior rule succeeded.
+ * how many steps produced each action, how often each behavior rule succeeded, how many steps carried each
+ * parsed expression (canonical text).
  */
 export interface Tallies {
   readonly actions: Readonly<Record<string, number>>;
   readonly rules: Readonly<Record<string, number>>;
+  readonly expressions: Readonly<Record<string, number>>;
 }
 
 export const RESERVED_ACTIONS = {
@@ -72,20 +75,36 @@ export function canRedo(conversation: Conversation): boolean {
   return conversation.redo.length > 0 && conversation.state !== 'ENDED';
 }
 
-/** What a step adds to the tallies: its distinct actions and its successful rules. */
-export function stepTallies(step: StoredStep): { actions: string[]; rules: string[] } {
+/** What a step adds to the tallies: its distinct actions, its successful rules, its distinct expressions. */
+export function stepTallies(step: StoredStep): { actions: string[]; rules: string[]; expressions: string[] } {
   const entry = (key: string) => step.entries.find((e) => e.key === key)?.value;
   const actions = entry('actions');
   const rules = entry('behavior_rules:success');
+  const expressions = entry('expressions:parsed');
   return {
     actions: Array.isArray(actions) ? [...new Set(actions.map(String))] : [],
     rules: Array.isArray(rules) ? rules.map(String) : [],
+    expressions: typeof expressions === 'string' && expressions !== ''
+      ? [...new Set(formatEach(parseExpressionsLeniently(expressions)))]
+      : [],
   };
+}
+
+function parseExpressionsLeniently(text: string) {
+  try {
+    return parseExpressions(text);
+  } catch {
+    return [];
+  }
+}
+
+function formatEach(expressions: readonly Expression[]): string[] {
+  return expressions.map(formatExpression);
 }
 
 /** Adds (`sign` = 1) or removes (`sign` = -1) a step's contribution. */
 export function applyTallies(tallies: Tallies, step: StoredStep, sign: 1 | -1): Tallies {
-  const { actions, rules } = stepTallies(step);
+  const { actions, rules, expressions } = stepTallies(step);
   const add = (counts: Readonly<Record<string, number>>, names: string[]) => {
     const next: Record<string, number> = { ...counts };
     for (const name of names) {
@@ -95,10 +114,14 @@ export function applyTallies(tallies: Tallies, step: StoredStep, sign: 1 | -1): 
     }
     return next;
   };
-  return { actions: add(tallies.actions, actions), rules: add(tallies.rules, rules) };
+  return {
+    actions: add(tallies.actions, actions),
+    rules: add(tallies.rules, rules),
+    expressions: add(tallies.expressions ?? {}, expressions),
+  };
 }
 
-export const emptyTallies: Tallies = { actions: {}, rules: {} };
+export const emptyTallies: Tallies = { actions: {}, rules: {}, expressions: {} };
 
 export function latestEntry(step: StoredStep, key: string): StepEntry | undefined {
   return step.entries.find((entry) => entry.key === key);

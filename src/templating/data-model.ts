@@ -1,0 +1,42 @@
+import type { Turn } from '../runtime/turn.ts';
+
+/**
+ * The data every template, path and dynamic rule sees (reference §6.2), built from the turn:
+ * - `context` (current step's context values) and each context value again at top level;
+ * - `properties`: name -> value of every property;
+ * - `memory.current` / `memory.last`: the conversation output of this step / the previous one (empty at step 0);
+ * - `memory.past`: the conversation outputs of steps 1..current (computed only when a template reads it);
+ * - `userInfo.userId` (merged into a `userInfo` object context) and `conversationInfo`.
+ * `extra` names (saved HTTP responses, iteration objects) are added at top level last.
+ */
+export function templateData(turn: Turn, extra: Readonly<Record<string, unknown>> = {}): Record<string, unknown> {
+  const data: Record<string, unknown> = {};
+  const context: Record<string, unknown> = {};
+  for (const [name, entry] of Object.entries(turn.context)) {
+    context[name] = entry.value;
+    data[name] = entry.value;
+  }
+  if (Object.keys(context).length > 0) data['context'] = context;
+
+  const contextUserInfo = context['userInfo'];
+  data['userInfo'] = contextUserInfo !== null && typeof contextUserInfo === 'object' && !Array.isArray(contextUserInfo)
+    ? { ...contextUserInfo, userId: turn.userId }
+    : { userId: turn.userId };
+  data['conversationInfo'] = { conversationId: turn.conversationId, agentId: turn.agentId, agentVersion: String(turn.agentVersion) };
+
+  if (turn.properties.size > 0) {
+    const properties: Record<string, unknown> = {};
+    for (const [name, property] of turn.properties) properties[name] = property.value;
+    data['properties'] = properties;
+  }
+
+  const previous = turn.previousSteps;
+  const memory: Record<string, unknown> = { current: turn.output, last: previous.at(-1)?.output ?? {} };
+  Object.defineProperty(memory, 'past', {
+    enumerable: true,
+    get: () => [...previous.slice(1).map((step) => step.output), ...(turn.stepIndex > 0 ? [turn.output] : [])],
+  });
+  data['memory'] = memory;
+
+  return Object.assign(data, extra);
+}
