@@ -204,6 +204,9 @@ export class ConversationService {
     if (isStart) turn.setActions([RESERVED_ACTIONS.start]);
     if (message.input.trim() !== '') turn.setOutput('input', message.input);
     if (Object.keys(message.context).length > 0) turn.setOutput('context', contextValues(message.context));
+    // A `lang` context sets the conversation language (parser dictionaries, output sets) for this user from now on.
+    const language = message.context['lang'];
+    if (language?.type === 'string' && typeof language.value === 'string') turn.setProperty({ name: 'lang', value: language.value, scope: 'longTerm' });
     let outcome: 'completed' | 'stopped' | 'failed';
     try {
       outcome = await runPipeline(agent, turn);

@@ -1,0 +1,176 @@
+import { DeploymentError, type CompiledTask, type LifecycleTask } from '../../runtime/tasks.ts';
+import type { Turn } from '../../runtime/turn.ts';
+import {
+  allOf,
+  compileCondition,
+  Evaluation,
+  type BehaviorRuleDefinition,
+  type ConditionCompiler,
+  type Evaluator,
+} from './conditions.ts';
+
+/**
+ * `svc://ai.svc.behavior` (alias `svc://ai.svc.rules`): evaluates a behavior set's rules against the current
+ * step and turns the successful rules into the step's actions (reference §4.2). Every condition is compiled at
+ * deployment; a turn only evaluates.
+ *
+ * - Groups in order, rules of a group in order; `executeUntilFirstSuccess` (default) stops a group at its first
+ *   successful rule, `executeAll` evaluates every rule.
+ * - A rule succeeds when all its conditions succeed (left to right, short-circuit); no conditions: success.
+ * - The actions of the successful rules, in order and de-duplicated, are appended to the step's actions
+ *   (`appendActions`, default true) or replace them; with no new action the step's actions stay untouched.
+ * - `expressionsAsActions` adds the names of the current step's expressions after the rules' actions.
+ * - `behavior_rules:success` / `behavior_rules:fail` record the rule names (each written only when not empty,
+ *   appended to what an earlier rules task of the same step wrote).
+ */
+
+export const BEHAVIOR_TASK_TYPE = 'ai.svc.behavior';
+
+interface GroupDefinition {
+  readonly name?: string;
+  readonly executionStrategy?: string;
+  readonly behaviorRules?: readonly BehaviorRuleDefinition[];
+  /** Upstream's name for `behaviorRules`, accepted in case a stored set still carries it. */
+  readonly rules?: readonly BehaviorRuleDefinition[];
+}
+
+interface BehaviorSetDefinition {
+  readonly behaviorGroups?: readonly GroupDefinition[];
+  readonly appendActions?: boolean;
+  readonly expressionsAsActions?: boolean;
+}
+
+interface CompiledRule {
+  readonly name: string;
+  readonly actions: readonly string[];
+  readonly evaluate: Evaluator;
+}
+
+interface CompiledGroup {
+  readonly executeAll: boolean;
+  readonly rules: readonly CompiledRule[];
+}
+
+export interface BehaviorOptions {
+  readonly appendActions: boolean;
+  readonly expressionsAsActions: boolean;
+}
+
+/** A workflow config flag: a boolean, or the text `true` / `false`; anything else is not set. */
+function flag(value: unknown): boolean | undefined {
+  if (typeof value === 'boolean') return value;
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  return undefined;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** Compiles a behavior set (spec names) into its groups of rule evaluators. */
+export function compileBehaviorSet(set: unknown): { groups: readonly CompiledGroup[]; options: Partial<BehaviorOptions> } {
+  if (!isObject(set)) throw new DeploymentError('The behavior set is not an object.');
+  const definition = set as BehaviorSetDefinition;
+  const groups = (definition.behaviorGroups ?? []).map((group, index) => {
+    if (!isObject(group)) throw new DeploymentError(`behaviorGroups[${index}] is not a behavior group.`);
+    return group;
+  });
+  const rulesOf = (group: GroupDefinition) => group.behaviorRules ?? group.rules ?? [];
+
+  const byName = new Map<string, BehaviorRuleDefinition>();
+  for (const group of groups) for (const rule of rulesOf(group)) if (isObject(rule) && !byName.has(rule.name)) byName.set(rule.name, rule);
+
+  const compiled = new Map<BehaviorRuleDefinition, Evaluator>();
+  const inProgress: BehaviorRuleDefinition[] = [];
+  const compileRule = (rule: BehaviorRuleDefinition): Evaluator => {
+    const done = compiled.get(rule);
+    if (done) return done;
+    if (inProgress.includes(rule)) {
+      const cycle = [...inProgress.slice(inProgress.indexOf(rule)), rule].map((r) => `'${r.name}'`).join(' -> ');
+      throw new DeploymentError(`Behavior rule dependencies form a cycle: ${cycle}.`);
+    }
+    inProgress.push(rule);
+    const evaluator = allOf((rule.conditions ?? []).map((condition) => compileCondition(condition, rule.name, compiler)));
+    inProgress.pop();
+    compiled.set(rule, evaluator);
+    return evaluator;
+  };
+  const compiler: ConditionCompiler = {
+    ruleEvaluator(name, from) {
+      const rule = byName.get(name);
+      if (!rule) throw new DeploymentError(`Invalid 'dependency' condition in behavior rule '${from}': no behavior rule named '${name}' exists in this set.`);
+      return compileRule(rule);
+    },
+  };
+
+  const compiledGroups = groups.map((group, g): CompiledGroup => ({
+    executeAll: group.executionStrategy === 'executeAll',
+    rules: rulesOf(group).map((rule, r) => {
+      if (!isObject(rule) || typeof rule.name !== 'string') {
+        throw new DeploymentError(`behaviorGroups[${g}].behaviorRules[${r}] is not a behavior rule with a name.`);
+      }
+      return { name: rule.name, actions: (rule.actions ?? []).map(String), evaluate: compileRule(rule) };
+    }),
+  }));
+
+  const options: { appendActions?: boolean; expressionsAsActions?: boolean } = {};
+  if (typeof definition.appendActions === 'boolean') options.appendActions = definition.appendActions;
+  if (typeof definition.expressionsAsActions === 'boolean') options.expressionsAsActions = definition.expressionsAsActions;
+  return { groups: compiledGroups, options };
+}
+
+/** Runs the compiled groups against the turn and writes the results into the current step. */
+export function executeBehavior(turn: Turn, groups: readonly CompiledGroup[], options: BehaviorOptions): void {
+  const evaluation = new Evaluation(turn);
+  const succeeded: string[] = [];
+  const failed: string[] = [];
+  const actions: string[] = [];
+  for (const group of groups) {
+    for (const rule of group.rules) {
+      if (rule.evaluate(evaluation) === 'success') {
+        succeeded.push(rule.name);
+        actions.push(...rule.actions);
+        if (!group.executeAll) break;
+      } else {
+        failed.push(rule.name);
+      }
+    }
+  }
+  if (options.expressionsAsActions) {
+    for (const expression of evaluation.expressions ?? []) actions.push(expression.name);
+  }
+
+  const record = (key: string, names: readonly string[]) => {
+    if (names.length === 0) return;
+    const earlier = turn.get(key);
+    turn.set(key, Array.isArray(earlier) ? [...earlier, ...names] : [...names]);
+  };
+  record('behavior_rules:success', succeeded);
+  record('behavior_rules:fail', failed);
+
+  if (actions.length === 0) return;
+  turn.setActions(options.appendActions ? [...turn.actions, ...actions] : actions);
+}
+
+export function createBehaviorTask(): LifecycleTask {
+  return {
+    type: BEHAVIOR_TASK_TYPE,
+    aliases: ['ai.svc.rules'],
+    async compile(extension, context): Promise<CompiledTask> {
+      const uri = extension.config['uri'];
+      if (typeof uri !== 'string' || uri.trim() === '') {
+        throw new DeploymentError("The behavior task needs 'config.uri', the reference of its behavior set.");
+      }
+      const { groups, options: fromSet } = compileBehaviorSet(await context.resolve(uri, 'behavior'));
+      const options: BehaviorOptions = {
+        appendActions: flag(extension.config['appendActions']) ?? fromSet.appendActions ?? true,
+        expressionsAsActions: flag(extension.config['expressionsAsActions']) ?? fromSet.expressionsAsActions ?? false,
+      };
+      return {
+        type: BEHAVIOR_TASK_TYPE,
+        execute(turn) {
+          executeBehavior(turn, groups, options);
+        },
+      };
+    },
+  };
+}
