@@ -1,11 +1,13 @@
 import { expectStatus, idFromLocation, type BenchApi } from './api.ts';
 
+export const DICTIONARY_WORDS = 10_000;
+export const RULES = 500;
+
 /**
- * The agent every workload talks to, built through the REST API like a user would: one workflow whose only
- * extension is the output task, answering CONVERSATION_START with a welcome text (and a quick reply).
- *
- * This is the one place that shapes the benchmark agent; later issues extend it (a 10,000-word dictionary and
- * 500 rules once the rule engine exists) so every workload measures a realistically sized agent.
+ * The agent every workload talks to, built through the REST API like a user would: parser (a dictionary of
+ * 10,000 words plus `hello`, with typo correction) -> behavior rules (500 rules in one first-match group, the one
+ * that answers `hello` last, so every message evaluates all of them) -> output (a welcome, and one answer per
+ * rule) -> templating. The workloads send `hello`.
  * Returns the agent id (version 1), not yet deployed.
  */
 export async function buildBenchmarkAgent(api: BenchApi): Promise<string> {
@@ -14,18 +16,39 @@ export async function buildBenchmarkAgent(api: BenchApi): Promise<string> {
     return answer.headers.get('location')!;
   };
 
+  const words = Array.from({ length: DICTIONARY_WORDS }, (_, n) => ({ word: `word${n}`, expressions: `topic${n % RULES}(word${n})` }));
+  words.push({ word: 'hello', expressions: 'greeting(hello)' });
+  const dictionaryUri = await create('/regulardictionarystore/regulardictionaries', { words });
+
+  const topicRules = Array.from({ length: RULES - 1 }, (_, n) => ({
+    name: `Topic ${n}`, actions: [`answer_topic_${n}`],
+    conditions: [{ type: 'inputmatcher', configs: { expressions: `topic${n}(*)` } }],
+  }));
+  const greeting = { name: 'Greeting', actions: ['greet'], conditions: [{ type: 'inputmatcher', configs: { expressions: 'greeting(*)' } }] };
+  const rulesUri = await create('/behaviorstore/behaviorsets', { behaviorGroups: [{ name: 'Everything', behaviorRules: [...topicRules, greeting] }] });
+
+  const text = (value: string) => ({ valueAlternatives: [{ type: 'text', text: value }] });
   const outputSetUri = await create('/outputstore/outputsets', {
     outputSet: [
-      {
-        action: 'CONVERSATION_START',
-        timesOccurred: 0,
-        outputs: [{ valueAlternatives: [{ type: 'text', text: 'Welcome! How can I help?' }] }],
-        quickReplies: [{ value: 'Hi', expressions: 'greeting(hi)' }],
-      },
+      { action: 'CONVERSATION_START', timesOccurred: 0, outputs: [text('Welcome! How can I help?')], quickReplies: [{ value: 'Hi', expressions: 'greeting(hi)' }] },
+      { action: 'greet', timesOccurred: 0, outputs: [text('Hi there, {userInfo.userId}!')] },
+      ...topicRules.map((rule, n) => ({ action: rule.actions[0]!, timesOccurred: 0, outputs: [text(`About topic ${n}.`)] })),
     ],
   });
   const workflowUri = await create('/packagestore/packages', {
-    packageExtensions: [{ type: 'svc://ai.svc.output', config: { uri: outputSetUri } }],
+    packageExtensions: [
+      {
+        type: 'svc://ai.svc.parser',
+        extensions: {
+          dictionaries: [{ type: 'svc://ai.svc.parser.dictionaries.regular', config: { uri: dictionaryUri } }],
+          corrections: [{ type: 'svc://ai.svc.parser.corrections.levenshtein', config: { distance: 2 } }],
+        },
+        config: {},
+      },
+      { type: 'svc://ai.svc.behavior', config: { uri: rulesUri } },
+      { type: 'svc://ai.svc.output', config: { uri: outputSetUri } },
+      { type: 'svc://ai.svc.templating', config: {} },
+    ],
   });
   return idFromLocation(await create('/agentstore/agents', { packages: [workflowUri] }));
 }

@@ -200,6 +200,15 @@ for (const storeType of storeTypes) {
       assert.equal(next.json.conversationState, 'READY');
     });
 
+    it('a conversation reads IN_PROGRESS while a turn runs, READY after it', async () => {
+      const { id } = await start();
+      const slow = api.post(`/agents/${id}`, { json: { input: 'slow', context: { sleepMs: ctx('300') } } });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal((await api.get(`/agents/${id}/status`)).json, 'IN_PROGRESS');
+      assert.equal((await slow).json.conversationState, 'READY');
+      assert.equal((await api.get(`/agents/${id}/status`)).json, 'READY');
+    });
+
     it('bad input: unknown or malformed ids 404, bad context 400, input null 400, empty and 1 MB inputs work', async () => {
       assert.equal((await api.post('/agents/0123456789abcdef01234567', { json: { input: 'x' } })).status, 404);
       assert.equal((await api.post('/agents/not-a-conversation', { json: { input: 'x' } })).status, 404);

@@ -199,7 +199,8 @@ export class ConversationService {
   // --- turns ---------------------------------------------------------------------------------------------------
 
   async #runTurn(conversation: LiveConversation, agent: CompiledAgent, message: Message, signal: AbortSignal, isStart: boolean): Promise<void> {
-    if (conversation.state === 'EXECUTION_INTERRUPTED' || conversation.state === 'ERROR') conversation.state = 'READY';
+    // Readers see IN_PROGRESS while the turn runs; the stored state changes only with the committed result.
+    conversation.state = 'IN_PROGRESS';
     const turn = new Turn({ conversation, input: message.input, context: message.context, signal, clock: this.#clock });
     if (isStart) turn.setActions([RESERVED_ACTIONS.start]);
     if (message.input.trim() !== '') turn.setOutput('input', message.input);
@@ -236,10 +237,11 @@ export class ConversationService {
    */
   async #withTimeout(conversation: LiveConversation, work: (signal: AbortSignal) => Promise<void>, persistInterruption: boolean): Promise<void> {
     const controller = new AbortController();
-    const timeout = new AppError('timeout', `The turn took longer than ${this.#options.turnTimeoutMs / 1000} s and was interrupted; the message was not processed.`);
+    let timeout: AppError | undefined;
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
+        timeout = new AppError('timeout', `The turn took longer than ${this.#options.turnTimeoutMs / 1000} s and was interrupted; the message was not processed.`);
         controller.abort(timeout);
         reject(timeout);
       }, this.#options.turnTimeoutMs);
@@ -250,7 +252,7 @@ export class ConversationService {
     try {
       await Promise.race([running, expired]);
     } catch (error) {
-      if (error !== timeout) throw error;
+      if (timeout === undefined || error !== timeout) throw error;
       if (before) {
         restore(conversation, before);
         conversation.state = 'EXECUTION_INTERRUPTED';
