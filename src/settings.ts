@@ -64,6 +64,15 @@ export const settingDefinitions = {
   'svc.conversations.turn-timeout-seconds': integer(60, 'a turn past this answers 408', 1),
   'svc.coordinator.max-active-conversations': integer(10_000, 'conversations with queued work; beyond answers 503', 1),
   'svc.logs.buffer-size': integer(10_000, 'log entries kept in memory for /administration/logs', 1),
+  'svc.public-url': optionalText('public base URL of this service (agent cards, links); default: derived from the request'),
+  'svc.httpcalls.default-timeout-millis': integer(30_000, 'timeout of an HTTP call that sets none', 1),
+  'svc.httpcalls.connect-timeout-millis': integer(10_000, 'connect timeout of HTTP calls', 1),
+  'svc.httpcalls.default-max-response-size-bytes': integer(2_000_000, 'responses beyond this are truncated before they are stored', 1),
+  'svc.httpcalls.max-redirects': integer(5, 'redirects an HTTP call follows', 0),
+  'svc.ollama.default-base-url': text('http://localhost:11434', 'Ollama server of LLM tasks that name none'),
+  'svc.tools.rate-limit-per-minute': integer(100, 'default calls per minute of each LLM tool', 1),
+  'svc.backup.max-zip-bytes': integer(52_428_800, 'largest accepted import ZIP (and its unpacked size)', 1),
+  'svc.backup.max-entries': integer(10_000, 'most entries an import ZIP may hold', 1),
   'svc.log.level': oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info', 'log level'),
 } as const;
 
