@@ -1,5 +1,12 @@
 import type { ContextValue, Conversation, Property, StepEntry, StoredStep, Tallies } from './memory.ts';
 
+/** Progress of a turn, for clients that follow it live (server-sent events). */
+export type TurnEvent =
+  | { readonly type: 'task_start'; readonly task: string }
+  | { readonly type: 'task_complete'; readonly task: string }
+  | { readonly type: 'token'; readonly text: string }
+  | { readonly type: 'tool_call'; readonly tool: string; readonly arguments?: unknown };
+
 /**
  * The working memory of one turn: what every lifecycle task reads and writes. Earlier steps are read-only;
  * the current step is built here and frozen by `finish()`.
@@ -21,6 +28,8 @@ export class Turn {
   readonly signal: AbortSignal;
   /** Id of the workflow whose task is running; recorded on every entry it writes. */
   originWorkflowId: string | undefined;
+  /** Tells a live listener (if any) how the turn progresses; a no-op otherwise. */
+  readonly emit: (event: TurnEvent) => void;
 
   readonly #entries = new Map<string, StepEntry>();
   readonly #output: Record<string, unknown> = {};
@@ -33,6 +42,7 @@ export class Turn {
     context: Readonly<Record<string, ContextValue>>;
     signal: AbortSignal;
     clock?: () => number;
+    onEvent?: ((event: TurnEvent) => void) | undefined;
   }) {
     const { conversation } = options;
     this.conversationId = conversation.id;
@@ -48,6 +58,7 @@ export class Turn {
     this.signal = options.signal;
     this.#properties = new Map(Object.entries(conversation.properties));
     this.#clock = options.clock ?? Date.now;
+    this.emit = options.onEvent ?? (() => undefined);
   }
 
   // --- step data -------------------------------------------------------------------------------------------
