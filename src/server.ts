@@ -10,6 +10,7 @@ import { ConversationService } from './runtime/conversations.ts';
 import { DeploymentService } from './runtime/deployments.ts';
 import { TaskRegistry, type LifecycleTask } from './runtime/tasks.ts';
 import type { Settings } from './settings.ts';
+import { LocalCluster } from './storage/local-cluster.ts';
 import { openStorage } from './storage/open.ts';
 import { builtInTasks } from './tasks/index.ts';
 
@@ -47,6 +48,9 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     ),
     metrics,
   );
+  const cluster = settings['svc.datastore.type'] === 'postgres'
+    ? new (await import('./storage/postgres/cluster.ts')).PostgresCluster(settings['svc.datastore.postgres.url'])
+    : new LocalCluster();
 
   const resources = new ResourceService(storage.resources);
   const deployments = new DeploymentService({
@@ -54,9 +58,11 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     read: (kind, id, version) => storage.resources.read(kind, id, version),
     registry: new TaskRegistry([...builtInTasks(), ...(options.extraTasks ?? [])]),
     log: logger,
+    cluster,
   });
   const conversations = new ConversationService({
     store: storage.conversations,
+    cluster,
     userProperties: storage.userProperties,
     deployments,
     log: logger,
@@ -73,6 +79,8 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     await app.listen({ port: settings['svc.http.port'], host: settings['svc.http.host'] });
   } catch (error) {
     await app?.close();
+    await deployments.close();
+    await cluster.close();
     await storage.close();
     throw error;
   }
@@ -83,6 +91,10 @@ export async function startServer(settings: Settings, options: ServerOptions = {
   return {
     app: running,
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
-    close: () => (closing ??= running.close().then(() => storage.close())),
+    close: () => (closing ??= running.close().then(async () => {
+      await deployments.close();
+      await cluster.close();
+      await storage.close();
+    })),
   };
 }

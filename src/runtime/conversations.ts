@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError, conflict, notFound } from '../errors.ts';
 import { isId, newId } from '../ids.ts';
+import type { ClusterCoordination } from '../storage/cluster-ports.ts';
 import type { ConversationQuery, ConversationRow, ConversationStateName, ConversationStore, UserPropertyStore } from '../storage/runtime-ports.ts';
 import type { CompiledAgent } from './compiler.ts';
 import { contextValues } from './context.ts';
@@ -18,6 +19,8 @@ export interface Message {
 
 export interface ConversationServiceOptions {
   readonly store: ConversationStore;
+  /** Cluster-wide lock per conversation and whether other instances share the store. */
+  readonly cluster: ClusterCoordination;
   readonly userProperties: UserPropertyStore;
   readonly deployments: DeploymentService;
   readonly log: FastifyBaseLogger;
@@ -113,7 +116,7 @@ export class ConversationService {
     const queued = await this.#load(conversationId);
     if (queued.state === 'ENDED') throw ended(conversationId);
     const agent = await this.#agentOf(queued);
-    return this.#coordinator.run(conversationId, async () => {
+    return this.#exclusive(conversationId, async () => {
       const conversation = await this.#load(conversationId);
       if (conversation.state === 'ENDED') throw ended(conversationId);
       const before = snapshotOf(conversation);
@@ -140,7 +143,7 @@ export class ConversationService {
    */
   async undo(conversationId: string): Promise<Conversation> {
     await this.#load(conversationId);
-    return this.#coordinator.run(conversationId, async () => {
+    return this.#exclusive(conversationId, async () => {
       const conversation = await this.#load(conversationId);
       if (!canUndo(conversation)) throw conflict('Nothing to undo: the conversation is at its first step or has ended.');
       const before = snapshotOf(conversation);
@@ -156,7 +159,7 @@ export class ConversationService {
   /** Puts the most recently undone step back. */
   async redo(conversationId: string): Promise<Conversation> {
     await this.#load(conversationId);
-    return this.#coordinator.run(conversationId, async () => {
+    return this.#exclusive(conversationId, async () => {
       const conversation = await this.#load(conversationId);
       if (!canRedo(conversation)) throw conflict('Nothing to redo.');
       const before = snapshotOf(conversation);
@@ -173,7 +176,7 @@ export class ConversationService {
   /** Ends the conversation (idempotent); the redo stack is dropped. */
   async end(conversationId: string): Promise<Conversation> {
     await this.#load(conversationId);
-    return this.#coordinator.run(conversationId, async () => {
+    return this.#exclusive(conversationId, async () => {
       const conversation = await this.#load(conversationId);
       if (conversation.state === 'ENDED') return conversation;
       const before = snapshotOf(conversation);
@@ -190,10 +193,19 @@ export class ConversationService {
 
   async delete(conversationId: string): Promise<void> {
     checkConversationId(conversationId);
-    await this.#coordinator.run(conversationId, async () => {
+    await this.#exclusive(conversationId, async () => {
       this.#cache.delete(conversationId);
       if (!(await this.#store.delete(conversationId))) throw notFound(`No conversation with id ${conversationId}.`);
     });
+  }
+
+  /**
+   * Runs `work` as the only writer of the conversation: in this process after everything queued before it, and
+   * across instances under the store's lock. The claim outlives the turn timeout by a margin.
+   */
+  #exclusive<T>(conversationId: string, work: () => Promise<T>): Promise<T> {
+    const claimMillis = this.#options.turnTimeoutMs + 10_000;
+    return this.#coordinator.run(conversationId, () => this.#options.cluster.withConversationLock(conversationId, claimMillis, work));
   }
 
   // --- turns ---------------------------------------------------------------------------------------------------
@@ -296,7 +308,7 @@ export class ConversationService {
   async #load(conversationId: string): Promise<LiveConversation> {
     checkConversationId(conversationId);
     const cached = this.#cache.get(conversationId);
-    if (cached) {
+    if (cached && (!this.#options.cluster.shared || (await this.#isCurrent(cached)))) {
       this.#cache.delete(conversationId);
       this.#cache.set(conversationId, cached);
       return cached;
@@ -304,10 +316,18 @@ export class ConversationService {
     const stored = await this.#store.load(conversationId);
     if (!stored) throw notFound(`No conversation with id ${conversationId}.`);
     const raced = this.#cache.get(conversationId);
-    if (raced) return raced;
+    if (raced && raced !== cached && raced.revision >= stored.row.revision) return raced;
     const conversation = fromStored(stored.row, stored.steps);
     this.#remember(conversation);
     return conversation;
+  }
+
+  /** Whether a cached conversation is still the stored one (another instance may have moved it on). */
+  async #isCurrent(cached: LiveConversation): Promise<boolean> {
+    const row = await this.#store.loadRow(cached.id);
+    if (row && row.revision === cached.revision) return true;
+    this.#cache.delete(cached.id);
+    return false;
   }
 
   #remember(conversation: LiveConversation): void {

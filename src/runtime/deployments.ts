@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { invalid, notFound } from '../errors.ts';
+import type { ClusterCoordination } from '../storage/cluster-ports.ts';
 import type { DeploymentStore } from '../storage/runtime-ports.ts';
 import { compileAgent, type CompiledAgent, type ConfigurationSource } from './compiler.ts';
 import { DeploymentError, type TaskRegistry } from './tasks.ts';
@@ -41,6 +42,10 @@ interface Deployment {
 
 export interface DeploymentServiceOptions {
   readonly store: DeploymentStore;
+  /** Tells the other instances about deployments and undeployments made here. */
+  readonly cluster: ClusterCoordination;
+  /** How often recorded deployments are compared with the local ones (a missed notification heals itself). */
+  readonly reconcileMillis?: number;
   readonly read: ConfigurationSource;
   readonly registry: TaskRegistry;
   readonly log: FastifyBaseLogger;
@@ -48,6 +53,16 @@ export interface DeploymentServiceOptions {
 }
 
 const key = (environment: string, agentId: string, version: number) => `${environment}/${agentId}/${version}`;
+
+const CHANNEL = 'svc_deployments';
+
+interface DeploymentNotice {
+  readonly op: 'deploy' | 'undeploy';
+  readonly environment: Environment;
+  readonly agentId: string;
+  readonly agentVersion: number;
+  readonly autoDeploy: boolean;
+}
 
 /**
  * Deployment of agent versions to environments. Compiling happens once per agent version (shared by every
@@ -60,9 +75,20 @@ export class DeploymentService {
   readonly #deployments = new Map<string, Deployment>();
   readonly #compiled = new Map<string, Promise<CompiledAgent>>();
 
+  readonly #unsubscribe: () => void;
+  readonly #reconciler: NodeJS.Timeout;
+
   constructor(options: DeploymentServiceOptions) {
     this.#options = options;
     this.#clock = options.clock ?? Date.now;
+    this.#unsubscribe = options.cluster.subscribe(CHANNEL, (payload) => this.#applyNotice(payload));
+    this.#reconciler = setInterval(() => void this.#reconcile(), options.reconcileMillis ?? 10_000);
+    this.#reconciler.unref();
+  }
+
+  async close(): Promise<void> {
+    this.#unsubscribe();
+    clearInterval(this.#reconciler);
   }
 
   /**
@@ -89,6 +115,7 @@ export class DeploymentService {
     if (deployment.autoDeploy) {
       await this.#options.store.put({ environment, agentId, agentVersion: version, deployedOn: deployment.deployedOn });
     }
+    await this.#notify({ op: 'deploy', environment, agentId, agentVersion: version, autoDeploy: deployment.autoDeploy });
     const current = deployment;
     return { view: view(current), completion: current.done.then(() => view(current)) };
   }
@@ -136,6 +163,7 @@ export class DeploymentService {
   async undeploy(environment: Environment, agentId: string, version: number): Promise<boolean> {
     const existed = this.#deployments.delete(key(environment, agentId, version));
     const recorded = await this.#options.store.remove(environment, agentId, version);
+    await this.#notify({ op: 'undeploy', environment, agentId, agentVersion: version, autoDeploy: false });
     if (existed || recorded) this.#options.log.info({ agentId, agentVersion: version, environment }, 'agent undeployed');
     return existed || recorded;
   }
@@ -160,16 +188,54 @@ export class DeploymentService {
   /** Compiles every recorded deployment again (start-up). Resolves when all have finished, well or not. */
   async restore(): Promise<void> {
     const records = await this.#options.store.list();
-    await Promise.all(records.map(async (record) => {
-      const environment = normalizeEnvironment(record.environment);
-      const deployment: Deployment = {
-        environment, agentId: record.agentId, agentVersion: record.agentVersion, status: 'IN_PROGRESS',
-        autoDeploy: true, deployedOn: record.deployedOn, done: Promise.resolve(),
-      };
-      this.#deployments.set(key(environment, record.agentId, record.agentVersion), deployment);
-      deployment.done = this.#compile(deployment);
-      await deployment.done;
-    }));
+    await Promise.all(records.map((record) =>
+      this.#adopt(normalizeEnvironment(record.environment), record.agentId, record.agentVersion, true, record.deployedOn)));
+  }
+
+  /** Starts tracking a deployment made elsewhere (another instance, or before a restart), unless known already. */
+  #adopt(environment: Environment, agentId: string, agentVersion: number, autoDeploy: boolean, deployedOn: number): Promise<void> {
+    const id = key(environment, agentId, agentVersion);
+    const known = this.#deployments.get(id);
+    if (known) return known.done;
+    const deployment: Deployment = { environment, agentId, agentVersion, status: 'IN_PROGRESS', autoDeploy, deployedOn, done: Promise.resolve() };
+    this.#deployments.set(id, deployment);
+    deployment.done = this.#compile(deployment);
+    return deployment.done;
+  }
+
+  async #notify(notice: DeploymentNotice): Promise<void> {
+    try {
+      await this.#options.cluster.publish(CHANNEL, JSON.stringify(notice));
+    } catch (error) {
+      this.#options.log.warn({ err: error }, 'could not tell the other instances about a deployment; they catch up within the reconciliation interval');
+    }
+  }
+
+  #applyNotice(payload: string): void {
+    let notice: DeploymentNotice;
+    try {
+      notice = JSON.parse(payload) as DeploymentNotice;
+    } catch {
+      return;
+    }
+    if (notice.op === 'deploy') void this.#adopt(notice.environment, notice.agentId, notice.agentVersion, notice.autoDeploy, this.#clock());
+    else this.#deployments.delete(key(notice.environment, notice.agentId, notice.agentVersion));
+  }
+
+  /** Recorded deployments missing here are adopted; recorded ones removed elsewhere are dropped. */
+  async #reconcile(): Promise<void> {
+    if (!this.#options.cluster.shared) return;
+    try {
+      const records = await this.#options.store.list();
+      const recorded = new Set(records.map((r) => key(normalizeEnvironment(r.environment), r.agentId, r.agentVersion)));
+      for (const record of records) void this.#adopt(normalizeEnvironment(record.environment), record.agentId, record.agentVersion, true, record.deployedOn);
+      const settled = this.#clock() - 5000; // a deployment being recorded right now is not yet in the list
+      for (const [id, deployment] of this.#deployments) {
+        if (deployment.autoDeploy && !recorded.has(id) && deployment.deployedOn < settled) this.#deployments.delete(id);
+      }
+    } catch (error) {
+      this.#options.log.warn({ err: error }, 'deployment reconciliation failed');
+    }
   }
 }
 

@@ -1,0 +1,43 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+
+/** The service as a user starts it: `node src/main.ts` in its own process, with the given environment. */
+export interface ServiceProcess {
+  readonly child: ChildProcess;
+  /** Everything the process wrote to stdout and stderr so far. */
+  output(): string;
+  /** Resolves with the base URL once the service listens (it must be started with SVC_HTTP_PORT=0 or a port). */
+  listening(): Promise<string>;
+  /** Sends a signal and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export function startServiceProcess(env: Record<string, string>): ServiceProcess {
+  let output = '';
+  const child = spawn(process.execPath, ['src/main.ts'], {
+    cwd: new URL('../..', import.meta.url).pathname,
+    env: { PATH: process.env['PATH'] ?? '', SVC_HTTP_HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    child,
+    output: () => output,
+    listening: () => waitFor(() => /listening on (http:\/\/[\d.]+:\d+)/.exec(output)?.[1], 'the listening line', () => output),
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+export async function waitFor<T>(probe: () => T | undefined, what: string, context: () => string = () => '', timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${context()}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
