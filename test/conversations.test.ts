@@ -209,6 +209,25 @@ for (const storeType of storeTypes) {
       assert.equal((await api.get(`/agents/${id}/status`)).json, 'READY');
     });
 
+    it('a message can be followed as server-sent events: task progress, then the conversation', async () => {
+      const { id } = await start();
+      const response = await fetch(`${server.url}/agents/${id}/stream`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input: 'hi', context: sayContext('Hello!') }),
+      });
+      assert.equal(response.status, 200);
+      assert.match(response.headers.get('content-type') ?? '', /^text\/event-stream/);
+      const events = (await response.text()).trim().split('\n\n').map((block) => {
+        const [eventLine, dataLine] = block.split('\n');
+        return { event: eventLine!.slice('event: '.length), data: JSON.parse(dataLine!.slice('data: '.length)) };
+      });
+      assert.deepEqual(events.map((e) => e.event), ['task_start', 'task_complete', 'task_start', 'task_complete', 'done']);
+      assert.equal(events[0]!.data.task, 'ai.svc.test.control');
+      assert.deepEqual(events.at(-1)!.data.conversationOutputs, [{ input: 'hi', output: ['Hello!'] }]);
+      assert.equal((await api.post('/agents/0123456789abcdef01234567/stream', { json: { input: 'x' } })).status, 404);
+      await api.post(`/agents/${id}/endConversation`);
+      assert.equal((await api.post(`/agents/${id}/stream`, { json: { input: 'x' } })).status, 410);
+    });
+
     it('bad input: unknown or malformed ids 404, bad context 400, input null 400, empty and 1 MB inputs work', async () => {
       assert.equal((await api.post('/agents/0123456789abcdef01234567', { json: { input: 'x' } })).status, 404);
       assert.equal((await api.post('/agents/not-a-conversation', { json: { input: 'x' } })).status, 404);

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { invalid } from '../errors.ts';
+import { AppError, invalid } from '../errors.ts';
+import { problemOf } from './problems.ts';
 import { parseContext } from '../runtime/context.ts';
 import { conversationReference, type ConversationService, type Message } from '../runtime/conversations.ts';
 import { normalizeEnvironment } from '../runtime/deployments.ts';
@@ -109,6 +110,34 @@ export async function conversationRoutes(app: FastifyInstance, deps: { conversat
     const options = request.query as Static<typeof SnapshotQuery>;
     const conversation = await conversations.say(conversationId, parseMessage(request.body));
     return snapshot(conversation, options);
+  });
+
+  app.post('/agents/:conversationId/stream', {
+    schema: {
+      tags, summary: 'Send a message and follow the turn as server-sent events',
+      description: 'Events: task_start and task_complete per task, token per streamed LLM text delta, tool_call, then done (data: the conversation, as the message endpoint answers it) or error (data: a problem).',
+      params: ConversationParams, querystring: SnapshotQuery, body: Type.Optional(MessageBody),
+      response: { 200: { description: 'text/event-stream', type: 'string' } },
+    },
+  }, async (request, reply) => {
+    const { conversationId } = request.params as Static<typeof ConversationParams>;
+    const options = request.query as Static<typeof SnapshotQuery>;
+    const message = parseMessage(request.body);
+    // Problems found before the turn starts answer as ordinary problems (404, 410, 400, ...).
+    await conversations.checkOpen(conversationId);
+    reply.hijack();
+    const stream = reply.raw;
+    stream.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' });
+    const send = (event: string, data: unknown) => stream.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    try {
+      const conversation = await conversations.say(conversationId, { ...message, onEvent: (event) => send(event.type, event) });
+      send('done', snapshot(conversation, options));
+    } catch (error) {
+      if (!(error instanceof AppError)) request.log.error({ err: error, conversationId }, 'streamed turn failed');
+      send('error', problemOf(error));
+    } finally {
+      stream.end();
+    }
   });
 
   app.get('/agents/:conversationId', {

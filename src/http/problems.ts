@@ -70,12 +70,20 @@ function frameworkProblem(error: FastifyError): Problem | undefined {
   return undefined;
 }
 
+/** The problem of a domain error (for streams, where no error handler runs); unexpected errors say nothing more. */
+export function problemOf(error: unknown): Problem {
+  if (error instanceof AppError) {
+    const { retryAfterSeconds: _, ...details } = error.details;
+    return problem(statusOfKind[error.kind], error.message, details);
+  }
+  return problem(500, 'Internal error; the details are in the service log.');
+}
+
 export function registerProblemHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof AppError) {
-      const { retryAfterSeconds, ...details } = error.details;
-      const headers: Record<string, string> = typeof retryAfterSeconds === 'number' ? { 'Retry-After': String(retryAfterSeconds) } : {};
-      return sendProblem(reply, problem(statusOfKind[error.kind], error.message, details), headers);
+      const headers: Record<string, string> = typeof error.details['retryAfterSeconds'] === 'number' ? { 'Retry-After': String(error.details['retryAfterSeconds']) } : {};
+      return sendProblem(reply, problemOf(error), headers);
     }
     const clientProblem = frameworkProblem(error);
     if (clientProblem) return sendProblem(reply, clientProblem);

@@ -10,11 +10,13 @@ import { Coordinator } from './coordinator.ts';
 import type { DeploymentService, Environment } from './deployments.ts';
 import { applyTallies, canRedo, canUndo, emptyTallies, RESERVED_ACTIONS, type ContextValue, type Conversation, type Property, type StoredStep, type Tallies } from './memory.ts';
 import { runPipeline } from './pipeline.ts';
-import { Turn } from './turn.ts';
+import { Turn, type TurnEvent } from './turn.ts';
 
 export interface Message {
   readonly input: string;
   readonly context: Readonly<Record<string, ContextValue>>;
+  /** A live listener of the turn's progress (server-sent events). */
+  readonly onEvent?: ((event: TurnEvent) => void) | undefined;
 }
 
 export interface ConversationServiceOptions {
@@ -137,6 +139,11 @@ export class ConversationService {
     return this.#load(conversationId);
   }
 
+  /** Throws what `say` would throw before running a turn: 404 for an unknown, 410 for an ended conversation. */
+  async checkOpen(conversationId: string): Promise<void> {
+    if ((await this.#load(conversationId)).state === 'ENDED') throw ended(conversationId);
+  }
+
   /**
    * Takes back the last step: it moves to the redo stack (the oldest undone step is dropped when the stack is
    * full) and the conversation-scoped properties return to what they were after the step that is now current.
@@ -213,7 +220,7 @@ export class ConversationService {
   async #runTurn(conversation: LiveConversation, agent: CompiledAgent, message: Message, signal: AbortSignal, isStart: boolean): Promise<void> {
     // Readers see IN_PROGRESS while the turn runs; the stored state changes only with the committed result.
     conversation.state = 'IN_PROGRESS';
-    const turn = new Turn({ conversation, input: message.input, context: message.context, signal, clock: this.#clock });
+    const turn = new Turn({ conversation, input: message.input, context: message.context, signal, clock: this.#clock, onEvent: message.onEvent });
     if (isStart) turn.setActions([RESERVED_ACTIONS.start]);
     if (message.input.trim() !== '') turn.setOutput('input', message.input);
     if (Object.keys(message.context).length > 0) turn.setOutput('context', contextValues(message.context));

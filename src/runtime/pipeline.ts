@@ -22,7 +22,9 @@ export async function runPipeline(agent: CompiledAgent, turn: Turn): Promise<Pip
     storeTurnInputs(turn);
     for (const task of workflow.tasks) {
       turn.signal.throwIfAborted();
+      turn.emit({ type: 'task_start', task: task.type });
       await task.execute(turn);
+      turn.emit({ type: 'task_complete', task: task.type });
       if (turn.actions.includes(RESERVED_ACTIONS.stop)) return 'stopped';
     }
   }
