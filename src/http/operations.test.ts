@@ -15,6 +15,7 @@ function fakeStorage(ping: () => Promise<void>): Storage {
     userProperties: {} as Storage['userProperties'],
     deployments: {} as Storage['deployments'],
     triggers: {} as Storage['triggers'],
+    secrets: {} as Storage['secrets'],
     ping,
     close: async () => {},
   };

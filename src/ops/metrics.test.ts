@@ -20,6 +20,7 @@ function fakeStorage(): Storage & { closed: boolean } {
     userProperties: {} as Storage['userProperties'],
     deployments: {} as Storage['deployments'],
     triggers: {} as Storage['triggers'],
+    secrets: {} as Storage['secrets'],
     closed: false,
     async ping() {},
     async close() {

@@ -5,6 +5,7 @@
  * Bodies are stored as JSON text exactly as given, so a resource reads back byte-identical.
  */
 import type { ConversationStore, DeploymentStore, TriggerStore, UserPropertyStore } from './runtime-ports.ts';
+import type { SecretStore } from './secret-ports.ts';
 
 /** Descriptor fields that a caller may set at create time besides name and description. */
 export interface DescriptorOrigin {
@@ -79,6 +80,8 @@ export interface ConfigResourceStore {
   softDelete(kind: string, id: string, expectedVersion: number, now: number): Promise<DeleteOutcome>;
   /** Removes every version and the descriptor. Returns false when the id is unknown. */
   purge(kind: string, id: string): Promise<boolean>;
+  /** The live descriptor of a kind whose `originId` equals the given one (newest modification first); undefined when none. */
+  findByOrigin(kind: string, originId: string): Promise<DescriptorRecord | undefined>;
   /** Live descriptors of a kind, newest modification first. */
   listDescriptors(kind: string, query: DescriptorQuery): Promise<DescriptorRecord[]>;
   /** Sets name and/or description of a live resource; returns the new descriptor or undefined when unknown. */
@@ -97,6 +100,8 @@ export interface Storage {
   readonly userProperties: UserPropertyStore;
   readonly deployments: DeploymentStore;
   readonly triggers: TriggerStore;
+  /** Sealed data of the secrets vault (`src/security/vault.ts`). */
+  readonly secrets: SecretStore;
   /** Throws when the store cannot answer; used by the readiness check. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -95,4 +95,31 @@ export const postgresMigrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    name: 'secrets vault: key check value, wrapped tenant data keys, sealed secrets',
+    sql: `
+      CREATE TABLE vault_meta (
+        key text NOT NULL PRIMARY KEY,
+        value text NOT NULL
+      );
+      CREATE TABLE vault_data_keys (
+        tenant text NOT NULL PRIMARY KEY,
+        ciphertext text NOT NULL,
+        iv text NOT NULL,
+        tag text NOT NULL,
+        created_at bigint NOT NULL
+      );
+      CREATE TABLE vault_secrets (
+        tenant text NOT NULL,
+        name text NOT NULL,
+        ciphertext text NOT NULL,
+        iv text NOT NULL,
+        tag text NOT NULL,
+        description text NOT NULL,
+        created_at bigint NOT NULL,
+        last_modified_at bigint NOT NULL,
+        PRIMARY KEY (tenant, name)
+      );
+    `,
+  },
 ];

@@ -13,6 +13,8 @@ import { redactUrl, scrubSecrets } from '../redact.ts';
 import type { ConversationStore, DeploymentStore, TriggerStore, UserPropertyStore } from '../runtime-ports.ts';
 import { PostgresConversationStore } from './conversation-store.ts';
 import { PostgresDeploymentStore } from './deployment-store.ts';
+import { PostgresSecretStore } from './secret-store.ts';
+import type { SecretStore } from '../secret-ports.ts';
 import { postgresMigrations, type Migration } from './migrations.ts';
 import { PostgresTriggerStore } from './trigger-store.ts';
 import { PostgresUserPropertyStore } from './user-property-store.ts';
@@ -82,6 +84,7 @@ export class PostgresStorage implements Storage {
   readonly userProperties: UserPropertyStore;
   readonly deployments: DeploymentStore;
   readonly triggers: TriggerStore;
+  readonly secrets: SecretStore;
   #closed = false;
 
   constructor(pool: pg.Pool) {
@@ -91,6 +94,7 @@ export class PostgresStorage implements Storage {
     this.userProperties = new PostgresUserPropertyStore(pool);
     this.deployments = new PostgresDeploymentStore(pool);
     this.triggers = new PostgresTriggerStore(pool);
+    this.secrets = new PostgresSecretStore(pool);
   }
 
   async ping(): Promise<void> {
@@ -176,6 +180,15 @@ class PostgresResourceStore implements ConfigResourceStore {
       [kind, id],
     );
     return rowCount === 1;
+  }
+
+  async findByOrigin(kind: string, originId: string): Promise<DescriptorRecord | undefined> {
+    const { rows } = await this.#pool.query(
+      `SELECT * FROM descriptors WHERE kind = $1 AND origin_id = $2 AND NOT deleted
+       ORDER BY last_modified_on DESC, id DESC LIMIT 1`,
+      [kind, originId],
+    );
+    return rows[0] === undefined ? undefined : toDescriptor(rows[0]);
   }
 
   async listDescriptors(kind: string, query: DescriptorQuery): Promise<DescriptorRecord[]> {

@@ -94,4 +94,31 @@ export const sqliteMigrations: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    name: 'secrets vault: key check value, wrapped tenant data keys, sealed secrets',
+    sql: `
+      CREATE TABLE vault_meta (
+        key TEXT NOT NULL PRIMARY KEY,
+        value TEXT NOT NULL
+      );
+      CREATE TABLE vault_data_keys (
+        tenant TEXT NOT NULL PRIMARY KEY,
+        ciphertext TEXT NOT NULL,
+        iv TEXT NOT NULL,
+        tag TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+      CREATE TABLE vault_secrets (
+        tenant TEXT NOT NULL,
+        name TEXT NOT NULL,
+        ciphertext TEXT NOT NULL,
+        iv TEXT NOT NULL,
+        tag TEXT NOT NULL,
+        description TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        last_modified_at INTEGER NOT NULL,
+        PRIMARY KEY (tenant, name)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];

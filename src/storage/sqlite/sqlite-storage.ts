@@ -14,6 +14,8 @@ import type {
 import type { ConversationStore, DeploymentStore, TriggerStore, UserPropertyStore } from '../runtime-ports.ts';
 import { SqliteConversationStore } from './conversation-store.ts';
 import { SqliteDeploymentStore } from './deployment-store.ts';
+import { SqliteSecretStore } from './secret-store.ts';
+import type { SecretStore } from '../secret-ports.ts';
 import { sqliteMigrations, type Migration } from './migrations.ts';
 import { transaction } from './transaction.ts';
 import { SqliteTriggerStore } from './trigger-store.ts';
@@ -74,6 +76,7 @@ export class SqliteStorage implements Storage {
   readonly userProperties: UserPropertyStore;
   readonly deployments: DeploymentStore;
   readonly triggers: TriggerStore;
+  readonly secrets: SecretStore;
   readonly #ping: StatementSync;
 
   constructor(db: DatabaseSync) {
@@ -83,6 +86,7 @@ export class SqliteStorage implements Storage {
     this.userProperties = new SqliteUserPropertyStore(db);
     this.deployments = new SqliteDeploymentStore(db);
     this.triggers = new SqliteTriggerStore(db);
+    this.secrets = new SqliteSecretStore(db);
     this.#ping = db.prepare('SELECT 1');
   }
 
@@ -120,6 +124,8 @@ class SqliteResourceStore implements ConfigResourceStore {
       descriptorById: prepare('SELECT * FROM descriptors WHERE id = ? LIMIT 1'),
       purgeVersions: prepare('DELETE FROM resource_versions WHERE kind = ? AND id = ?'),
       purgeDescriptor: prepare('DELETE FROM descriptors WHERE kind = ? AND id = ?'),
+      byOrigin: prepare(`SELECT * FROM descriptors WHERE kind = ? AND origin_id = ? AND NOT deleted
+        ORDER BY last_modified_on DESC, id DESC LIMIT 1`),
       list: prepare(`SELECT * FROM descriptors
         WHERE kind = :kind AND deleted = 0
           AND (:spaceId IS NULL OR space_id = :spaceId)
@@ -185,6 +191,11 @@ class SqliteResourceStore implements ConfigResourceStore {
       this.#sql.purgeVersions.run(kind, id);
       return Number(this.#sql.purgeDescriptor.run(kind, id).changes) > 0;
     });
+  }
+
+  async findByOrigin(kind: string, originId: string): Promise<DescriptorRecord | undefined> {
+    const row = this.#sql.byOrigin.get(kind, originId);
+    return row === undefined ? undefined : toDescriptor(row);
   }
 
   async listDescriptors(kind: string, query: DescriptorQuery): Promise<DescriptorRecord[]> {

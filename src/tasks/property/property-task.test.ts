@@ -5,6 +5,8 @@ import { emptyTallies, type ContextValue, type Conversation, type Property, type
 import { DeploymentError, type CompiledTask } from '../../runtime/tasks.ts';
 import { Turn } from '../../runtime/turn.ts';
 import { resolvePath } from '../../templating/paths.ts';
+import { openVault, type Vault } from '../../security/vault.ts';
+import { openSqliteStorage } from '../../storage/sqlite/sqlite-storage.ts';
 import { createPropertyTask, propertyFromExpression, typedValue, type Render } from './property-task.ts';
 
 /** A tiny stand-in for the template engine: `{a.b[0]}` paths, missing values render empty; `{#fail}` throws. */
@@ -364,15 +366,117 @@ test('weather fixture: a long-term counter started on CONVERSATION_START, chosen
 
 // --- failures ---------------------------------------------------------------------------------------------------
 
-test('scope secret is refused at deployment: this service has no secrets vault yet', async () => {
-  const secret = { name: 'apiKey', valueString: 'abc', scope: 'secret' };
-  await assert.rejects(compile(onActions(['*', [secret]])), (error: Error) => {
-    assert.ok(error instanceof DeploymentError);
-    assert.match(error.message, /config\.setOnActions\[0\]\.setProperties\[0\]/);
-    assert.match(error.message, /no secrets vault/);
+// --- scope secret -----------------------------------------------------------------------------------------------
+
+const SECRET = 'sk-secret-value-0123456789';
+
+async function compileWithVault(config: Record<string, unknown>): Promise<{ task: CompiledTask; vault: Vault; close(): Promise<void> }> {
+  const storage = await openSqliteStorage(':memory:');
+  const vault = await openVault(storage.secrets, 'a master key for property tests');
+  const task = await createPropertyTask(render, { secretWriter: vault }).compile(
+    { type: 'svc://ai.svc.property', config, extensions: {} },
+    { workflowId: 'w', resolve: async () => ({}) },
+  );
+  return { task, vault, close: () => storage.close() };
+}
+
+/** Every text of the step (data and output), as JSON. */
+const stepText = (turn: Turn) => JSON.stringify(turn.finish().step);
+
+test('a secret-scoped property stores its value in the vault as <agentId>.<name> and keeps only the reference', async () => {
+  const { task, vault, close } = await compileWithVault(onActions(
+    ['*', [{ name: 'apiKey', valueString: SECRET, scope: 'secret' }, { name: 'echo', valueString: 'key is {properties.apiKey}' }]],
+  ));
+  try {
+    const turn = turnWith({ actions: ['a'] });
+    await task.execute(turn);
+    assert.deepEqual(turn.properties.get('apiKey'), prop('apiKey', '${vault:a.apiKey}'));
+    assert.equal(turn.properties.get('echo')!.value, 'key is ${vault:a.apiKey}', 'later instructions see the reference');
+    assert.deepEqual(turn.get('properties:apiKey'), [prop('apiKey', '${vault:a.apiKey}')]);
+    assert.ok(!stepText(turn).includes(SECRET));
+    assert.equal((await vault.resolver().resolve('${vault:a.apiKey}')).text, SECRET);
+  } finally {
+    await close();
+  }
+});
+
+test('a secret taken from the input or the context is scrubbed from the step', async () => {
+  const { task, vault, close } = await compileWithVault(onActions(
+    ['fromInput', [{ name: 'token', fromObjectPath: 'memory.current.input', scope: 'secret' }]],
+    ['fromContext', [{ name: 'password', fromObjectPath: 'context.login.password', scope: 'secret' }]],
+  ));
+  try {
+    const fromInput = turnWith({ actions: ['fromInput'], input: SECRET });
+    fromInput.set('input:initial', SECRET, true);
+    await task.execute(fromInput);
+    assert.equal(fromInput.output['input'], '<REDACTED>');
+    assert.equal(fromInput.get('input:initial'), '<REDACTED>');
+    assert.ok(!stepText(fromInput).includes(SECRET));
+
+    const password = 'correct horse battery staple';
+    const login = { type: 'object' as const, value: { user: 'ada', password } };
+    const fromContext = turnWith({ actions: ['fromContext'], context: { login } });
+    fromContext.set('context:login', login);
+    fromContext.setOutput('context', { login: login.value });
+    await task.execute(fromContext);
+    assert.deepEqual(fromContext.get('context:login'), { type: 'object', value: { user: 'ada', password: '<REDACTED>' } });
+    assert.ok(!stepText(fromContext).includes(password));
+    assert.equal((await vault.resolver().resolve('${vault:a.password}')).text, password);
+  } finally {
+    await close();
+  }
+});
+
+test('without a vault, or with a disabled one, a secret-scoped property fails the turn and keeps nothing', async () => {
+  const config = onActions(['*', [
+    { name: 'before', valueInt: 1 },
+    { name: 'apiKey', valueString: SECRET, scope: 'secret' },
+    { name: 'fromInput', fromObjectPath: 'memory.current.input', scope: 'secret' },
+  ]]);
+  const withoutVault = await compile(config);
+  const turn = turnWith({ actions: ['a'], input: 'typed-secret-value' });
+  await assert.rejects(async () => withoutVault.execute(turn), (error: Error) => {
+    assert.match(error.message, /secret-scoped property 'apiKey' cannot be set: this service has no secrets vault \(set svc\.vault\.master-key\)/);
+    assert.ok(!error.message.includes(SECRET));
     return true;
   });
-  await assert.rejects(compile({ uri: SETTER_URI }, { propertyInstructions: [secret] }), /propertyInstructions of the property setter .*\[0\].*no secrets vault/);
+  assert.equal(turn.properties.has('apiKey'), false);
+  assert.equal(turn.properties.get('before')!.value, 1, 'instructions before it ran');
+  assert.equal(turn.properties.has('fromInput'), false);
+  assert.equal(turn.output['input'], '<REDACTED>', 'the value of a later secret instruction is scrubbed too');
+  assert.ok(!stepText(turn).includes(SECRET));
+
+  const storage = await openSqliteStorage(':memory:');
+  try {
+    const disabled = await openVault(storage.secrets, undefined);
+    const task = await createPropertyTask(render, { secretWriter: disabled }).compile(
+      { type: 'svc://ai.svc.property', config, extensions: {} },
+      { workflowId: 'w', resolve: async () => ({}) },
+    );
+    await assert.rejects(async () => task.execute(turnWith({ actions: ['a'] })), /'apiKey' cannot be set: The vault is disabled: set svc\.vault\.master-key/);
+  } finally {
+    await storage.close();
+  }
+});
+
+test('a secret-scoped property whose vault name breaks the naming rules fails the turn; an empty value sets nothing', async () => {
+  const { task, close } = await compileWithVault(onActions(
+    ['bad', [{ name: 'my key', valueString: SECRET, scope: 'secret' }]],
+    ['empty', [{ name: 'blank', fromObjectPath: 'memory.current.input', scope: 'secret' }]],
+  ));
+  try {
+    await assert.rejects(async () => task.execute(turnWith({ actions: ['bad'] })), /vault name 'a\.my key' is not a valid secret name/);
+    const empty = turnWith({ actions: ['empty'], input: '' });
+    empty.setOutput('input', '');
+    await task.execute(empty);
+    assert.equal(empty.properties.has('blank'), false);
+  } finally {
+    await close();
+  }
+});
+
+test('scope secret compiles from a stored setter too', async () => {
+  await compile({ uri: SETTER_URI }, { propertyInstructions: [{ name: 'apiKey', valueString: 'abc', scope: 'secret' }] });
 });
 
 test('malformed paths and unknown scopes are refused at deployment', async () => {

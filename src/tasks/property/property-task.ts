@@ -1,4 +1,6 @@
 import { parseExpressions, type Expression } from '../../expressions/expressions.ts';
+import { redact, REDACTED } from '../../security/secret-references.ts';
+import { isSecretName, SECRET_NAME_RULE, vaultReference } from '../../security/vault-names.ts';
 import { needsRendering } from '../../templating/engine.ts';
 import { latestEntry, type Property, type PropertyScope } from '../../runtime/memory.ts';
 import { DeploymentError, type CompiledTask, type LifecycleTask, type WorkflowExtension } from '../../runtime/tasks.ts';
@@ -18,9 +20,25 @@ import { compileObjectPath, ObjectPathSyntaxError, type CompiledObjectPath } fro
  *    action; so an instruction under `*` runs once per action of the step).
  * Configuration: the extension's inline `config.setOnActions` first, then the property setter referenced by
  * `config.uri` (or `extensions.uri`). Numbers found by `fromObjectPath` keep their type (DESIGN §4.9).
+ *
+ * Scope `secret` (§7.4): the value goes to the secrets vault as `<agentId>.<name>` and the property (scope
+ * `conversation`) keeps only the reference `${vault:<agentId>.<name>}`; the value is scrubbed from the step.
+ * Without a vault the turn fails (fail-closed: a secret is never kept as plain text).
  */
 
 export type Render = (source: string, data: Record<string, unknown>) => string;
+
+/** Where secret-scoped properties put their values (the vault, for the default tenant). */
+export interface SecretWriter {
+  writeSecret(name: string, value: string): Promise<void>;
+}
+
+export interface PropertyTaskOptions {
+  readonly secretWriter?: SecretWriter | undefined;
+}
+
+/** An instruction's scope: a property scope, or `secret` (stored in the vault, kept as a reference). */
+type InstructionScope = PropertyScope | 'secret';
 
 export const PROPERTY_TASK_TYPE = 'ai.svc.property';
 export const CATCH_ANY_INPUT_AS_PROPERTY = 'CATCH_ANY_INPUT_AS_PROPERTY';
@@ -43,7 +61,7 @@ interface CompiledInstruction {
   readonly name: string | undefined;
   readonly nameIsTemplate: boolean;
   readonly override: boolean;
-  readonly scope: PropertyScope;
+  readonly scope: InstructionScope;
   readonly from: CompiledObjectPath | undefined;
   readonly to: readonly PathSegment[] | undefined;
   readonly value: InstructionValue;
@@ -74,15 +92,10 @@ function canonical(value: unknown): string {
 
 const given = (value: unknown) => value !== undefined && value !== null;
 
-function compileScope(scope: unknown, where: string): PropertyScope {
+function compileScope(scope: unknown, where: string): InstructionScope {
   if (!given(scope) || scope === 'conversation') return 'conversation';
-  if (scope === 'step' || scope === 'longTerm') return scope;
-  if (scope === 'secret') {
-    throw new DeploymentError(
-      `The property instruction at ${where} uses scope 'secret', which stores the value in the secrets vault; this service has no secrets vault yet, so secret properties cannot be set. Use scope 'step', 'conversation' or 'longTerm'.`,
-    );
-  }
-  throw new DeploymentError(`The property instruction at ${where} has the unknown scope '${String(scope)}'; use 'step', 'conversation' or 'longTerm'.`);
+  if (scope === 'step' || scope === 'longTerm' || scope === 'secret') return scope;
+  throw new DeploymentError(`The property instruction at ${where} has the unknown scope '${String(scope)}'; use 'step', 'conversation', 'longTerm' or 'secret'.`);
 }
 
 function compileValue(instruction: Record<string, unknown>): InstructionValue {
@@ -271,29 +284,143 @@ function detached(value: unknown): unknown {
   return typeof value === 'object' && value !== null ? structuredClone(value) : value;
 }
 
-function runInstruction(turn: Turn, instruction: CompiledInstruction, data: RunData, render: Render): void {
+/**
+ * What an instruction sets: its (rendered) name and value; undefined when it sets nothing (skipped, nothing
+ * found, or a `toObjectPath` copy, which is made here).
+ */
+function evaluate(turn: Turn, instruction: CompiledInstruction, data: RunData, render: Render): { name: string; value: unknown } | undefined {
   const name = instruction.name === undefined ? undefined : instruction.nameIsTemplate ? render(instruction.name, data.get()) : instruction.name;
-  if (name !== undefined && !instruction.override && turn.properties.has(name)) return;
+  if (name !== undefined && !instruction.override && turn.properties.has(name)) return undefined;
 
   let value: unknown;
   if (instruction.from) {
     const found = instruction.from.evaluate(data.get());
-    if (found === undefined || found === null) return;
+    if (found === undefined || found === null) return undefined;
     if (instruction.to) {
       data.copy(instruction.to, found);
-      return;
+      return undefined;
     }
     // Data found at a path is stored as it is, never rendered: it may be the user's own words
     // (memory.current.input), and templating them would let a message inject template expressions.
     value = typeof found === 'string' ? found : detached(found);
   } else {
     const configured = instruction.value;
-    if (configured.kind === 'none') return;
+    if (configured.kind === 'none') return undefined;
     value = configured.kind === 'text' ? (configured.template ? render(configured.text, data.get()) : configured.text) : detached(configured.value);
   }
-  if (name === undefined || name === '') return;
-  turn.setProperty({ name, value, scope: instruction.scope });
+  return name === undefined || name === '' ? undefined : { name, value };
+}
+
+/** Runs one instruction; only a secret-scoped one is asynchronous (it writes to the vault). */
+function runInstruction(turn: Turn, instruction: CompiledInstruction, data: RunData, render: Render, writer: SecretWriter | undefined): Promise<void> | undefined {
+  const target = evaluate(turn, instruction, data, render);
+  if (target === undefined) return undefined;
+  if (instruction.scope === 'secret') return storeSecret(turn, target.name, target.value, data, writer);
+  turn.setProperty({ name: target.name, value: target.value, scope: instruction.scope });
   data.propertiesChanged();
+  return undefined;
+}
+
+/**
+ * Runs the instructions in order, synchronously until one has to wait (a vault write). When a secret cannot be
+ * stored the task fails; the values of the secret-scoped instructions that would have followed are scrubbed
+ * from the step all the same.
+ */
+function runInstructions(turn: Turn, instructions: readonly CompiledInstruction[], data: RunData, render: Render, writer: SecretWriter | undefined, from = 0): Promise<void> | undefined {
+  for (let i = from; i < instructions.length; i++) {
+    const pending = runInstruction(turn, instructions[i]!, data, render, writer);
+    if (pending) {
+      return pending.then(
+        () => runInstructions(turn, instructions, data, render, writer, i + 1),
+        (error: unknown) => {
+          scrubSecretsOf(turn, instructions.slice(i + 1), data, render);
+          throw error;
+        },
+      );
+    }
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Secret-scoped properties
+// ---------------------------------------------------------------------------------------------------------------
+
+/** Shorter secrets are scrubbed from the step only where a value equals them (not inside other text). */
+const MIN_SCRUB_INSIDE_TEXT = 8;
+
+function secretText(value: unknown): string {
+  return typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
+async function storeSecret(turn: Turn, name: string, value: unknown, data: RunData, writer: SecretWriter | undefined): Promise<void> {
+  const text = secretText(value);
+  if (text === '') return; // nothing to keep
+  const secretName = `${turn.agentId}.${name}`;
+  // Fail closed: the value leaves the step whether or not the vault took it.
+  scrubStep(turn, text);
+  const failure = (reason: string) => new Error(`The secret-scoped property '${name}' cannot be set: ${reason}`);
+  if (!writer) throw failure('this service has no secrets vault (set svc.vault.master-key); secret values are never kept as plain text.');
+  if (!isSecretName(secretName)) throw failure(`its vault name '${secretName}' is not a valid secret name (${SECRET_NAME_RULE}).`);
+  try {
+    await writer.writeSecret(secretName, text);
+  } catch (error) {
+    throw failure((error as Error).message);
+  }
+  turn.setProperty({ name, value: vaultReference(secretName), scope: 'conversation' });
+  data.propertiesChanged();
+}
+
+function scrubSecretsOf(turn: Turn, instructions: readonly CompiledInstruction[], data: RunData, render: Render): void {
+  for (const instruction of instructions) {
+    if (instruction.scope !== 'secret') continue;
+    try {
+      const target = evaluate(turn, instruction, data, render);
+      if (target !== undefined) scrubStep(turn, secretText(target.value));
+    } catch {
+      // It cannot be evaluated, so it put nothing anywhere.
+    }
+  }
+}
+
+/** `value` with the secret masked in every text inside it; the same object when nothing changed. */
+function scrubbed(value: unknown, secret: string): unknown {
+  if (typeof value === 'string') {
+    if (value === secret) return REDACTED;
+    return secret.length >= MIN_SCRUB_INSIDE_TEXT && value.includes(secret) ? redact(value, [secret]) : value;
+  }
+  if (Array.isArray(value)) {
+    const items = value.map((item) => scrubbed(item, secret));
+    return items.some((item, i) => item !== value[i]) ? items : value;
+  }
+  if (isRecord(value)) {
+    let changed = false;
+    const copy: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      copy[key] = scrubbed(item, secret);
+      changed ||= copy[key] !== item;
+    }
+    return changed ? copy : value;
+  }
+  return value;
+}
+
+/**
+ * Masks the secret wherever the current step holds it (the input, a context value, ...), except in properties,
+ * which other instructions set on purpose.
+ */
+function scrubStep(turn: Turn, secret: string): void {
+  if (secret === '') return;
+  for (const entry of turn.entriesWithPrefix('')) {
+    if (entry.key.startsWith('properties:')) continue;
+    const value = scrubbed(entry.value, secret);
+    if (value !== entry.value) turn.set(entry.key, value, entry.public);
+  }
+  for (const [key, item] of Object.entries(turn.output)) {
+    if (key === 'properties') continue;
+    const value = scrubbed(item, secret);
+    if (value !== item) turn.setOutput(key, value);
+  }
 }
 
 function previousActions(turn: Turn): readonly unknown[] {
@@ -310,7 +437,8 @@ function configReference(extension: WorkflowExtension): string | undefined {
   return typeof fromExtensions === 'string' && fromExtensions !== '' ? fromExtensions : undefined;
 }
 
-export function createPropertyTask(render: Render): LifecycleTask {
+export function createPropertyTask(render: Render, options: PropertyTaskOptions = {}): LifecycleTask {
+  const writer = options.secretWriter;
   return {
     type: PROPERTY_TASK_TYPE,
     async compile(extension, context): Promise<CompiledTask> {
@@ -343,11 +471,8 @@ export function createPropertyTask(render: Render): LifecycleTask {
             turn.setProperty({ name: USER_INPUT_PROPERTY, value: turn.input, scope: 'conversation' });
           }
 
-          const data = new RunData(turn);
-          for (const instruction of everyTurn) runInstruction(turn, instruction, data, render);
-          for (const action of turn.actions) {
-            for (const instruction of byAction.get(action) ?? otherActions) runInstruction(turn, instruction, data, render);
-          }
+          const instructions = [...everyTurn, ...turn.actions.flatMap((action) => byAction.get(action) ?? otherActions)];
+          return runInstructions(turn, instructions, new RunData(turn), render, writer);
         },
       };
     },

@@ -1,0 +1,181 @@
+import { AppError, invalid } from '../errors.ts';
+import type { SecretMetadata, SecretStore } from '../storage/secret-ports.ts';
+import { MissingSecretError, VAULT_REFERENCE, type ResolvedText, type SecretResolver } from './secret-references.ts';
+import { ExpiringCache } from './vault-cache.ts';
+import {
+  dataKeyAad, deriveKeyEncryptionKey, keyCheckValue, newDataKey, open, sameKeyCheckValue, seal, secretAad,
+} from './vault-crypto.ts';
+import { DEFAULT_TENANT, isSecretName, parseReference, SECRET_NAME_RULE } from './vault-names.ts';
+
+/**
+ * The secrets vault (DESIGN §4.10, reference §13): write-only secrets sealed with envelope encryption
+ * (`vault-crypto.ts`), read back only through `resolver()` for `${vault:NAME}` references at run time.
+ * Without a master key the vault is disabled: every operation fails with 503 `unavailable`, and the resolver
+ * reports each reference as missing. No method ever puts a secret value into an error message or a log.
+ */
+
+export const VAULT_DISABLED_MESSAGE = 'The vault is disabled: set svc.vault.master-key (environment SVC_VAULT_MASTER_KEY) to enable it.';
+const KEY_CHECK_META = 'kek-check-value';
+
+/** The master key differs from the one the store's secrets were sealed with. */
+export class VaultKeyMismatchError extends Error {
+  constructor() {
+    super('The vault master key (svc.vault.master-key) does not match the key this store\'s secrets were sealed with; start with the original key.');
+    this.name = 'VaultKeyMismatchError';
+  }
+}
+
+export interface VaultOptions {
+  /** Decrypted values are cached this long (default 60 s) ... */
+  readonly cacheTtlMs?: number;
+  /** ... at most this many (default 1000). */
+  readonly cacheMaxEntries?: number;
+  readonly clock?: () => number;
+  /** PBKDF2 work factor; only tests lower it. */
+  readonly kdfIterations?: number;
+}
+
+/** Opens the vault over `store`; refuses (VaultKeyMismatchError) a master key other than the store's. */
+export async function openVault(store: SecretStore, masterKey: string | undefined, options: VaultOptions = {}): Promise<Vault> {
+  if (masterKey === undefined || masterKey === '') return new Vault(store, undefined, options);
+  const kek = await deriveKeyEncryptionKey(masterKey, options.kdfIterations);
+  const expected = keyCheckValue(kek);
+  const stored = await store.putMetaIfAbsent(KEY_CHECK_META, expected);
+  if (!sameKeyCheckValue(stored, expected)) throw new VaultKeyMismatchError();
+  return new Vault(store, kek, options);
+}
+
+export interface PutSecret {
+  readonly name: string;
+  readonly value: string;
+  /** Undefined keeps the description a replaced secret had. */
+  readonly description?: string | undefined;
+  readonly tenant?: string | undefined;
+}
+
+function checkName(name: string): void {
+  if (!isSecretName(name)) throw invalid(`'${name.slice(0, 200)}' is not a valid secret name: use ${SECRET_NAME_RULE}.`);
+}
+
+export class Vault {
+  readonly #store: SecretStore;
+  readonly #kek: Buffer | undefined;
+  readonly #clock: () => number;
+  readonly #dataKeys = new Map<string, Promise<Buffer | undefined>>();
+  readonly #values: ExpiringCache<string>;
+
+  /** Use `openVault`, which checks the master key. */
+  constructor(store: SecretStore, kek: Buffer | undefined, options: VaultOptions = {}) {
+    this.#store = store;
+    this.#kek = kek;
+    this.#clock = options.clock ?? Date.now;
+    this.#values = new ExpiringCache({ ttlMs: options.cacheTtlMs ?? 60_000, maxEntries: options.cacheMaxEntries ?? 1000, clock: this.#clock });
+  }
+
+  get enabled(): boolean {
+    return this.#kek !== undefined;
+  }
+
+  /** Creates or replaces a secret. */
+  async put(secret: PutSecret): Promise<{ created: boolean; metadata: SecretMetadata }> {
+    const kek = this.#enabledKek();
+    const tenant = secret.tenant ?? DEFAULT_TENANT;
+    checkName(secret.name);
+    if (secret.value === '') throw invalid('A secret value must not be empty.', { path: '$.value' });
+    const dataKey = await this.#dataKey(kek, tenant, true);
+    const sealed = seal(dataKey!, Buffer.from(secret.value, 'utf8'), secretAad(tenant, secret.name));
+    try {
+      return await this.#store.put({ tenant, name: secret.name, sealed, description: secret.description, now: this.#clock() });
+    } finally {
+      this.#values.delete(cacheKey(tenant, secret.name));
+    }
+  }
+
+  /** For secret-scoped properties: stores `value` under `name` of the default tenant. */
+  async writeSecret(name: string, value: string): Promise<void> {
+    await this.put({ name, value });
+  }
+
+  async describe(name: string, tenant = DEFAULT_TENANT): Promise<SecretMetadata | undefined> {
+    this.#enabledKek();
+    if (!isSecretName(name)) return undefined;
+    const record = await this.#store.get(tenant, name);
+    if (record === undefined) return undefined;
+    const { sealed: _sealed, ...metadata } = record;
+    return metadata;
+  }
+
+  async list(tenant = DEFAULT_TENANT): Promise<SecretMetadata[]> {
+    this.#enabledKek();
+    return this.#store.list(tenant);
+  }
+
+  /** False when there was no such secret. */
+  async remove(name: string, tenant = DEFAULT_TENANT): Promise<boolean> {
+    this.#enabledKek();
+    if (!isSecretName(name)) return false;
+    try {
+      return await this.#store.delete(tenant, name);
+    } finally {
+      this.#values.delete(cacheKey(tenant, name));
+    }
+  }
+
+  /** Replaces `${vault:NAME}` / `${vault:tenant/NAME}` references by the secrets' values (cached briefly). */
+  resolver(): SecretResolver {
+    return { resolve: (text) => this.#resolve(text) };
+  }
+
+  async #resolve(text: string): Promise<ResolvedText> {
+    const pattern = new RegExp(VAULT_REFERENCE.source, 'g');
+    const references = new Set([...text.matchAll(pattern)].map((match) => match[1]!));
+    if (references.size === 0) return { text, secretValues: [] };
+    const values = new Map<string, string>();
+    for (const reference of references) values.set(reference, await this.#reveal(reference));
+    return {
+      text: text.replace(pattern, (_, reference: string) => values.get(reference)!),
+      secretValues: [...new Set(values.values())],
+    };
+  }
+
+  async #reveal(reference: string): Promise<string> {
+    const kek = this.#kek;
+    if (kek === undefined) throw new MissingSecretError(reference, 'cannot be read: the vault is disabled (set svc.vault.master-key)');
+    const { tenant, name } = parseReference(reference);
+    const key = cacheKey(tenant, name);
+    const cached = this.#values.get(key);
+    if (cached !== undefined) return cached;
+    const record = isSecretName(name) ? await this.#store.get(tenant, name) : undefined;
+    const dataKey = record && (await this.#dataKey(kek, tenant, false));
+    if (record === undefined || dataKey === undefined) throw new MissingSecretError(reference, 'is not in the vault');
+    const value = open(dataKey, record.sealed, secretAad(tenant, name), `the secret '${reference}'`).toString('utf8');
+    this.#values.set(key, value);
+    return value;
+  }
+
+  #enabledKek(): Buffer {
+    if (this.#kek === undefined) throw new AppError('unavailable', VAULT_DISABLED_MESSAGE);
+    return this.#kek;
+  }
+
+  /** The tenant's data key, unwrapped; created (first writer wins) when `create` and the tenant has none. */
+  #dataKey(kek: Buffer, tenant: string, create: boolean): Promise<Buffer | undefined> {
+    const known = this.#dataKeys.get(tenant);
+    if (known !== undefined) return known;
+    const loading = (async () => {
+      let wrapped = await this.#store.dataKey(tenant);
+      if (wrapped === undefined) {
+        if (!create) return undefined;
+        const fresh = seal(kek, newDataKey(), dataKeyAad(tenant));
+        wrapped = await this.#store.putDataKeyIfAbsent(tenant, fresh, this.#clock());
+      }
+      return open(kek, wrapped, dataKeyAad(tenant), `the data key of tenant '${tenant}'`);
+    })();
+    this.#dataKeys.set(tenant, loading);
+    // Only an unwrapped key is kept; a miss or a failure is asked again next time.
+    loading.then((key) => key === undefined && this.#dataKeys.delete(tenant), () => this.#dataKeys.delete(tenant));
+    return loading;
+  }
+}
+
+const cacheKey = (tenant: string, name: string) => `${tenant}/${name}`;
