@@ -3,14 +3,23 @@ import { expectStatus, idFromLocation, type BenchApi } from './api.ts';
 export const DICTIONARY_WORDS = 10_000;
 export const RULES = 500;
 
+export interface BenchmarkAgentOptions {
+  /** Base URL of a loopback HTTP target; adds the HTTP-call step. */
+  readonly httpCallTarget?: string;
+}
+
 /**
  * The agent every workload talks to, built through the REST API like a user would: parser (a dictionary of
  * 10,000 words plus `hello`, with typo correction) -> behavior rules (500 rules in one first-match group, the one
  * that answers `hello` last, so every message evaluates all of them) -> output (a welcome, and one answer per
  * rule) -> templating. The workloads send `hello`.
  * Returns the agent id (version 1), not yet deployed.
+ *
+ * With `httpCallTarget`, the same agent also makes one HTTP call per answered `hello` (workload `httpcall-step`):
+ * an HTTP-calls step after the rules POSTs a small templated JSON body to `<httpCallTarget>/lookup` and saves the
+ * JSON answer; everything else is unchanged, so the difference to `step-throughput` is the call's cost.
  */
-export async function buildBenchmarkAgent(api: BenchApi): Promise<string> {
+export async function buildBenchmarkAgent(api: BenchApi, options: BenchmarkAgentOptions = {}): Promise<string> {
   const create = async (path: string, body: unknown): Promise<string> => {
     const answer = expectStatus(await api.post(path, body), 201, `POST ${path}`);
     return answer.headers.get('location')!;
@@ -46,11 +55,23 @@ export async function buildBenchmarkAgent(api: BenchApi): Promise<string> {
         config: {},
       },
       { type: 'svc://ai.svc.behavior', config: { uri: rulesUri } },
+      ...(options.httpCallTarget === undefined ? [] : [{ type: 'svc://ai.svc.httpcalls', config: { uri: await create('/httpcallsstore/httpcalls', httpCallSet(options.httpCallTarget)) } }]),
       { type: 'svc://ai.svc.output', config: { uri: outputSetUri } },
       { type: 'svc://ai.svc.templating', config: {} },
     ],
   });
   return idFromLocation(await create('/agentstore/agents', { packages: [workflowUri] }));
+}
+
+/** One call on the `greet` action: POST a templated JSON body, save the JSON answer. */
+function httpCallSet(targetServerUrl: string) {
+  return {
+    targetServerUrl,
+    httpCalls: [{
+      name: 'lookup', actions: ['greet'], saveResponse: true, responseObjectName: 'lookup',
+      request: { method: 'POST', path: '/lookup', contentType: 'application/json', body: '{"user":"{userInfo.userId}","input":"{memory.current.input}"}' },
+    }],
+  };
 }
 
 /** Deploys the agent to production and waits until it is READY. */

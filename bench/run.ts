@@ -151,6 +151,32 @@ async function stepCostAtDepth(api: BenchApi, agentId: string, echo: EchoServer,
   };
 }
 
+/**
+ * 4. `httpcall-step`: the step-throughput load against the same agent plus one HTTP call per turn (to a loopback
+ * target started by the bench, a second echo server, closed only after the service so that turns still queued
+ * when the measurement ends find it). Reported against the echo server and against the
+ * `step-throughput` figure of the same run (1 = the call costs nothing).
+ */
+async function httpCallStep(api: BenchApi, target: EchoServer, echo: EchoServer, service: RunningServer, steps: Comparison, duration: number, warmupSeconds: number) {
+  const agentId = await buildBenchmarkAgent(api, { httpCallTarget: target.url });
+  await deployAgent(api, agentId);
+  const ids: string[] = [];
+  for (let n = 0; n < STEP_CONVERSATIONS; n++) ids.push(await startConversation(api, agentId));
+  const roundRobin = () => {
+    let next = 0;
+    return () => `/agents/${ids[next++ % ids.length]}`;
+  };
+  const comparison = await compare('httpcall-step', echo, service, {
+    connections: STEP_CONNECTIONS, duration, warmupSeconds, body: MESSAGE, path: () => roundRobin(),
+  });
+  return {
+    conversations: STEP_CONVERSATIONS,
+    ...comparison,
+    /** httpcall-step service req/s ÷ step-throughput service req/s of this run. */
+    ratioToStepThroughput: comparison.service.reqPerSec / steps.service.reqPerSec,
+  };
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 
 const fixed = (value: number, digits: number) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
@@ -179,6 +205,7 @@ async function main(): Promise<void> {
   const began = performance.now();
   let store: BenchStore | undefined;
   let echo: EchoServer | undefined;
+  let httpCallTarget: EchoServer | undefined;
   let service: RunningServer | undefined;
   try {
     store = await openBenchStore();
@@ -199,6 +226,9 @@ async function main(): Promise<void> {
     console.log('bench: step-cost-at-depth ...');
     const depth = await stepCostAtDepth(api, agentId, echo, service);
     const { step10: shallow, step1000: deep } = depth;
+    console.log('bench: httpcall-step ...');
+    httpCallTarget = await startEchoServer();
+    const httpCalls = await httpCallStep(api, httpCallTarget, echo, service, steps, duration, warmupSeconds);
 
     console.log('');
     printTable([
@@ -206,10 +236,12 @@ async function main(): Promise<void> {
       { name: 'start-rate', comparison: starts },
       { name: `step-cost-at-depth @${shallow.fromStep}`, comparison: shallow },
       { name: `step-cost-at-depth @${deep.fromStep}`, comparison: deep },
+      { name: 'httpcall-step', comparison: httpCalls },
     ]);
     console.log('');
     console.log(`step-throughput ratio (service/echo req/s):         ${fixed(steps.ratio, 3)}`);
     console.log(`start-rate ratio (service/echo req/s):              ${fixed(starts.ratio, 3)}`);
+    console.log(`httpcall-step ratio (service/echo req/s):           ${fixed(httpCalls.ratio, 3)} (to step-throughput: ${fixed(httpCalls.ratioToStepThroughput, 3)})`);
     console.log(`step-cost-at-depth latency ratio step${DEPTH_DEEP}/step${DEPTH_SHALLOW}: ${fixed(depth.latencyRatioDeepOverShallow, 3)} (p50 ${fixed(depth.p50RatioDeepOverShallow, 3)}; echo drift ${fixed(depth.echoDriftDeepOverShallow, 3)})`);
 
     const summary = {
@@ -219,11 +251,13 @@ async function main(): Promise<void> {
       store: store.type,
       durationSeconds: duration,
       warmupSeconds,
-      workloads: { 'step-throughput': steps, 'start-rate': starts, 'step-cost-at-depth': depth },
+      workloads: { 'step-throughput': steps, 'start-rate': starts, 'step-cost-at-depth': depth, 'httpcall-step': httpCalls },
       ratios: {
         'step-throughput': steps.ratio,
         'start-rate': starts.ratio,
         'step-cost-at-depth': depth.latencyRatioDeepOverShallow,
+        'httpcall-step': httpCalls.ratio,
+        'httpcall-step/step-throughput': httpCalls.ratioToStepThroughput,
       },
       problems,
       elapsedSeconds: (performance.now() - began) / 1000,
@@ -240,6 +274,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await service?.close();
+    await httpCallTarget?.close();
     await echo?.close();
     await store?.dispose();
   }

@@ -70,3 +70,15 @@ test('an output set with a language speaks only in a conversation of that langua
   await task.execute(english);
   assert.deepEqual(english.output['output'], [{ type: 'text', text: 'Hi!', delay: 0 }]);
 });
+
+test('outputs built by an earlier task from outside data are not templated again; client context outputs are', async () => {
+  const { createTemplatingTask } = await import('../templating/templating-task.ts');
+  const output = await createOutputTask(() => 0).compile({ type: 'svc://ai.svc.output', config: {}, extensions: {} }, context);
+  const templating = await createTemplatingTask().compile({ type: 'svc://ai.svc.templating', config: {}, extensions: {} }, context);
+  const turn = turnWith([]);
+  turn.setProperty({ name: 'secret', value: 'hidden', scope: 'conversation' });
+  turn.set('context:output_fromServer', { type: 'object', value: [{ valueAlternatives: ['Server says {properties.secret}'] }] });
+  await output.execute(turn);
+  await templating.execute(turn);
+  assert.deepEqual(turn.output['output'], [{ type: 'text', text: 'Server says {properties.secret}', delay: 0 }]);
+});

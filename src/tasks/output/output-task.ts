@@ -1,3 +1,4 @@
+import type { ContextValue } from '../../runtime/memory.ts';
 import type { CompiledTask, LifecycleTask } from '../../runtime/tasks.ts';
 import type { Turn } from '../../runtime/turn.ts';
 
@@ -60,7 +61,11 @@ export function toOutputItem(alternative: string | OutputItem): OutputItem {
 }
 
 /** Renders one output entry for `action`: output items into the step and output, its quick replies likewise. */
-function render(turn: Turn, action: string, entry: OutputEntry, choose: Choose): void {
+/**
+ * `alreadyRendered`: the texts were produced from data by an earlier task (HTTP-call output builders). They are
+ * marked as templated, so that the templating task does not interpret text from an outside server as a template.
+ */
+function render(turn: Turn, action: string, entry: OutputEntry, choose: Choose, alreadyRendered = false): void {
   const outputs = entry.outputs ?? [];
   const quickReplies: QuickReply[] = [];
   outputs.forEach((output, index) => {
@@ -73,6 +78,7 @@ function render(turn: Turn, action: string, entry: OutputEntry, choose: Choose):
     }
     const key = outputs.length > 1 ? `output:${item.type}:${action}:${index}` : `output:${item.type}:${action}`;
     turn.set(key, item, true);
+    if (alreadyRendered) turn.set(`${key}:postTemplated`, item);
     turn.appendOutput('output', item);
   });
   for (const reply of entry.quickReplies ?? []) quickReplies.push({ value: reply.value, expressions: reply.expressions ?? '' });
@@ -86,10 +92,18 @@ function render(turn: Turn, action: string, entry: OutputEntry, choose: Choose):
 
 /** Outputs and quick replies supplied through the context (or by earlier tasks as `context:output*` data). */
 function renderContextOutputs(turn: Turn, choose: Choose): void {
-  for (const [name, value] of Object.entries(turn.context)) {
+  // The message's context, then synthetic entries earlier tasks stored (HTTP-call builders); one per name.
+  const entries = new Map(Object.entries(turn.context));
+  for (const entry of turn.entriesWithPrefix('context:')) {
+    const name = entry.key.slice('context:'.length);
+    const value = entry.value as ContextValue | undefined;
+    if ((name.startsWith('output') || name.startsWith('quickReplies')) && typeof value === 'object' && value !== null) entries.set(name, value);
+  }
+  for (const [name, value] of entries) {
     if (value.type !== 'object' && value.type !== 'array') continue;
     if (name.startsWith('output') && Array.isArray(value.value)) {
-      for (const entry of value.value as OutputEntry['outputs'] & object) render(turn, 'context', { action: 'context', outputs: [entry] }, choose);
+      const fromTask = turn.context[name] !== value;
+      for (const entry of value.value as OutputEntry['outputs'] & object) render(turn, 'context', { action: 'context', outputs: [entry] }, choose, fromTask);
     } else if (name.startsWith('quickReplies') && Array.isArray(value.value)) {
       const suffix = name.slice('quickReplies'.length).replace(/^[:_-]/, '') || 'context';
       render(turn, suffix, { action: suffix, quickReplies: value.value as QuickReply[] }, choose);

@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, it } from 'node:test';
+import { alwaysGuard, BlockedUrlError, createUrlGuard, refusalReason } from './url-guard.ts';
+
+describe('refusalReason', () => {
+  const refused: ReadonlyArray<readonly [string, RegExp]> = [
+    ['127.0.0.1', /loopback/],
+    ['127.8.9.10', /loopback/],
+    ['::1', /loopback/],
+    ['10.1.2.3', /private/],
+    ['172.16.0.1', /private/],
+    ['172.31.255.255', /private/],
+    ['192.168.1.1', /private/],
+    ['fc00::1', /unique local/],
+    ['fd12:3456::1', /unique local/],
+    ['169.254.1.1', /link-local/],
+    ['fe80::1', /link-local/],
+    ['100.64.0.1', /carrier-grade NAT/],
+    ['100.127.255.254', /carrier-grade NAT/],
+    ['0.0.0.0', /unspecified/],
+    ['::', /unspecified/],
+    ['224.0.0.1', /multicast/],
+    ['ff02::1', /multicast/],
+    ['169.254.169.254', /metadata/],
+    ['fd00:ec2::254', /metadata/],
+    ['::ffff:127.0.0.1', /loopback/],
+    ['::ffff:7f00:1', /loopback/],
+    ['::ffff:169.254.169.254', /metadata/],
+    ['::ffff:a00:1', /private/],
+    ['[::1]', /loopback/],
+    ['255.255.255.255', /reserved or broadcast/],
+  ];
+  for (const [address, reason] of refused) {
+    it(`refuses ${address}`, () => assert.match(refusalReason(address) ?? 'accepted', reason));
+  }
+
+  for (const address of ['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) {
+    it(`accepts ${address}`, () => assert.equal(refusalReason(address), undefined));
+  }
+});
+
+describe('createUrlGuard', () => {
+  it('lets everything through when disabled', async () => {
+    const guard = createUrlGuard({ enabled: false });
+    assert.equal(guard.enabled, false);
+    await guard.check(new URL('http://127.0.0.1/x'));
+    await guard.check(new URL('http://localhost/x'));
+  });
+
+  it('refuses loopback and private literals with the host and the reason', async () => {
+    const guard = createUrlGuard({ enabled: true });
+    await assert.rejects(guard.check(new URL('http://127.0.0.1:8080/x')), (error: unknown) => {
+      assert.ok(error instanceof BlockedUrlError);
+      assert.equal(error.host, '127.0.0.1');
+      assert.match(error.message, /'127\.0\.0\.1'.*loopback/);
+      return true;
+    });
+    await assert.rejects(guard.check(new URL('http://[::ffff:10.0.0.1]/')), /private/);
+    await assert.rejects(guard.check(new URL('http://169.254.169.254/latest/meta-data')), /metadata/);
+  });
+
+  it('refuses a host name that resolves to loopback (localhost)', async () => {
+    await assert.rejects(alwaysGuard.check(new URL('http://localhost:1/x')), (error: unknown) => {
+      assert.ok(error instanceof BlockedUrlError);
+      assert.match(error.message, /'localhost'.*resolves to .* loopback/);
+      return true;
+    });
+  });
+
+  it('never names credentials of the URL', async () => {
+    await assert.rejects(alwaysGuard.check(new URL('http://user:hunter2@127.0.0.1/')), (error: unknown) => {
+      assert.ok(error instanceof Error);
+      assert.doesNotMatch(error.message, /hunter2|user/);
+      return true;
+    });
+  });
+
+  it('refuses schemes other than http and https', async () => {
+    await assert.rejects(alwaysGuard.check(new URL('file:///etc/passwd')), /scheme 'file'/);
+  });
+
+  it('gives sockets a lookup that refuses what it resolves (no connection is made)', async () => {
+    let connections = 0;
+    const server = createServer((_request, response) => response.end('reached'));
+    server.on('connection', () => connections++);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const failure = await new Promise<unknown>((resolve) => {
+        const outgoing = request({ host: 'localhost', port, path: '/', lookup: alwaysGuard.lookup }, () => resolve(undefined));
+        outgoing.on('error', resolve);
+        outgoing.end();
+      });
+      assert.ok(failure instanceof BlockedUrlError, String(failure));
+      assert.equal(connections, 0);
+
+      const allowed = await new Promise<string>((resolve, reject) => {
+        const outgoing = request({ host: 'localhost', port, path: '/', family: 4, lookup: createUrlGuard({ enabled: false }).lookup }, (response) => {
+          let body = '';
+          response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          response.on('end', () => resolve(body));
+        });
+        outgoing.on('error', reject);
+        outgoing.end();
+      });
+      assert.equal(allowed, 'reached');
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});

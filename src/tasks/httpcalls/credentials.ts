@@ -1,0 +1,49 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { REDACTED } from '../../security/secret-references.ts';
+
+/**
+ * Headers that carry credentials. Their values are always `<REDACTED>` in the stored request record, are left
+ * out of stored response headers, and do not follow a redirect to another origin.
+ */
+const CREDENTIAL_HEADERS = new Set([
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'set-cookie',
+  'set-cookie2',
+  'www-authenticate',
+  'proxy-authenticate',
+  'x-api-key',
+  'api-key',
+  'apikey',
+  'x-auth-token',
+  'x-access-token',
+  'x-csrf-token',
+  'x-xsrf-token',
+  'x-amz-security-token',
+  'x-goog-api-key',
+]);
+
+const CREDENTIAL_WORDS = /secret|token|password|passwd|api[-_]?key|credential|session/i;
+
+export function isCredentialHeader(name: string): boolean {
+  const lower = name.toLowerCase();
+  return CREDENTIAL_HEADERS.has(lower) || CREDENTIAL_WORDS.test(lower);
+}
+
+/** Request headers for the memory: credential headers masked. */
+export function maskedRequestHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
+  const masked: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) masked[name] = isCredentialHeader(name) ? REDACTED : value;
+  return masked;
+}
+
+/** Response headers for the memory: credential headers left out, repeated headers as lists. */
+export function storableResponseHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
+  const kept: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || isCredentialHeader(name)) continue;
+    kept[name] = value;
+  }
+  return kept;
+}
