@@ -30,6 +30,8 @@ export class Turn {
   originWorkflowId: string | undefined;
   /** Tells a live listener (if any) how the turn progresses; a no-op otherwise. */
   readonly emit: (event: TurnEvent) => void;
+  /** Whether someone follows the turn live (tasks may then stream, e.g. LLM tokens). */
+  readonly hasListener: boolean;
 
   readonly #entries = new Map<string, StepEntry>();
   readonly #output: Record<string, unknown> = {};
@@ -59,6 +61,7 @@ export class Turn {
     this.#properties = new Map(Object.entries(conversation.properties));
     this.#clock = options.clock ?? Date.now;
     this.emit = options.onEvent ?? (() => undefined);
+    this.hasListener = options.onEvent !== undefined;
   }
 
   // --- step data -------------------------------------------------------------------------------------------

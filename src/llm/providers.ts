@@ -1,0 +1,235 @@
+import { createHash } from 'node:crypto';
+import { createAmazonBedrock } from '@ai-sdk/amazon-bedrock';
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createAzure } from '@ai-sdk/azure';
+import { createGoogle } from '@ai-sdk/google';
+import { createGoogleVertex } from '@ai-sdk/google-vertex';
+import { createHuggingFace } from '@ai-sdk/huggingface';
+import { createMistral } from '@ai-sdk/mistral';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { LanguageModel } from 'ai';
+import { createOllama } from 'ollama-ai-provider-v2';
+import { CONNECTION_PARAMETERS, integer, number, text, type Parameters } from './parameters.ts';
+
+/**
+ * The provider registry (reference §9.2): a task's `type` and its parameters become an AI SDK language model plus
+ * the call settings (temperature, token limit, ...). Every provider's base URL can be overridden (`baseUrl`, or
+ * `endpoint` for Azure), which is also how OpenAI-compatible servers are reached (`openai` + `baseUrl`, through
+ * the chat-completions API). Models are built lazily and cached per (type, connection parameters); the cache key
+ * is a SHA-256 digest, so no credential is kept in clear outside the model client itself.
+ */
+
+// The AI SDK prints compatibility warnings to stderr; the service has its own logs.
+(globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
+
+export const PROVIDER_TYPES = [
+  'openai', 'anthropic', 'gemini', 'gemini-vertex', 'mistral', 'azure-openai', 'bedrock', 'oracle-genai', 'ollama', 'huggingface', 'jlama',
+] as const;
+export type ProviderType = (typeof PROVIDER_TYPES)[number];
+
+export interface ProviderDefaults {
+  /** `svc.ollama.default-base-url`. */
+  readonly ollamaBaseUrl: string;
+}
+
+export interface CallSettings {
+  readonly temperature?: number;
+  readonly maxOutputTokens?: number;
+  readonly topK?: number;
+  readonly topP?: number;
+}
+
+export interface ModelSpec {
+  readonly provider: string;
+  readonly modelName: string;
+  readonly model: LanguageModel;
+  readonly settings: CallSettings;
+  /** Provider timeout (`timeout` parameter, seconds), in milliseconds. */
+  readonly timeoutMs: number | undefined;
+}
+
+/** A configuration problem the author can fix (unknown type, missing parameter, provider unavailable here). */
+export class ProviderConfigurationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ProviderConfigurationError';
+  }
+}
+
+export function isProviderType(type: string): type is ProviderType {
+  return (PROVIDER_TYPES as readonly string[]).includes(type);
+}
+
+interface ProviderDefinition {
+  /** Parameters that must be given (checked at deployment when they hold no template). */
+  readonly required?: ReadonlyArray<readonly string[]>;
+  readonly defaultModel?: string;
+  readonly modelParameters: readonly string[];
+  build(parameters: Parameters, modelName: string, defaults: ProviderDefaults): LanguageModel;
+}
+
+const trimSlash = (url: string) => url.replace(/\/+$/, '');
+
+const providers: Record<Exclude<ProviderType, 'jlama'>, ProviderDefinition> = {
+  openai: {
+    defaultModel: 'gpt-4o-mini',
+    modelParameters: ['modelName', 'model'],
+    build: (p, modelName) =>
+      createOpenAI({ apiKey: text(p, 'apiKey') ?? '', baseURL: text(p, 'baseUrl'), organization: text(p, 'organization'), project: text(p, 'project') }).chat(modelName),
+  },
+  anthropic: {
+    defaultModel: 'claude-3-5-haiku-latest',
+    modelParameters: ['modelName', 'model'],
+    build: (p, modelName) => createAnthropic({ apiKey: text(p, 'apiKey') ?? '', baseURL: text(p, 'baseUrl') })(modelName),
+  },
+  gemini: {
+    defaultModel: 'gemini-2.0-flash',
+    modelParameters: ['modelName', 'model'],
+    build: (p, modelName) => createGoogle({ apiKey: text(p, 'apiKey') ?? '', baseURL: text(p, 'baseUrl') })(modelName),
+  },
+  'gemini-vertex': {
+    required: [['modelId', 'modelID', 'modelName']],
+    modelParameters: ['modelId', 'modelID', 'modelName'],
+    build: (p, modelName) =>
+      createGoogleVertex({ project: text(p, 'projectId'), location: text(p, 'location'), baseURL: text(p, 'baseUrl'), apiKey: text(p, 'apiKey') })(modelName),
+  },
+  mistral: {
+    defaultModel: 'mistral-small-latest',
+    modelParameters: ['modelName', 'model'],
+    build: (p, modelName) => createMistral({ apiKey: text(p, 'apiKey') ?? '', baseURL: text(p, 'baseUrl') })(modelName),
+  },
+  'azure-openai': {
+    required: [['deploymentName', 'modelName']],
+    modelParameters: ['deploymentName', 'modelName'],
+    build: (p, modelName) => {
+      const nonAzureKey = text(p, 'nonAzureApiKey');
+      if (nonAzureKey !== undefined) return createOpenAI({ apiKey: nonAzureKey, baseURL: text(p, 'baseUrl') }).chat(modelName);
+      const endpoint = text(p, 'endpoint', 'baseUrl');
+      if (endpoint === undefined && text(p, 'resourceName') === undefined) {
+        throw new ProviderConfigurationError("The azure-openai provider needs the parameter 'endpoint' (e.g. https://<resource>.openai.azure.com).");
+      }
+      return createAzure({
+        apiKey: text(p, 'apiKey') ?? '',
+        resourceName: text(p, 'resourceName'),
+        baseURL: endpoint === undefined ? undefined : `${trimSlash(endpoint).replace(/\/openai$/, '')}/openai`,
+        apiVersion: text(p, 'apiVersion'),
+        useDeploymentBasedUrls: true,
+      }).chat(modelName);
+    },
+  },
+  bedrock: {
+    required: [['modelId', 'modelName']],
+    modelParameters: ['modelId', 'modelName'],
+    build: (p, modelName) =>
+      createAmazonBedrock({
+        region: text(p, 'region'),
+        baseURL: text(p, 'baseUrl'),
+        accessKeyId: text(p, 'accessKeyId'),
+        secretAccessKey: text(p, 'secretAccessKey'),
+        sessionToken: text(p, 'sessionToken'),
+      })(modelName),
+  },
+  'oracle-genai': {
+    required: [['baseUrl'], ['modelName', 'model']],
+    modelParameters: ['modelName', 'model'],
+    build: (p, modelName) => createOpenAICompatible({ name: 'oracle-genai', baseURL: text(p, 'baseUrl')!, apiKey: text(p, 'apiKey'), includeUsage: true }).chatModel(modelName),
+  },
+  ollama: {
+    defaultModel: 'llama3.2',
+    modelParameters: ['model', 'modelName'],
+    build: (p, modelName, defaults) => {
+      const base = trimSlash(text(p, 'baseUrl') ?? defaults.ollamaBaseUrl);
+      const apiKey = text(p, 'apiKey');
+      return createOllama({ baseURL: base.endsWith('/api') ? base : `${base}/api`, headers: apiKey ? { authorization: `Bearer ${apiKey}` } : undefined })(modelName);
+    },
+  },
+  huggingface: {
+    required: [['modelId', 'modelName']],
+    modelParameters: ['modelId', 'modelName'],
+    build: (p, modelName) => createHuggingFace({ apiKey: text(p, 'accessToken', 'apiKey') ?? '', baseURL: text(p, 'baseUrl') })(modelName),
+  },
+};
+
+const reasonsUnavailable: Partial<Record<ProviderType, string>> = {
+  jlama:
+    "The provider 'jlama' runs models inside the Java virtual machine (local in-JVM inference), which this service cannot do. Run the model with Ollama instead and use the provider type 'ollama' (parameters 'model' and 'baseUrl').",
+};
+
+/**
+ * Checks a task's provider at deployment: the type must be known and available here, and required parameters
+ * present. `given(name)` tells whether a parameter has a (possibly templated) value.
+ */
+export function checkProvider(type: string, given: (name: string) => boolean): void {
+  const unavailable = reasonsUnavailable[type as ProviderType];
+  if (unavailable) throw new ProviderConfigurationError(unavailable);
+  if (!isProviderType(type)) {
+    throw new ProviderConfigurationError(`Unknown LLM provider type '${type}'; known types: ${PROVIDER_TYPES.filter((t) => !reasonsUnavailable[t]).join(', ')}.`);
+  }
+  const definition = providers[type as Exclude<ProviderType, 'jlama'>];
+  for (const alternatives of definition.required ?? []) {
+    if (!alternatives.some(given)) {
+      const names = alternatives.map((name) => `'${name}'`).join(' or ');
+      throw new ProviderConfigurationError(`The ${type} provider needs the parameter ${names}.`);
+    }
+  }
+}
+
+/** Call settings and timeout from the parameters (shared names across providers, §9.2). */
+export function callSettingsOf(type: string, parameters: Parameters): { settings: CallSettings; timeoutMs: number | undefined } {
+  const maxOutputTokens = integer(parameters, 'maxTokens', 'maxOutputTokens', 'maxNewTokens') ?? (type === 'anthropic' ? 16_384 : undefined);
+  const settings: CallSettings = {
+    ...optional('temperature', number(parameters, 'temperature')),
+    ...optional('maxOutputTokens', maxOutputTokens),
+    ...optional('topK', integer(parameters, 'topK')),
+    ...optional('topP', number(parameters, 'topP')),
+  };
+  const timeout = number(parameters, 'timeout');
+  return { settings, timeoutMs: timeout !== undefined && timeout > 0 ? timeout * 1000 : undefined };
+}
+
+function optional<K extends string>(key: K, value: number | undefined): Partial<Record<K, number>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, number>);
+}
+
+export function modelNameOf(type: string, parameters: Parameters): string {
+  const definition = providers[type as Exclude<ProviderType, 'jlama'>];
+  return (definition && text(parameters, ...definition.modelParameters)) ?? definition?.defaultModel ?? 'default';
+}
+
+/** Builds models on first use and keeps them per (type, connection parameters), least recently used out first. */
+export class ModelRegistry {
+  readonly #defaults: ProviderDefaults;
+  readonly #models = new Map<string, LanguageModel>();
+  readonly #maxSize: number;
+
+  constructor(defaults: ProviderDefaults, maxSize = 200) {
+    this.#defaults = defaults;
+    this.#maxSize = maxSize;
+  }
+
+  get size(): number {
+    return this.#models.size;
+  }
+
+  /** The model and call settings for resolved parameters (templates rendered, vault references resolved). */
+  spec(type: string, parameters: Parameters): ModelSpec {
+    checkProvider(type, (name) => text(parameters, name) !== undefined);
+    const modelName = modelNameOf(type, parameters);
+    const key = cacheKey(type, parameters);
+    let model = this.#models.get(key);
+    if (model) {
+      this.#models.delete(key);
+    } else {
+      model = providers[type as Exclude<ProviderType, 'jlama'>].build(parameters, modelName, this.#defaults);
+    }
+    this.#models.set(key, model);
+    if (this.#models.size > this.#maxSize) this.#models.delete(this.#models.keys().next().value!);
+    return { provider: type, modelName, model, ...callSettingsOf(type, parameters) };
+  }
+}
+
+function cacheKey(type: string, parameters: Parameters): string {
+  const connection = CONNECTION_PARAMETERS.map((name) => [name, parameters[name] ?? null]);
+  return createHash('sha256').update(JSON.stringify([type, connection])).digest('hex');
+}

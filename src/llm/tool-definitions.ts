@@ -1,0 +1,35 @@
+import type { JSONSchema7 } from 'ai';
+import type { CheckUrl } from './web-page.ts';
+
+/** A tool the model may call: a name, a description, a JSON schema of its arguments and what it does. */
+export interface ToolDefinition {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: JSONSchema7;
+  /** Returns the text handed back to the model; throws when the call fails (the model then sees the error). */
+  run(args: Record<string, unknown>, context: ToolRunContext): Promise<string>;
+}
+
+export interface ToolRunContext {
+  readonly signal: AbortSignal;
+  readonly checkUrl: CheckUrl;
+}
+
+/** A tool failure whose message the model may see. */
+export class ToolFailure extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ToolFailure';
+  }
+}
+
+export function stringArgument(args: Record<string, unknown>, name: string, required = true): string | undefined {
+  const value = args[name];
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (value === undefined || value === null) {
+    if (required) throw new ToolFailure(`The argument '${name}' is missing.`);
+    return undefined;
+  }
+  return JSON.stringify(value);
+}

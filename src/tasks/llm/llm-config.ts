@@ -1,0 +1,142 @@
+import { builtInTools } from '../../llm/built-in-tools.ts';
+import type { HttpCallTools } from '../../llm/http-call-tools.ts';
+import { ParameterError, text, type Parameters } from '../../llm/parameters.ts';
+import { callSettingsOf, checkProvider, ProviderConfigurationError } from '../../llm/providers.ts';
+import { DEFAULT_RETRY, type RetryPolicy } from '../../llm/retry.ts';
+import type { ToolDefinition } from '../../llm/tool-definitions.ts';
+import { hasVaultReference } from '../../security/secret-references.ts';
+import { compileTemplate, needsRendering, TemplateSyntaxError, type CompiledTemplate } from '../../templating/engine.ts';
+import { DeploymentError, type CompileContext } from '../../runtime/tasks.ts';
+
+/**
+ * Deploy-time compilation of an LLM configuration (reference §9.1): per task its trigger actions, provider check,
+ * parameter templates, retry policy, history window and tools. Only what depends on the turn is left for run time
+ * (template rendering, vault resolution, the model call).
+ */
+
+export interface LlmTaskConfig {
+  readonly id?: string;
+  readonly type: string;
+  readonly actions?: readonly string[];
+  readonly parameters?: Readonly<Record<string, string>>;
+  readonly responseMetadataObjectName?: string;
+  readonly tools?: readonly string[];
+  readonly enableBuiltInTools?: boolean;
+  readonly builtInToolsWhitelist?: readonly string[];
+  readonly enableHttpCallTools?: boolean;
+  readonly conversationHistoryLimit?: number;
+  readonly retry?: Partial<RetryPolicy>;
+}
+
+/** One parameter: literal text, or a template rendered per turn; `vault` when it holds a `${vault:…}` reference. */
+export interface CompiledParameter {
+  readonly name: string;
+  readonly literal: string;
+  readonly template: CompiledTemplate | undefined;
+  readonly vault: boolean;
+}
+
+/** A tool of the task together with how to run it (built-in, or an HTTP call of a set). */
+export interface TaskTool {
+  readonly definition: ToolDefinition;
+  readonly httpCall?: { readonly reference: string; readonly name: string };
+}
+
+export interface CompiledLlmTask {
+  readonly id: string;
+  readonly type: string;
+  readonly anyAction: boolean;
+  readonly actions: ReadonlySet<string>;
+  readonly parameters: readonly CompiledParameter[];
+  readonly responseMetadataObjectName: string | undefined;
+  readonly historyLimit: number;
+  readonly retry: RetryPolicy;
+  /** Agent mode: built-in tools enabled or HTTP-call tools listed. */
+  readonly agentMode: boolean;
+  readonly tools: readonly TaskTool[];
+}
+
+export const DEFAULT_HISTORY_LIMIT = 10;
+
+function compileParameters(parameters: Readonly<Record<string, string>>, where: string): CompiledParameter[] {
+  return Object.entries(parameters).map(([name, value]) => {
+    let template: CompiledTemplate | undefined;
+    if (needsRendering(value)) {
+      try {
+        template = compileTemplate(value);
+      } catch (error) {
+        if (error instanceof TemplateSyntaxError) throw new DeploymentError(`The parameter '${name}' of ${where} is not a valid template: ${error.message}`);
+        throw error;
+      }
+    }
+    return { name, literal: value, template, vault: hasVaultReference(value) };
+  });
+}
+
+/** Parameters whose value is known at deployment (no template, no vault reference). */
+function literalParameters(parameters: readonly CompiledParameter[]): Parameters {
+  const literal: Record<string, string> = {};
+  for (const parameter of parameters) if (!parameter.template && !parameter.vault) literal[parameter.name] = parameter.literal;
+  return literal;
+}
+
+export async function compileLlmTask(
+  config: LlmTaskConfig,
+  index: number,
+  context: CompileContext,
+  httpCallTools: HttpCallTools | undefined,
+): Promise<CompiledLlmTask> {
+  const id = config.id ?? config.type;
+  const where = `LLM task '${id}' (tasks[${index}])`;
+  const parameters = compileParameters(config.parameters ?? {}, where);
+  const raw = config.parameters ?? {};
+  try {
+    checkProvider(config.type, (name) => text(raw, name) !== undefined);
+    callSettingsOf(config.type, literalParameters(parameters));
+  } catch (error) {
+    if (error instanceof ProviderConfigurationError || error instanceof ParameterError) throw new DeploymentError(`${where}: ${error.message}`);
+    throw error;
+  }
+
+  const tools: TaskTool[] = config.enableBuiltInTools === true
+    ? builtInTools(config.builtInToolsWhitelist).map((definition) => ({ definition }))
+    : [];
+  const references = config.enableHttpCallTools === false ? [] : config.tools ?? [];
+  if (references.length > 0) {
+    if (!httpCallTools) {
+      throw new DeploymentError(`${where} lists HTTP-call sets under 'tools', but HTTP calls as tools are not available in this service yet.`);
+    }
+    for (const reference of references) {
+      for (const spec of await httpCallTools.describe(reference, context)) {
+        const names = Object.keys(spec.parameters);
+        tools.push({
+          httpCall: { reference, name: spec.name },
+          definition: {
+            name: spec.name,
+            description: spec.description || `HTTP call ${spec.name}`,
+            inputSchema: {
+              type: 'object',
+              properties: Object.fromEntries(names.map((name) => [name, { type: 'string', description: spec.parameters[name] ?? '' }])),
+              required: names,
+            },
+            run: () => Promise.reject(new Error('HTTP-call tools run through the HTTP-call executor.')),
+          },
+        });
+      }
+    }
+  }
+
+  const retry = { ...DEFAULT_RETRY, ...config.retry };
+  return {
+    id,
+    type: config.type,
+    anyAction: (config.actions ?? []).includes('*'),
+    actions: new Set(config.actions ?? []),
+    parameters,
+    responseMetadataObjectName: config.responseMetadataObjectName,
+    historyLimit: config.conversationHistoryLimit ?? DEFAULT_HISTORY_LIMIT,
+    retry,
+    agentMode: config.enableBuiltInTools === true || references.length > 0,
+    tools,
+  };
+}

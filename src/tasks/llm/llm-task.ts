@@ -1,0 +1,191 @@
+import type { ModelMessage } from 'ai';
+import { buildMessages } from '../../llm/conversation-messages.ts';
+import type { HttpCallTools } from '../../llm/http-call-tools.ts';
+import { CREDENTIAL_PARAMETERS, flag, integer, ParameterError, text, type Parameters } from '../../llm/parameters.ts';
+import { ModelRegistry, ProviderConfigurationError, type ModelSpec, type ProviderDefaults } from '../../llm/providers.ts';
+import { providerCallError, withRetry } from '../../llm/retry.ts';
+import type { ToolDefinition } from '../../llm/tool-definitions.ts';
+import type { ToolHistory } from '../../llm/tool-history.ts';
+import { toolSetOf, type TraceEntry } from '../../llm/tool-runner.ts';
+import { allowHttpUrls, type CheckUrl } from '../../llm/web-page.ts';
+import { redact, type SecretResolver } from '../../security/secret-references.ts';
+import { templateData } from '../../templating/data-model.ts';
+import { TemplateError } from '../../templating/engine.ts';
+import type { CompiledTask, LifecycleTask } from '../../runtime/tasks.ts';
+import type { Turn } from '../../runtime/turn.ts';
+import { compileLlmTask, type CompiledLlmTask, type LlmTaskConfig, type TaskTool } from './llm-config.ts';
+import { callModel, type ModelCallResult } from './model-call.ts';
+
+/**
+ * `svc://ai.svc.llm` (alias `ai.svc.langchain`): calls a language model when one of a task's actions is among the
+ * step's actions (`*` = every step), reference §9. Messages: the templated `systemMessage`, the conversation
+ * history (unless `sendConversation` is "false") and the current input or the templated `prompt`. `${vault:…}`
+ * references are resolved per call and never stored. Writes `langchain:<type>:<taskId>`, with `addToOutput` the
+ * public `output:text:langchain:<type>` and an output item, response metadata under
+ * `langchain:<responseMetadataObjectName>`, and in agent mode the tool trace `langchain:trace:<type>:<taskId>`.
+ */
+
+export const LLM_TASK_TYPE = 'ai.svc.llm';
+const DEFAULT_MAX_STEPS = 10;
+
+export interface LlmTaskOptions {
+  readonly secrets: SecretResolver;
+  readonly tools: ToolHistory;
+  /** `svc.ollama.default-base-url` and the like. */
+  readonly providerDefaults?: ProviderDefaults;
+  /** HTTP calls as tools; without it, an LLM task listing `tools` does not deploy. */
+  readonly httpCallTools?: HttpCallTools;
+  /** The outbound URL guard for the web-page tools (default: http and https URLs only). */
+  readonly checkUrl?: CheckUrl;
+}
+
+export function createLlmTask(options: LlmTaskOptions): LifecycleTask {
+  const models = new ModelRegistry(options.providerDefaults ?? { ollamaBaseUrl: 'http://localhost:11434' });
+  const checkUrl = options.checkUrl ?? allowHttpUrls;
+  return {
+    type: LLM_TASK_TYPE,
+    aliases: ['ai.svc.langchain'],
+    async compile(extension, context): Promise<CompiledTask> {
+      const uri = extension.config['uri'] ?? extension.extensions['uri'];
+      const configuration = typeof uri === 'string' ? ((await context.resolve(uri, 'llm')) as { tasks?: LlmTaskConfig[] }) : {};
+      const tasks: CompiledLlmTask[] = [];
+      for (const [index, task] of (configuration.tasks ?? []).entries()) tasks.push(await compileLlmTask(task, index, context, options.httpCallTools));
+      return {
+        type: LLM_TASK_TYPE,
+        async execute(turn) {
+          for (const task of tasks) {
+            if (task.anyAction || turn.actions.some((action) => task.actions.has(action))) await runTask(task, turn, { ...options, models, checkUrl });
+          }
+        },
+      };
+    },
+  };
+}
+
+interface RunDependencies extends LlmTaskOptions {
+  readonly models: ModelRegistry;
+  readonly checkUrl: CheckUrl;
+}
+
+/** Renders templated parameters and resolves vault references; reports the secret values that went in. */
+async function resolveParameters(task: CompiledLlmTask, turn: Turn, secrets: SecretResolver): Promise<{ parameters: Parameters; secretValues: string[] }> {
+  const data = task.parameters.some((parameter) => parameter.template) ? templateData(turn) : {};
+  const parameters: Record<string, string> = {};
+  const secretValues: string[] = [];
+  for (const parameter of task.parameters) {
+    let value = parameter.literal;
+    if (parameter.template) {
+      try {
+        value = parameter.template.render(data);
+      } catch (error) {
+        if (error instanceof TemplateError) throw new Error(`LLM task '${task.id}': the parameter '${parameter.name}' could not be rendered: ${error.message}`);
+        throw error;
+      }
+    }
+    if (parameter.vault) {
+      const resolved = await secrets.resolve(value).catch((error: unknown) => {
+        throw new Error(`LLM task '${task.id}': the parameter '${parameter.name}' refers to a secret that cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+      });
+      value = resolved.text;
+      secretValues.push(...resolved.secretValues);
+    }
+    parameters[parameter.name] = value;
+  }
+  for (const name of CREDENTIAL_PARAMETERS) {
+    const value = parameters[name];
+    if (value !== undefined && value.trim() !== '') secretValues.push(value.trim(), value);
+  }
+  return { parameters, secretValues };
+}
+
+function toolDefinitions(task: CompiledLlmTask, turn: Turn, httpCallTools: HttpCallTools | undefined): ToolDefinition[] {
+  return task.tools.map(({ definition, httpCall }: TaskTool) => {
+    if (!httpCall || !httpCallTools) return definition;
+    return {
+      ...definition,
+      async run(args) {
+        const stringArgs = Object.fromEntries(Object.entries(args).map(([name, value]) => [name, typeof value === 'string' ? value : JSON.stringify(value)]));
+        const result = await httpCallTools.run(httpCall.reference, httpCall.name, stringArgs, turn);
+        return typeof result === 'string' ? result : JSON.stringify(result);
+      },
+    };
+  });
+}
+
+async function runTask(task: CompiledLlmTask, turn: Turn, deps: RunDependencies): Promise<void> {
+  const { parameters, secretValues } = await resolveParameters(task, turn, deps.secrets);
+  const hide = (value: string) => redact(value, secretValues);
+  let spec: ModelSpec;
+  let maxSteps: number;
+  try {
+    spec = deps.models.spec(task.type, parameters);
+    maxSteps = Math.max(1, integer(parameters, 'maxSteps', 'maxToolIterations') ?? DEFAULT_MAX_STEPS);
+  } catch (error) {
+    if (error instanceof ProviderConfigurationError || error instanceof ParameterError) throw new Error(hide(`LLM task '${task.id}': ${error.message}`));
+    throw error;
+  }
+
+  const historyLimit = integer(parameters, 'logSizeLimit') ?? task.historyLimit;
+  const system = text(parameters, 'systemMessage');
+  const messages: ModelMessage[] = buildMessages(turn.previousSteps, turn.input, {
+    historyLimit,
+    sendConversation: flag(parameters, 'sendConversation', true),
+    includeFirstAgentMessage: flag(parameters, 'includeFirstAgentMessage', true),
+    prompt: text(parameters, 'prompt'),
+  });
+  // Nothing from the user yet (e.g. a task on CONVERSATION_START without `prompt`): the system message is the
+  // request; with no system message either there is nothing to ask.
+  let instructions = system;
+  if (messages.length === 0) {
+    if (system === undefined) return;
+    messages.push({ role: 'user', content: system });
+    instructions = undefined;
+  }
+  const trace: TraceEntry[] = [];
+  const tools = task.agentMode && task.tools.length > 0
+    ? toolSetOf(toolDefinitions(task, turn, deps.httpCallTools), deps.tools, {
+      conversationId: turn.conversationId, signal: turn.signal, checkUrl: deps.checkUrl, emit: turn.emit, trace, redact: hide,
+    })
+    : undefined;
+
+  let result: ModelCallResult;
+  try {
+    ({ value: result } = await withRetry(task.retry, turn.signal, () =>
+      callModel({ spec, system: instructions, messages, tools, maxSteps, signal: turn.signal, stream: turn.hasListener, emit: turn.emit })));
+  } catch (error) {
+    if (turn.signal.aborted) throw turn.signal.reason;
+    throw providerCallError(error, { provider: spec.provider, modelName: spec.modelName, secrets: secretValues });
+  }
+
+  let cost = 0;
+  for (const step of result.steps) cost += deps.tools.recordModelCall(turn.conversationId, spec.provider, spec.modelName, step.inputTokens, step.outputTokens);
+  writeResults(task, turn, {
+    text: hide(result.text),
+    addToOutput: flag(parameters, 'addToOutput', task.agentMode),
+    metadata: {
+      provider: spec.provider,
+      modelName: spec.modelName,
+      ...(result.modelId === undefined ? {} : { modelId: result.modelId }),
+      finishReason: result.finishReason,
+      tokenUsage: { inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens, totalTokens: result.usage.inputTokens + result.usage.outputTokens },
+      modelCalls: result.steps.length,
+      cost,
+    },
+    trace,
+  });
+}
+
+function writeResults(task: CompiledLlmTask, turn: Turn, result: { text: string; addToOutput: boolean; metadata: Record<string, unknown>; trace: TraceEntry[] }): void {
+  turn.set(`langchain:${task.type}:${task.id}`, result.text);
+  if (result.addToOutput && result.text.trim() !== '') {
+    turn.set(`output:text:langchain:${task.type}`, result.text, true);
+    turn.appendOutput('output', { type: 'text', text: result.text, delay: 0 });
+  }
+  if (task.responseMetadataObjectName) {
+    turn.set(`langchain:${task.responseMetadataObjectName}`, result.metadata);
+    const existing = turn.output['langchain'];
+    const map = existing !== null && typeof existing === 'object' && !Array.isArray(existing) ? existing : {};
+    turn.setOutput('langchain', { ...map, [task.responseMetadataObjectName]: result.metadata });
+  }
+  if (task.agentMode) turn.set(`langchain:trace:${task.type}:${task.id}`, result.trace);
+}

@@ -1,0 +1,80 @@
+import { generateText, stepCountIs, streamText, type FinishReason, type LanguageModelUsage, type ModelMessage, type ToolSet } from 'ai';
+import type { ModelSpec } from '../../llm/providers.ts';
+import { ProviderTimeoutError } from '../../llm/retry.ts';
+import type { TurnEvent } from '../../runtime/turn.ts';
+
+/**
+ * One attempt at a model call: `generateText`, or `streamText` with a `token` event per text delta when someone
+ * listens to the turn. Tools run in a loop of at most `maxSteps` model calls. The provider timeout and the
+ * turn's abort signal both cancel the HTTP request.
+ */
+
+export interface ModelCallRequest {
+  readonly spec: ModelSpec;
+  readonly system: string | undefined;
+  readonly messages: ModelMessage[];
+  readonly tools: ToolSet | undefined;
+  readonly maxSteps: number;
+  readonly signal: AbortSignal;
+  readonly stream: boolean;
+  readonly emit: (event: TurnEvent) => void;
+}
+
+export interface StepUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+}
+
+export interface ModelCallResult {
+  readonly text: string;
+  readonly finishReason: FinishReason;
+  readonly usage: StepUsage;
+  /** Usage of every model call made (one per step of the tool loop). */
+  readonly steps: readonly StepUsage[];
+  readonly modelId: string | undefined;
+}
+
+function usageOf(usage: LanguageModelUsage | undefined): StepUsage {
+  return { inputTokens: usage?.inputTokens ?? 0, outputTokens: usage?.outputTokens ?? 0 };
+}
+
+export async function callModel(request: ModelCallRequest): Promise<ModelCallResult> {
+  const { spec } = request;
+  const timeout = new AbortController();
+  const timer = spec.timeoutMs === undefined ? undefined : setTimeout(() => timeout.abort(new ProviderTimeoutError(spec.timeoutMs!)), spec.timeoutMs);
+  const options = {
+    model: spec.model,
+    ...(request.system === undefined ? {} : { instructions: request.system }),
+    messages: request.messages,
+    ...spec.settings,
+    ...(request.tools === undefined ? {} : { tools: request.tools, stopWhen: stepCountIs(request.maxSteps) }),
+    maxRetries: 0,
+    abortSignal: AbortSignal.any([request.signal, timeout.signal]),
+  };
+  try {
+    if (!request.stream) {
+      const result = await generateText(options);
+      return {
+        text: result.text,
+        finishReason: result.finishReason,
+        usage: usageOf(result.totalUsage),
+        steps: result.steps.map((step) => usageOf(step.usage)),
+        modelId: result.response?.modelId,
+      };
+    }
+    let failure: unknown;
+    const result = streamText({ ...options, onError: ({ error }) => { failure ??= error; } });
+    for await (const part of result.fullStream) {
+      if (part.type === 'text-delta' && part.text !== '') request.emit({ type: 'token', text: part.text });
+      else if (part.type === 'error') failure ??= part.error;
+    }
+    if (failure !== undefined) throw failure;
+    const [text, finishReason, totalUsage, steps, response] = await Promise.all([result.text, result.finishReason, result.totalUsage, result.steps, result.response]);
+    return { text, finishReason, usage: usageOf(totalUsage), steps: steps.map((step) => usageOf(step.usage)), modelId: response?.modelId };
+  } catch (error) {
+    if (timeout.signal.aborted && !request.signal.aborted) throw timeout.signal.reason;
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,6 @@
+export { FakeProvider, type RecordedRequest, type Script, type ScriptedToolCall } from './fake-server.ts';
+export { startFakeAnthropic } from './anthropic.ts';
+export { startFakeGemini } from './gemini.ts';
+export { startFakeOllama } from './ollama.ts';
+export { startFakeOpenAi } from './openai.ts';
+export { sentConversation, type Protocol, type SentConversation } from './conversation.ts';
