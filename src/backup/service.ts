@@ -1,0 +1,99 @@
+import { notFound } from '../errors.ts';
+import type { ResourceService } from '../resources/service.ts';
+import { kindNamed } from '../resources/kinds.ts';
+import { formatReference } from '../resources/uri.ts';
+import type { ConfigResourceStore } from '../storage/ports.ts';
+import { readArchive } from './archive.ts';
+import { AgentExporter } from './export.ts';
+import { applyImportPlan, resourceView, type ImportedResourceView } from './import.ts';
+import { planImport, type ImportOptions, type ImportPlan, type ImportStrategy } from './import-plan.ts';
+import { EXPORT_FILE_PATTERN } from './layout.ts';
+import { readZip, type ZipLimits } from './zip-reader.ts';
+
+/**
+ * Export and import of agents as ZIP archives (SPEC "Export and import", reference §12.3–12.4).
+ * Exports are not kept: the download name encodes agent id and version, and the ZIP is built again on each
+ * download, so it always matches the stored configuration and nothing accumulates in memory or on disk.
+ */
+
+export interface BackupServiceOptions {
+  readonly store: ConfigResourceStore;
+  readonly resources: ResourceService;
+  readonly limits: ZipLimits;
+  readonly clock?: () => number;
+}
+
+export interface ImportPreview {
+  readonly strategy: ImportStrategy;
+  readonly agent: ImportedResourceView;
+  readonly resources: readonly ImportedResourceView[];
+  readonly ignoredEntries: readonly string[];
+}
+
+export interface ImportResult extends ImportPreview {
+  readonly agentId: string;
+  readonly agentVersion: number;
+  /** `svc://ai.svc.agent/agentstore/agents/<id>?version=<n>`, also sent as `Location`. */
+  readonly location: string;
+}
+
+export class BackupService {
+  readonly #options: BackupServiceOptions;
+  readonly #exporter: AgentExporter;
+  readonly #clock: () => number;
+
+  constructor(options: BackupServiceOptions) {
+    this.#options = options;
+    this.#clock = options.clock ?? Date.now;
+    this.#exporter = new AgentExporter(options.store, this.#clock);
+  }
+
+  /** Checks that the agent version exists and can be exported; returns the download name `<agentId>-<version>.zip`. */
+  exportAgent(agentId: string, version?: number): Promise<string> {
+    return this.#exporter.prepare(agentId, version);
+  }
+
+  /** The ZIP named by a download name; 404 for any other name or an unknown agent version. */
+  async download(fileName: string): Promise<Uint8Array> {
+    const match = EXPORT_FILE_PATTERN.exec(fileName);
+    if (!match) throw notFound(`No exported archive named '${fileName}'.`);
+    const [, agentId, version] = match as unknown as [string, string, string];
+    const resolved = await this.#exporter.resolveVersion(agentId, Number(version)).catch(() => {
+      throw notFound(`No exported archive named '${fileName}'.`);
+    });
+    return (await this.#exporter.build(agentId, resolved)).zip;
+  }
+
+  /** What an import would do; writes nothing. */
+  async preview(zip: Uint8Array, options: ImportOptions): Promise<ImportPreview> {
+    return previewOf(await this.#plan(zip, options), false);
+  }
+
+  async import(zip: Uint8Array, options: ImportOptions): Promise<ImportResult> {
+    const plan = await this.#plan(zip, options);
+    await applyImportPlan(plan, this.#options.store, this.#clock());
+    const { targetId, targetVersion } = plan.agent;
+    const agentKind = kindNamed('agent');
+    return {
+      agentId: targetId,
+      agentVersion: targetVersion,
+      location: formatReference(agentKind.uriType, agentKind.storePath, targetId, targetVersion),
+      ...previewOf(plan, true),
+    };
+  }
+
+  async #plan(zip: Uint8Array, options: ImportOptions): Promise<ImportPlan> {
+    const archive = readArchive(readZip(zip, this.#options.limits));
+    const { resources } = this.#options;
+    return planImport(archive, options, this.#options.store, (kind, body) => resources.validate(kind, body));
+  }
+}
+
+function previewOf(plan: ImportPlan, withNewIds: boolean): ImportPreview {
+  return {
+    strategy: plan.strategy,
+    agent: resourceView(plan.agent, withNewIds),
+    resources: plan.resources.filter((r) => r !== plan.agent).map((r) => resourceView(r, withNewIds)),
+    ignoredEntries: plan.ignoredEntries,
+  };
+}
