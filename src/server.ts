@@ -1,23 +1,36 @@
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
+import { BackupService } from './backup/service.ts';
 import { buildApp } from './http/app.ts';
+import { BUILT_IN_TOOL_NAMES } from './llm/built-in-tools.ts';
+import { ToolHistory } from './llm/tool-history.ts';
+import { checkUrlWith } from './llm/web-page.ts';
+import { A2AService } from './integrations/a2a/a2a-service.ts';
+import { AgentChat } from './integrations/a2a/agent-chat.ts';
+import { AgentDirectory } from './integrations/a2a/agent-directory.ts';
 import { TriggerService } from './integrations/managed/triggers.ts';
+import { AgentTools } from './integrations/mcp/agent-tools.ts';
 import { createLogBuffer, teeDestination } from './ops/log-buffer.ts';
 import { createMetrics, instrumentStorage } from './ops/metrics.ts';
 import { ResourceService } from './resources/service.ts';
 import { ConversationService } from './runtime/conversations.ts';
 import { DeploymentService } from './runtime/deployments.ts';
 import { TaskRegistry, type LifecycleTask } from './runtime/tasks.ts';
+import { openVault, type Vault } from './security/vault.ts';
+import { alwaysGuard, createUrlGuard } from './security/url-guard.ts';
 import type { Settings } from './settings.ts';
 import { LocalCluster } from './storage/local-cluster.ts';
 import { openStorage } from './storage/open.ts';
-import { builtInTasks } from './tasks/index.ts';
+import { builtInTasks, type BuiltInTaskOptions } from './tasks/index.ts';
+import type { HttpCallsTaskOptions } from './tasks/httpcalls/httpcalls-task.ts';
 
 export interface RunningServer {
   readonly app: FastifyInstance;
   /** Base URL, e.g. `http://127.0.0.1:7070`. */
   readonly url: string;
+  /** The secrets vault (disabled without `svc.vault.master-key`); its `resolver()` reads `${vault:NAME}` references. */
+  readonly vault: Vault;
   /** Stops accepting connections, lets in-flight requests finish, then closes the store. */
   close(): Promise<void>;
 }
@@ -48,15 +61,21 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     ),
     metrics,
   );
+  // A wrong master key fails here, before anything else starts.
+  const vault = await openVault(storage.secrets, settings['svc.vault.master-key']).catch(async (error: unknown) => {
+    await storage.close();
+    throw error;
+  });
   const cluster = settings['svc.datastore.type'] === 'postgres'
     ? new (await import('./storage/postgres/cluster.ts')).PostgresCluster(settings['svc.datastore.postgres.url'])
     : new LocalCluster();
 
   const resources = new ResourceService(storage.resources);
+  const toolHistory = new ToolHistory({ defaultRateLimitPerMinute: settings['svc.tools.rate-limit-per-minute'], knownTools: BUILT_IN_TOOL_NAMES });
   const deployments = new DeploymentService({
     store: storage.deployments,
     read: (kind, id, version) => storage.resources.read(kind, id, version),
-    registry: new TaskRegistry([...builtInTasks(), ...(options.extraTasks ?? [])]),
+    registry: new TaskRegistry([...builtInTasks({ secretWriter: vault, httpCalls: httpCallsOptions(settings, vault, logger), llm: llmOptions(settings, vault, toolHistory) }), ...(options.extraTasks ?? [])]),
     log: logger,
     cluster,
   });
@@ -71,11 +90,20 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     maxActiveConversations: settings['svc.coordinator.max-active-conversations'],
   });
   const triggers = new TriggerService(storage.triggers, conversations);
+  const backup = new BackupService({
+    store: storage.resources,
+    resources,
+    limits: { maxUnpackedBytes: settings['svc.backup.max-zip-bytes'], maxEntries: settings['svc.backup.max-entries'] },
+  });
+  const agentDirectory = new AgentDirectory({ resources, deployments });
+  const agentChat = new AgentChat(conversations);
+  const a2a = new A2AService({ directory: agentDirectory, chat: agentChat, settings, log: logger });
+  const agentTools = new AgentTools({ directory: agentDirectory, chat: agentChat, log: logger });
 
   let app: FastifyInstance | undefined;
   try {
     await deployments.restore();
-    app = await buildApp({ settings, storage, metrics, logBuffer, logger, services: { resources, deployments, conversations, triggers } });
+    app = await buildApp({ settings, storage, metrics, logBuffer, logger, services: { resources, deployments, conversations, triggers, backup, vault, a2a, agentTools, tools: toolHistory } });
     await app.listen({ port: settings['svc.http.port'], host: settings['svc.http.host'] });
   } catch (error) {
     await app?.close();
@@ -90,11 +118,37 @@ export async function startServer(settings: Settings, options: ServerOptions = {
   let closing: Promise<void> | undefined;
   return {
     app: running,
+    vault,
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     close: () => (closing ??= running.close().then(async () => {
       await deployments.close();
       await cluster.close();
       await storage.close();
     })),
+  };
+}
+
+/** HTTP calls: secrets from the vault, the outbound URL guard and the defaults from the settings. */
+function httpCallsOptions(settings: Settings, vault: Vault, log: HttpCallsTaskOptions['log']): HttpCallsTaskOptions {
+  return {
+    secrets: vault.resolver(),
+    urlGuard: createUrlGuard({ enabled: settings['svc.security.ssrf-protection.enabled'] }),
+    defaults: {
+      timeoutMillis: settings['svc.httpcalls.default-timeout-millis'],
+      connectTimeoutMillis: settings['svc.httpcalls.connect-timeout-millis'],
+      maxResponseBytes: settings['svc.httpcalls.default-max-response-size-bytes'],
+      maxRedirects: settings['svc.httpcalls.max-redirects'],
+    },
+    log,
+  };
+}
+
+/** LLM tasks: secrets from the vault, the tool history, the Ollama default and the URL guard of the web tools. */
+function llmOptions(settings: Settings, vault: Vault, tools: ToolHistory): BuiltInTaskOptions['llm'] {
+  return {
+    secrets: vault.resolver(),
+    tools,
+    providerDefaults: { ollamaBaseUrl: settings['svc.ollama.default-base-url'] },
+    checkUrl: checkUrlWith(alwaysGuard),
   };
 }

@@ -90,7 +90,7 @@ for (const storeType of storeTypes) {
       assertProblem(await api.get(`${path}/${id}?version=0`), 400);
       assertProblem(await api.put(`${path}/000000000000000000000000?version=1`, { json: behaviorExample }), 404);
       assertProblem(await api.delete(`${path}/${id}`), 400, /version/);
-      assertProblem(await api.get('/no/such/route'), 404);
+      assertProblem(await api.get('/agentstore/no/such/route'), 404);
     });
 
     it('an unknown field at any depth answers 400 naming the field and its JSON path', async () => {

@@ -1,23 +1,34 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { A2AService } from '../integrations/a2a/a2a-service.ts';
+import type { BackupService } from '../backup/service.ts';
 import type { TriggerService } from '../integrations/managed/triggers.ts';
+import type { AgentTools } from '../integrations/mcp/agent-tools.ts';
 import type { LogBuffer } from '../ops/log-buffer.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import type { ResourceService } from '../resources/service.ts';
 import type { ConversationService } from '../runtime/conversations.ts';
 import type { DeploymentService } from '../runtime/deployments.ts';
+import type { ToolHistory } from '../llm/tool-history.ts';
+import type { Vault } from '../security/vault.ts';
 import { compileBodyValidator, compileParameterValidator } from '../resources/validation.ts';
 import type { Settings } from '../settings.ts';
 import type { Storage } from '../storage/ports.ts';
 import { rewriteLegacyPath } from './legacy-paths.ts';
+import { a2aRoutes } from './a2a.ts';
+import { backupRoutes } from './backup.ts';
 import { botRoutes } from './bots.ts';
 import { conversationRoutes } from './conversations.ts';
 import { deploymentRoutes } from './deployments.ts';
 import { managedRoutes } from './managed.ts';
+import { managerRoutes } from './manager.ts';
+import { mcpRoutes } from './mcp.ts';
 import { httpMetricsHook, operationsRoutes } from './operations.ts';
 import { registerProblemHandling } from './problems.ts';
+import { secretRoutes } from './secrets.ts';
 import { storeRoutes } from './stores.ts';
+import { toolRoutes } from './tools.ts';
 
 export interface AppDependencies {
   readonly settings: Settings;
@@ -30,6 +41,11 @@ export interface AppDependencies {
     readonly deployments: DeploymentService;
     readonly conversations: ConversationService;
     readonly triggers: TriggerService;
+    readonly tools: ToolHistory;
+    readonly backup: BackupService;
+    readonly vault: Vault;
+    readonly a2a: A2AService;
+    readonly agentTools: AgentTools;
   };
 }
 
@@ -53,6 +69,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     bodyLimit: settings['svc.http.body-limit-bytes'],
     rewriteUrl: (request) => rewriteLegacyPath(request.url ?? '/'),
     return503OnClosing: false,
+    // Secret names may be 200 characters long (the default limit of a path parameter is 100).
+    routerOptions: { maxParamLength: 256 },
   });
 
   registerProblemHandling(app);
@@ -84,6 +102,13 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(conversationRoutes, { conversations: services.conversations });
   await app.register(botRoutes, { conversations: services.conversations });
   await app.register(managedRoutes, { triggers: services.triggers });
+  await app.register(a2aRoutes, { a2a: services.a2a, settings });
+  await app.register(mcpRoutes, { tools: services.agentTools });
+  await app.register(secretRoutes, { vault: services.vault });
+  await app.register(backupRoutes, { backup: services.backup, maxZipBytes: settings['svc.backup.max-zip-bytes'] });
+  await app.register(toolRoutes, { tools: services.tools });
   await app.register(operationsRoutes, { storage, metrics, logBuffer });
+  // The web manager last: its catch-all GET answers only what no API route did.
+  await app.register(managerRoutes, {});
   return app;
 }

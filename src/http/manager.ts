@@ -1,0 +1,71 @@
+import { existsSync, statSync } from 'node:fs';
+import { join, normalize, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { problem, sendProblem } from './problems.ts';
+
+/**
+ * The web manager (a single-page application built by Vite into `web/dist`, see `web/`), served at `/`.
+ *
+ * Files of the build are served as they are (hashed assets cached for a year). Any other GET of a path without
+ * a file extension answers `index.html`, so a deep link such as `/manager/agents/<id>` survives a reload; the
+ * application's own router then shows the screen. Not swallowed: paths under the API's own prefixes (`/q/`,
+ * `/agents/`, the stores, ...), which keep the service's 404 problem, and missing files with an extension
+ * (`/favicon.ico` is a 404).
+ */
+
+export const DEFAULT_MANAGER_DIR = fileURLToPath(new URL('../../web/dist/', import.meta.url));
+
+/** First path segments that belong to the API (and its upstream aliases): never answered with the manager. */
+const API_PREFIXES = new Set([
+  'q', 'administration', 'agents', 'bots', 'managedbots', 'conversationstore', 'descriptorstore', 'deploymentstore',
+  'regulardictionarystore', 'dictionarystore', 'behaviorstore', 'rulestore', 'outputstore', 'packagestore', 'workflowstore',
+  'agentstore', 'botstore', 'propertysetterstore', 'httpcallsstore', 'apicallstore', 'langchainstore', 'llmstore',
+  'bottriggerstore', 'agenttriggerstore', 'secretstore', 'backup', 'a2a', '.well-known', 'workspaces', 'llm', 'langchain',
+  'mcp', 'ragstore', 'userstore', 'usermemorystore', 'groupstore', 'schedulestore', 'auditstore', 'api',
+]);
+
+export interface ManagerOptions {
+  /** The built manager (default: `web/dist` of this checkout). */
+  readonly dir?: string;
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+export async function managerRoutes(app: FastifyInstance, options: ManagerOptions): Promise<void> {
+  const root = normalize(options.dir ?? DEFAULT_MANAGER_DIR);
+  const built = existsSync(join(root, 'index.html'));
+  if (built) await app.register(fastifyStatic, { root, serve: false, decorateReply: true });
+  else app.log.warn({ dir: root }, 'the web manager is not built (npm run build:web); / answers 503');
+
+  const serve = async (request: FastifyRequest, reply: FastifyReply) => {
+    const pathname = decodeURIComponent((request.url.split('?')[0] ?? '/').replace(/\/{2,}/g, '/'));
+    const segments = pathname.split('/').filter(Boolean);
+    if (segments.length > 0 && API_PREFIXES.has(segments[0]!)) return reply.callNotFound();
+    const last = segments[segments.length - 1] ?? '';
+    const hasExtension = /\.[A-Za-z0-9]+$/.test(last);
+
+    if (!built) {
+      if (hasExtension) return reply.callNotFound();
+      return sendProblem(reply, problem(503, 'The web manager is not built. Run `npm run build:web` (npm start does it first).'));
+    }
+    if (hasExtension) {
+      const relative = normalize(segments.join('/'));
+      if (relative.startsWith('..') || relative.includes(`${sep}..`) || !isFile(join(root, relative))) return reply.callNotFound();
+      const immutable = relative.startsWith(`assets${sep}`);
+      return reply.sendFile(relative, { cacheControl: true, maxAge: immutable ? 31_536_000_000 : 0, immutable });
+    }
+    // The application shell: never cached, so a new build is picked up at once.
+    return reply.header('cache-control', 'no-cache').sendFile('index.html', { cacheControl: false });
+  };
+
+  app.get('/', { schema: { hide: true } }, serve);
+  app.get('/*', { schema: { hide: true } }, serve);
+}
