@@ -25,6 +25,8 @@ import { openStorage } from './storage/open.ts';
 import { builtInTasks, type BuiltInTaskOptions } from './tasks/index.ts';
 import type { HttpCallsTaskOptions } from './tasks/httpcalls/httpcalls-task.ts';
 
+const SECRETS_CHANNEL = 'svc_secrets';
+
 export interface RunningServer {
   readonly app: FastifyInstance;
   /** Base URL, e.g. `http://127.0.0.1:7070`. */
@@ -61,14 +63,21 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     ),
     metrics,
   );
-  // A wrong master key fails here, before anything else starts.
-  const vault = await openVault(storage.secrets, settings['svc.vault.master-key']).catch(async (error: unknown) => {
-    await storage.close();
-    throw error;
-  });
   const cluster = settings['svc.datastore.type'] === 'postgres'
     ? new (await import('./storage/postgres/cluster.ts')).PostgresCluster(settings['svc.datastore.postgres.url'])
     : new LocalCluster();
+  // A wrong master key fails here, before anything else starts. Every instance forgets a secret changed anywhere.
+  const vault = await openVault(storage.secrets, settings['svc.vault.master-key'], {
+    onChange: (tenant, name) => void cluster.publish(SECRETS_CHANNEL, JSON.stringify({ tenant, name })).catch(() => undefined),
+  }).catch(async (error: unknown) => {
+    await cluster.close();
+    await storage.close();
+    throw error;
+  });
+  cluster.subscribe(SECRETS_CHANNEL, (payload) => {
+    const { tenant, name } = JSON.parse(payload) as { tenant: string; name: string };
+    vault.forget(tenant, name);
+  });
 
   const resources = new ResourceService(storage.resources);
   const toolHistory = new ToolHistory({ defaultRateLimitPerMinute: settings['svc.tools.rate-limit-per-minute'], knownTools: BUILT_IN_TOOL_NAMES });

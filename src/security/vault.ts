@@ -33,6 +33,8 @@ export interface VaultOptions {
   readonly clock?: () => number;
   /** PBKDF2 work factor; only tests lower it. */
   readonly kdfIterations?: number;
+  /** Told after a secret was written or removed (other instances then forget their cached value). */
+  readonly onChange?: (tenant: string, name: string) => void;
 }
 
 /** Opens the vault over `store`; refuses (VaultKeyMismatchError) a master key other than the store's. */
@@ -63,6 +65,7 @@ export class Vault {
   readonly #clock: () => number;
   readonly #dataKeys = new Map<string, Promise<Buffer | undefined>>();
   readonly #values: ExpiringCache<string>;
+  readonly #onChange: ((tenant: string, name: string) => void) | undefined;
 
   /** Use `openVault`, which checks the master key. */
   constructor(store: SecretStore, kek: Buffer | undefined, options: VaultOptions = {}) {
@@ -70,6 +73,7 @@ export class Vault {
     this.#kek = kek;
     this.#clock = options.clock ?? Date.now;
     this.#values = new ExpiringCache({ ttlMs: options.cacheTtlMs ?? 60_000, maxEntries: options.cacheMaxEntries ?? 1000, clock: this.#clock });
+    this.#onChange = options.onChange;
   }
 
   get enabled(): boolean {
@@ -87,8 +91,14 @@ export class Vault {
     try {
       return await this.#store.put({ tenant, name: secret.name, sealed, description: secret.description, now: this.#clock() });
     } finally {
-      this.#values.delete(cacheKey(tenant, secret.name));
+      this.forget(tenant, secret.name);
+      this.#onChange?.(tenant, secret.name);
     }
+  }
+
+  /** Drops a cached value, so that the next resolution reads the store. */
+  forget(tenant: string, name: string): void {
+    this.#values.delete(cacheKey(tenant, name));
   }
 
   /** For secret-scoped properties: stores `value` under `name` of the default tenant. */
@@ -117,7 +127,8 @@ export class Vault {
     try {
       return await this.#store.delete(tenant, name);
     } finally {
-      this.#values.delete(cacheKey(tenant, name));
+      this.forget(tenant, name);
+      this.#onChange?.(tenant, name);
     }
   }
 
