@@ -136,6 +136,15 @@ function contract(name: string, setup: () => Promise<Target>): void {
       assert.deepEqual((await conversations().load(id))?.steps, [step(0), '{"new":1}', step(2)]);
     });
 
+    test('loadFrom returns the header and only the steps from an index on', async () => {
+      const id = uniqueId();
+      const row = header(id, { stepCount: 3 });
+      await conversations().create(row, [step(0), step(1), step(2)]);
+      assert.deepEqual(await conversations().loadFrom(id, 1), { row, steps: [step(1), step(2)] });
+      assert.deepEqual(await conversations().loadFrom(id, 3), { row, steps: [] });
+      assert.equal(await conversations().loadFrom(uniqueId(), 0), undefined);
+    });
+
     test('a stale revision is a conflict and writes nothing', async () => {
       const id = uniqueId();
       const row = header(id);

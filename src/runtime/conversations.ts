@@ -43,6 +43,27 @@ interface LiveConversation extends Conversation {
   redo: StoredStep[];
   properties: Record<string, Property>;
   tallies: Tallies;
+  truncations: TruncationLog;
+}
+
+/**
+ * Where undo removed stored steps, by revision. Steps are otherwise only appended, so an instance whose cached
+ * copy is at revision r reloads just the steps from the lowest index changed since r (usually only new ones).
+ * The log keeps the last entries; it is complete for the revisions after `completeFrom`.
+ */
+interface TruncationLog {
+  readonly completeFrom: number;
+  readonly entries: ReadonlyArray<{ readonly revision: number; readonly fromIndex: number }>;
+}
+
+const TRUNCATION_LOG_SIZE = 32;
+const emptyTruncationLog: TruncationLog = { completeFrom: 0, entries: [] };
+
+function logTruncation(log: TruncationLog, revision: number, fromIndex: number): TruncationLog {
+  const entries = [...log.entries, { revision, fromIndex }];
+  if (entries.length <= TRUNCATION_LOG_SIZE) return { completeFrom: log.completeFrom, entries };
+  const dropped = entries.shift()!;
+  return { completeFrom: dropped.revision, entries };
 }
 
 /** What the store keeps beside the steps. */
@@ -50,6 +71,7 @@ interface StoredState {
   readonly properties: Record<string, Property>;
   readonly redo: StoredStep[];
   readonly tallies: Tallies;
+  readonly truncations?: TruncationLog;
 }
 
 const CONVERSATION_REFERENCE = 'svc://ai.svc.conversation/conversationstore/conversations/';
@@ -99,7 +121,7 @@ export class ConversationService {
     const conversation: LiveConversation = {
       id: newId(now), agentId, agentVersion: deployed.version, userId, environment, state: 'READY',
       createdOn: now, lastModifiedOn: now, revision: 0, steps: [], redo: [],
-      properties: await this.#loadLongTermProperties(userId), tallies: emptyTallies,
+      properties: await this.#loadLongTermProperties(userId), tallies: emptyTallies, truncations: emptyTruncationLog,
     };
     await this.#withTimeout(conversation, async (signal) => {
       await this.#runTurn(conversation, agent, { input: '', context: options.context }, signal, true);
@@ -297,6 +319,9 @@ export class ConversationService {
   async #commit(conversation: LiveConversation, before: Snapshot, change: { truncateStepsFrom?: number; appendSteps: StoredStep[] }): Promise<void> {
     const expected = conversation.revision;
     conversation.revision = expected + 1;
+    if (change.truncateStepsFrom !== undefined) {
+      conversation.truncations = logTruncation(conversation.truncations, conversation.revision, change.truncateStepsFrom);
+    }
     const outcome = await this.#store.commit(conversation.id, expected, {
       row: toRow(conversation),
       truncateStepsFrom: change.truncateStepsFrom,
@@ -315,26 +340,41 @@ export class ConversationService {
   async #load(conversationId: string): Promise<LiveConversation> {
     checkConversationId(conversationId);
     const cached = this.#cache.get(conversationId);
-    if (cached && (!this.#options.cluster.shared || (await this.#isCurrent(cached)))) {
-      this.#cache.delete(conversationId);
-      this.#cache.set(conversationId, cached);
-      return cached;
+    if (cached) {
+      const current = this.#options.cluster.shared ? await this.#current(cached) : cached;
+      if (current) {
+        this.#remember(current);
+        return current;
+      }
     }
     const stored = await this.#store.load(conversationId);
     if (!stored) throw notFound(`No conversation with id ${conversationId}.`);
     const raced = this.#cache.get(conversationId);
     if (raced && raced !== cached && raced.revision >= stored.row.revision) return raced;
-    const conversation = fromStored(stored.row, stored.steps);
+    const conversation = fromStored(stored.row, stored.steps.map(parseStep));
     this.#remember(conversation);
     return conversation;
   }
 
-  /** Whether a cached conversation is still the stored one (another instance may have moved it on). */
-  async #isCurrent(cached: LiveConversation): Promise<boolean> {
-    const row = await this.#store.loadRow(cached.id);
-    if (row && row.revision === cached.revision) return true;
+  /**
+   * The cached conversation brought up to the stored revision (another instance may have moved it on): only the
+   * steps changed since the cached revision are read. Undefined when it must be loaded whole.
+   */
+  async #current(cached: LiveConversation): Promise<LiveConversation | undefined> {
+    let row = await this.#store.loadRow(cached.id);
+    for (let attempt = 0; row && attempt < 3; attempt++) {
+      if (row.revision === cached.revision) return cached;
+      const log = (JSON.parse(row.stateJson) as StoredState).truncations ?? emptyTruncationLog;
+      if (cached.revision < log.completeFrom) break;
+      let from = Math.min(cached.steps.length, row.stepCount);
+      for (const entry of log.entries) if (entry.revision > cached.revision) from = Math.min(from, entry.fromIndex);
+      const fresh = await this.#store.loadFrom(cached.id, from);
+      if (!fresh) break;
+      if (fresh.row.revision === row.revision) return fromStored(fresh.row, [...cached.steps.slice(0, from), ...fresh.steps.map(parseStep)]);
+      row = fresh.row;
+    }
     this.#cache.delete(cached.id);
-    return false;
+    return undefined;
   }
 
   #remember(conversation: LiveConversation): void {
@@ -370,6 +410,7 @@ export class ConversationService {
 // --- helpers ---------------------------------------------------------------------------------------------------
 
 interface Snapshot {
+  readonly truncations: TruncationLog;
   readonly state: ConversationStateName;
   readonly lastModifiedOn: number;
   readonly revision: number;
@@ -380,8 +421,8 @@ interface Snapshot {
 }
 
 function snapshotOf(conversation: LiveConversation): Snapshot {
-  const { state, lastModifiedOn, revision, redo, properties, tallies } = conversation;
-  return { state, lastModifiedOn, revision, stepCount: conversation.steps.length, redo, properties, tallies };
+  const { state, lastModifiedOn, revision, redo, properties, tallies, truncations } = conversation;
+  return { state, lastModifiedOn, revision, stepCount: conversation.steps.length, redo, properties, tallies, truncations };
 }
 
 /** Puts a conversation back as it was (a failed write or an interrupted turn must leave no trace). */
@@ -393,6 +434,7 @@ function restore(conversation: LiveConversation, snapshot: Snapshot): void {
   conversation.redo = snapshot.redo;
   conversation.properties = snapshot.properties;
   conversation.tallies = snapshot.tallies;
+  conversation.truncations = snapshot.truncations;
 }
 
 /** Long-term properties stay as they are; conversation-scoped ones become those recorded with `step`. */
@@ -404,7 +446,7 @@ function restoredProperties(current: Readonly<Record<string, Property>>, step: S
 }
 
 function toRow(conversation: LiveConversation): ConversationRow {
-  const state: StoredState = { properties: conversation.properties, redo: conversation.redo, tallies: conversation.tallies };
+  const state: StoredState = { properties: conversation.properties, redo: conversation.redo, tallies: conversation.tallies, truncations: conversation.truncations };
   return {
     id: conversation.id, agentId: conversation.agentId, agentVersion: conversation.agentVersion, userId: conversation.userId,
     environment: conversation.environment, state: conversation.state, createdOn: conversation.createdOn,
@@ -413,13 +455,15 @@ function toRow(conversation: LiveConversation): ConversationRow {
   };
 }
 
-function fromStored(row: ConversationRow, steps: string[]): LiveConversation {
+const parseStep = (json: string) => JSON.parse(json) as StoredStep;
+
+function fromStored(row: ConversationRow, steps: StoredStep[]): LiveConversation {
   const state = JSON.parse(row.stateJson) as StoredState;
   return {
     id: row.id, agentId: row.agentId, agentVersion: row.agentVersion, userId: row.userId,
     environment: row.environment, state: row.state, createdOn: row.createdOn, lastModifiedOn: row.lastModifiedOn,
-    revision: row.revision, steps: steps.map((step) => JSON.parse(step) as StoredStep),
-    redo: state.redo, properties: state.properties, tallies: state.tallies,
+    revision: row.revision, steps, redo: state.redo, properties: state.properties, tallies: state.tallies,
+    truncations: state.truncations ?? emptyTruncationLog,
   };
 }
 

@@ -51,6 +51,8 @@ export interface ConversationStore {
   create(row: ConversationRow, steps: readonly string[]): Promise<void>;
   /** Header and every step in order; undefined when unknown or deleted. */
   load(id: string): Promise<{ row: ConversationRow; steps: string[] } | undefined>;
+  /** Header and the steps from `fromIndex` on, from one consistent snapshot; undefined when unknown. */
+  loadFrom(id: string, fromIndex: number): Promise<{ row: ConversationRow; steps: string[] } | undefined>;
   /** The header alone (cheap freshness check of a cached conversation). */
   loadRow(id: string): Promise<ConversationRow | undefined>;
   /**

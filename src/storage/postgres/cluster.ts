@@ -29,9 +29,11 @@ export class PostgresCluster implements ClusterCoordination {
     const client = await this.#locks.connect();
     let healthy = true;
     try {
-      await client.query('BEGIN');
-      await client.query(`SET LOCAL idle_in_transaction_session_timeout = ${Math.max(1000, Math.ceil(claimMillis))}`);
-      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 7262))', [conversationId]);
+      // One round trip: begin, bound the claim, wait for the lock.
+      await client.query(
+        `BEGIN; SET LOCAL idle_in_transaction_session_timeout = ${Math.max(1000, Math.ceil(claimMillis))};
+         SELECT pg_advisory_xact_lock(hashtextextended(${client.escapeLiteral(conversationId)}, 7262))`,
+      );
       try {
         return await work();
       } finally {

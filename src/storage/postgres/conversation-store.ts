@@ -28,11 +28,16 @@ export class PostgresConversationStore implements ConversationStore {
   }
 
   async load(id: string): Promise<{ row: ConversationRow; steps: string[] } | undefined> {
+    return this.loadFrom(id, 0);
+  }
+
+  async loadFrom(id: string, fromIndex: number): Promise<{ row: ConversationRow; steps: string[] } | undefined> {
     // One statement, one snapshot: the header and the steps always agree.
     const { rows } = await this.#pool.query(
-      `SELECT c.*, ARRAY(SELECT s.body FROM conversation_steps s WHERE s.conversation_id = c.id ORDER BY s.step_index) AS steps
+      `SELECT c.*, ARRAY(SELECT s.body FROM conversation_steps s
+                         WHERE s.conversation_id = c.id AND s.step_index >= $2 ORDER BY s.step_index) AS steps
        FROM conversations c WHERE c.id = $1`,
-      [id],
+      [id, fromIndex],
     );
     const row = rows[0];
     return row === undefined ? undefined : { row: toConversationRow(row), steps: row.steps as string[] };

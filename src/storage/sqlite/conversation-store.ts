@@ -34,7 +34,7 @@ export class SqliteConversationStore implements ConversationStore {
       insertStep: prepare('INSERT INTO conversation_steps (conversation_id, step_index, body) VALUES (?, ?, ?)'),
       truncateSteps: prepare('DELETE FROM conversation_steps WHERE conversation_id = ? AND step_index >= ?'),
       header: prepare('SELECT * FROM conversations WHERE id = ?'),
-      steps: prepare('SELECT body FROM conversation_steps WHERE conversation_id = ? ORDER BY step_index'),
+      steps: prepare('SELECT body FROM conversation_steps WHERE conversation_id = ? AND step_index >= ? ORDER BY step_index'),
       exists: prepare('SELECT 1 AS found FROM conversations WHERE id = ?'),
       deleteSteps: prepare('DELETE FROM conversation_steps WHERE conversation_id = ?'),
       deleteHeader: prepare('DELETE FROM conversations WHERE id = ?'),
@@ -50,10 +50,14 @@ export class SqliteConversationStore implements ConversationStore {
   }
 
   async load(id: string): Promise<{ row: ConversationRow; steps: string[] } | undefined> {
+    return this.loadFrom(id, 0);
+  }
+
+  async loadFrom(id: string, fromIndex: number): Promise<{ row: ConversationRow; steps: string[] } | undefined> {
     return readTransaction(this.#db, () => {
       const header = this.#sql.header.get(id);
       if (header === undefined) return undefined;
-      const steps = this.#sql.steps.all(id).map((step) => String(step.body));
+      const steps = this.#sql.steps.all(id, fromIndex).map((step) => String(step.body));
       return { row: toConversationRow(header), steps };
     });
   }
