@@ -1,0 +1,115 @@
+/** The service's endpoints as typed functions over the client. No DOM. */
+import type { ApiClient } from './client.ts';
+import type {
+  AgentDeployments, BotTrigger, Conversation, ConversationDescriptor, DeploymentStatus, Descriptor, HealthReport,
+  LogEntry, SecretMetadata,
+} from './types.ts';
+
+export type Api = ReturnType<typeof endpoints>;
+
+const enc = encodeURIComponent;
+
+export function endpoints(client: ApiClient) {
+  return {
+    client,
+
+    // Configuration stores
+    descriptors: (storePath: string, query: { filter?: string; index?: number; limit?: number } = {}) =>
+      client.get<Descriptor[]>(`${storePath}/descriptors`, { query }),
+    read: <T = unknown>(storePath: string, id: string, version: number) => client.get<T>(`${storePath}/${enc(id)}`, { query: { version } }),
+    currentVersion: async (storePath: string, id: string) => Number(await client.get<string | number>(`${storePath}/${enc(id)}/currentversion`, { as: 'text' })),
+    /** Creates version 1; answers the new resource's URI. */
+    create: async (storePath: string, body: unknown) => (await client.request('POST', storePath, { json: body })).headers.get('location') ?? '',
+    /** Writes the next version; answers its URI. */
+    update: async (storePath: string, id: string, version: number, body: unknown) =>
+      (await client.request('PUT', `${storePath}/${enc(id)}`, { query: { version }, json: body })).headers.get('location') ?? '',
+    duplicate: async (storePath: string, id: string, version: number) =>
+      (await client.request('POST', `${storePath}/${enc(id)}`, { query: { version } })).headers.get('location') ?? '',
+    remove: (storePath: string, id: string, version: number, permanent = false) =>
+      client.request('DELETE', `${storePath}/${enc(id)}`, { query: { version, permanent: permanent || undefined } }),
+    descriptor: (id: string) => client.get<Descriptor>(`/descriptorstore/descriptors/${enc(id)}`),
+    describe: (id: string, version: number | undefined, document: { name?: string; description?: string }) =>
+      client.request('PATCH', `/descriptorstore/descriptors/${enc(id)}`, { query: { version }, json: { operation: 'SET', document } }),
+
+    // Deployments
+    deploy: (environment: string, agentId: string, version: number) =>
+      client.request<DeploymentStatus>('POST', `/administration/${enc(environment)}/deploy/${enc(agentId)}`, { query: { version, autoDeploy: true } }),
+    undeploy: (environment: string, agentId: string, version: number) =>
+      client.request('POST', `/administration/${enc(environment)}/undeploy/${enc(agentId)}`, { query: { version } }),
+    deploymentStatus: (environment: string, agentId: string, version: number) =>
+      client.get<DeploymentStatus>(`/administration/${enc(environment)}/deploymentstatus/${enc(agentId)}`, { query: { version } }),
+    agentDeployments: (agentId: string) => client.get<AgentDeployments>(`/administration/deploy/${enc(agentId)}`),
+    deployments: () => client.get<DeploymentStatus[]>('/deploymentstore/deployments'),
+
+    // Conversations
+    start: async (agentId: string, environment: string, userId: string | undefined) => {
+      const answer = await client.request<Conversation>('POST', `/agents/${enc(agentId)}/start`, { query: { environment, userId } });
+      return answer.data;
+    },
+    say: (conversationId: string, input: string, context?: Record<string, { type: string; value: unknown }>) =>
+      client.request<Conversation>('POST', `/agents/${enc(conversationId)}`, {
+        query: { returnDetailed: true, returnCurrentStepOnly: false },
+        json: context ? { input, context } : { input },
+      }).then((a) => a.data),
+    conversation: (conversationId: string) =>
+      client.get<Conversation>(`/agents/${enc(conversationId)}`, { query: { returnDetailed: true, returnCurrentStepOnly: false } }),
+    undo: (conversationId: string) => client.request('POST', `/agents/${enc(conversationId)}/undo`),
+    redo: (conversationId: string) => client.request('POST', `/agents/${enc(conversationId)}/redo`),
+    end: (conversationId: string) => client.request('POST', `/agents/${enc(conversationId)}/endConversation`),
+    conversations: (query: { agentId?: string; userId?: string; conversationState?: string; index?: number; limit?: number }) =>
+      client.get<ConversationDescriptor[]>('/conversationstore/conversations', { query }),
+    storedConversation: (conversationId: string) => client.get<Conversation>(`/conversationstore/conversations/${enc(conversationId)}`),
+    deleteConversation: (conversationId: string) => client.request('DELETE', `/conversationstore/conversations/${enc(conversationId)}`),
+
+    // Operations
+    health: () => client.get<HealthReport>('/q/health/ready'),
+    metrics: () => client.get<string>('/q/metrics', { as: 'text' }),
+    logs: (query: { level?: string; search?: string; limit?: number }) => client.get<LogEntry[]>('/administration/logs', { query }),
+    logStream: (query: { level?: string; search?: string }, signal: AbortSignal) => client.stream('/administration/logs/stream', { query, signal }),
+
+    // Managed agents
+    triggers: () => client.get<BotTrigger[]>('/bottriggerstore/bottriggers'),
+    createTrigger: (trigger: BotTrigger) => client.request('POST', '/bottriggerstore/bottriggers', { json: trigger }),
+    updateTrigger: (trigger: BotTrigger) => client.request('PUT', `/bottriggerstore/bottriggers/${enc(trigger.intent)}`, { json: trigger }),
+    deleteTrigger: (intent: string) => client.request('DELETE', `/bottriggerstore/bottriggers/${enc(intent)}`),
+
+    // Secrets (write-only values)
+    secrets: async () => {
+      const data = await client.get<unknown>('/secretstore/secrets/default');
+      return listOf<SecretMetadata>(data, ['secrets', 'items', 'keys']);
+    },
+    putSecret: (name: string, value: string, description: string) =>
+      client.request('PUT', `/secretstore/secrets/default/${enc(name)}`, { json: { value, description } }),
+    deleteSecret: (name: string) => client.request('DELETE', `/secretstore/secrets/default/${enc(name)}`),
+
+    // Backup
+    /** Exports an agent version; answers the download path (the Location). */
+    exportAgent: async (agentId: string, agentVersion: number) =>
+      (await client.request('POST', `/backup/export/${enc(agentId)}`, { query: { agentVersion } })).headers.get('location') ?? `/backup/export/${agentId}-${agentVersion}.zip`,
+    download: (path: string) => client.request<Blob>('GET', path, { as: 'blob' }).then((a) => a.data),
+    importPreview: (zip: Blob, strategy: string, selectedResources?: string[]) =>
+      client.request<unknown>('POST', '/backup/import/preview', {
+        body: zip, contentType: 'application/zip',
+        query: { strategy, selectedResources: selectedResources && selectedResources.length > 0 ? selectedResources.join(',') : undefined },
+      }).then((a) => a.data),
+    importZip: async (zip: Blob, strategy: string, selectedResources?: string[]) => {
+      const answer = await client.request<{ agentId?: string; agentVersion?: number; location?: string }>('POST', '/backup/import', {
+        body: zip, contentType: 'application/zip',
+        query: { strategy, selectedResources: selectedResources && selectedResources.length > 0 ? selectedResources.join(',') : undefined },
+      });
+      return { location: answer.headers.get('location') ?? answer.data?.location ?? '', agentId: answer.data?.agentId, agentVersion: answer.data?.agentVersion };
+    },
+  };
+}
+
+/** A list answer, bare or wrapped in one of the named members. */
+export function listOf<T>(data: unknown, members: readonly string[]): T[] {
+  if (Array.isArray(data)) return data as T[];
+  if (typeof data === 'object' && data !== null) {
+    for (const m of members) {
+      const v = (data as Record<string, unknown>)[m];
+      if (Array.isArray(v)) return v as T[];
+    }
+  }
+  return [];
+}

@@ -1,0 +1,126 @@
+/** Wire shapes of the service (the spec's names). */
+
+export interface Descriptor {
+  readonly resource: string;
+  readonly name?: string;
+  readonly description?: string;
+  readonly createdOn?: number;
+  readonly lastModifiedOn?: number;
+  readonly deleted?: boolean;
+  readonly [member: string]: unknown;
+}
+
+export type DeploymentStatusName = 'NOT_FOUND' | 'IN_PROGRESS' | 'ERROR' | 'READY';
+
+export interface DeploymentStatus {
+  readonly environment: string;
+  readonly agentId: string;
+  readonly agentVersion: number;
+  readonly status: DeploymentStatusName;
+  readonly autoDeploy?: boolean;
+  readonly deployedOn?: number;
+  readonly error?: string;
+}
+
+export interface AgentDeployments {
+  readonly agentId: string;
+  readonly environments: Record<string, DeploymentStatus[]>;
+}
+
+export interface QuickReply {
+  readonly value: string;
+  readonly expressions?: string;
+}
+
+export interface ConversationOutput {
+  readonly input?: string;
+  readonly expressions?: string;
+  readonly intents?: string[];
+  readonly actions?: string[];
+  readonly output?: string[];
+  readonly quickReplies?: QuickReply[];
+  readonly httpCalls?: unknown[];
+  readonly properties?: unknown;
+  readonly [member: string]: unknown;
+}
+
+export interface ConversationStepEntry {
+  readonly key: string;
+  readonly value: unknown;
+  readonly timestamp?: number | string;
+  readonly originWorkflowId?: string;
+}
+
+export interface Conversation {
+  readonly conversationId: string;
+  readonly agentId: string;
+  readonly agentVersion: number;
+  readonly userId?: string;
+  readonly environment: string;
+  readonly conversationState: string;
+  readonly undoAvailable?: boolean;
+  readonly redoAvailable?: boolean;
+  readonly conversationOutputs: ConversationOutput[];
+  readonly conversationProperties?: Record<string, { name: string; value: unknown; scope: string }>;
+  readonly conversationSteps?: { conversationStep: ConversationStepEntry[]; timestamp?: number }[];
+  readonly createdOn?: number;
+  readonly lastModifiedOn?: number;
+}
+
+export interface ConversationDescriptor {
+  readonly resource?: string;
+  readonly conversationId: string;
+  readonly agentId: string;
+  readonly agentVersion: number;
+  readonly userId?: string;
+  readonly environment: string;
+  readonly conversationState: string;
+  readonly conversationStepSize?: number;
+  readonly createdOn?: number;
+  readonly lastModifiedOn?: number;
+}
+
+export interface HealthReport {
+  readonly status: 'UP' | 'DOWN';
+  readonly checks: { name: string; status: 'UP' | 'DOWN'; reason?: string }[];
+}
+
+export interface LogEntry {
+  readonly timestamp: number;
+  readonly level: string;
+  readonly message: string;
+  readonly agentId?: string;
+  readonly conversationId?: string;
+  readonly [member: string]: unknown;
+}
+
+export interface ContextValue {
+  readonly type: string;
+  readonly value: unknown;
+}
+
+export interface BotTrigger {
+  readonly intent: string;
+  readonly botDeployments: { environment: string; botId: string; initialContext?: Record<string, ContextValue> }[];
+}
+
+export interface SecretMetadata {
+  readonly name: string;
+  readonly description?: string;
+  readonly [member: string]: unknown;
+}
+
+export interface Agent {
+  readonly packages: string[];
+  readonly [member: string]: unknown;
+}
+
+export interface WorkflowExtension {
+  readonly type: string;
+  readonly config?: Record<string, unknown>;
+  readonly extensions?: Record<string, unknown>;
+}
+
+export interface Workflow {
+  readonly packageExtensions: WorkflowExtension[];
+}

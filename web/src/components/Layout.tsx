@@ -1,0 +1,62 @@
+/** The frame: a skip link, the navigation (a menu button on narrow screens) and the main region. */
+import { useEffect, useState, type ReactNode } from 'react';
+import { resourceKinds } from '../api/resources.ts';
+import { BASE, Link, useLocation } from '../router.tsx';
+
+const sections: readonly { to: string; label: string }[] = [
+  { to: BASE, label: 'Dashboard' },
+  { to: `${BASE}/agents`, label: 'Agents' },
+  { to: `${BASE}/chat`, label: 'Chat' },
+  { to: `${BASE}/conversations`, label: 'Conversations' },
+];
+
+const operations: readonly { to: string; label: string }[] = [
+  { to: `${BASE}/backup`, label: 'Import / Export' },
+  { to: `${BASE}/secrets`, label: 'Secrets' },
+  { to: `${BASE}/triggers`, label: 'Triggers' },
+  { to: `${BASE}/logs`, label: 'Logs' },
+];
+
+function isCurrent(to: string, pathname: string): boolean {
+  if (to === BASE) return pathname === BASE || pathname === '/' || pathname === `${BASE}/`;
+  return pathname === to || pathname.startsWith(`${to}/`);
+}
+
+export function Layout({ children }: { children: ReactNode }) {
+  const { pathname } = useLocation();
+  const [menuOpen, setMenuOpen] = useState(false);
+  useEffect(() => setMenuOpen(false), [pathname]);
+
+  const link = (s: { to: string; label: string }) => (
+    <li key={s.to}>
+      <Link to={s.to} aria-current={isCurrent(s.to, pathname) ? 'page' : undefined}>
+        {s.label}
+      </Link>
+    </li>
+  );
+
+  return (
+    <div className="app">
+      <a className="skip-link" href="#main">Skip to content</a>
+      <header className="topbar">
+        <Link to={BASE} className="brand">Agent manager</Link>
+        <button type="button" className="menu-button" aria-expanded={menuOpen} aria-controls="nav" onClick={() => setMenuOpen(!menuOpen)}>
+          Menu
+        </button>
+      </header>
+      <nav id="nav" aria-label="Main" className={menuOpen ? 'open' : ''}>
+        <ul>{sections.map(link)}</ul>
+        <h2 className="nav-heading">Resources</h2>
+        <ul>{resourceKinds.map((k) => link({ to: `${BASE}/resources/${k.slug}`, label: k.label }))}</ul>
+        <h2 className="nav-heading">Operations</h2>
+        <ul>{operations.map(link)}</ul>
+        <p className="nav-foot">
+          <a href="/q/swagger-ui">API documentation</a>
+        </p>
+      </nav>
+      <main id="main" tabIndex={-1}>
+        {children}
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,154 @@
+/** Export an agent version as a ZIP; import a ZIP after previewing what it would create, update or skip. */
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useId, useState } from 'react';
+import { useAuth } from '../../auth.tsx';
+import { Badge, ErrorMessage, Notice, PageHeader, Select, saveBlob, shortId } from '../../components/ui.tsx';
+import { parseResourceUri } from '../../lib/uri.ts';
+import { BASE, Link } from '../../router.tsx';
+import { useAgentDescriptors } from '../agents/useAgentNames.ts';
+import { ignoredEntries, previewRows } from './preview.ts';
+
+const strategies = [
+  { value: 'create', label: 'Create: a new agent with new ids (a copy)' },
+  { value: 'merge', label: 'Merge: update resources with the same origin, keep the agent id' },
+  { value: 'upgrade', label: 'Upgrade: match existing resources by structure' },
+];
+
+export function ImportExport() {
+  return (
+    <>
+      <PageHeader title="Import / Export" description="Move agents between services as ZIP files (the agent, its workflows and resources; no conversations)." />
+      <div className="columns">
+        <ExportPanel />
+        <ImportPanel />
+      </div>
+    </>
+  );
+}
+
+function ExportPanel() {
+  const { api } = useAuth();
+  const agents = useAgentDescriptors();
+  const [choice, setChoice] = useState('');
+  const options = (agents.data ?? []).flatMap((d) => {
+    const ref = parseResourceUri(d.resource);
+    return ref ? [{ value: `${ref.id}|${ref.version}`, label: `${d.name || shortId(ref.id)} v${ref.version}` }] : [];
+  });
+  const selected = choice || options[0]?.value || '';
+  const run = useMutation({
+    mutationFn: async () => {
+      const [id, version] = selected.split('|') as [string, string];
+      const location = await api.exportAgent(id, Number(version));
+      const path = location.startsWith('http') ? new URL(location).pathname : location;
+      const blob = await api.download(path);
+      const name = path.split('/').pop() || `${id}-${version}.zip`;
+      saveBlob(blob, name);
+      return name;
+    },
+  });
+  return (
+    <section className="panel" aria-labelledby="export-h">
+      <h2 id="export-h">Export</h2>
+      {options.length === 0 ? <p className="muted">No agents to export.</p> : (
+        <form onSubmit={(e) => { e.preventDefault(); run.mutate(); }}>
+          <Select label="Agent" value={selected} onChange={setChoice} options={options} />
+          <button type="submit" className="primary" disabled={run.isPending}>{run.isPending ? 'Exporting…' : 'Export and download'}</button>
+        </form>
+      )}
+      {run.data && <Notice kind="success">Downloaded {run.data}.</Notice>}
+      <ErrorMessage error={run.error} title="Export failed." />
+    </section>
+  );
+}
+
+function ImportPanel() {
+  const { api } = useAuth();
+  const queryClient = useQueryClient();
+  const fileId = useId();
+  const [file, setFile] = useState<File>();
+  const [strategy, setStrategy] = useState('create');
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const preview = useMutation({
+    mutationFn: ({ zip, strategy }: { zip: File; strategy: string }) => api.importPreview(zip, strategy),
+    onSuccess: (data) => setSelected(new Set(previewRows(data).filter((r) => r.action === 'UPDATE').map((r) => r.originId).filter((x): x is string => !!x))),
+  });
+  const run = useMutation({
+    mutationFn: () => api.importZip(file!, strategy, strategy === 'create' ? undefined : [...selected]),
+    onSuccess: () => queryClient.invalidateQueries(),
+  });
+  const rows = preview.data !== undefined ? previewRows(preview.data) : [];
+  const ignored = preview.data !== undefined ? ignoredEntries(preview.data) : [];
+  const importedId = run.data?.agentId ?? parseResourceUri(run.data?.location)?.id;
+  const selectable = strategy !== 'create';
+
+  const choose = (next: string) => {
+    setStrategy(next);
+    run.reset();
+    if (file) preview.mutate({ zip: file, strategy: next });
+  };
+
+  return (
+    <section className="panel" aria-labelledby="import-h">
+      <h2 id="import-h">Import</h2>
+      <div className="field">
+        <label htmlFor={fileId}>ZIP file</label>
+        <input id={fileId} type="file" accept=".zip,application/zip" onChange={(e) => { setFile(e.target.files?.[0]); preview.reset(); run.reset(); }} />
+      </div>
+      <fieldset className="radio-list">
+        <legend>Strategy</legend>
+        {strategies.map((s) => (
+          <label key={s.value}><input type="radio" name="strategy" value={s.value} checked={strategy === s.value} onChange={() => choose(s.value)} /> {s.label}</label>
+        ))}
+      </fieldset>
+      <button type="button" onClick={() => file && preview.mutate({ zip: file, strategy })} disabled={!file || preview.isPending}>{preview.isPending ? 'Checking…' : 'Preview'}</button>
+      <ErrorMessage error={preview.error} title="Preview failed." />
+      {preview.data !== undefined && (
+        <>
+          <h3>What the import would do</h3>
+          {rows.length === 0 ? <pre className="raw">{JSON.stringify(preview.data, null, 2)}</pre> : (
+            <table>
+              <thead><tr>{selectable && <th scope="col">Update</th>}<th scope="col">Resource</th><th scope="col">Action</th><th scope="col" className="hide-narrow">Origin id</th></tr></thead>
+              <tbody>
+                {rows.map((r, i) => (
+                  <tr key={r.originId ?? i}>
+                    {selectable && (
+                      <td>
+                        {r.action === 'UPDATE' && r.originId && (
+                          <input
+                            type="checkbox"
+                            aria-label={`Update ${r.label}`}
+                            checked={selected.has(r.originId)}
+                            onChange={(e) => {
+                              const next = new Set(selected);
+                              if (e.target.checked) next.add(r.originId!);
+                              else next.delete(r.originId!);
+                              setSelected(next);
+                            }}
+                          />
+                        )}
+                      </td>
+                    )}
+                    <td>{r.label}{r.target && <div className="muted small">into {r.target}</div>}</td>
+                    <td><Badge status={r.action} /></td>
+                    <td className="hide-narrow"><code>{r.originId}</code></td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+          {ignored.length > 0 && <p className="muted small">Ignored entries: {ignored.join(', ')}</p>}
+          <div className="form-actions">
+            <button type="button" className="primary" onClick={() => run.mutate()} disabled={run.isPending}>{run.isPending ? 'Importing…' : `Import (${strategy})`}</button>
+          </div>
+        </>
+      )}
+      <ErrorMessage error={run.error} title="Import failed." />
+      {run.data && (
+        <Notice kind="success">
+          Imported.{' '}
+          {importedId ? <Link to={`${BASE}/agents/${importedId}`}>Open the imported agent{run.data.agentVersion ? ` (v${run.data.agentVersion})` : ''}</Link> : run.data.location}
+        </Notice>
+      )}
+    </section>
+  );
+}

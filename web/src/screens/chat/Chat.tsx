@@ -1,0 +1,140 @@
+/** Talk to a deployed agent: start, send, quick replies, undo/redo, end, and each step's details in a drawer. */
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef, useState } from 'react';
+import type { Conversation } from '../../api/types.ts';
+import { useAuth } from '../../auth.tsx';
+import { Drawer } from '../../components/Drawer.tsx';
+import { Badge, ErrorMessage, Field, Loading, PageHeader, Select, shortId } from '../../components/ui.tsx';
+import { BASE, Link, navigate, useLocation } from '../../router.tsx';
+import { useAgentNames } from '../agents/useAgentNames.ts';
+import { StepDetails } from './StepDetails.tsx';
+
+export function Chat({ agentId }: { agentId?: string }) {
+  const { search } = useLocation();
+  const conversationId = search.get('conversation') ?? undefined;
+  return (
+    <>
+      <PageHeader title="Chat" description="Talk to a deployed agent. Open a step's details to see what the pipeline did." />
+      <StartForm agentId={agentId} environment={search.get('environment') ?? undefined} />
+      {conversationId && <Conversation key={conversationId} conversationId={conversationId} />}
+    </>
+  );
+}
+
+function StartForm({ agentId, environment }: { agentId?: string; environment?: string }) {
+  const { api } = useAuth();
+  const names = useAgentNames();
+  const deployments = useQuery({ queryKey: ['deployments'], queryFn: api.deployments });
+  const ready = (deployments.data ?? []).filter((d) => d.status === 'READY');
+  const [choice, setChoice] = useState('');
+  const [userId, setUserId] = useState('manager-user');
+  const options = ready.map((d) => ({ value: `${d.environment}|${d.agentId}`, label: `${names.get(d.agentId) || shortId(d.agentId)} v${d.agentVersion} (${d.environment})` }));
+
+  useEffect(() => {
+    if (choice !== '' || options.length === 0) return;
+    const preferred = options.find((o) => o.value === `${environment ?? 'production'}|${agentId}`) ?? options.find((o) => o.value.endsWith(`|${agentId}`)) ?? options[0]!;
+    setChoice(preferred.value);
+  }, [options, choice, agentId, environment]);
+
+  const start = useMutation({
+    mutationFn: () => {
+      const [env, id] = choice.split('|') as [string, string];
+      return api.start(id, env, userId.trim() || undefined);
+    },
+    onSuccess: (conversation) => {
+      navigate(`${BASE}/chat/${conversation.agentId}?environment=${conversation.environment}&conversation=${conversation.conversationId}`);
+    },
+  });
+
+  if (deployments.isPending) return <Loading />;
+  if (ready.length === 0) {
+    return <p className="empty">No agent is deployed and ready. <Link to={`${BASE}/agents`}>Deploy one</Link> first.</p>;
+  }
+  return (
+    <form className="panel toolbar" onSubmit={(e) => { e.preventDefault(); start.mutate(); }} aria-label="Start a conversation">
+      <Select label="Agent" value={choice} onChange={setChoice} options={options} />
+      <Field label="User id" value={userId} onChange={setUserId} hint="Long-term properties are kept per user." />
+      <button type="submit" className="primary" disabled={start.isPending || choice === ''}>Start conversation</button>
+      <ErrorMessage error={start.error} />
+    </form>
+  );
+}
+
+function Conversation({ conversationId }: { conversationId: string }) {
+  const { api } = useAuth();
+  const queryClient = useQueryClient();
+  const key = ['chat', conversationId];
+  const conversation = useQuery({ queryKey: key, queryFn: () => api.conversation(conversationId) });
+  const [input, setInput] = useState('');
+  const [detail, setDetail] = useState<number>();
+  const transcript = useRef<HTMLOListElement>(null);
+  const inputRef = useRef<HTMLInputElement>(null);
+
+  const update = (data: Conversation) => queryClient.setQueryData(key, data);
+  const refetch = async () => update(await api.conversation(conversationId));
+  const say = useMutation({
+    mutationFn: (text: string) => api.say(conversationId, text),
+    onSuccess: (data) => {
+      update(data);
+      setInput('');
+      inputRef.current?.focus();
+    },
+  });
+  const undo = useMutation({ mutationFn: () => api.undo(conversationId), onSettled: refetch });
+  const redo = useMutation({ mutationFn: () => api.redo(conversationId), onSettled: refetch });
+  const end = useMutation({ mutationFn: () => api.end(conversationId), onSettled: refetch });
+
+  useEffect(() => {
+    transcript.current?.lastElementChild?.scrollIntoView?.({ block: 'nearest' });
+  }, [conversation.data]);
+
+  if (conversation.isPending) return <Loading />;
+  if (conversation.error) return <ErrorMessage error={conversation.error} />;
+  const c = conversation.data;
+  const outputs = c.conversationOutputs ?? [];
+  const last = outputs[outputs.length - 1];
+  const ended = c.conversationState === 'ENDED';
+  const busy = say.isPending || undo.isPending || redo.isPending;
+
+  return (
+    <section className="chat panel" aria-labelledby="chat-h">
+      <div className="chat-head">
+        <h2 id="chat-h">Conversation <code>{shortId(c.conversationId)}</code></h2>
+        <Badge status={c.conversationState} />
+        <span className="muted small">{c.environment} · agent v{c.agentVersion}{c.userId ? ` · ${c.userId}` : ''}</span>
+        <div className="actions">
+          <button type="button" onClick={() => undo.mutate()} disabled={!c.undoAvailable || busy}>Undo</button>
+          <button type="button" onClick={() => redo.mutate()} disabled={!c.redoAvailable || busy}>Redo</button>
+          <button type="button" onClick={() => end.mutate()} disabled={ended || busy}>End</button>
+          <Link className="button" to={`${BASE}/conversations/${c.conversationId}`}>Stored record</Link>
+        </div>
+      </div>
+      <ErrorMessage error={say.error ?? undo.error ?? redo.error ?? end.error} />
+      <ol className="transcript" ref={transcript} aria-label="Messages" aria-live="polite">
+        {outputs.map((step, i) => (
+          <li key={i} className="turn">
+            {step.input !== undefined && step.input !== '' && <p className="bubble user"><span className="visually-hidden">You said: </span>{step.input}</p>}
+            {(step.output ?? []).map((text, j) => <p key={j} className="bubble agent"><span className="visually-hidden">Agent: </span>{text}</p>)}
+            {(step.output ?? []).length === 0 && <p className="bubble agent muted"><span className="visually-hidden">Agent: </span>(no output)</p>}
+            <button type="button" className="link small" onClick={() => setDetail(i)} aria-label={`Details of step ${i + 1}`}>Step {i + 1} details</button>
+          </li>
+        ))}
+      </ol>
+      {last?.quickReplies && last.quickReplies.length > 0 && !ended && (
+        <div className="quick-replies" role="group" aria-label="Quick replies">
+          {last.quickReplies.map((q) => (
+            <button type="button" key={q.value} onClick={() => say.mutate(q.value)} disabled={busy}>{q.value}</button>
+          ))}
+        </div>
+      )}
+      <form className="composer" onSubmit={(e) => { e.preventDefault(); if (input.trim()) say.mutate(input); }}>
+        <label htmlFor="chat-input" className="visually-hidden">Message</label>
+        <input id="chat-input" ref={inputRef} value={input} onChange={(e) => setInput(e.target.value)} placeholder={ended ? 'The conversation has ended' : 'Type a message'} disabled={ended} autoComplete="off" />
+        <button type="submit" className="primary" disabled={ended || busy || input.trim() === ''}>Send</button>
+      </form>
+      <Drawer title={`Step ${(detail ?? 0) + 1}`} open={detail !== undefined} onClose={() => setDetail(undefined)}>
+        {detail !== undefined && <StepDetails conversation={c} index={detail} />}
+      </Drawer>
+    </section>
+  );
+}

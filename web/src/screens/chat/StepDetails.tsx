@@ -1,0 +1,55 @@
+/** One step of a conversation in detail: what the pipeline recorded, grouped (input, expressions, actions, ...). */
+import type { Conversation } from '../../api/types.ts';
+import { groupStep, showValue } from '../../lib/steps.ts';
+
+export function StepDetails({ conversation, index, showProperties = true }: { conversation: Conversation; index: number; showProperties?: boolean }) {
+  const output = conversation.conversationOutputs[index];
+  const entries = conversation.conversationSteps?.[index]?.conversationStep ?? [];
+  const groups = groupStep(entries);
+  return (
+    <div className="step-details">
+      {output && (
+        <dl className="summary">
+          {output.input !== undefined && <><dt>Input</dt><dd>{output.input}</dd></>}
+          {output.expressions && <><dt>Expressions</dt><dd><code>{output.expressions}</code></dd></>}
+          {output.intents && <><dt>Intents</dt><dd>{output.intents.join(', ')}</dd></>}
+          <dt>Actions</dt><dd>{output.actions?.join(', ') || 'none'}</dd>
+        </dl>
+      )}
+      {groups.length === 0 && <p className="muted">No detailed data was recorded for this step.</p>}
+      {groups.map((g) => (
+        <section key={g.title}>
+          <h3>{g.title}</h3>
+          <table className="compact">
+            <tbody>
+              {g.entries.map((e, i) => (
+                <tr key={i}>
+                  <th scope="row"><code>{e.key}</code></th>
+                  <td><pre>{showValue(e.value)}</pre></td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      ))}
+      {showProperties && <ConversationProperties conversation={conversation} />}
+    </div>
+  );
+}
+
+/** The conversation's properties as they are now. */
+export function ConversationProperties({ conversation }: { conversation: Conversation }) {
+  const properties = Object.values(conversation.conversationProperties ?? {});
+  return (
+      <section>
+        <h3>Conversation properties (now)</h3>
+        {properties.length === 0 ? <p className="muted">None.</p> : (
+          <table className="compact">
+            <tbody>
+              {properties.map((p) => <tr key={p.name}><th scope="row">{p.name}</th><td><pre>{showValue(p.value)}</pre></td><td>{p.scope}</td></tr>)}
+            </tbody>
+          </table>
+        )}
+      </section>
+  );
+}

@@ -1,0 +1,108 @@
+/** Live server logs from the SSE stream, with a level filter and a search. */
+import { useEffect, useRef, useState } from 'react';
+import type { LogEntry } from '../../api/types.ts';
+import { useAuth } from '../../auth.tsx';
+import { ErrorMessage, Field, PageHeader, Select } from '../../components/ui.tsx';
+import { createSseParser } from '../../lib/sse.ts';
+import { useDebounced } from '../../useDebounced.ts';
+
+const LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'FATAL'];
+const KEEP = 500;
+
+type StreamState = 'connecting' | 'live' | 'paused' | 'closed';
+
+export function Logs() {
+  const { api } = useAuth();
+  const [level, setLevel] = useState('INFO');
+  const [searchText, setSearchText] = useState('');
+  const search = useDebounced(searchText.trim(), 300);
+  const [entries, setEntries] = useState<LogEntry[]>([]);
+  const [state, setState] = useState<StreamState>('connecting');
+  const [paused, setPaused] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const pending = useRef<LogEntry[]>([]);
+
+  useEffect(() => {
+    if (paused) {
+      setState('paused');
+      return;
+    }
+    const abort = new AbortController();
+    setEntries([]);
+    setError(undefined);
+    setState('connecting');
+    // Entries arrive in bursts (the backlog first): render them in batches.
+    const flush = window.setInterval(() => {
+      if (pending.current.length === 0) return;
+      const batch = pending.current;
+      pending.current = [];
+      setEntries((old) => [...batch.reverse(), ...old].slice(0, KEEP));
+    }, 200);
+    (async () => {
+      try {
+        const response = await api.logStream({ level, search: search || undefined }, abort.signal);
+        setState('live');
+        const parser = createSseParser((event) => {
+          try {
+            pending.current.push(JSON.parse(event.data) as LogEntry);
+          } catch {
+            /* not an entry */
+          }
+        });
+        const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          parser.feed(value);
+        }
+        setState('closed');
+      } catch (e) {
+        if (abort.signal.aborted) return;
+        setError(e);
+        setState('closed');
+      }
+    })();
+    return () => {
+      abort.abort();
+      window.clearInterval(flush);
+      pending.current = [];
+    };
+  }, [api, level, search, paused]);
+
+  return (
+    <>
+      <PageHeader title="Logs" description="The service's log, live. Older entries are at /administration/logs." />
+      <form className="toolbar" onSubmit={(e) => e.preventDefault()} aria-label="Filter logs">
+        <Select label="Lowest level" value={level} onChange={setLevel} options={LEVELS} />
+        <Field label="Search" value={searchText} onChange={setSearchText} type="search" />
+        <button type="button" onClick={() => setPaused(!paused)} aria-pressed={paused}>{paused ? 'Resume' : 'Pause'}</button>
+        <button type="button" onClick={() => setEntries([])}>Clear</button>
+        <p className="muted" role="status">Stream: {state}{state === 'live' ? ` · ${entries.length} entries` : ''}</p>
+      </form>
+      <ErrorMessage error={error} title="The log stream stopped." />
+      <div className="log-view" role="log" aria-label="Log entries" tabIndex={0}>
+        {entries.length === 0 ? <p className="muted">No entries yet{state === 'live' ? ': waiting for new ones…' : '.'}</p> : (
+          <table className="compact logs">
+            <thead><tr><th scope="col">Time</th><th scope="col">Level</th><th scope="col">Message</th></tr></thead>
+            <tbody>
+              {entries.map((e, i) => {
+                const { timestamp, level: lvl, message, ...rest } = e;
+                const extra = Object.entries(rest).filter(([k]) => k !== 'hostname' && k !== 'pid');
+                return (
+                  <tr key={`${timestamp}-${i}-${message}`} className={`level-${String(lvl).toLowerCase()}`}>
+                    <td className="nowrap">{new Date(timestamp).toLocaleTimeString()}</td>
+                    <td><span className={`level level-${String(lvl).toLowerCase()}`}>{lvl}</span></td>
+                    <td>
+                      {message}
+                      {extra.length > 0 && <div className="muted small">{extra.map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' · ')}</div>}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        )}
+      </div>
+    </>
+  );
+}

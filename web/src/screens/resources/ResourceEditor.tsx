@@ -1,0 +1,213 @@
+/**
+ * Create or edit one resource: name and description (its descriptor) and the JSON document in a CodeMirror
+ * editor that shows parse errors and the service's 400 problems at their line. Versions, duplicate, delete.
+ */
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useMemo, useState } from 'react';
+import { ApiError } from '../../api/client.ts';
+import { kindBySlug, type ResourceKind } from '../../api/resources.ts';
+import { useAuth } from '../../auth.tsx';
+import { JsonEditor } from '../../components/JsonEditor.tsx';
+import { ConfirmButton, ErrorMessage, Field, Loading, Notice, PageHeader } from '../../components/ui.tsx';
+import { jsonSyntaxIssue, problemIssue, type JsonIssue } from '../../lib/json-locate.ts';
+import { parseResourceUri } from '../../lib/uri.ts';
+import { BASE, Link, navigate, useLocation } from '../../router.tsx';
+import { VersionDiff } from './VersionDiff.tsx';
+
+const pretty = (value: unknown) => JSON.stringify(value, null, 2);
+
+export function ResourceEditor({ kindSlug, id }: { kindSlug: string; id?: string }) {
+  const kind = kindBySlug(kindSlug);
+  if (!kind) return <PageHeader title="Unknown resource type" />;
+  return id ? <EditExisting kind={kind} id={id} /> : <CreateNew kind={kind} />;
+}
+
+/** The document editor with local and server issues, shared by create and edit. */
+function useDocument(initial: string) {
+  const [text, setText] = useState(initial);
+  const [serverIssue, setServerIssue] = useState<JsonIssue>();
+  const syntax = useMemo(() => jsonSyntaxIssue(text), [text]);
+  const issues = useMemo(() => [syntax, serverIssue].filter((x): x is JsonIssue => x !== undefined), [syntax, serverIssue]);
+  const change = (value: string) => {
+    setText(value);
+    setServerIssue(undefined);
+  };
+  /** Maps a save failure onto the document; answers whether it was a document problem. */
+  const refused = (error: unknown): boolean => {
+    if (error instanceof ApiError && error.status === 400) {
+      setServerIssue(problemIssue(text, error.problem));
+      return true;
+    }
+    return false;
+  };
+  return { text, setText, change, issues, syntax, refused };
+}
+
+function CreateNew({ kind }: { kind: ResourceKind }) {
+  const { api } = useAuth();
+  const queryClient = useQueryClient();
+  const doc = useDocument(pretty(kind.template));
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+
+  const save = async (event: React.FormEvent) => {
+    event.preventDefault();
+    if (doc.syntax) return;
+    setBusy(true);
+    setError(undefined);
+    try {
+      const uri = await api.create(kind.storePath, JSON.parse(doc.text));
+      const ref = parseResourceUri(uri);
+      if (ref && (name || description)) await api.describe(ref.id, ref.version, { name, description });
+      await queryClient.invalidateQueries({ queryKey: ['descriptors'] });
+      navigate(`${BASE}/resources/${kind.slug}/${ref?.id ?? ''}`, { replace: true });
+    } catch (e) {
+      if (!doc.refused(e)) setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <>
+      <PageHeader title={`New ${kind.singular}`} description="Start from the example below; the service checks the document strictly when you save." />
+      <form onSubmit={save}>
+        <div className="grid-2">
+          <Field label="Name" value={name} onChange={setName} />
+          <Field label="Description" value={description} onChange={setDescription} />
+        </div>
+        <JsonEditor label={`${kind.singular} JSON`} value={doc.text} onChange={doc.change} issues={doc.issues} />
+        <ErrorMessage error={error} />
+        <div className="form-actions">
+          <button type="submit" className="primary" disabled={busy || doc.syntax !== undefined}>{busy ? 'Creating…' : `Create ${kind.singular}`}</button>
+          <Link to={kind.slug === 'agents' ? `${BASE}/agents` : `${BASE}/resources/${kind.slug}`} className="button">Cancel</Link>
+        </div>
+      </form>
+    </>
+  );
+}
+
+function EditExisting({ kind, id }: { kind: ResourceKind; id: string }) {
+  const { api } = useAuth();
+  const queryClient = useQueryClient();
+  const { search } = useLocation();
+  const current = useQuery({ queryKey: ['currentversion', kind.storePath, id], queryFn: () => api.currentVersion(kind.storePath, id) });
+  const asked = Number(search.get('version'));
+  const version = asked > 0 ? asked : current.data;
+  const resource = useQuery({
+    queryKey: ['resource', kind.storePath, id, version],
+    queryFn: () => api.read(kind.storePath, id, version!),
+    enabled: version !== undefined,
+  });
+  const descriptor = useQuery({ queryKey: ['descriptor', id], queryFn: () => api.descriptor(id) });
+  const doc = useDocument('');
+  const [loadedFor, setLoadedFor] = useState<number>();
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const [message, setMessage] = useState('');
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    if (resource.data !== undefined && loadedFor !== version) {
+      doc.setText(pretty(resource.data));
+      setLoadedFor(version);
+    }
+  }, [resource.data, version, loadedFor, doc.setText]);
+  useEffect(() => {
+    if (descriptor.data) {
+      setName(descriptor.data.name ?? '');
+      setDescription(descriptor.data.description ?? '');
+    }
+  }, [descriptor.data]);
+
+  const refresh = () => Promise.all([
+    queryClient.invalidateQueries({ queryKey: ['currentversion', kind.storePath, id] }),
+    queryClient.invalidateQueries({ queryKey: ['descriptor', id] }),
+    queryClient.invalidateQueries({ queryKey: ['descriptors'] }),
+  ]);
+
+  const run = async (what: () => Promise<void>) => {
+    setBusy(true);
+    setError(undefined);
+    setMessage('');
+    try {
+      await what();
+    } catch (e) {
+      if (!doc.refused(e)) setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const saveDocument = () => run(async () => {
+    const uri = await api.update(kind.storePath, id, current.data!, JSON.parse(doc.text));
+    const next = parseResourceUri(uri)?.version ?? current.data! + 1;
+    await refresh();
+    setLoadedFor(next);
+    navigate(`${BASE}/resources/${kind.slug}/${id}?version=${next}`, { replace: true });
+    setMessage(`Saved as version ${next}.`);
+  });
+
+  const saveDescriptor = (event: React.FormEvent) => {
+    event.preventDefault();
+    void run(async () => {
+      await api.describe(id, current.data, { name, description });
+      await refresh();
+      setMessage('Name and description saved.');
+    });
+  };
+
+  const duplicate = () => run(async () => {
+    const uri = await api.duplicate(kind.storePath, id, version!);
+    const ref = parseResourceUri(uri);
+    if (ref) await api.describe(ref.id, ref.version, { name: `${name || kind.singular} (copy)`, description });
+    await refresh();
+    navigate(`${BASE}/resources/${kind.slug}/${ref?.id ?? ''}`);
+  });
+
+  const remove = () => run(async () => {
+    await api.remove(kind.storePath, id, current.data!);
+    await refresh();
+    navigate(kind.slug === 'agents' ? `${BASE}/agents` : `${BASE}/resources/${kind.slug}`);
+  });
+
+  if (current.error) return <><PageHeader title={kind.singular} /><ErrorMessage error={current.error} /></>;
+  if (current.isPending || resource.isPending) return <Loading />;
+  const old = version !== current.data;
+
+  return (
+    <>
+      <PageHeader title={descriptor.data?.name || `(unnamed ${kind.singular})`} description={<>{kind.singular} <code>{id}</code>, version {version} of {current.data}</>}>
+        {kind.slug === 'agents' && <Link to={`${BASE}/agents/${id}`} className="button">Agent overview</Link>}
+        <button type="button" onClick={duplicate} disabled={busy}>Duplicate</button>
+        <ConfirmButton question={`Delete this ${kind.singular}?`} onConfirm={remove} disabled={busy}>Delete</ConfirmButton>
+      </PageHeader>
+      {message && <Notice kind="success">{message}</Notice>}
+      <ErrorMessage error={error ?? resource.error} />
+
+      <form className="panel" onSubmit={saveDescriptor} aria-labelledby="common-h">
+        <h2 id="common-h">Name and description</h2>
+        <div className="grid-2">
+          <Field label="Name" value={name} onChange={setName} />
+          <Field label="Description" value={description} onChange={setDescription} />
+        </div>
+        <button type="submit" disabled={busy}>Save name and description</button>
+      </form>
+
+      <section className="panel" aria-labelledby="doc-h">
+        <h2 id="doc-h">Document</h2>
+        {old && <Notice kind="warning">You are looking at version {version}; saving makes version {(current.data ?? 0) + 1} from this text. <Link to={`${BASE}/resources/${kind.slug}/${id}`}>Open the current version</Link>.</Notice>}
+        <JsonEditor label={`${kind.singular} JSON`} value={doc.text} onChange={doc.change} issues={doc.issues} />
+        <div className="form-actions">
+          <button type="button" className="primary" onClick={saveDocument} disabled={busy || doc.syntax !== undefined}>Save as new version</button>
+          <button type="button" onClick={() => { doc.change(pretty(resource.data)); }} disabled={busy}>Revert changes</button>
+        </div>
+      </section>
+
+      {current.data !== undefined && <VersionDiff storePath={kind.storePath} id={id} current={current.data} />}
+    </>
+  );
+}
