@@ -3,10 +3,11 @@
  * and a list below whose entries move the cursor there. The issues come from the caller (a local parse error
  * from lib/json-locate.ts, or a server problem mapped to its line).
  */
+import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
 import { bracketMatching, defaultHighlightStyle, syntaxHighlighting } from '@codemirror/language';
 import { json } from '@codemirror/lang-json';
 import { EditorState, RangeSet, StateEffect, StateField, type Extension } from '@codemirror/state';
-import { Decoration, EditorView, GutterMarker, gutter, highlightActiveLine, highlightActiveLineGutter, lineNumbers, type DecorationSet } from '@codemirror/view';
+import { Decoration, EditorView, GutterMarker, gutter, highlightActiveLine, highlightActiveLineGutter, keymap, lineNumbers, type DecorationSet } from '@codemirror/view';
 import { useEffect, useId, useRef } from 'react';
 import type { JsonIssue } from '../lib/json-locate.ts';
 
@@ -85,6 +86,9 @@ export function JsonEditor({ label, value, onChange, issues = [], readOnly = fal
   useEffect(() => {
     const extensions: Extension[] = [
       lineNumbers(),
+      history(),
+      // Tab indents inside the editor; Escape then Tab leaves it (CodeMirror's accessible tab handling).
+      keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
       issueGutter,
       highlightActiveLineGutter(),
       highlightActiveLine(),
