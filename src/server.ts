@@ -11,6 +11,7 @@ import { AgentChat } from './integrations/a2a/agent-chat.ts';
 import { AgentDirectory } from './integrations/a2a/agent-directory.ts';
 import { TriggerService } from './integrations/managed/triggers.ts';
 import { AgentTools } from './integrations/mcp/agent-tools.ts';
+import { AuditLedger } from './ops/audit.ts';
 import { createLogBuffer, teeDestination } from './ops/log-buffer.ts';
 import { createMetrics, instrumentStorage } from './ops/metrics.ts';
 import { ResourceService } from './resources/service.ts';
@@ -33,6 +34,8 @@ export interface RunningServer {
   readonly url: string;
   /** The secrets vault (disabled without `svc.vault.master-key`); its `resolver()` reads `${vault:NAME}` references. */
   readonly vault: Vault;
+  /** The audit ledger (tests flush it to read what a turn recorded). */
+  readonly audit: AuditLedger;
   /** Stops accepting connections, lets in-flight requests finish, then closes the store. */
   close(): Promise<void>;
 }
@@ -88,6 +91,14 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     log: logger,
     cluster,
   });
+  const audit = new AuditLedger({
+    store: storage.audit,
+    masterKey: settings['svc.vault.master-key'],
+    maxQueueSize: settings['svc.audit.max-queue-size'],
+    deadLetterPath: settings['svc.audit.dead-letter-path'],
+    registry: metrics.registry,
+    log: logger,
+  });
   const conversations = new ConversationService({
     store: storage.conversations,
     cluster,
@@ -97,6 +108,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     turnTimeoutMs: settings['svc.conversations.turn-timeout-seconds'] * 1000,
     redoCacheSize: settings['svc.conversations.redo-cache-size'],
     maxActiveConversations: settings['svc.coordinator.max-active-conversations'],
+    audit,
   });
   const triggers = new TriggerService(storage.triggers, conversations);
   const backup = new BackupService({
@@ -112,24 +124,28 @@ export async function startServer(settings: Settings, options: ServerOptions = {
   let app: FastifyInstance | undefined;
   try {
     await deployments.restore();
-    app = await buildApp({ settings, storage, metrics, logBuffer, logger, services: { resources, deployments, conversations, triggers, backup, vault, a2a, agentTools, tools: toolHistory } });
+    app = await buildApp({ settings, storage, metrics, logBuffer, logger, services: { resources, deployments, conversations, triggers, backup, vault, a2a, agentTools, tools: toolHistory, audit } });
     await app.listen({ port: settings['svc.http.port'], host: settings['svc.http.host'] });
   } catch (error) {
     await app?.close();
+    await audit.close().catch(() => undefined);
     await deployments.close();
     await cluster.close();
     await storage.close();
     throw error;
   }
   const running = app;
+  audit.start();
   const { port } = running.server.address() as AddressInfo;
   const host = settings['svc.http.host'] === '0.0.0.0' ? '127.0.0.1' : settings['svc.http.host'];
   let closing: Promise<void> | undefined;
   return {
     app: running,
     vault,
+    audit,
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     close: () => (closing ??= running.close().then(async () => {
+      await audit.close();
       await deployments.close();
       await cluster.close();
       await storage.close();

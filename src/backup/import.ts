@@ -1,6 +1,6 @@
 import { conflict } from '../errors.ts';
 import { kindNamed } from '../resources/kinds.ts';
-import type { ConfigResourceStore } from '../storage/ports.ts';
+import type { ConfigResourceStore, DescriptorOrigin } from '../storage/ports.ts';
 import type { ImportAction, ImportPlan, PlannedResource } from './import-plan.ts';
 
 /**
@@ -18,7 +18,7 @@ export interface ImportedResourceView {
   readonly targetVersion?: number;
 }
 
-export async function applyImportPlan(plan: ImportPlan, store: ConfigResourceStore, now: number): Promise<void> {
+export async function applyImportPlan(plan: ImportPlan, store: ConfigResourceStore, now: number, owner: Omit<DescriptorOrigin, 'originId'> = {}): Promise<void> {
   const created: PlannedResource[] = [];
   const updated: PlannedResource[] = [];
   try {
@@ -27,7 +27,7 @@ export async function applyImportPlan(plan: ImportPlan, store: ConfigResourceSto
       const { node } = resource;
       await store.create({
         kind: node.kind, id: resource.targetId, bodyJson: resource.bodyJson, now,
-        name: node.name, description: node.description, origin: { originId: node.originId },
+        name: node.name, description: node.description, origin: { ...owner, originId: node.originId },
       });
       created.push(resource);
     }

@@ -2,7 +2,7 @@ import { notFound } from '../errors.ts';
 import type { ResourceService } from '../resources/service.ts';
 import { kindNamed } from '../resources/kinds.ts';
 import { formatReference } from '../resources/uri.ts';
-import type { ConfigResourceStore } from '../storage/ports.ts';
+import type { ConfigResourceStore, DescriptorOrigin } from '../storage/ports.ts';
 import { readArchive } from './archive.ts';
 import { AgentExporter } from './export.ts';
 import { applyImportPlan, resourceView, type ImportedResourceView } from './import.ts';
@@ -69,9 +69,10 @@ export class BackupService {
     return previewOf(await this.#plan(zip, options), false);
   }
 
-  async import(zip: Uint8Array, options: ImportOptions): Promise<ImportResult> {
+  /** `owner`: owner and space recorded on the resources it creates (authentication on). */
+  async import(zip: Uint8Array, options: ImportOptions, owner: Omit<DescriptorOrigin, 'originId'> = {}): Promise<ImportResult> {
     const plan = await this.#plan(zip, options);
-    await applyImportPlan(plan, this.#options.store, this.#clock());
+    await applyImportPlan(plan, this.#options.store, this.#clock(), owner);
     const { targetId, targetVersion } = plan.agent;
     const agentKind = kindNamed('agent');
     return {

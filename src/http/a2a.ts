@@ -90,7 +90,7 @@ export async function a2aRoutes(app: FastifyInstance, deps: { a2a: A2AService; s
       const { agentId } = request.params as { agentId: string };
       if (!(await a2a.isExposed(agentId))) throw notExposed(agentId);
       const body = typeof request.body === 'string' ? request.body : '';
-      return a2a.answer({ agentId }, body);
+      return a2a.answer({ agentId, caller: request.caller?.principal.name }, body);
     });
   });
 }

@@ -5,6 +5,7 @@ import type { A2AService } from '../integrations/a2a/a2a-service.ts';
 import type { BackupService } from '../backup/service.ts';
 import type { TriggerService } from '../integrations/managed/triggers.ts';
 import type { AgentTools } from '../integrations/mcp/agent-tools.ts';
+import type { AuditLedger } from '../ops/audit.ts';
 import type { LogBuffer } from '../ops/log-buffer.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import type { ResourceService } from '../resources/service.ts';
@@ -17,6 +18,8 @@ import type { Settings } from '../settings.ts';
 import type { Storage } from '../storage/ports.ts';
 import { rewriteLegacyPath } from './legacy-paths.ts';
 import { a2aRoutes } from './a2a.ts';
+import { auditRoutes } from './audit.ts';
+import { authPlugin } from './auth.ts';
 import { backupRoutes } from './backup.ts';
 import { botRoutes } from './bots.ts';
 import { conversationRoutes } from './conversations.ts';
@@ -29,6 +32,7 @@ import { registerProblemHandling } from './problems.ts';
 import { secretRoutes } from './secrets.ts';
 import { storeRoutes } from './stores.ts';
 import { toolRoutes } from './tools.ts';
+import { workspaceRoutes } from './workspaces.ts';
 
 export interface AppDependencies {
   readonly settings: Settings;
@@ -46,6 +50,8 @@ export interface AppDependencies {
     readonly vault: Vault;
     readonly a2a: A2AService;
     readonly agentTools: AgentTools;
+    /** The audit ledger (`/auditstore`); without it the routes are absent. */
+    readonly audit?: AuditLedger | undefined;
   };
 }
 
@@ -74,6 +80,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   });
 
   registerProblemHandling(app);
+  // Authentication and the access table: root-level hooks, registered before any route so every route gets its entry.
+  await app.register(authPlugin, { settings, resources: services.resources, conversations: services.conversations });
   // Bodies are checked strictly (nothing coerced or dropped); query strings and path parameters are text and coerced.
   // A request without a body is left to its handler (messages and starts may have none).
   app.setValidatorCompiler(({ schema, httpPart }) => {
@@ -92,6 +100,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
         description: 'Versioned agent configuration, deployment, conversations and operations.',
         version: '0.1.0',
       },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'OIDC access token (when svc.oidc.tenant-enabled); x-roles on each operation names the roles that may call it' } } },
     },
   });
   await app.register(swaggerUi, { routePrefix: '/q/swagger-ui' });
@@ -107,8 +116,10 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(secretRoutes, { vault: services.vault });
   await app.register(backupRoutes, { backup: services.backup, maxZipBytes: settings['svc.backup.max-zip-bytes'] });
   await app.register(toolRoutes, { tools: services.tools });
+  await app.register(workspaceRoutes, { resources: services.resources, settings });
   await app.register(operationsRoutes, { storage, metrics, logBuffer });
+  if (services.audit) await app.register(auditRoutes, { ledger: services.audit });
   // The web manager last: its catch-all GET answers only what no API route did.
-  await app.register(managerRoutes, {});
+  await app.register(managerRoutes, { settings });
   return app;
 }

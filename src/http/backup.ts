@@ -5,6 +5,7 @@ import type { BackupService } from '../backup/service.ts';
 import { STRATEGIES, type ImportOptions } from '../backup/import-plan.ts';
 import { ZipTooLargeError } from '../backup/zip-reader.ts';
 import { problem, sendProblem } from './problems.ts';
+import { resourceOriginOf } from './auth.ts';
 
 /**
  * Export and import of agents as ZIP archives. ZIP bodies (`application/zip`, also `application/x-zip-compressed`
@@ -106,7 +107,7 @@ export async function backupRoutes(app: FastifyInstance, deps: { backup: BackupS
       querystring: ImportQuery, response: { 201: ImportBody },
     },
   }, async (request, reply) => {
-    const result = await backup.import(zipBody(request.body), importOptions(request.query as Static<typeof ImportQuery>));
+    const result = await backup.import(zipBody(request.body), importOptions(request.query as Static<typeof ImportQuery>), resourceOriginOf(request));
     return reply.code(201).header('Location', result.location).send(result);
   });
 

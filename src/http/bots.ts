@@ -56,7 +56,7 @@ export async function botRoutes(app: FastifyInstance, deps: { conversations: Con
   }, async (request) => {
     const params = request.params as BotConversationParams;
     await conversationOf(params);
-    const conversation = await conversations.say(params.conversationId, parseMessage(request.body));
+    const conversation = await conversations.say(params.conversationId, { ...parseMessage(request.body), caller: request.callerIdentity });
     return snapshot(conversation, { ...(request.query as { returnDetailed: boolean; returnCurrentStepOnly: boolean }), naming: 'bot' });
   });
 

@@ -108,7 +108,7 @@ export async function conversationRoutes(app: FastifyInstance, deps: { conversat
   }, async (request) => {
     const { conversationId } = request.params as Static<typeof ConversationParams>;
     const options = request.query as Static<typeof SnapshotQuery>;
-    const conversation = await conversations.say(conversationId, parseMessage(request.body));
+    const conversation = await conversations.say(conversationId, { ...parseMessage(request.body), caller: request.callerIdentity });
     return snapshot(conversation, options);
   });
 
@@ -122,7 +122,7 @@ export async function conversationRoutes(app: FastifyInstance, deps: { conversat
   }, async (request, reply) => {
     const { conversationId } = request.params as Static<typeof ConversationParams>;
     const options = request.query as Static<typeof SnapshotQuery>;
-    const message = parseMessage(request.body);
+    const message = { ...parseMessage(request.body), caller: request.callerIdentity };
     // Problems found before the turn starts answer as ordinary problems (404, 410, 400, ...).
     await conversations.checkOpen(conversationId);
     reply.hijack();

@@ -63,7 +63,7 @@ export async function managedRoutes(app: FastifyInstance, deps: { triggers: Trig
     schema: { tags, summary: "Send a message to the user's conversation for the intent", params: ManagedParams, querystring: SnapshotQuery, body: Type.Optional(MessageBody), response: { 200: ConversationResponse } },
   }, async (request) => {
     const { intent, userId } = request.params as { intent: string; userId: string };
-    const conversation = await triggers.say(intent, userId, parseMessage(request.body));
+    const conversation = await triggers.say(intent, userId, { ...parseMessage(request.body), caller: request.callerIdentity });
     return snapshot(conversation, request.query as { returnDetailed: boolean; returnCurrentStepOnly: boolean });
   });
 

@@ -3,6 +3,7 @@ import { join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Settings } from '../settings.ts';
 import { problem, sendProblem } from './problems.ts';
 
 /**
@@ -13,6 +14,12 @@ import { problem, sendProblem } from './problems.ts';
  * application's own router then shows the screen. Not swallowed: paths under the API's own prefixes (`/q/`,
  * `/agents/`, the stores, ...), which keep the service's 404 problem, and missing files with an extension
  * (`/favicon.ico` is a 404).
+ *
+ * `GET /manager/config.json` tells the manager how to sign in: `{authEnabled, issuer, clientId}` (issuer:
+ * `svc.oidc.public-url`, the identity provider's address as browsers reach it, else `svc.oidc.auth-server-url`;
+ * client id: `svc.oidc.client-id`, a public client of the provider, which is also the audience the service checks).
+ * It is answered by the same catch-all route, so it is anonymous like the shell (the access table's `GET /*`):
+ * the manager reads it before anyone has signed in. It names no secret (the manager is a public client).
  */
 
 export const DEFAULT_MANAGER_DIR = fileURLToPath(new URL('../../web/dist/', import.meta.url));
@@ -29,6 +36,23 @@ const API_PREFIXES = new Set([
 export interface ManagerOptions {
   /** The built manager (default: `web/dist` of this checkout). */
   readonly dir?: string;
+  /** The service's settings (sign-in configuration); without them the manager is told authentication is off. */
+  readonly settings?: Settings;
+}
+
+export const MANAGER_CONFIG_PATH = '/manager/config.json';
+
+/** What the manager needs to sign in (nothing secret). */
+export interface ManagerConfig {
+  readonly authEnabled: boolean;
+  readonly issuer: string | null;
+  readonly clientId: string | null;
+}
+
+export function managerConfig(settings: Settings | undefined): ManagerConfig {
+  if (!settings?.['svc.oidc.tenant-enabled']) return { authEnabled: false, issuer: null, clientId: null };
+  const issuer = settings['svc.oidc.public-url'] || settings['svc.oidc.auth-server-url'] || null;
+  return { authEnabled: true, issuer: issuer ? issuer.replace(/\/+$/, '') : null, clientId: settings['svc.oidc.client-id'] || null };
 }
 
 function isFile(path: string): boolean {
@@ -45,8 +69,11 @@ export async function managerRoutes(app: FastifyInstance, options: ManagerOption
   if (built) await app.register(fastifyStatic, { root, serve: false, decorateReply: true });
   else app.log.warn({ dir: root }, 'the web manager is not built (npm run build:web); / answers 503');
 
+  const config = managerConfig(options.settings);
+
   const serve = async (request: FastifyRequest, reply: FastifyReply) => {
     const pathname = decodeURIComponent((request.url.split('?')[0] ?? '/').replace(/\/{2,}/g, '/'));
+    if (pathname === MANAGER_CONFIG_PATH) return reply.header('cache-control', 'no-store').send(config);
     const segments = pathname.split('/').filter(Boolean);
     if (segments.length > 0 && API_PREFIXES.has(segments[0]!)) return reply.callNotFound();
     const last = segments[segments.length - 1] ?? '';

@@ -16,6 +16,7 @@ function fakeStorage(ping: () => Promise<void>): Storage {
     deployments: {} as Storage['deployments'],
     triggers: {} as Storage['triggers'],
     secrets: {} as Storage['secrets'],
+    audit: {} as Storage['audit'],
     ping,
     close: async () => {},
   };

@@ -4,6 +4,7 @@ import { invalid } from '../errors.ts';
 import { resourceKinds, type ResourceKindDefinition } from '../resources/kinds.ts';
 import type { ResourceService } from '../resources/service.ts';
 import { compileParameterValidator } from '../resources/validation.ts';
+import { descriptorAccessOf, resourceOriginOf } from './auth.ts';
 
 /**
  * REST surface of the eight versioned configuration stores and of the descriptor store. Upstream 6.x store paths
@@ -47,6 +48,8 @@ export const DescriptorSchema = Type.Object(
     ownerId: Type.Optional(Type.String()),
     spaceId: Type.Optional(Type.String()),
     visibility: Type.Optional(Type.String()),
+    grants: Type.Optional(Type.Array(Type.Object({ principal: Type.String(), level: Type.String() }), { description: 'shown to callers at the owner level only' })),
+    callerLevel: Type.Optional(Type.String({ description: 'USE, EDIT or OWN: the calling user\'s level; absent while enforcement is off' })),
   },
   { title: 'Descriptor' },
 );
@@ -77,7 +80,7 @@ export async function storeRoutes(app: FastifyInstance, deps: { resources: Resou
 
   app.get('/descriptorstore/descriptors/:id', {
     schema: { tags: ['descriptors'], summary: 'Read the descriptor of any configuration resource', params: IdParams, response: { 200: DescriptorSchema } },
-  }, async (request) => resources.descriptor((request.params as Static<typeof IdParams>).id));
+  }, async (request) => resources.descriptor((request.params as Static<typeof IdParams>).id, descriptorAccessOf(request)));
 
   app.patch('/descriptorstore/descriptors/:id', {
     schema: {
@@ -93,7 +96,7 @@ export async function storeRoutes(app: FastifyInstance, deps: { resources: Resou
     const { id } = request.params as Static<typeof IdParams>;
     const { version } = request.query as { version?: number };
     const { document } = request.body as Static<typeof DescriptorEdit>;
-    return resources.editDescriptor(id, document, version);
+    return resources.editDescriptor(id, document, version, descriptorAccessOf(request));
   });
 }
 
@@ -112,12 +115,12 @@ function registerKind(app: FastifyInstance, resources: ResourceService, kind: Re
       querystring: kind.name === 'agent' ? AgentDescriptorListQuery : DescriptorListQuery,
       response: { 200: Type.Array(DescriptorSchema) },
     },
-  }, async (request) => resources.listDescriptors(kind.name, request.query as { filter: string; index: number; limit: number; space?: string }));
+  }, async (request) => resources.listDescriptors(kind.name, request.query as { filter: string; index: number; limit: number; space?: string }, descriptorAccessOf(request)));
 
   app.post(base, {
     schema: { tags, summary: `Create a ${kind.title} (version 1)`, body: bodySchema, response: { 201: created } },
   }, async (request, reply) => {
-    const { uri } = await resources.create(kind.name, request.body);
+    const { uri } = await resources.create(kind.name, request.body, resourceOriginOf(request));
     request.log.info({ resource: uri }, `created ${kind.title}`);
     return reply.code(201).header('Location', uri).send();
   });
@@ -164,7 +167,7 @@ function registerKind(app: FastifyInstance, resources: ResourceService, kind: Re
   }, async (request, reply) => {
     const { id } = request.params as Static<typeof IdParams>;
     const { version } = request.query as Static<typeof VersionQuery>;
-    const { uri } = await resources.duplicate(kind.name, id, version);
+    const { uri } = await resources.duplicate(kind.name, id, version, resourceOriginOf(request));
     return reply.code(201).header('Location', uri).send();
   });
 

@@ -21,6 +21,7 @@ function fakeStorage(): Storage & { closed: boolean } {
     deployments: {} as Storage['deployments'],
     triggers: {} as Storage['triggers'],
     secrets: {} as Storage['secrets'],
+    audit: {} as Storage['audit'],
     closed: false,
     async ping() {},
     async close() {

@@ -1,7 +1,7 @@
 import type { ValidateFunction } from 'ajv';
 import { conflict, invalid, notFound } from '../errors.ts';
 import { isId, newId } from '../ids.ts';
-import type { ConfigResourceStore, DescriptorOrigin, DescriptorRecord } from '../storage/ports.ts';
+import type { ConfigResourceStore, DescriptorAccessChange, DescriptorOrigin, DescriptorRecord } from '../storage/ports.ts';
 import { kindNamed, resourceKinds, type ResourceKindDefinition } from './kinds.ts';
 import { formatReference } from './uri.ts';
 import { compileBodyValidator, describeSchemaError } from './validation.ts';
@@ -18,6 +18,18 @@ export interface DescriptorView {
   readonly ownerId?: string;
   readonly spaceId?: string;
   readonly visibility?: string;
+  /** The grant list; shown to callers at the owner level only. */
+  readonly grants?: readonly { readonly principal: string; readonly level: string }[];
+  /** The calling user's access level; present only while access enforcement is on (never stored). */
+  readonly callerLevel?: string;
+}
+
+/**
+ * How descriptors are shown to one caller while access enforcement is on (`src/security/access.ts`): the caller's
+ * level on a resource, undefined when the caller may not see it at all.
+ */
+export interface DescriptorAccess {
+  levelOf(record: DescriptorRecord): 'USE' | 'EDIT' | 'OWN' | undefined;
 }
 
 export interface DescriptorListQuery {
@@ -108,35 +120,65 @@ export class ResourceService {
   }
 
   /** Copies one version into a new resource (version 1) with the same name and description. */
-  async duplicate(kindName: string, id: string, version: number) {
+  async duplicate(kindName: string, id: string, version: number, origin: DescriptorOrigin = {}) {
     const kind = kindNamed(kindName);
     const json = await this.read(kind.name, id, version);
     const source = await this.#liveDescriptor(kind, id);
     const copyId = newId();
     await this.#store.create({
       kind: kind.name, id: copyId, bodyJson: json, now: this.#clock(),
-      name: source.name, description: source.description, origin: {},
+      name: source.name, description: source.description, origin,
     });
     return { id: copyId, version: 1, uri: formatReference(kind.uriType, kind.storePath, copyId, 1) };
   }
 
-  async listDescriptors(kindName: string, query: DescriptorListQuery): Promise<DescriptorView[]> {
+  async listDescriptors(kindName: string, query: DescriptorListQuery, access?: DescriptorAccess): Promise<DescriptorView[]> {
     const kind = kindNamed(kindName);
     const index = query.index ?? 0;
     if (!Number.isInteger(index) || index < 0) throw invalid('index must be a non-negative integer.', { path: 'index' });
     const requested = query.limit ?? DEFAULT_PAGE_SIZE;
     const limit = requested < 1 ? MAX_PAGE_SIZE : Math.min(requested, MAX_PAGE_SIZE);
-    const records = await this.#store.listDescriptors(kind.name, {
-      filter: filterPattern(query.filter ?? ''), index, limit, spaceId: query.space,
-    });
-    return records.map(descriptorView);
+    const filter = filterPattern(query.filter ?? '');
+    if (access === undefined) {
+      const records = await this.#store.listDescriptors(kind.name, { filter, index, limit, spaceId: query.space });
+      return records.map((record) => descriptorView(record));
+    }
+    // Only what the caller may see, paged after filtering (configuration stores hold thousands, not millions).
+    const visible: DescriptorView[] = [];
+    const wanted = (index + 1) * limit;
+    for (let page = 0; visible.length < wanted; page += 1) {
+      const records = await this.#store.listDescriptors(kind.name, { filter, index: page, limit: MAX_PAGE_SIZE, spaceId: query.space });
+      for (const record of records) {
+        const level = access.levelOf(record);
+        if (level !== undefined) visible.push(descriptorView(record, level));
+      }
+      if (records.length < MAX_PAGE_SIZE) break;
+    }
+    return visible.slice(index * limit, wanted);
   }
 
-  async descriptor(id: string): Promise<DescriptorView> {
+  async descriptor(id: string, access?: DescriptorAccess): Promise<DescriptorView> {
     checkId(id);
     const record = await this.#store.descriptorById(id);
     if (!record || record.deleted) throw notFound(`No configuration resource with id ${id}.`);
-    return descriptorView(record);
+    return descriptorView(record, access?.levelOf(record));
+  }
+
+  /** The live descriptor record of a resource (any kind), undefined when unknown, deleted or not an id. */
+  async record(id: string): Promise<DescriptorRecord | undefined> {
+    if (!isId(id)) return undefined;
+    const record = await this.#store.descriptorById(id);
+    return record && !record.deleted ? record : undefined;
+  }
+
+  /** Sets the access fields of a live resource (`src/security/access.ts` checks who may). */
+  async setAccess(id: string, access: DescriptorAccessChange): Promise<DescriptorRecord> {
+    checkId(id);
+    const record = await this.#store.descriptorById(id);
+    if (!record || record.deleted) throw notFound(`No configuration resource with id ${id}.`);
+    const changed = await this.#store.setAccess(record.kind, id, access);
+    if (!changed) throw notFound(`No configuration resource with id ${id}.`);
+    return changed;
   }
 
   /** Renames or re-describes a resource. `expectedVersion`, when given, must be the current version. */
@@ -144,6 +186,7 @@ export class ResourceService {
     id: string,
     changes: { name?: string | undefined; description?: string | undefined },
     expectedVersion?: number,
+    access?: DescriptorAccess,
   ): Promise<DescriptorView> {
     checkId(id);
     const record = await this.#store.descriptorById(id);
@@ -154,7 +197,7 @@ export class ResourceService {
     }
     const edited = await this.#store.editDescriptor(record.kind, id, changes, this.#clock());
     if (!edited) throw notFound(`No configuration resource with id ${id}.`);
-    return descriptorView(edited);
+    return descriptorView(edited, access?.levelOf(edited));
   }
 
   async #liveDescriptor(kind: ResourceKindDefinition, id: string): Promise<DescriptorRecord> {
@@ -191,7 +234,7 @@ export function filterPattern(filter: string): string {
   return filter;
 }
 
-function descriptorView(record: DescriptorRecord): DescriptorView {
+function descriptorView(record: DescriptorRecord, callerLevel?: 'USE' | 'EDIT' | 'OWN'): DescriptorView {
   const kind = kindNamed(record.kind);
   const view: Record<string, unknown> = {
     resource: formatReference(kind.uriType, kind.storePath, record.id, record.currentVersion),
@@ -204,5 +247,23 @@ function descriptorView(record: DescriptorRecord): DescriptorView {
   for (const field of ['originId', 'ownerId', 'spaceId', 'visibility'] as const) {
     if (record[field] !== undefined && record[field] !== null) view[field] = record[field];
   }
+  if (callerLevel !== undefined) {
+    view['callerLevel'] = callerLevel;
+    if (callerLevel === 'OWN') view['grants'] = parseGrants(record.grants);
+  }
   return view as unknown as DescriptorView;
+}
+
+/** The stored grant list (JSON text); anything unreadable counts as no grants. */
+export function parseGrants(json: string | undefined): { principal: string; level: string }[] {
+  if (json === undefined || json === '') return [];
+  try {
+    const parsed: unknown = JSON.parse(json);
+    return Array.isArray(parsed)
+      ? parsed.filter((g): g is { principal: string; level: string } => typeof g?.principal === 'string' && typeof g?.level === 'string')
+        .map(({ principal, level }) => ({ principal, level }))
+      : [];
+  } catch {
+    return [];
+  }
 }

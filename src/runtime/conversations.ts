@@ -10,6 +10,7 @@ import { Coordinator } from './coordinator.ts';
 import type { DeploymentService, Environment } from './deployments.ts';
 import { applyTallies, canRedo, canUndo, emptyTallies, RESERVED_ACTIONS, type ContextValue, type Conversation, type Property, type StoredStep, type Tallies } from './memory.ts';
 import { runPipeline } from './pipeline.ts';
+import type { AuditSink } from '../ops/audit.ts';
 import { Turn, type TurnEvent } from './turn.ts';
 
 export interface Message {
@@ -17,6 +18,8 @@ export interface Message {
   readonly context: Readonly<Record<string, ContextValue>>;
   /** A live listener of the turn's progress (server-sent events). */
   readonly onEvent?: ((event: TurnEvent) => void) | undefined;
+  /** The authenticated user who sent it: `${caller:token}` / `${caller:userId}` of HTTP calls (never stored). */
+  readonly caller?: { readonly principal: string; readonly token: string; readonly allowedOrigins: readonly string[] } | undefined;
 }
 
 export interface ConversationServiceOptions {
@@ -32,6 +35,8 @@ export interface ConversationServiceOptions {
   /** Conversations kept in memory (least recently used beyond it are reloaded from the store when needed). */
   readonly cacheSize?: number;
   readonly clock?: () => number;
+  /** The audit ledger: one entry per executed task per turn. */
+  readonly audit?: AuditSink | undefined;
 }
 
 /** A conversation as the runtime holds it: the immutable view plus the mutable bits only this module touches. */
@@ -44,6 +49,8 @@ interface LiveConversation extends Conversation {
   properties: Record<string, Property>;
   tallies: Tallies;
   truncations: TruncationLog;
+  /** Audit entries numbered so far (assigned under the conversation lock, stored with the conversation). */
+  auditSequence: number;
 }
 
 /**
@@ -72,6 +79,7 @@ interface StoredState {
   readonly redo: StoredStep[];
   readonly tallies: Tallies;
   readonly truncations?: TruncationLog;
+  readonly auditSequence?: number;
 }
 
 const CONVERSATION_REFERENCE = 'svc://ai.svc.conversation/conversationstore/conversations/';
@@ -122,6 +130,7 @@ export class ConversationService {
       id: newId(now), agentId, agentVersion: deployed.version, userId, environment, state: 'READY',
       createdOn: now, lastModifiedOn: now, revision: 0, steps: [], redo: [],
       properties: await this.#loadLongTermProperties(userId), tallies: emptyTallies, truncations: emptyTruncationLog,
+      auditSequence: 0,
     };
     await this.#withTimeout(conversation, async (signal) => {
       await this.#runTurn(conversation, agent, { input: '', context: options.context }, signal, true);
@@ -242,7 +251,7 @@ export class ConversationService {
   async #runTurn(conversation: LiveConversation, agent: CompiledAgent, message: Message, signal: AbortSignal, isStart: boolean): Promise<void> {
     // Readers see IN_PROGRESS while the turn runs; the stored state changes only with the committed result.
     conversation.state = 'IN_PROGRESS';
-    const turn = new Turn({ conversation, input: message.input, context: message.context, signal, clock: this.#clock, onEvent: message.onEvent });
+    const turn = Object.assign(new Turn({ conversation, input: message.input, context: message.context, signal, clock: this.#clock, onEvent: message.onEvent }), { caller: message.caller });
     if (isStart) turn.setActions([RESERVED_ACTIONS.start]);
     if (message.input.trim() !== '') turn.setOutput('input', message.input);
     if (Object.keys(message.context).length > 0) turn.setOutput('context', contextValues(message.context));
@@ -250,8 +259,9 @@ export class ConversationService {
     const language = message.context['lang'];
     if (language?.type === 'string' && typeof language.value === 'string') turn.setProperty({ name: 'lang', value: language.value, scope: 'longTerm' });
     let outcome: 'completed' | 'stopped' | 'failed';
+    const audit = this.#options.audit?.recordTurn();
     try {
-      outcome = await runPipeline(agent, turn);
+      outcome = await runPipeline(agent, turn, audit?.observer);
     } catch (error) {
       if (signal.aborted) throw error;
       outcome = 'failed';
@@ -262,6 +272,7 @@ export class ConversationService {
     }
     if (signal.aborted) throw signal.reason;
     const { step, properties } = turn.finish();
+    if (audit) conversation.auditSequence = audit.finish(turn, conversation.auditSequence);
     conversation.steps.push(step);
     conversation.tallies = applyTallies(conversation.tallies, step, 1);
     conversation.properties = properties;
@@ -446,7 +457,7 @@ function restoredProperties(current: Readonly<Record<string, Property>>, step: S
 }
 
 function toRow(conversation: LiveConversation): ConversationRow {
-  const state: StoredState = { properties: conversation.properties, redo: conversation.redo, tallies: conversation.tallies, truncations: conversation.truncations };
+  const state: StoredState = { properties: conversation.properties, redo: conversation.redo, tallies: conversation.tallies, truncations: conversation.truncations, auditSequence: conversation.auditSequence };
   return {
     id: conversation.id, agentId: conversation.agentId, agentVersion: conversation.agentVersion, userId: conversation.userId,
     environment: conversation.environment, state: conversation.state, createdOn: conversation.createdOn,
@@ -464,6 +475,7 @@ function fromStored(row: ConversationRow, steps: StoredStep[]): LiveConversation
     environment: row.environment, state: row.state, createdOn: row.createdOn, lastModifiedOn: row.lastModifiedOn,
     revision: row.revision, steps, redo: state.redo, properties: state.properties, tallies: state.tallies,
     truncations: state.truncations ?? emptyTruncationLog,
+    auditSequence: state.auditSequence ?? 0,
   };
 }
 

@@ -6,6 +6,7 @@
  */
 import type { ConversationStore, DeploymentStore, TriggerStore, UserPropertyStore } from './runtime-ports.ts';
 import type { SecretStore } from './secret-ports.ts';
+import type { AuditStore } from './audit-ports.ts';
 
 /** Descriptor fields that a caller may set at create time besides name and description. */
 export interface DescriptorOrigin {
@@ -91,6 +92,18 @@ export interface ConfigResourceStore {
     changes: { readonly name?: string | undefined; readonly description?: string | undefined },
     now: number,
   ): Promise<DescriptorRecord | undefined>;
+  /**
+   * Sets the access fields (visibility, space, grant list as JSON text) of a live resource; a field left undefined
+   * keeps its value. Does not count as a modification. Returns the new descriptor, or undefined when unknown.
+   */
+  setAccess(kind: string, id: string, access: DescriptorAccessChange): Promise<DescriptorRecord | undefined>;
+}
+
+/** Access fields of a descriptor (`src/security/access.ts` owns their meaning). */
+export interface DescriptorAccessChange {
+  readonly visibility?: string | undefined;
+  readonly spaceId?: string | undefined;
+  readonly grants?: string | undefined;
 }
 
 export interface Storage {
@@ -102,6 +115,8 @@ export interface Storage {
   readonly triggers: TriggerStore;
   /** Sealed data of the secrets vault (`src/security/vault.ts`). */
   readonly secrets: SecretStore;
+  /** Write-once entries of the audit ledger (`src/ops/audit.ts`). */
+  readonly audit: AuditStore;
   /** Throws when the store cannot answer; used by the readiness check. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -122,4 +122,29 @@ export const postgresMigrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    name: 'audit ledger: write-once entries',
+    sql: `
+      CREATE TABLE audit_entries (
+        id text NOT NULL PRIMARY KEY,
+        conversation_id text NOT NULL,
+        sequence bigint NOT NULL,
+        agent_id text NOT NULL,
+        agent_version integer NOT NULL,
+        created_at text NOT NULL,
+        document text NOT NULL
+      );
+      CREATE INDEX audit_entries_by_conversation ON audit_entries (conversation_id, sequence, id);
+      CREATE INDEX audit_entries_by_agent ON audit_entries (agent_id, agent_version, created_at);
+      CREATE FUNCTION audit_entries_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          RAISE EXCEPTION 'audit entries are write-once: % refused', TG_OP USING ERRCODE = 'insufficient_privilege';
+        END
+      $$;
+      CREATE TRIGGER audit_entries_write_once BEFORE UPDATE OR DELETE ON audit_entries
+        FOR EACH ROW EXECUTE FUNCTION audit_entries_refuse_change();
+      CREATE TRIGGER audit_entries_no_truncate BEFORE TRUNCATE ON audit_entries
+        FOR EACH STATEMENT EXECUTE FUNCTION audit_entries_refuse_change();
+    `,
+  },
 ];

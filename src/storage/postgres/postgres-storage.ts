@@ -3,6 +3,7 @@ import { toDescriptor } from '../descriptor-row.ts';
 import type {
   ConfigResourceStore,
   DeleteOutcome,
+  DescriptorAccessChange,
   DescriptorQuery,
   DescriptorRecord,
   NewResource,
@@ -12,6 +13,8 @@ import type {
 import { redactUrl, scrubSecrets } from '../redact.ts';
 import type { ConversationStore, DeploymentStore, TriggerStore, UserPropertyStore } from '../runtime-ports.ts';
 import { PostgresConversationStore } from './conversation-store.ts';
+import { PostgresAuditStore } from './audit-store.ts';
+import type { AuditStore } from '../audit-ports.ts';
 import { PostgresDeploymentStore } from './deployment-store.ts';
 import { PostgresSecretStore } from './secret-store.ts';
 import type { SecretStore } from '../secret-ports.ts';
@@ -85,6 +88,7 @@ export class PostgresStorage implements Storage {
   readonly deployments: DeploymentStore;
   readonly triggers: TriggerStore;
   readonly secrets: SecretStore;
+  readonly audit: AuditStore;
   #closed = false;
 
   constructor(pool: pg.Pool) {
@@ -95,6 +99,7 @@ export class PostgresStorage implements Storage {
     this.deployments = new PostgresDeploymentStore(pool);
     this.triggers = new PostgresTriggerStore(pool);
     this.secrets = new PostgresSecretStore(pool);
+    this.audit = new PostgresAuditStore(pool);
   }
 
   async ping(): Promise<void> {
@@ -215,6 +220,16 @@ class PostgresResourceStore implements ConfigResourceStore {
        SET name = coalesce($3, name), description = coalesce($4, description), last_modified_on = $5
        WHERE kind = $1 AND id = $2 AND NOT deleted RETURNING *`,
       [kind, id, changes.name ?? null, changes.description ?? null, now],
+    );
+    return rows[0] === undefined ? undefined : toDescriptor(rows[0]);
+  }
+
+  async setAccess(kind: string, id: string, access: DescriptorAccessChange): Promise<DescriptorRecord | undefined> {
+    const { rows } = await this.#pool.query(
+      `UPDATE descriptors
+       SET visibility = coalesce($3, visibility), space_id = coalesce($4, space_id), grants = coalesce($5, grants)
+       WHERE kind = $1 AND id = $2 AND NOT deleted RETURNING *`,
+      [kind, id, access.visibility ?? null, access.spaceId ?? null, access.grants ?? null],
     );
     return rows[0] === undefined ? undefined : toDescriptor(rows[0]);
   }

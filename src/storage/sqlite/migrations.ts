@@ -121,4 +121,24 @@ export const sqliteMigrations: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    name: 'audit ledger: write-once entries',
+    sql: `
+      CREATE TABLE audit_entries (
+        id TEXT NOT NULL PRIMARY KEY,
+        conversation_id TEXT NOT NULL,
+        sequence INTEGER NOT NULL,
+        agent_id TEXT NOT NULL,
+        agent_version INTEGER NOT NULL,
+        created_at TEXT NOT NULL,
+        document TEXT NOT NULL
+      );
+      CREATE INDEX audit_entries_by_conversation ON audit_entries (conversation_id, sequence, id);
+      CREATE INDEX audit_entries_by_agent ON audit_entries (agent_id, agent_version, created_at);
+      CREATE TRIGGER audit_entries_no_update BEFORE UPDATE ON audit_entries
+        BEGIN SELECT RAISE(ABORT, 'audit entries are write-once: UPDATE refused'); END;
+      CREATE TRIGGER audit_entries_no_delete BEFORE DELETE ON audit_entries
+        BEGIN SELECT RAISE(ABORT, 'audit entries are write-once: DELETE refused'); END;
+    `,
+  },
 ];

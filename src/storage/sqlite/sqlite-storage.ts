@@ -5,6 +5,7 @@ import { toDescriptor } from '../descriptor-row.ts';
 import type {
   ConfigResourceStore,
   DeleteOutcome,
+  DescriptorAccessChange,
   DescriptorQuery,
   DescriptorRecord,
   NewResource,
@@ -13,6 +14,8 @@ import type {
 } from '../ports.ts';
 import type { ConversationStore, DeploymentStore, TriggerStore, UserPropertyStore } from '../runtime-ports.ts';
 import { SqliteConversationStore } from './conversation-store.ts';
+import { SqliteAuditStore } from './audit-store.ts';
+import type { AuditStore } from '../audit-ports.ts';
 import { SqliteDeploymentStore } from './deployment-store.ts';
 import { SqliteSecretStore } from './secret-store.ts';
 import type { SecretStore } from '../secret-ports.ts';
@@ -77,6 +80,7 @@ export class SqliteStorage implements Storage {
   readonly deployments: DeploymentStore;
   readonly triggers: TriggerStore;
   readonly secrets: SecretStore;
+  readonly audit: AuditStore;
   readonly #ping: StatementSync;
 
   constructor(db: DatabaseSync) {
@@ -87,6 +91,7 @@ export class SqliteStorage implements Storage {
     this.deployments = new SqliteDeploymentStore(db);
     this.triggers = new SqliteTriggerStore(db);
     this.secrets = new SqliteSecretStore(db);
+    this.audit = new SqliteAuditStore(db);
     this.#ping = db.prepare('SELECT 1');
   }
 
@@ -134,6 +139,9 @@ class SqliteResourceStore implements ConfigResourceStore {
         LIMIT :limit OFFSET :offset`),
       edit: prepare(`UPDATE descriptors
         SET name = coalesce(:name, name), description = coalesce(:description, description), last_modified_on = :now
+        WHERE kind = :kind AND id = :id AND NOT deleted RETURNING *`),
+      setAccess: prepare(`UPDATE descriptors
+        SET visibility = coalesce(:visibility, visibility), space_id = coalesce(:spaceId, space_id), grants = coalesce(:grants, grants)
         WHERE kind = :kind AND id = :id AND NOT deleted RETURNING *`),
     };
   }
@@ -221,6 +229,13 @@ class SqliteResourceStore implements ConfigResourceStore {
       name: changes.name ?? null,
       description: changes.description ?? null,
       now,
+    });
+    return row === undefined ? undefined : toDescriptor(row);
+  }
+
+  async setAccess(kind: string, id: string, access: DescriptorAccessChange): Promise<DescriptorRecord | undefined> {
+    const row = this.#sql.setAccess.get({
+      kind, id, visibility: access.visibility ?? null, spaceId: access.spaceId ?? null, grants: access.grants ?? null,
     });
     return row === undefined ? undefined : toDescriptor(row);
   }

@@ -1,3 +1,4 @@
+import { resolveCallerPlaceholders, type CallerIdentity } from '../../security/auth-caller.ts';
 import type { SecretResolver } from '../../security/secret-references.ts';
 import type { CompiledHttpCall } from './compile.ts';
 import { maskedRequestHeaders } from './credentials.ts';
@@ -49,7 +50,7 @@ function parseUrl(text: string, secrets: SecretValues): URL {
   return url;
 }
 
-export async function buildRequest(call: CompiledHttpCall, data: Readonly<Record<string, unknown>>, resolver: SecretResolver): Promise<BuiltRequest> {
+export async function buildRequest(call: CompiledHttpCall, data: Readonly<Record<string, unknown>>, resolver: SecretResolver, caller?: CallerIdentity): Promise<BuiltRequest> {
   const { request, secretNames } = call;
   const secrets = new SecretValues();
   const resolve = (rendered: string) => resolveSecrets(rendered, secretNames, resolver, secrets);
@@ -74,11 +75,20 @@ export async function buildRequest(call: CompiledHttpCall, data: Readonly<Record
   const headers: Record<string, string> = {};
   const recordHeaders: Record<string, string> = {};
   const sensitiveHeaders = new Set<string>();
-  for (const [name, rendered] of renderedHeaders) {
+  for (const [index, [name, rendered]] of renderedHeaders.entries()) {
     const value = await resolve(rendered);
     headers[name] = value.text;
     recordHeaders[name] = value.redacted;
     if (value.text !== value.redacted) sensitiveHeaders.add(name.toLowerCase());
+    // `${caller:token}` / `${caller:userId}` written in the configuration: the chatting user's identity, only to
+    // the service itself or an allow-listed origin (src/security/auth-caller.ts); masked like a secret.
+    if (/\$?\{caller:/.test(request.headers[index]![1].source)) {
+      const resolved = resolveCallerPlaceholders(value.text, caller, target);
+      for (const sent of resolved.values) secrets.add(sent);
+      headers[name] = resolved.text;
+      recordHeaders[name] = resolveCallerPlaceholders(value.redacted, caller, target).text;
+      if (resolved.values.length > 0) sensitiveHeaders.add(name.toLowerCase());
+    }
   }
 
   let body: string | undefined;

@@ -1,0 +1,108 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { invalid } from '../errors.ts';
+import type { ResourceService } from '../resources/service.ts';
+import { parseGrants } from '../resources/service.ts';
+import { compileParameterValidator } from '../resources/validation.ts';
+import { LEVELS, parseGrantList, VISIBILITIES, type Visibility } from '../security/access.ts';
+import { workspaceCapabilities } from '../security/workspaces.ts';
+import type { Settings } from '../settings.ts';
+
+/**
+ * Workspaces and sharing (DESIGN §4.12):
+ * - `GET /workspaces`: the caller's capability record;
+ * - `GET|PUT /descriptorstore/descriptors/:id/grants`: the grant list `[{principal, level}]` of a resource
+ *   (owner level; PUT replaces the list);
+ * - `PUT /descriptorstore/descriptors/:id/visibility`: `{visibility, spaceId?}` (owner level).
+ * Who may call them is in the access table (`src/security/access-policy.ts`); the hook checks the level.
+ */
+
+const IdParams = Type.Object({ id: Type.String({ description: 'resource id (24 lower-case hex characters)' }) });
+
+const SpaceSchema = Type.Object({
+  id: Type.String({ description: 'user:<principal> (personal) or group:<name>' }),
+  name: Type.String(),
+  type: Type.Union([Type.Literal('personal'), Type.Literal('group')]),
+});
+
+const CapabilitiesSchema = Type.Object({
+  enforcementActive: Type.Boolean({ description: 'access levels are enforced for this caller' }),
+  principal: Type.Union([Type.String(), Type.Null()], { description: 'the value stamped as owner; null without authentication' }),
+  defaultWriteSpace: Type.Union([Type.String(), Type.Null()], { description: 'where new resources go' }),
+  spaces: Type.Array(SpaceSchema, { description: 'the spaces the caller can reach' }),
+  seesEverything: Type.Boolean({ description: 'admin, or enforcement off' }),
+}, { title: 'WorkspaceCapabilities' });
+
+const GrantSchema = Type.Object({
+  principal: Type.String({ minLength: 1, maxLength: 200 }),
+  level: Type.Union(LEVELS.map((level) => Type.Literal(level))),
+}, { additionalProperties: false, title: 'Grant' });
+
+const VisibilityBody = Type.Object({
+  visibility: Type.Union(VISIBILITIES.map((visibility) => Type.Literal(visibility)), { description: 'private: owner and grantees; space: also every member of its space (workspaces); public: every signed-in user may use it' }),
+  spaceId: Type.Optional(Type.String({ description: 'move it to one of the caller\'s spaces' })),
+}, { additionalProperties: false, title: 'Visibility' });
+
+const AccessView = Type.Object({
+  ownerId: Type.Optional(Type.String()),
+  spaceId: Type.Optional(Type.String()),
+  visibility: Type.String(),
+  grants: Type.Array(GrantSchema),
+});
+
+export async function workspaceRoutes(app: FastifyInstance, deps: { resources: ResourceService; settings: Settings }): Promise<void> {
+  const { resources, settings } = deps;
+  const tags = ['workspaces'];
+
+  app.get('/workspaces', {
+    schema: { tags, summary: 'The workspace capability record of the caller', response: { 200: CapabilitiesSchema } },
+  }, async (request) => {
+    const caller = request.caller;
+    return workspaceCapabilities(caller?.principal, {
+      enforcement: caller?.options.enforcement ?? false,
+      workspacesEnabled: settings['svc.workspaces.enabled'],
+      isAdmin: caller?.isAdmin ?? false,
+    });
+  });
+
+  app.get('/descriptorstore/descriptors/:id/grants', {
+    schema: { tags, summary: 'Who else may use, edit or own a resource (owner level)', params: IdParams, response: { 200: Type.Array(GrantSchema) } },
+  }, async (request) => {
+    const { id } = request.params as Static<typeof IdParams>;
+    await resources.descriptor(id); // 404 for an unknown id
+    return parseGrants((await resources.record(id))?.grants);
+  });
+
+  app.put('/descriptorstore/descriptors/:id/grants', {
+    schema: {
+      tags, summary: 'Replace the grant list of a resource (owner level); answers the list stored',
+      description: 'A principal named twice keeps its highest level; a grant to the owner is dropped.',
+      params: IdParams, body: Type.Array(GrantSchema, { maxItems: 1000 }), response: { 200: Type.Array(GrantSchema) },
+    },
+    validatorCompiler: ({ schema, httpPart }) => (httpPart === 'body' ? () => true : compileParameterValidator(schema)),
+  }, async (request) => {
+    const { id } = request.params as Static<typeof IdParams>;
+    await resources.descriptor(id);
+    const record = await resources.record(id);
+    const grants = parseGrantList(request.body ?? null, record?.ownerId);
+    const stored = await resources.setAccess(id, { grants: JSON.stringify(grants) });
+    return parseGrants(stored.grants);
+  });
+
+  app.put('/descriptorstore/descriptors/:id/visibility', {
+    schema: { tags, summary: 'Set who besides the grantees may use a resource, and its space (owner level)', params: IdParams, body: VisibilityBody, response: { 200: AccessView } },
+  }, async (request) => {
+    const { id } = request.params as Static<typeof IdParams>;
+    const body = request.body as Static<typeof VisibilityBody> | undefined;
+    if (body === undefined || body === null) throw invalid('A body {"visibility": "private" | "space" | "public"} is required.', { path: '$' });
+    await resources.descriptor(id);
+    const spaceId = body.spaceId === undefined ? undefined : (request.caller ? request.caller.origin(body.spaceId).spaceId : body.spaceId);
+    const stored = await resources.setAccess(id, { visibility: body.visibility satisfies Visibility, spaceId });
+    return {
+      ...(stored.ownerId === undefined ? {} : { ownerId: stored.ownerId }),
+      ...(stored.spaceId === undefined ? {} : { spaceId: stored.spaceId }),
+      visibility: stored.visibility ?? 'private',
+      grants: parseGrants(stored.grants),
+    };
+  });
+}

@@ -1,0 +1,471 @@
+import { appendFile, mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { newId } from '../ids.ts';
+import type { PipelineObserver, TaskObservation } from '../runtime/pipeline.ts';
+import type { Turn } from '../runtime/turn.ts';
+import type { AuditRow, AuditStore } from '../storage/audit-ports.ts';
+import {
+  deriveAuditKey, errorText, hasValidSignature, sign, summarize, type AuditDraft, type AuditEntry,
+} from './audit-entry.ts';
+
+export type { AuditEntry } from './audit-entry.ts';
+
+/**
+ * The audit ledger (SPEC Events 2, BEHAVIOUR §17): one entry per executed task per turn, appended write-once with
+ * an HMAC chain per conversation.
+ *
+ * Write path: the conversation service numbers a turn's entries under the conversation lock (the counter travels
+ * with the stored conversation, so it is consistent across instances) and hands them over at the end of the turn,
+ * built from the step as memory finally holds it (secret values already scrubbed, request records redacted).
+ * `enqueue` is O(1) into a bounded queue (`svc.audit.max-queue-size`; overflow is dropped and counted). Every
+ * second the queue is flushed in batches: entries are signed there, in order per conversation, chained to the
+ * conversation's previous stored entry; a failing batch is retried three times with backoff, then appended to the
+ * dead-letter JSONL file and counted.
+ */
+
+/** What the conversation service needs: an observer per turn and, when the step is final, its entries. */
+export interface AuditSink {
+  recordTurn(): TurnAudit;
+}
+
+export interface TurnAudit {
+  /** Give to `runPipeline`. */
+  readonly observer: PipelineObserver;
+  /**
+   * Enqueues one entry per observed task, numbered `lastSequence + 1`, ...; returns the last number used. Call once
+   * the step is final (after `turn.finish()`), so entries show what memory keeps.
+   */
+  finish(turn: Turn, lastSequence: number): number;
+}
+
+export interface AuditVerification {
+  readonly conversationId: string;
+  readonly signingEnabled: boolean;
+  readonly entriesChecked: number;
+  /** Entries whose signature and link to the entry before them hold. */
+  readonly valid: number;
+  /** Entries whose signature or link does not hold. */
+  readonly invalid: number;
+  /** Entries stored without a signature. */
+  readonly unsigned: number;
+  /** Gaps the chain does not bridge: entries removed after they were written. */
+  readonly missingSequences: number[];
+  /** Gaps the chain bridges: entries that were never written (queue overflow, dead-lettered). */
+  readonly undeliveredSequences: number[];
+  readonly duplicateSequences: number[];
+  readonly intact: boolean;
+  readonly tamperingSuspected: boolean;
+  readonly problems: Array<{ entryId: string; sequence: number; status: AuditProblemStatus }>;
+  readonly verifiedAt: string;
+}
+
+export type AuditProblemStatus = 'tampered' | 'chain-broken' | 'unsigned' | 'duplicate' | 'unreadable';
+
+export interface AuditLedgerOptions {
+  readonly store: AuditStore;
+  /** The vault's master key; without one entries are stored unsigned. */
+  readonly masterKey: string | undefined;
+  readonly maxQueueSize: number;
+  readonly deadLetterPath: string;
+  /** Meters go here (`svc_audit_*`). */
+  readonly registry: Registry;
+  readonly log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void } | undefined;
+  readonly flushIntervalMs?: number;
+  /** Waits before the retries of a failed batch; default 250, 1000, 4000 ms (three retries). */
+  readonly retryDelaysMs?: readonly number[];
+  readonly batchSize?: number;
+  readonly clock?: () => number;
+  /** PBKDF2 work factor of the signing key; only tests lower it. */
+  readonly kdfIterations?: number;
+}
+
+interface Pending {
+  readonly draft: AuditDraft;
+  /** Flushes that held it back waiting for its predecessor (written by another instance). */
+  readonly deferrals: number;
+}
+
+interface ChainEnd {
+  readonly sequence: number;
+  readonly hmac: string | null;
+}
+
+/** A predecessor written by another instance is waited for this many flushes before the chain goes on without it. */
+const MAX_DEFERRALS = 5;
+/** Conversations whose chain end is remembered (others are read from the store when needed). */
+const CHAIN_CACHE_SIZE = 10_000;
+const VERIFY_PAGE = 1000;
+
+export class AuditLedger implements AuditSink {
+  readonly #store: AuditStore;
+  readonly #options: AuditLedgerOptions;
+  readonly #key: Promise<Buffer | undefined>;
+  readonly #clock: () => number;
+  readonly #retryDelays: readonly number[];
+  readonly #batchSize: number;
+  #queue: Pending[] = [];
+  readonly #chainEnds = new Map<string, ChainEnd>();
+  /** Sequences this instance knows were never written (dropped or dead-lettered), per conversation. */
+  readonly #lost = new Map<string, Set<number>>();
+  #timer: NodeJS.Timeout | undefined;
+  #flushing: Promise<void> = Promise.resolve();
+  #busy = false;
+  #closed = false;
+  readonly #dropped: Counter;
+  readonly #deadLettered: Counter;
+  readonly #written: Counter;
+
+  constructor(options: AuditLedgerOptions) {
+    this.#options = options;
+    this.#store = options.store;
+    this.#clock = options.clock ?? Date.now;
+    this.#retryDelays = options.retryDelaysMs ?? [250, 1000, 4000];
+    this.#batchSize = options.batchSize ?? 1000;
+    const masterKey = options.masterKey;
+    this.#key = masterKey === undefined || masterKey === '' ? Promise.resolve(undefined) : deriveAuditKey(masterKey, options.kdfIterations);
+    this.#key.catch(() => undefined);
+    if (masterKey === undefined || masterKey === '') {
+      options.log?.warn({}, 'audit ledger entries are stored unsigned: set svc.vault.master-key to sign them');
+    }
+    const registers = [options.registry];
+    this.#dropped = new Counter({ name: 'svc_audit_entries_dropped_total', help: 'Audit entries dropped because the audit queue was full', registers });
+    this.#deadLettered = new Counter({ name: 'svc_audit_entries_dead_lettered_total', help: 'Audit entries written to the dead-letter file after failed store writes', registers });
+    this.#written = new Counter({ name: 'svc_audit_entries_written_total', help: 'Audit entries written to the store', registers });
+    const queue = () => this.#queue.length;
+    new Gauge({ name: 'svc_audit_queue_size', help: 'Audit entries waiting to be written', registers, collect() { this.set(queue()); } });
+  }
+
+  get signingEnabled(): Promise<boolean> {
+    return this.#key.then((key) => key !== undefined);
+  }
+
+  /** Entries waiting to be written. */
+  get queued(): number {
+    return this.#queue.length;
+  }
+
+  /** Starts the periodic flush (every second by default). */
+  start(): void {
+    if (this.#timer || this.#closed) return;
+    this.#timer = setInterval(() => {
+      if (this.#busy || this.#queue.length === 0) return;
+      this.flush().catch((error: unknown) => this.#options.log?.error({ err: error }, 'audit flush failed'));
+    }, this.#options.flushIntervalMs ?? 1000);
+    this.#timer.unref();
+  }
+
+  /** Stops the periodic flush and writes everything queued (waiting for no other instance). */
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+    await this.flush(true);
+  }
+
+  // --- recording --------------------------------------------------------------------------------------------------
+
+  recordTurn(): TurnAudit {
+    const observed: Array<{ readonly observation: TaskObservation; readonly finishedAt: number; readonly actions: readonly string[] }> = [];
+    return {
+      observer: (observation, turn) => {
+        observed.push({ observation, finishedAt: this.#clock(), actions: turn.actions });
+      },
+      finish: (turn, lastSequence) => {
+        let sequence = lastSequence;
+        if (observed.length === 0) return sequence;
+        const input = turnInput(turn);
+        for (const { observation, finishedAt, actions } of observed) {
+          sequence++;
+          this.enqueue(draftOf(turn, { observation, finishedAt, actions }, sequence, input));
+        }
+        return sequence;
+      },
+    };
+  }
+
+  /** Queues one entry; a full queue drops it (counted). */
+  enqueue(draft: AuditDraft): void {
+    if (this.#queue.length >= this.#options.maxQueueSize) {
+      this.#dropped.inc();
+      this.#markLost(draft.conversationId, draft.sequence);
+      return;
+    }
+    this.#queue.push({ draft, deferrals: 0 });
+  }
+
+  // --- writing ----------------------------------------------------------------------------------------------------
+
+  /**
+   * Writes what is queued now. `final` (shutdown) signs everything, also entries whose predecessor another
+   * instance has not written yet. Flushes run one at a time.
+   */
+  flush(final = false): Promise<void> {
+    const run = this.#flushing.then(() => this.#drain(final));
+    this.#flushing = run.catch(() => undefined);
+    return run;
+  }
+
+  async #drain(final: boolean): Promise<void> {
+    this.#busy = true;
+    try {
+      const taken = this.#queue;
+      this.#queue = [];
+      const deferred: Pending[] = [];
+      for (let i = 0; i < taken.length; i += this.#batchSize) {
+        const batch = taken.slice(i, i + this.#batchSize);
+        try {
+          deferred.push(...(await this.#writeBatch(batch, final)));
+        } catch (error) {
+          // Not a store failure (those are retried and dead-lettered inside): keep the entries anyway, unsigned.
+          await this.#deadLetter(batch.map(({ draft }) => sign(undefined, draft, null)), error);
+        }
+      }
+      if (deferred.length > 0) this.#queue = [...deferred, ...this.#queue];
+    } finally {
+      this.#busy = false;
+    }
+  }
+
+  /** Signs and writes one batch; returns the entries held back for their predecessor. */
+  async #writeBatch(batch: readonly Pending[], final: boolean): Promise<Pending[]> {
+    const key = await this.#key;
+    const byConversation = new Map<string, Pending[]>();
+    for (const pending of batch) {
+      const list = byConversation.get(pending.draft.conversationId);
+      if (list) list.push(pending);
+      else byConversation.set(pending.draft.conversationId, [pending]);
+    }
+    const signed: AuditEntry[] = [];
+    const deferred: Pending[] = [];
+    for (const [conversationId, pendings] of byConversation) {
+      if (!key) {
+        for (const { draft } of pendings) signed.push(sign(undefined, draft, null));
+        continue;
+      }
+      let end = await this.#chainEnd(conversationId, pendings[0]!.draft.sequence);
+      for (const [index, pending] of pendings.entries()) {
+        const predecessor = pending.draft.sequence - 1;
+        const waiting = (end?.sequence ?? 0) < predecessor && !this.#isLost(conversationId, predecessor);
+        if (waiting && !final && pending.deferrals < MAX_DEFERRALS) {
+          for (const later of pendings.slice(index)) deferred.push({ draft: later.draft, deferrals: later.deferrals + 1 });
+          break;
+        }
+        const entry = sign(key, pending.draft, end?.hmac ?? null);
+        signed.push(entry);
+        end = { sequence: entry.sequence, hmac: entry.hmac };
+      }
+    }
+    if (signed.length > 0) await this.#write(signed);
+    return deferred;
+  }
+
+  /** Where the conversation's chain ends: remembered, or read from the store when another writer may have moved it. */
+  async #chainEnd(conversationId: string, nextSequence: number): Promise<ChainEnd | undefined> {
+    const remembered = this.#chainEnds.get(conversationId);
+    if (remembered && (remembered.sequence >= nextSequence - 1 || this.#isLost(conversationId, nextSequence - 1))) return remembered;
+    const document = await this.#store.latest(conversationId).catch(() => undefined);
+    if (document === undefined) return remembered;
+    try {
+      const entry = JSON.parse(document) as AuditEntry;
+      return { sequence: entry.sequence, hmac: entry.hmac ?? null };
+    } catch {
+      return remembered;
+    }
+  }
+
+  async #write(entries: AuditEntry[]): Promise<void> {
+    const rows: AuditRow[] = entries.map((entry) => ({
+      id: entry.id, conversationId: entry.conversationId, sequence: entry.sequence, agentId: entry.agentId,
+      agentVersion: entry.agentVersion, timestamp: entry.timestamp, document: JSON.stringify(entry),
+    }));
+    let lastError: unknown;
+    for (let attempt = 0; attempt <= this.#retryDelays.length; attempt++) {
+      if (attempt > 0) await sleep(this.#retryDelays[attempt - 1]!);
+      try {
+        await this.#store.append(rows);
+        this.#written.inc(rows.length);
+        for (const entry of entries) this.#advance(entry);
+        return;
+      } catch (error) {
+        lastError = error;
+      }
+    }
+    await this.#deadLetter(entries, lastError);
+  }
+
+  async #deadLetter(entries: readonly AuditEntry[], cause: unknown): Promise<void> {
+    const path = this.#options.deadLetterPath;
+    for (const entry of entries) this.#markLost(entry.conversationId, entry.sequence);
+    try {
+      await mkdir(dirname(path), { recursive: true });
+      await appendFile(path, entries.map((entry) => `${JSON.stringify(entry)}\n`).join(''), { encoding: 'utf8', mode: 0o600 });
+      this.#deadLettered.inc(entries.length);
+      this.#options.log?.error({ err: cause, entries: entries.length, path }, 'audit entries could not be stored after retries; written to the dead-letter file');
+    } catch (error) {
+      this.#dropped.inc(entries.length);
+      this.#options.log?.error({ err: error, cause, entries: entries.length, path }, 'audit entries could not be stored nor dead-lettered; dropped');
+    }
+  }
+
+  #advance(entry: AuditEntry): void {
+    const { conversationId, sequence } = entry;
+    const current = this.#chainEnds.get(conversationId);
+    this.#chainEnds.delete(conversationId);
+    this.#chainEnds.set(conversationId, current && current.sequence > sequence ? current : { sequence, hmac: entry.hmac });
+    if (this.#chainEnds.size > CHAIN_CACHE_SIZE) this.#chainEnds.delete(this.#chainEnds.keys().next().value!);
+    const lost = this.#lost.get(conversationId);
+    if (lost) {
+      for (const number of lost) if (number < sequence) lost.delete(number);
+      if (lost.size === 0) this.#lost.delete(conversationId);
+    }
+  }
+
+  #markLost(conversationId: string, sequence: number): void {
+    let lost = this.#lost.get(conversationId);
+    if (!lost) {
+      lost = new Set();
+      this.#lost.set(conversationId, lost);
+      if (this.#lost.size > CHAIN_CACHE_SIZE) this.#lost.delete(this.#lost.keys().next().value!);
+    }
+    lost.add(sequence);
+  }
+
+  #isLost(conversationId: string, sequence: number): boolean {
+    return this.#lost.get(conversationId)?.has(sequence) ?? false;
+  }
+
+  // --- reading ----------------------------------------------------------------------------------------------------
+
+  async list(conversationId: string, skip: number, limit: number): Promise<AuditEntry[]> {
+    return (await this.#store.list(conversationId, skip, limit)).map((document) => JSON.parse(document) as AuditEntry);
+  }
+
+  count(conversationId: string): Promise<number> {
+    return this.#store.count(conversationId);
+  }
+
+  /**
+   * Checks every stored entry of the conversation in sequence order: its signature, its link to the entry before
+   * it, and the numbering (gaps, duplicates). A gap the chain bridges was never written (undelivered); a gap
+   * it does not bridge, a broken signature or link, or a duplicate number means the stored ledger was changed.
+   */
+  async verify(conversationId: string): Promise<AuditVerification> {
+    const key = await this.#key;
+    const documents: string[] = [];
+    for (let skip = 0; ; skip += VERIFY_PAGE) {
+      const page = await this.#store.list(conversationId, skip, VERIFY_PAGE);
+      documents.push(...page);
+      if (page.length < VERIFY_PAGE) break;
+    }
+    const problems: AuditVerification['problems'] = [];
+    const missing: number[] = [];
+    const undelivered: number[] = [];
+    const duplicates: number[] = [];
+    let valid = 0;
+    let invalid = 0;
+    let unsigned = 0;
+    let previous: AuditEntry | undefined;
+    for (const document of documents) {
+      let entry: AuditEntry;
+      try {
+        entry = JSON.parse(document) as AuditEntry;
+        if (typeof entry.sequence !== 'number' || typeof entry.id !== 'string') throw new Error('not an entry');
+      } catch {
+        invalid++;
+        problems.push({ entryId: '', sequence: -1, status: 'unreadable' });
+        continue;
+      }
+      const previousSequence = previous?.sequence ?? 0;
+      if (previous && entry.sequence === previous.sequence) {
+        if (duplicates.at(-1) !== entry.sequence) duplicates.push(entry.sequence);
+        problems.push({ entryId: entry.id, sequence: entry.sequence, status: 'duplicate' });
+      }
+      let linked = false;
+      if (!key) {
+        // Nothing to check the content against; only the numbering speaks.
+      } else if (entry.hmac === null || entry.hmac === undefined) {
+        unsigned++;
+        problems.push({ entryId: entry.id, sequence: entry.sequence, status: 'unsigned' });
+      } else if (!hasValidSignature(key, entry)) {
+        invalid++;
+        problems.push({ entryId: entry.id, sequence: entry.sequence, status: 'tampered' });
+      } else if ((entry.previousHmac ?? null) !== (previous?.hmac ?? null)) {
+        invalid++;
+        problems.push({ entryId: entry.id, sequence: entry.sequence, status: 'chain-broken' });
+      } else {
+        valid++;
+        linked = true;
+      }
+      for (let gap = previousSequence + 1; gap < entry.sequence; gap++) (linked ? undelivered : missing).push(gap);
+      previous = entry;
+    }
+    const tamperingSuspected = invalid > 0 || missing.length > 0 || duplicates.length > 0;
+    return {
+      conversationId,
+      signingEnabled: key !== undefined,
+      entriesChecked: documents.length,
+      valid,
+      invalid,
+      unsigned,
+      missingSequences: missing,
+      undeliveredSequences: undelivered,
+      duplicateSequences: duplicates,
+      intact: key !== undefined && !tamperingSuspected && unsigned === 0 && undelivered.length === 0,
+      tamperingSuspected,
+      problems,
+      verifiedAt: new Date(this.#clock()).toISOString(),
+    };
+  }
+}
+
+// --- building entries ---------------------------------------------------------------------------------------------
+
+interface TurnInput {
+  readonly userInput: unknown;
+  readonly context: string[];
+}
+
+/** The user input as the step's output finally holds it (normalised by the parser, secrets scrubbed). */
+function turnInput(turn: Turn): TurnInput {
+  const shown = turn.output['input'];
+  return { userInput: shown === undefined ? null : summarize(shown), context: Object.keys(turn.context) };
+}
+
+function draftOf(
+  turn: Turn,
+  { observation, finishedAt, actions }: { observation: TaskObservation; finishedAt: number; actions: readonly string[] },
+  sequence: number,
+  input: TurnInput,
+): AuditDraft {
+  const output: Record<string, unknown> = {};
+  let llmDetail: Record<string, unknown> | null = null;
+  for (const key of observation.writtenKeys) {
+    const value = turn.has(key) ? summarize(turn.get(key)) : '<removed>';
+    if (key.startsWith('audit:')) (llmDetail ??= {})[key.slice('audit:'.length)] = value;
+    else output[key] = value;
+  }
+  return {
+    id: newId(finishedAt),
+    conversationId: turn.conversationId,
+    agentId: turn.agentId,
+    agentVersion: turn.agentVersion,
+    userId: turn.userId,
+    environment: turn.environment,
+    stepIndex: turn.stepIndex,
+    workflowId: observation.workflowId,
+    taskId: `${observation.workflowId}:${observation.workflowTaskIndex}`,
+    taskType: observation.taskType,
+    taskIndex: observation.taskIndex,
+    durationMs: observation.durationMs,
+    actions,
+    input: { ...input, actions: observation.actionsBefore },
+    output,
+    llmDetail,
+    outcome: observation.error === undefined ? 'ok' : 'error',
+    error: observation.error === undefined ? null : errorText(observation.error),
+    timestamp: new Date(finishedAt).toISOString(),
+    sequence,
+  };
+}

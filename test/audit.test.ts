@@ -1,0 +1,532 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { DatabaseSync } from 'node:sqlite';
+import pg from 'pg';
+import { Registry } from 'prom-client';
+import { AuditLedger } from '../src/ops/audit.ts';
+import type { AuditDraft } from '../src/ops/audit-entry.ts';
+import { summarize } from '../src/ops/audit-entry.ts';
+import type { AuditRow, AuditStore } from '../src/storage/audit-ports.ts';
+import { idFromLocation, deploy } from './support/agents.ts';
+import { client } from './support/http.ts';
+import { createTestDatabase } from './support/postgres.ts';
+import { startTestServer, storeTypes, type StoreType, type TestServer } from './support/server.ts';
+
+/**
+ * The audit ledger (SPEC Events 2, BEHAVIOUR §17): one signed, chained entry per executed task per turn,
+ * write-once in both stores, read and verified through `/auditstore`; tampering is detected; secrets never appear.
+ */
+
+const MASTER_KEY = 'audit test master key 7c1d0e';
+const API_TOKEN = 'tok-audit-5e4d3c2b1a-secret';
+const TYPED_SECRET = 'typed-secret-value-0a9b8c7d';
+
+// --- unit: the write path -----------------------------------------------------------------------------------------
+
+class MemoryAuditStore implements AuditStore {
+  readonly rows: AuditRow[] = [];
+  failures = 0;
+  attempts = 0;
+
+  async append(rows: readonly AuditRow[]): Promise<void> {
+    this.attempts++;
+    if (this.failures > 0) {
+      this.failures--;
+      throw new Error('store unavailable');
+    }
+    for (const row of rows) if (!this.rows.some((stored) => stored.id === row.id)) this.rows.push(row);
+  }
+
+  async list(conversationId: string, skip: number, limit: number): Promise<string[]> {
+    return this.rows.filter((row) => row.conversationId === conversationId)
+      .sort((a, b) => a.sequence - b.sequence || a.id.localeCompare(b.id))
+      .slice(skip, skip + limit).map((row) => row.document);
+  }
+
+  async count(conversationId: string): Promise<number> {
+    return this.rows.filter((row) => row.conversationId === conversationId).length;
+  }
+
+  async latest(conversationId: string): Promise<string | undefined> {
+    return this.rows.filter((row) => row.conversationId === conversationId).sort((a, b) => b.sequence - a.sequence)[0]?.document;
+  }
+}
+
+let draftCounter = 0;
+function draft(conversationId: string, sequence: number, output: Record<string, unknown> = {}): AuditDraft {
+  draftCounter++;
+  return {
+    id: `${String(draftCounter).padStart(12, '0')}aaaaaaaaaaaa`, conversationId, agentId: 'agent', agentVersion: 1, userId: 'user',
+    environment: 'production', stepIndex: 0, workflowId: 'wf', taskId: 'wf:0', taskType: 'ai.svc.output', taskIndex: 0,
+    durationMs: 1.5, actions: ['a'], input: {}, output, llmDetail: null, outcome: 'ok', error: null,
+    timestamp: new Date(0).toISOString(), sequence,
+  };
+}
+
+async function counterValue(registry: Registry, name: string): Promise<number> {
+  const metric = await registry.getSingleMetric(name)?.get();
+  return metric?.values[0]?.value ?? 0;
+}
+
+describe('audit ledger write path', () => {
+  let dir: string;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'svc-audit-'));
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const ledgerOver = (store: AuditStore, extra: Partial<ConstructorParameters<typeof AuditLedger>[0]> = {}) => {
+    const registry = new Registry();
+    const ledger = new AuditLedger({
+      store, masterKey: MASTER_KEY, kdfIterations: 1000, maxQueueSize: 100, deadLetterPath: join(dir, 'dead', `${Math.random()}.jsonl`),
+      registry, retryDelaysMs: [1, 2, 4], ...extra,
+    });
+    return { ledger, registry };
+  };
+
+  it('a failing flush is retried three times, then the batch goes to the dead-letter file and is counted', async () => {
+    const store = new MemoryAuditStore();
+    store.failures = 4;
+    const deadLetterPath = join(dir, 'nested', 'dead-letter.jsonl');
+    const { ledger, registry } = ledgerOver(store, { deadLetterPath });
+    ledger.enqueue(draft('c1', 1));
+    ledger.enqueue(draft('c1', 2));
+    await ledger.flush();
+    assert.equal(store.attempts, 4, 'one attempt and three retries');
+    assert.equal(store.rows.length, 0);
+    const lines = (await readFile(deadLetterPath, 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
+    assert.deepEqual(lines.map((entry) => entry.sequence), [1, 2]);
+    assert.match(lines[0].hmac, /^v1:[0-9a-f]{64}$/, 'dead-lettered entries keep their signature');
+    assert.equal(await counterValue(registry, 'svc_audit_entries_dead_lettered_total'), 2);
+
+    // The store is back: later entries are written, chained across the undelivered ones.
+    ledger.enqueue(draft('c1', 3));
+    await ledger.flush();
+    assert.equal(store.rows.length, 1);
+    const report = await ledger.verify('c1');
+    assert.deepEqual(report.undeliveredSequences, [1, 2]);
+    assert.deepEqual(report.missingSequences, []);
+    assert.equal(report.tamperingSuspected, false);
+    await ledger.close();
+  });
+
+  it('a flush that fails once succeeds on the retry and writes each entry once', async () => {
+    const store = new MemoryAuditStore();
+    store.failures = 1;
+    const { ledger, registry } = ledgerOver(store);
+    for (let sequence = 1; sequence <= 3; sequence++) ledger.enqueue(draft('c2', sequence));
+    await ledger.flush();
+    assert.equal(store.attempts, 2);
+    assert.deepEqual(store.rows.map((row) => row.sequence), [1, 2, 3]);
+    assert.equal(await counterValue(registry, 'svc_audit_entries_dead_lettered_total'), 0);
+    const report = await ledger.verify('c2');
+    assert.equal(report.intact, true);
+    assert.equal(report.valid, 3);
+  });
+
+  it('overflow drops and counts; the chain bridges the dropped entries (undelivered, not tampering)', async () => {
+    const store = new MemoryAuditStore();
+    const { ledger, registry } = ledgerOver(store, { maxQueueSize: 2 });
+    for (let sequence = 1; sequence <= 5; sequence++) ledger.enqueue(draft('c3', sequence));
+    assert.equal(ledger.queued, 2);
+    assert.equal(await counterValue(registry, 'svc_audit_entries_dropped_total'), 3);
+    await ledger.flush();
+    ledger.enqueue(draft('c3', 6));
+    await ledger.flush();
+    const report = await ledger.verify('c3');
+    assert.deepEqual(report.undeliveredSequences, [3, 4, 5]);
+    assert.equal(report.valid, 3);
+    assert.equal(report.tamperingSuspected, false);
+    assert.equal(report.intact, false, 'entries are missing from the ledger');
+  });
+
+  it('an entry whose predecessor another instance has not written yet waits for it', async () => {
+    const store = new MemoryAuditStore();
+    const first = ledgerOver(store).ledger;
+    const second = ledgerOver(store).ledger;
+    first.enqueue(draft('c4', 1));
+    second.enqueue(draft('c4', 2));
+    await second.flush();
+    assert.equal(store.rows.length, 0, 'held back for sequence 1');
+    await first.flush();
+    await second.flush();
+    assert.deepEqual(store.rows.map((row) => row.sequence), [1, 2]);
+    assert.equal((await first.verify('c4')).intact, true);
+  });
+
+  it('without a master key entries are unsigned and verification says so', async () => {
+    const store = new MemoryAuditStore();
+    const { ledger } = ledgerOver(store, { masterKey: undefined });
+    ledger.enqueue(draft('c5', 1));
+    ledger.enqueue(draft('c5', 2));
+    await ledger.flush();
+    const [entry] = await ledger.list('c5', 0, 10);
+    assert.equal(entry!.hmac, null);
+    const report = await ledger.verify('c5');
+    assert.equal(report.signingEnabled, false);
+    assert.equal(report.intact, false);
+    assert.equal(report.tamperingSuspected, false);
+    assert.equal(report.entriesChecked, 2);
+  });
+
+  it('summaries are bounded and mask credential-like values', () => {
+    const summary = summarize({
+      headers: { Authorization: 'Bearer abcdefghijklmnopqrstuvwxyz', 'X-Api-Key': '${vault:key}' },
+      text: 'x'.repeat(5000),
+      note: 'use sk-abcdefghijklmnopqrstuvwxyz012345 please',
+      list: Array.from({ length: 100 }, (_, i) => i),
+    }) as Record<string, any>;
+    assert.equal(summary.headers.Authorization, '<REDACTED>');
+    assert.equal(summary.headers['X-Api-Key'], '${vault:key}');
+    assert.ok(summary.text.length < 260);
+    assert.equal(summary.note, 'use sk-<REDACTED> please');
+    assert.equal(summary.list.length, 21);
+  });
+});
+
+// --- black box: both stores ---------------------------------------------------------------------------------------
+
+/** A loopback API the agent calls with a vault-resolved header; it records the headers it received. */
+class Target {
+  readonly authorizations: string[] = [];
+  readonly #server: Server = createServer((request, response) => {
+    this.authorizations.push(String(request.headers.authorization));
+    request.resume();
+    request.on('end', () => {
+      response.setHeader('content-type', 'application/json');
+      response.end(JSON.stringify({ temperature: 21, echoed: request.headers['x-plain'] }));
+    });
+  });
+  url = '';
+
+  async start(): Promise<void> {
+    await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+}
+
+const ACTIONS = ['greet', 'keep', 'call'];
+const rules = {
+  behaviorGroups: [{
+    name: 'By context',
+    behaviorRules: ACTIONS.map((action) => ({
+      name: action, actions: [action],
+      conditions: [{ type: 'contextmatcher', configs: { contextKey: 'do', contextType: 'string', string: action } }],
+    })),
+  }],
+};
+const properties = {
+  setOnActions: [{ actions: ['keep'], setProperties: [{ name: 'apiKey', fromObjectPath: 'memory.current.input', scope: 'secret' }] }],
+};
+const text = (value: string) => ({ valueAlternatives: [{ type: 'text', text: value }] });
+const outputs = {
+  outputSet: [
+    { action: 'CONVERSATION_START', timesOccurred: 0, outputs: [text('Welcome!')] },
+    { action: 'greet', timesOccurred: 0, outputs: [text('Hi there!')] },
+    { action: 'keep', timesOccurred: 0, outputs: [text('Kept.')] },
+    { action: 'call', timesOccurred: 0, outputs: [text('Called.')] },
+  ],
+};
+const TASKS = ['ai.svc.behavior', 'ai.svc.property', 'ai.svc.httpcalls', 'ai.svc.output'];
+
+async function buildAgent(api: ReturnType<typeof client>, targetUrl: string): Promise<string> {
+  const create = async (path: string, body: unknown) => {
+    const answer = await api.post(path, { json: body });
+    assert.equal(answer.status, 201, answer.text);
+    return answer.headers.get('location')!;
+  };
+  const calls = {
+    targetServerUrl: targetUrl,
+    httpCalls: [{
+      name: 'weather', actions: ['call'], saveResponse: true, responseObjectName: 'weather',
+      request: { method: 'POST', path: '/weather', headers: { Authorization: 'Bearer ${vault:apiToken}', 'X-Plain': 'p-${vault:apiToken}' }, body: 'hello' },
+    }],
+  };
+  const workflow = await create('/packagestore/packages', {
+    packageExtensions: [
+      { type: 'svc://ai.svc.behavior', config: { uri: await create('/behaviorstore/behaviorsets', rules) } },
+      { type: 'svc://ai.svc.property', config: { uri: await create('/propertysetterstore/propertysetters', properties) } },
+      { type: 'svc://ai.svc.httpcalls', config: { uri: await create('/httpcallsstore/httpcalls', calls) } },
+      { type: 'svc://ai.svc.output', config: { uri: await create('/outputstore/outputsets', outputs) } },
+    ],
+  });
+  const agentId = idFromLocation(await create('/agentstore/agents', { packages: [workflow] }));
+  await deploy(api, agentId);
+  return agentId;
+}
+
+/** Direct SQL on the server's database, beside the service (as an operator with database access would). */
+interface Database {
+  exec(sql: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function openDatabase(store: StoreType, location: string): Promise<Database> {
+  if (store === 'sqlite') {
+    const db = new DatabaseSync(location);
+    db.exec('PRAGMA busy_timeout = 5000');
+    return { exec: async (sql) => void db.exec(sql), close: async () => db.close() };
+  }
+  const connection = new pg.Client({ connectionString: location });
+  await connection.connect();
+  return { exec: async (sql) => void (await connection.query(sql)), close: () => connection.end() };
+}
+
+for (const storeType of storeTypes) {
+  describe(`audit ledger on ${storeType}`, () => {
+    const target = new Target();
+    let server: TestServer;
+    let location: string;
+    let cleanUp: () => Promise<void>;
+    const api = client(() => server.url);
+    let agentId: string;
+
+    before(async () => {
+      await target.start();
+      const dir = await mkdtemp(join(tmpdir(), 'svc-audit-'));
+      let storeOverride: Record<string, string>;
+      if (storeType === 'sqlite') {
+        location = join(dir, 'svc.db');
+        storeOverride = { 'svc.datastore.sqlite.path': location };
+        cleanUp = () => rm(dir, { recursive: true, force: true });
+      } else {
+        const database = await createTestDatabase();
+        location = database.url;
+        storeOverride = { 'svc.datastore.postgres.url': location };
+        cleanUp = async () => {
+          await database.drop();
+          await rm(dir, { recursive: true, force: true });
+        };
+      }
+      server = await startTestServer(storeType, {
+        'svc.vault.master-key': MASTER_KEY, 'svc.audit.dead-letter-path': join(dir, 'dead.jsonl'), ...storeOverride,
+      });
+      const stored = await api.put('/secretstore/secrets/default/apiToken', { json: { value: API_TOKEN } });
+      assert.ok([200, 201].includes(stored.status), stored.text);
+      agentId = await buildAgent(api, target.url);
+    });
+    after(async () => {
+      await server?.dispose();
+      await cleanUp?.();
+      await target.stop();
+    });
+
+    const start = async () => {
+      const started = await api.post(`/agents/${agentId}/start`);
+      assert.equal(started.status, 201, started.text);
+      return started.json.conversationId as string;
+    };
+    const say = async (conversationId: string, action: string, input = 'hello') => {
+      const answer = await api.post(`/agents/${conversationId}`, { json: { input, context: { do: { type: 'string', value: action } } } });
+      assert.equal(answer.status, 200, answer.text);
+      return answer.json;
+    };
+    const entriesOf = async (conversationId: string) => {
+      await server.server.audit.flush();
+      const answer = await api.get(`/auditstore/${conversationId}?limit=1000`);
+      assert.equal(answer.status, 200, answer.text);
+      return answer.json as any[];
+    };
+    const verify = async (conversationId: string) => {
+      const answer = await api.get(`/auditstore/verify/${conversationId}`);
+      assert.equal(answer.status, 200, answer.text);
+      return answer.json;
+    };
+
+    it('records one entry per task per turn, in sequence, and the chain verifies', async () => {
+      const conversationId = await start();
+      await say(conversationId, 'greet');
+      await say(conversationId, 'call');
+      const entries = await entriesOf(conversationId);
+      assert.equal(entries.length, 3 * TASKS.length);
+      assert.deepEqual(entries.map((entry) => entry.sequence), entries.map((_, i) => i + 1));
+      assert.deepEqual(entries.map((entry) => entry.stepIndex), [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2]);
+      assert.deepEqual(entries.map((entry) => entry.taskType), [...TASKS, ...TASKS, ...TASKS]);
+      assert.deepEqual(entries.map((entry) => entry.taskIndex), [0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3]);
+      const [first] = entries;
+      assert.equal(first.conversationId, conversationId);
+      assert.equal(first.agentId, agentId);
+      assert.equal(first.agentVersion, 1);
+      assert.equal(first.environment, 'production');
+      assert.equal(first.outcome, 'ok');
+      assert.match(first.timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      assert.equal(first.previousHmac, null);
+      assert.match(first.hmac, /^v1:[0-9a-f]{64}$/);
+      assert.equal(entries[1].previousHmac, first.hmac);
+      assert.deepEqual(entries[4].actions, ['greet'], 'the behavior task of step 1 set the action');
+      assert.deepEqual(Object.keys(entries[4].output), ['behavior_rules:success', 'behavior_rules:fail', 'actions'].filter((key) => key in entries[4].output));
+      assert.ok('httpCalls:weather' in entries[10].output, 'the HTTP-call task wrote its response');
+
+      const count = await api.get(`/auditstore/${conversationId}/count`);
+      assert.equal(count.status, 200);
+      assert.equal(count.json, 12);
+      const page = await api.get(`/auditstore/${conversationId}?skip=10&limit=5`);
+      assert.deepEqual(page.json.map((entry: any) => entry.sequence), [11, 12]);
+
+      const report = await verify(conversationId);
+      assert.equal(report.signingEnabled, true);
+      assert.equal(report.entriesChecked, 12);
+      assert.equal(report.valid, 12);
+      assert.equal(report.invalid, 0);
+      assert.equal(report.intact, true);
+      assert.equal(report.tamperingSuspected, false);
+      assert.deepEqual(report.missingSequences, []);
+      assert.deepEqual(report.duplicateSequences, []);
+      assert.deepEqual(report.problems, []);
+    });
+
+    it('an unknown conversation has no entries', async () => {
+      const answer = await api.get('/auditstore/0123456789abcdef01234567');
+      assert.equal(answer.status, 200);
+      assert.deepEqual(answer.json, []);
+      assert.equal((await api.get('/auditstore/0123456789abcdef01234567/count')).json, 0);
+      const report = await verify('0123456789abcdef01234567');
+      assert.equal(report.entriesChecked, 0);
+      assert.equal(report.tamperingSuspected, false);
+      const bad = await api.get('/auditstore/x?limit=0');
+      assert.equal(bad.status, 400);
+    });
+
+    it('no secret value reaches an entry: vault-resolved headers and a secret-scoped property', async () => {
+      const conversationId = await start();
+      await say(conversationId, 'call');
+      await say(conversationId, 'keep', TYPED_SECRET);
+      assert.equal(target.authorizations.at(-1), `Bearer ${API_TOKEN}`, 'the call did carry the secret');
+      const entries = await entriesOf(conversationId);
+      assert.equal(entries.length, 3 * TASKS.length);
+      const all = JSON.stringify(entries);
+      assert.ok(!all.includes(API_TOKEN), 'no vault-resolved value');
+      assert.ok(!all.includes(TYPED_SECRET), 'no secret-scoped property value');
+      assert.ok(!all.includes(MASTER_KEY));
+      const request = entries[6].output['httpCalls:weatherRequest'];
+      assert.equal(request.headers.Authorization, '<REDACTED>');
+      const kept = entries.find((entry) => entry.stepIndex === 2 && entry.taskType === 'ai.svc.property');
+      assert.deepEqual(kept.output['properties:apiKey'], [{ name: 'apiKey', value: `\${vault:${agentId}.apiKey}`, scope: 'conversation' }]);
+      assert.equal(kept.input.userInput, '<REDACTED>');
+    });
+
+    it('the table is write-once: UPDATE and DELETE through SQL fail', async () => {
+      const conversationId = await start();
+      await entriesOf(conversationId);
+      const db = await openDatabase(storeType, location);
+      try {
+        await assert.rejects(db.exec(`UPDATE audit_entries SET document = '{}' WHERE conversation_id = '${conversationId}'`), /write-once/);
+        await assert.rejects(db.exec(`DELETE FROM audit_entries WHERE conversation_id = '${conversationId}'`), /write-once/);
+      } finally {
+        await db.close();
+      }
+      assert.equal((await verify(conversationId)).intact, true);
+    });
+
+    it('an entry changed or deleted behind the service is detected', async () => {
+      const changed = await start();
+      await say(changed, 'greet');
+      const deleted = await start();
+      await say(deleted, 'greet');
+      const changedEntries = await entriesOf(changed);
+      const deletedEntries = await entriesOf(deleted);
+      const victim = changedEntries[5]!;
+      const removed = deletedEntries[2]!;
+
+      const db = await openDatabase(storeType, location);
+      try {
+        // Tampering takes deliberate DDL: the write-once triggers are switched off first.
+        if (storeType === 'sqlite') {
+          await db.exec('DROP TRIGGER audit_entries_no_update; DROP TRIGGER audit_entries_no_delete;');
+        } else {
+          await db.exec('ALTER TABLE audit_entries DISABLE TRIGGER audit_entries_write_once');
+        }
+        const forged = JSON.stringify({ ...victim, durationMs: victim.durationMs + 1000 }).replaceAll("'", "''");
+        await db.exec(`UPDATE audit_entries SET document = '${forged}' WHERE id = '${victim.id}'`);
+        await db.exec(`DELETE FROM audit_entries WHERE id = '${removed.id}'`);
+        if (storeType === 'sqlite') {
+          await db.exec(`CREATE TRIGGER audit_entries_no_update BEFORE UPDATE ON audit_entries
+              BEGIN SELECT RAISE(ABORT, 'audit entries are write-once: UPDATE refused'); END;
+            CREATE TRIGGER audit_entries_no_delete BEFORE DELETE ON audit_entries
+              BEGIN SELECT RAISE(ABORT, 'audit entries are write-once: DELETE refused'); END;`);
+        } else {
+          await db.exec('ALTER TABLE audit_entries ENABLE TRIGGER audit_entries_write_once');
+        }
+      } finally {
+        await db.close();
+      }
+
+      const changedReport = await verify(changed);
+      assert.equal(changedReport.tamperingSuspected, true);
+      assert.equal(changedReport.intact, false);
+      assert.equal(changedReport.invalid, 1);
+      assert.deepEqual(changedReport.problems, [{ entryId: victim.id, sequence: victim.sequence, status: 'tampered' }]);
+
+      const deletedReport = await verify(deleted);
+      assert.equal(deletedReport.tamperingSuspected, true);
+      assert.deepEqual(deletedReport.missingSequences, [removed.sequence]);
+      assert.deepEqual(deletedReport.problems, [{ entryId: deletedEntries[3].id, sequence: removed.sequence + 1, status: 'chain-broken' }]);
+    });
+
+    it('the sequence goes on across an undo and a restart (no number used twice)', async () => {
+      const conversationId = await start();
+      await say(conversationId, 'greet');
+      assert.equal((await api.post(`/agents/${conversationId}/undo`)).status, 200);
+      await say(conversationId, 'greet');
+      await server.restart();
+      await say(conversationId, 'greet');
+      const entries = await entriesOf(conversationId);
+      assert.deepEqual(entries.map((entry) => entry.sequence), entries.map((_, i) => i + 1));
+      assert.deepEqual(entries.map((entry) => entry.stepIndex), [0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2]);
+      assert.equal((await verify(conversationId)).intact, true);
+    });
+  });
+}
+
+describe('audit queue overflow through the service', () => {
+  let server: TestServer;
+  const api = client(() => server.url);
+
+  before(async () => {
+    server = await startTestServer('sqlite', { 'svc.audit.max-queue-size': 2 });
+  });
+  after(async () => {
+    await server?.dispose();
+  });
+
+  it('drops entries beyond the queue bound and counts them in svc_audit_entries_dropped_total', async () => {
+    const create = async (path: string, body: unknown) => {
+      const answer = await api.post(path, { json: body });
+      assert.equal(answer.status, 201, answer.text);
+      return answer.headers.get('location')!;
+    };
+    const workflow = await create('/packagestore/packages', {
+      packageExtensions: [
+        { type: 'svc://ai.svc.behavior', config: { uri: await create('/behaviorstore/behaviorsets', rules) } },
+        { type: 'svc://ai.svc.property', config: { uri: await create('/propertysetterstore/propertysetters', { setOnActions: [] }) } },
+        { type: 'svc://ai.svc.output', config: { uri: await create('/outputstore/outputsets', outputs) } },
+      ],
+    });
+    const agentId = idFromLocation(await create('/agentstore/agents', { packages: [workflow] }));
+    await deploy(api, agentId);
+    const started = await api.post(`/agents/${agentId}/start`);
+    assert.equal(started.status, 201, started.text);
+    const conversationId = started.json.conversationId as string;
+
+    const metrics = await api.get('/q/metrics');
+    const dropped = /^svc_audit_entries_dropped_total (\d+)/m.exec(metrics.text);
+    assert.ok(dropped, metrics.text.slice(0, 500));
+    assert.equal(Number(dropped[1]), 1, 'three tasks ran, the queue holds two');
+
+    await server.server.audit.flush();
+    const report = (await api.get(`/auditstore/verify/${conversationId}`)).json;
+    assert.equal(report.signingEnabled, false, 'no master key: unsigned');
+    assert.equal(report.entriesChecked, 2);
+  });
+});
