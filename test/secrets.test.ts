@@ -137,6 +137,28 @@ for (const storeType of storeTypes) {
       assert.ok(names.includes(`${agentId}.configToken`) && names.includes(`${agentId}.contextToken`), names.join());
     });
 
+    it('a secret taken from the message stays out of the whole turn, later workflows included', async () => {
+      const pin = 'Pin-Code-Secret-7e6d5c4b';
+      const create = async (path: string, body: unknown) => (await api.post(path, { json: body })).headers.get('location')!;
+      const first = await create('/packagestore/packages', {
+        packageExtensions: [{ type: 'svc://ai.svc.property', config: { uri: await create('/propertysetterstore/propertysetters', {
+          propertyInstructions: [{ name: 'pin', fromObjectPath: 'memory.current.input', scope: 'secret' }],
+        }) } }],
+      });
+      const second = await create('/packagestore/packages', { packageExtensions: [{ type: 'svc://ai.svc.parser', config: {} }] });
+      const twoWorkflows = (await api.post('/agentstore/agents', { json: { packages: [first, second] } })).headers.get('location')!;
+      const twoWorkflowsId = /([0-9a-f]{24})\?version=1$/.exec(twoWorkflows)![1]!;
+      await deploy(api, twoWorkflowsId);
+      const started = record(await api.post(`/agents/${twoWorkflowsId}/start`));
+      const said = record(await api.post(`/agents/${started.json.conversationId}?returnDetailed=true`, { json: { input: pin } }));
+      assert.equal(said.json.conversationState, 'READY', said.text);
+      assert.equal(said.json.conversationProperties.pin.value, `\${vault:${twoWorkflowsId}.pin}`);
+      const stored = record(await api.get(`/conversationstore/conversations/${started.json.conversationId}`));
+      for (const text of [said.text, stored.text]) {
+        assert.ok(!text.toLowerCase().includes(pin.toLowerCase()), 'the secret is nowhere in the step, in any letter case');
+      }
+    });
+
     it('after a restart with the same key the secrets read back; a wrong key is refused at start-up', async () => {
       await server.restart({ 'svc.vault.master-key': MASTER_KEY });
       const resolved = await server.server.vault.resolver().resolve(

@@ -22,8 +22,8 @@ export class Turn {
   readonly previousSteps: readonly StoredStep[];
   /** Tallies of the previous steps (the current one is not counted). */
   readonly tallies: Tallies;
-  readonly input: string;
-  readonly context: Readonly<Record<string, ContextValue>>;
+  #input: string;
+  #context: Readonly<Record<string, ContextValue>>;
   /** Aborted when the turn ran out of time; long-running tasks should stop early. */
   readonly signal: AbortSignal;
   /** Id of the workflow whose task is running; recorded on every entry it writes. */
@@ -55,13 +55,34 @@ export class Turn {
     this.stepIndex = conversation.steps.length;
     this.previousSteps = conversation.steps;
     this.tallies = conversation.tallies;
-    this.input = options.input;
-    this.context = options.context;
+    this.#input = options.input;
+    this.#context = options.context;
     this.signal = options.signal;
     this.#properties = new Map(Object.entries(conversation.properties));
     this.#clock = options.clock ?? Date.now;
     this.emit = options.onEvent ?? (() => undefined);
     this.hasListener = options.onEvent !== undefined;
+  }
+
+  /** The user's message of this turn. */
+  get input(): string {
+    return this.#input;
+  }
+
+  /** The context sent with this turn's message. */
+  get context(): Readonly<Record<string, ContextValue>> {
+    return this.#context;
+  }
+
+  /**
+   * Replaces every text of the input and the context by `mask(text)`: once a secret was taken out of the message
+   * (a secret-scoped property), no later task or workflow of the turn sees it again.
+   */
+  maskInputs(mask: (text: string) => string): void {
+    this.#input = mask(this.#input);
+    const masked: Record<string, ContextValue> = {};
+    for (const [name, entry] of Object.entries(this.#context)) masked[name] = { type: entry.type, value: maskTexts(entry.value, mask) };
+    this.#context = masked;
   }
 
   // --- step data -------------------------------------------------------------------------------------------
@@ -171,4 +192,13 @@ export class Turn {
     const timestamp = entries.reduce((latest, entry) => Math.max(latest, entry.timestamp), 0) || this.#clock();
     return { step: { entries, output: { ...this.#output }, timestamp, properties: kept }, properties: kept };
   }
+}
+
+function maskTexts(value: unknown, mask: (text: string) => string): unknown {
+  if (typeof value === 'string') return mask(value);
+  if (Array.isArray(value)) return value.map((item) => maskTexts(item, mask));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, maskTexts(item, mask)]));
+  }
+  return value;
 }

@@ -383,12 +383,26 @@ function scrubSecretsOf(turn: Turn, instructions: readonly CompiledInstruction[]
   }
 }
 
+/** `text` with the secret masked; longer secrets also inside other text, in any letter case (a parser may fold it). */
+function scrubbedText(text: string, secret: string): string {
+  if (text === secret) return REDACTED;
+  if (secret.length < MIN_SCRUB_INSIDE_TEXT) return text;
+  if (text.includes(secret)) return redact(text, [secret]);
+  const lower = text.toLowerCase();
+  const needle = secret.toLowerCase();
+  if (!lower.includes(needle)) return text;
+  let result = '';
+  let from = 0;
+  for (let at = lower.indexOf(needle); at >= 0; at = lower.indexOf(needle, from)) {
+    result += text.slice(from, at) + REDACTED;
+    from = at + needle.length;
+  }
+  return result + text.slice(from);
+}
+
 /** `value` with the secret masked in every text inside it; the same object when nothing changed. */
 function scrubbed(value: unknown, secret: string): unknown {
-  if (typeof value === 'string') {
-    if (value === secret) return REDACTED;
-    return secret.length >= MIN_SCRUB_INSIDE_TEXT && value.includes(secret) ? redact(value, [secret]) : value;
-  }
+  if (typeof value === 'string') return scrubbedText(value, secret);
   if (Array.isArray(value)) {
     const items = value.map((item) => scrubbed(item, secret));
     return items.some((item, i) => item !== value[i]) ? items : value;
@@ -411,6 +425,7 @@ function scrubbed(value: unknown, secret: string): unknown {
  */
 function scrubStep(turn: Turn, secret: string): void {
   if (secret === '') return;
+  turn.maskInputs((text) => scrubbedText(text, secret));
   for (const entry of turn.entriesWithPrefix('')) {
     if (entry.key.startsWith('properties:')) continue;
     const value = scrubbed(entry.value, secret);
