@@ -83,7 +83,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
   });
 
   const resources = new ResourceService(storage.resources);
-  const toolHistory = new ToolHistory({ defaultRateLimitPerMinute: settings['svc.tools.rate-limit-per-minute'], knownTools: BUILT_IN_TOOL_NAMES });
+  const toolHistory = new ToolHistory({ defaultRateLimitPerMinute: settings['svc.tools.rate-limit-per-minute'], knownTools: BUILT_IN_TOOL_NAMES, rateLimitStore: storage.rateLimits });
   const deployments = new DeploymentService({
     store: storage.deployments,
     read: (kind, id, version) => storage.resources.read(kind, id, version),

@@ -17,6 +17,7 @@ function fakeStorage(ping: () => Promise<void>): Storage {
     triggers: {} as Storage['triggers'],
     secrets: {} as Storage['secrets'],
     audit: {} as Storage['audit'],
+    rateLimits: {} as Storage['rateLimits'],
     ping,
     close: async () => {},
   };

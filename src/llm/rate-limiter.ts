@@ -1,6 +1,8 @@
+import type { RateLimitBucket, RateLimitStore } from '../storage/rate-limit-ports.ts';
+
 /**
  * A token bucket per tool: `limit` calls per minute, refilled continuously. The limit is adjustable per tool;
- * a reset fills the bucket again.
+ * a reset fills the bucket again. The buckets live in the store, so every instance draws from the same ones.
  */
 
 export interface RateLimitInfo {
@@ -11,61 +13,75 @@ export interface RateLimitInfo {
   readonly resetTimeMs: number;
 }
 
-interface Bucket {
-  limit: number;
-  tokens: number;
-  updatedAt: number;
-}
-
 const WINDOW_MS = 60_000;
 
 export class ToolRateLimiter {
-  readonly #buckets = new Map<string, Bucket>();
+  readonly #store: RateLimitStore;
   readonly #defaultLimit: number;
   readonly #clock: () => number;
 
-  constructor(options: { defaultLimitPerMinute: number; clock?: () => number }) {
+  constructor(options: { store?: RateLimitStore | undefined; defaultLimitPerMinute: number; clock?: () => number }) {
+    this.#store = options.store ?? new MemoryRateLimitStore();
     this.#defaultLimit = options.defaultLimitPerMinute;
     this.#clock = options.clock ?? Date.now;
   }
 
   /** Takes one call from the tool's bucket; false when the bucket is empty. */
-  tryAcquire(tool: string): boolean {
-    const bucket = this.#refilled(tool);
-    if (bucket.tokens < 1) return false;
-    bucket.tokens -= 1;
-    return true;
+  async tryAcquire(tool: string): Promise<boolean> {
+    return (await this.#store.take(tool, this.#defaultLimit, this.#clock())).taken;
   }
 
-  info(tool: string): RateLimitInfo {
-    const bucket = this.#refilled(tool);
-    const missing = bucket.limit - bucket.tokens;
-    return { tool, limit: bucket.limit, remaining: Math.floor(bucket.tokens), resetTimeMs: missing <= 0 ? 0 : Math.ceil((missing * WINDOW_MS) / bucket.limit) };
+  async info(tool: string): Promise<RateLimitInfo> {
+    return describe(tool, await this.#store.read(tool, this.#defaultLimit, this.#clock()));
   }
 
   /** Sets the calls per minute of a tool; the bucket starts full. */
-  setLimit(tool: string, limit: number): RateLimitInfo {
-    this.#buckets.set(tool, { limit, tokens: limit, updatedAt: this.#clock() });
-    return this.info(tool);
+  async setLimit(tool: string, limit: number): Promise<RateLimitInfo> {
+    return describe(tool, await this.#store.setLimit(tool, limit, this.#clock()));
   }
 
-  reset(tool: string): RateLimitInfo {
-    const bucket = this.#refilled(tool);
+  async reset(tool: string): Promise<RateLimitInfo> {
+    return describe(tool, await this.#store.refill(tool, this.#defaultLimit, this.#clock()));
+  }
+}
+
+function describe(tool: string, bucket: RateLimitBucket): RateLimitInfo {
+  const missing = bucket.limit - bucket.tokens;
+  return { tool, limit: bucket.limit, remaining: Math.floor(bucket.tokens), resetTimeMs: missing <= 0 ? 0 : Math.ceil((missing * WINDOW_MS) / bucket.limit) };
+}
+
+/** Buckets in this process only (when no store is given, e.g. in unit tests). */
+export class MemoryRateLimitStore implements RateLimitStore {
+  readonly #buckets = new Map<string, { limit: number; tokens: number; updatedAt: number }>();
+
+  async take(tool: string, defaultLimit: number, now: number) {
+    const bucket = this.#refilled(tool, defaultLimit, now);
+    const taken = bucket.tokens >= 1;
+    if (taken) bucket.tokens -= 1;
+    return { taken, bucket: { limit: bucket.limit, tokens: bucket.tokens } };
+  }
+
+  async read(tool: string, defaultLimit: number, now: number) {
+    const { limit, tokens } = this.#refilled(tool, defaultLimit, now);
+    return { limit, tokens };
+  }
+
+  async setLimit(tool: string, limit: number, now: number) {
+    this.#buckets.set(tool, { limit, tokens: limit, updatedAt: now });
+    return { limit, tokens: limit };
+  }
+
+  async refill(tool: string, defaultLimit: number, now: number) {
+    const bucket = this.#refilled(tool, defaultLimit, now);
     bucket.tokens = bucket.limit;
-    return this.info(tool);
+    return { limit: bucket.limit, tokens: bucket.tokens };
   }
 
-  #refilled(tool: string): Bucket {
-    const now = this.#clock();
-    let bucket = this.#buckets.get(tool);
-    if (!bucket) {
-      bucket = { limit: this.#defaultLimit, tokens: this.#defaultLimit, updatedAt: now };
-      this.#buckets.set(tool, bucket);
-      return bucket;
-    }
-    const elapsed = Math.max(0, now - bucket.updatedAt);
-    bucket.tokens = Math.min(bucket.limit, bucket.tokens + (elapsed * bucket.limit) / WINDOW_MS);
+  #refilled(tool: string, defaultLimit: number, now: number) {
+    const bucket = this.#buckets.get(tool) ?? { limit: defaultLimit, tokens: defaultLimit, updatedAt: now };
+    bucket.tokens = Math.min(bucket.limit, bucket.tokens + (Math.max(0, now - bucket.updatedAt) * bucket.limit) / WINDOW_MS);
     bucket.updatedAt = now;
+    this.#buckets.set(tool, bucket);
     return bucket;
   }
 }

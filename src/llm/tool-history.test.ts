@@ -3,16 +3,16 @@ import { describe, it } from 'node:test';
 import { ToolHistory } from './tool-history.ts';
 
 describe('tool history', () => {
-  it('refills a token bucket over time and resets it', () => {
+  it('refills a token bucket over time and resets it (buckets in memory)', async () => {
     let now = 0;
     const history = new ToolHistory({ defaultRateLimitPerMinute: 2, clock: () => now });
-    assert.equal(history.rateLimits.tryAcquire('calculator'), true);
-    assert.equal(history.rateLimits.tryAcquire('calculator'), true);
-    assert.equal(history.rateLimits.tryAcquire('calculator'), false);
-    assert.deepEqual(history.rateLimits.info('calculator'), { tool: 'calculator', limit: 2, remaining: 0, resetTimeMs: 60_000 });
+    assert.equal(await history.rateLimits.tryAcquire('calculator'), true);
+    assert.equal(await history.rateLimits.tryAcquire('calculator'), true);
+    assert.equal(await history.rateLimits.tryAcquire('calculator'), false);
+    assert.deepEqual(await history.rateLimits.info('calculator'), { tool: 'calculator', limit: 2, remaining: 0, resetTimeMs: 60_000 });
     now = 30_000;
-    assert.equal(history.rateLimits.info('calculator').remaining, 1);
-    assert.equal(history.rateLimits.reset('calculator').remaining, 2);
+    assert.equal((await history.rateLimits.info('calculator')).remaining, 1);
+    assert.equal((await history.rateLimits.reset('calculator')).remaining, 2);
   });
 
   it('expires cached results after the TTL of the tool', () => {

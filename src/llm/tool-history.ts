@@ -1,4 +1,5 @@
 import { CostTracker } from './cost-tracker.ts';
+import type { RateLimitStore } from '../storage/rate-limit-ports.ts';
 import { modelCost, toolCallCost } from './prices.ts';
 import { ToolRateLimiter } from './rate-limiter.ts';
 import { ToolCache } from './tool-cache.ts';
@@ -30,6 +31,8 @@ export interface ToolHistoryOptions {
   readonly clock?: () => number;
   /** Calls kept per conversation (oldest dropped first). */
   readonly historyPerConversation?: number;
+  /** Where the tools' rate-limit buckets live (the store, shared by every instance); in memory when absent. */
+  readonly rateLimitStore?: RateLimitStore | undefined;
 }
 
 const MAX_CONVERSATIONS = 10_000;
@@ -46,7 +49,7 @@ export class ToolHistory {
   constructor(options: ToolHistoryOptions) {
     this.#clock = options.clock ?? Date.now;
     this.cache = new ToolCache({ clock: this.#clock });
-    this.rateLimits = new ToolRateLimiter({ defaultLimitPerMinute: options.defaultRateLimitPerMinute, clock: this.#clock });
+    this.rateLimits = new ToolRateLimiter({ store: options.rateLimitStore, defaultLimitPerMinute: options.defaultRateLimitPerMinute, clock: this.#clock });
     this.#historyLimit = options.historyPerConversation ?? 500;
     for (const tool of options.knownTools ?? []) this.#known.add(tool);
   }

@@ -49,7 +49,7 @@ export async function runToolCall(definition: ToolDefinition, args: Record<strin
 
   const cached = history.cache.get(name, args);
   if (cached !== undefined) return finish(cached, { cached: true });
-  if (!history.rateLimits.tryAcquire(name)) {
+  if (!(await history.rateLimits.tryAcquire(name))) {
     const message = `Rate limit exceeded for tool '${name}'; try again later.`;
     return finish(`Error: ${message}`, { rateLimited: true, error: message });
   }

@@ -22,6 +22,7 @@ function fakeStorage(): Storage & { closed: boolean } {
     triggers: {} as Storage['triggers'],
     secrets: {} as Storage['secrets'],
     audit: {} as Storage['audit'],
+    rateLimits: {} as Storage['rateLimits'],
     closed: false,
     async ping() {},
     async close() {

@@ -5,6 +5,7 @@
  * Bodies are stored as JSON text exactly as given, so a resource reads back byte-identical.
  */
 import type { ConversationStore, DeploymentStore, TriggerStore, UserPropertyStore } from './runtime-ports.ts';
+import type { RateLimitStore } from './rate-limit-ports.ts';
 import type { SecretStore } from './secret-ports.ts';
 import type { AuditStore } from './audit-ports.ts';
 
@@ -117,6 +118,7 @@ export interface Storage {
   readonly secrets: SecretStore;
   /** Write-once entries of the audit ledger (`src/ops/audit.ts`). */
   readonly audit: AuditStore;
+  readonly rateLimits: RateLimitStore;
   /** Throws when the store cannot answer; used by the readiness check. */
   ping(): Promise<void>;
   close(): Promise<void>;

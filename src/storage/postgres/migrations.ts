@@ -147,4 +147,15 @@ export const postgresMigrations: readonly Migration[] = [
         FOR EACH STATEMENT EXECUTE FUNCTION audit_entries_refuse_change();
     `,
   },
+  {
+    name: 'LLM tool rate limits shared by every instance',
+    sql: `
+      CREATE TABLE tool_rate_limits (
+        tool text NOT NULL PRIMARY KEY,
+        rate_limit integer NOT NULL,
+        tokens double precision NOT NULL,
+        updated_on bigint NOT NULL
+      );
+    `,
+  },
 ];

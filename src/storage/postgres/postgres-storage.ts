@@ -1,4 +1,6 @@
 import pg from 'pg';
+import type { RateLimitStore } from '../rate-limit-ports.ts';
+import { PostgresRateLimitStore } from './rate-limit-store.ts';
 import { toDescriptor } from '../descriptor-row.ts';
 import type {
   ConfigResourceStore,
@@ -89,6 +91,7 @@ export class PostgresStorage implements Storage {
   readonly triggers: TriggerStore;
   readonly secrets: SecretStore;
   readonly audit: AuditStore;
+  readonly rateLimits: RateLimitStore;
   #closed = false;
 
   constructor(pool: pg.Pool) {
@@ -100,6 +103,7 @@ export class PostgresStorage implements Storage {
     this.triggers = new PostgresTriggerStore(pool);
     this.secrets = new PostgresSecretStore(pool);
     this.audit = new PostgresAuditStore(pool);
+    this.rateLimits = new PostgresRateLimitStore(pool);
   }
 
   async ping(): Promise<void> {

@@ -141,4 +141,15 @@ export const sqliteMigrations: readonly Migration[] = [
         BEGIN SELECT RAISE(ABORT, 'audit entries are write-once: DELETE refused'); END;
     `,
   },
+  {
+    name: 'LLM tool rate limits shared by every instance',
+    sql: `
+      CREATE TABLE tool_rate_limits (
+        tool TEXT NOT NULL PRIMARY KEY,
+        rate_limit INTEGER NOT NULL,
+        tokens REAL NOT NULL,
+        updated_on INTEGER NOT NULL
+      );
+    `,
+  },
 ];

@@ -1,4 +1,6 @@
 import { mkdirSync } from 'node:fs';
+import type { RateLimitStore } from '../rate-limit-ports.ts';
+import { SqliteRateLimitStore } from './rate-limit-store.ts';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { toDescriptor } from '../descriptor-row.ts';
@@ -81,6 +83,7 @@ export class SqliteStorage implements Storage {
   readonly triggers: TriggerStore;
   readonly secrets: SecretStore;
   readonly audit: AuditStore;
+  readonly rateLimits: RateLimitStore;
   readonly #ping: StatementSync;
 
   constructor(db: DatabaseSync) {
@@ -92,6 +95,7 @@ export class SqliteStorage implements Storage {
     this.triggers = new SqliteTriggerStore(db);
     this.secrets = new SqliteSecretStore(db);
     this.audit = new SqliteAuditStore(db);
+    this.rateLimits = new SqliteRateLimitStore(db);
     this.#ping = db.prepare('SELECT 1');
   }
 
