@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
+import { HttpTransport } from '../tasks/httpcalls/transport.ts';
 import { alwaysGuard, BlockedUrlError, createUrlGuard, refusalReason } from './url-guard.ts';
 
 describe('refusalReason', () => {
@@ -109,6 +110,37 @@ describe('createUrlGuard', () => {
     } finally {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
+
+describe('redirects are checked again', () => {
+  it('a redirect from an allowed target to a private address is refused before any connection to it', async () => {
+    const server = createServer((_request, response) => response.writeHead(302, { location: 'http://10.0.0.7/internal' }).end());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    // The real guard, except that this test's own loopback target counts as public.
+    const real = createUrlGuard({ enabled: true });
+    const checked: string[] = [];
+    const guard = {
+      enabled: true,
+      lookup: real.lookup,
+      async check(url: URL) {
+        checked.push(url.host);
+        if (url.host === `127.0.0.1:${port}`) return;
+        await real.check(url);
+      },
+    };
+    const transport = new HttpTransport({ urlGuard: guard, connectTimeoutMillis: 1000, maxRedirects: 5 });
+    try {
+      await assert.rejects(
+        transport.send({ url: new URL(`http://127.0.0.1:${port}/start`), method: 'GET', headers: {}, body: undefined, sensitiveHeaders: new Set() }, { timeoutMillis: 2000, maxResponseBytes: 1000 }),
+        /10\.0\.0\.7/,
+      );
+      assert.deepEqual(checked, [`127.0.0.1:${port}`, '10.0.0.7']);
+    } finally {
+      transport.close();
+      server.close();
     }
   });
 });
