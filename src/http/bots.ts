@@ -44,7 +44,7 @@ export async function botRoutes(app: FastifyInstance, deps: { conversations: Con
     const { environment, botId } = request.params as { environment: string; botId: string };
     const { userId } = request.query as { userId?: string };
     const { input, context } = parseStartBody(request.body);
-    const conversation = await conversations.start(botId, normalizeEnvironment(environment), { userId, input, context });
+    const conversation = await conversations.start(botId, normalizeEnvironment(environment), { userId, input, context, caller: request.callerIdentity });
     return reply.code(201).header('Location', conversationReference(conversation.id)).send();
   });
 

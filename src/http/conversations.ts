@@ -94,7 +94,7 @@ export async function conversationRoutes(app: FastifyInstance, deps: { conversat
     const { agentId } = request.params as { agentId: string };
     const { environment, userId } = request.query as { environment: string; userId?: string };
     const { input, context } = parseStartBody(request.body);
-    const conversation = await conversations.start(agentId, normalizeEnvironment(environment), { userId, input, context });
+    const conversation = await conversations.start(agentId, normalizeEnvironment(environment), { userId, input, context, caller: request.callerIdentity });
     return reply.code(201).header('Location', conversationReference(conversation.id))
       .send(snapshot(conversation, { returnDetailed: false, returnCurrentStepOnly: false }));
   });

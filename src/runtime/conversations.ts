@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError, conflict, notFound } from '../errors.ts';
 import { isId, newId } from '../ids.ts';
+import type { CallerIdentity } from '../security/auth-caller.ts';
 import type { ClusterCoordination } from '../storage/cluster-ports.ts';
 import type { ConversationQuery, ConversationRow, ConversationStateName, ConversationStore, UserPropertyStore } from '../storage/runtime-ports.ts';
 import type { CompiledAgent } from './compiler.ts';
@@ -19,7 +20,7 @@ export interface Message {
   /** A live listener of the turn's progress (server-sent events). */
   readonly onEvent?: ((event: TurnEvent) => void) | undefined;
   /** The authenticated user who sent it: `${caller:token}` / `${caller:userId}` of HTTP calls (never stored). */
-  readonly caller?: { readonly principal: string; readonly token: string; readonly allowedOrigins: readonly string[] } | undefined;
+  readonly caller?: CallerIdentity | undefined;
 }
 
 export interface ConversationServiceOptions {
@@ -117,7 +118,7 @@ export class ConversationService {
    * Starts a conversation with the newest READY version of the agent in the environment: step 0 runs with the
    * action CONVERSATION_START and the start context; a given input then runs as the first message.
    */
-  async start(agentId: string, environment: Environment, options: { userId?: string | undefined; input?: string | undefined; context: Readonly<Record<string, ContextValue>> }): Promise<Conversation> {
+  async start(agentId: string, environment: Environment, options: { userId?: string | undefined; input?: string | undefined; context: Readonly<Record<string, ContextValue>>; caller?: CallerIdentity | undefined }): Promise<Conversation> {
     const deployed = this.#options.deployments.latestReady(environment, agentId);
     if (!deployed) {
       throw notFound(`Agent ${agentId} is not deployed (or not ready) in the ${environment} environment; deploy it first.`);
@@ -133,9 +134,9 @@ export class ConversationService {
       auditSequence: 0,
     };
     await this.#withTimeout(conversation, async (signal) => {
-      await this.#runTurn(conversation, agent, { input: '', context: options.context }, signal, true);
+      await this.#runTurn(conversation, agent, { input: '', context: options.context, caller: options.caller }, signal, true);
       if (options.input !== undefined && options.input.trim() !== '' && conversation.state !== 'ENDED') {
-        await this.#runTurn(conversation, agent, { input: options.input, context: options.context }, signal, false);
+        await this.#runTurn(conversation, agent, { input: options.input, context: options.context, caller: options.caller }, signal, false);
       }
     }, false);
     conversation.revision = 1;
@@ -251,7 +252,7 @@ export class ConversationService {
   async #runTurn(conversation: LiveConversation, agent: CompiledAgent, message: Message, signal: AbortSignal, isStart: boolean): Promise<void> {
     // Readers see IN_PROGRESS while the turn runs; the stored state changes only with the committed result.
     conversation.state = 'IN_PROGRESS';
-    const turn = Object.assign(new Turn({ conversation, input: message.input, context: message.context, signal, clock: this.#clock, onEvent: message.onEvent }), { caller: message.caller });
+    const turn = new Turn({ conversation, input: message.input, context: message.context, signal, clock: this.#clock, onEvent: message.onEvent, caller: message.caller });
     if (isStart) turn.setActions([RESERVED_ACTIONS.start]);
     if (message.input.trim() !== '') turn.setOutput('input', message.input);
     if (Object.keys(message.context).length > 0) turn.setOutput('context', contextValues(message.context));

@@ -1,3 +1,4 @@
+import type { CallerIdentity } from '../security/auth-caller.ts';
 import type { ContextValue, Conversation, Property, StepEntry, StoredStep, Tallies } from './memory.ts';
 
 /** Progress of a turn, for clients that follow it live (server-sent events). */
@@ -32,6 +33,8 @@ export class Turn {
   readonly emit: (event: TurnEvent) => void;
   /** Whether someone follows the turn live (tasks may then stream, e.g. LLM tokens). */
   readonly hasListener: boolean;
+  /** The authenticated user whose request runs the turn (for `${caller:…}` in HTTP calls); never stored. */
+  readonly caller: CallerIdentity | undefined;
 
   readonly #entries = new Map<string, StepEntry>();
   readonly #output: Record<string, unknown> = {};
@@ -45,6 +48,7 @@ export class Turn {
     signal: AbortSignal;
     clock?: () => number;
     onEvent?: ((event: TurnEvent) => void) | undefined;
+    caller?: CallerIdentity | undefined;
   }) {
     const { conversation } = options;
     this.conversationId = conversation.id;
@@ -62,6 +66,7 @@ export class Turn {
     this.#clock = options.clock ?? Date.now;
     this.emit = options.onEvent ?? (() => undefined);
     this.hasListener = options.onEvent !== undefined;
+    this.caller = options.caller;
   }
 
   /** The user's message of this turn. */

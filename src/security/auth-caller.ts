@@ -38,11 +38,6 @@ export function mayReceiveCallerIdentity(caller: CallerIdentity, target: URL): b
   return caller.allowedOrigins.some((candidate) => normalizeOrigin(candidate) === target.origin);
 }
 
-/** The caller of a turn, if the HTTP layer handed one over (`Message.caller`). */
-export function callerOf(turn: object): CallerIdentity | undefined {
-  const caller = (turn as { caller?: unknown }).caller;
-  return caller !== null && typeof caller === 'object' && typeof (caller as CallerIdentity).token === 'string' ? caller as CallerIdentity : undefined;
-}
 
 export function hasCallerPlaceholder(text: string): boolean {
   CALLER_PLACEHOLDER.lastIndex = 0;

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Turn } from '../../runtime/turn.ts';
-import { callerOf, type CallerIdentity } from '../../security/auth-caller.ts';
+import type { CallerIdentity } from '../../security/auth-caller.ts';
 import { MissingSecretError, type SecretResolver } from '../../security/secret-references.ts';
 import type { UrlGuard } from '../../security/url-guard.ts';
 import { TemplateError } from '../../templating/engine.ts';
@@ -170,7 +170,7 @@ export function createHttpCallExecutor(options: HttpCallExecutorOptions): HttpCa
     if (call.fireAndForget) {
       let built: BuiltRequest;
       try {
-        built = await buildRequest(call, data.get(), options.secrets, callerOf(turn));
+        built = await buildRequest(call, data.get(), options.secrets, turn.caller);
       } catch (error) {
         throw failure(call, error, undefined);
       }
@@ -196,8 +196,8 @@ export function createHttpCallExecutor(options: HttpCallExecutorOptions): HttpCa
         throw failure(call, error, undefined);
       }
       const results = [];
-      if (batch.sequential) for (const itemData of chosen) results.push(await exchange(call, itemData, turn.signal, callerOf(turn)));
-      else results.push(...(await Promise.all(chosen.map((itemData) => exchange(call, itemData, turn.signal, callerOf(turn))))));
+      if (batch.sequential) for (const itemData of chosen) results.push(await exchange(call, itemData, turn.signal, turn.caller));
+      else results.push(...(await Promise.all(chosen.map((itemData) => exchange(call, itemData, turn.signal, turn.caller)))));
       remember(turn, `${call.name}Request`, results.map((result) => result.built.record) satisfies RequestRecord[]);
       const failed = results.find((result) => !isSuccess(result.response.status));
       status = failed?.response.status ?? results.at(-1)?.response.status ?? 200;
@@ -206,7 +206,7 @@ export function createHttpCallExecutor(options: HttpCallExecutorOptions): HttpCa
       validationFailed = results.some((result) => result.validationFailed);
       truncated = results.some((result) => result.response.truncated);
     } else {
-      const result = await exchange(call, data.get(), turn.signal, callerOf(turn));
+      const result = await exchange(call, data.get(), turn.signal, turn.caller);
       remember(turn, `${call.name}Request`, result.built.record);
       status = result.response.status;
       body = result.body;
