@@ -18,7 +18,7 @@ export default defineConfig({
     proxy: Object.fromEntries(
       ['/q', '/administration', '/agents', '/agentstore', '/regulardictionarystore', '/behaviorstore', '/outputstore',
         '/packagestore', '/propertysetterstore', '/httpcallsstore', '/langchainstore', '/descriptorstore', '/deploymentstore',
-        '/conversationstore', '/bottriggerstore', '/secretstore', '/backup'].map((prefix) => [prefix, 'http://localhost:7070']),
+        '/conversationstore', '/bottriggerstore', '/secretstore', '/backup', '/workspaces', '/manager/config.json'].map((prefix) => [prefix, 'http://localhost:7070']),
     ),
   },
 });

@@ -242,7 +242,6 @@ export async function startIdentityProvider(options: IdentityProviderOptions = {
         response_types: ['code'],
         redirect_uris: [`${base}/manager/callback`],
         post_logout_redirect_uris: [`${base}/manager/signed-out`],
-        scope: 'openid profile offline_access api',
       });
     },
     async signWithForeignKey(user) {

@@ -43,7 +43,6 @@ const routes: readonly Route[] = [
   { pattern: `${BASE}/secrets`, title: 'Secrets', render: () => <Secrets /> },
   { pattern: `${BASE}/triggers`, title: 'Triggers', render: () => <Triggers /> },
   { pattern: `${BASE}/logs`, title: 'Logs', render: () => <Logs /> },
-  { pattern: `${BASE}/sign-in`, title: 'Sign in', render: () => <SignIn /> },
 ];
 
 function resolve(pathname: string): { route: Route; params: Record<string, string> } | undefined {
@@ -56,14 +55,22 @@ function resolve(pathname: string): { route: Route; params: Record<string, strin
 
 export function App() {
   const { pathname } = useLocation();
-  const { signInRequired } = useAuth();
+  const { status } = useAuth();
   const found = resolve(pathname);
   const kind = found?.params.kind ? kindBySlug(found.params.kind) : undefined;
-  const title = signInRequired ? 'Sign in' : (kind ? `${kind.label}` : found?.route.title) ?? 'Not found';
+  const waiting = status === 'starting' || status === 'redirecting';
+  const signInRequired = status === 'signed-out' || status === 'needs-sign-in';
+  const title = waiting ? 'Signing in' : signInRequired ? (status === 'signed-out' ? 'Signed out' : 'Sign in') : (kind ? `${kind.label}` : found?.route.title) ?? 'Not found';
 
   useEffect(() => {
     document.title = `${title} · Agent manager`;
   }, [title]);
+
+  // Nothing asks the service anything before the sign-in configuration is read (and, with authentication on, a
+  // token obtained).
+  if (waiting) {
+    return <div className="splash" role="status">{status === 'redirecting' ? 'Going to the identity provider…' : 'Loading…'}</div>;
+  }
 
   return (
     <Layout>

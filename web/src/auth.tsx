@@ -1,54 +1,288 @@
 /**
- * Authentication state for the API client. With authentication off (the default) no token is needed. When the
- * service answers 401, the app shows the sign-in screen; the token given there is attached as a bearer token.
- * The full OIDC redirect flow (authorization code + PKCE against the identity provider, refresh before expiry)
- * is left for the authentication issue: it only needs to call `setToken` with the access token it obtains.
+ * Signing in (SPEC "Authentication" 4). At start the manager reads `/manager/config.json` (anonymous):
+ * - authentication off: nothing to do, every view is shown;
+ * - on: the manager is a public OIDC client (no secret in the browser) and uses the authorization code flow with
+ *   PKCE (S256). It discovers the provider (`<issuer>/.well-known/openid-configuration`), sends the browser to its
+ *   `authorization_endpoint` with `state`, `nonce` and `code_challenge`, and on the way back (`/manager/callback`)
+ *   checks `state`, exchanges the code at the `token_endpoint` and checks the ID token's `nonce`.
+ *
+ * Tokens live in this module's memory only; sessionStorage holds just the pending request (state, nonce, PKCE
+ * verifier, where to return) during the redirect. A reload therefore signs in again, which the provider's own
+ * session makes a quick round trip without a form. Every API call and the log stream carry the access token;
+ * it is refreshed with the refresh token before it expires (a quarter of its life before, at most a minute), and
+ * again on demand when a call finds it about to expire or the service answers 401. When refreshing fails (no
+ * refresh token, the provider ended the session) the sign-in screen asks to sign in again.
+ *
+ * Roles come from the access token, read where the service reads them (realm_access.roles,
+ * resource_access.<client id>.roles, roles): they decide which controls are shown (`usePermissions`). The
+ * service still decides every call; a token the browser cannot read (not a JWT) shows every control.
+ * Signing out forgets the tokens and ends the provider's session (`end_session_endpoint`), which sends the
+ * browser back to `/manager/signed-out`.
  */
 import { createContext, useContext, useMemo, useSyncExternalStore, type ReactNode } from 'react';
 import { createApiClient } from './api/client.ts';
 import { endpoints, type Api } from './api/endpoints.ts';
+import {
+  authorizationUrl, codeChallenge, EVERYTHING, expiryOf, jwtClaims, permissionsOf, principalOf, randomValue, refreshDelay, rolesOf,
+  type Permissions, type ProviderMetadata, type TokenResponse,
+} from './lib/oidc.ts';
+import { BASE, navigate } from './router.tsx';
 
-const KEY = 'manager.accessToken';
-let token: string | undefined = sessionStorage.getItem(KEY) ?? undefined;
-let signInRequired = false;
-const listeners = new Set<() => void>();
-const emit = () => listeners.forEach((l) => l());
+export const CALLBACK_PATH = `${BASE}/callback`;
+export const SIGNED_OUT_PATH = `${BASE}/signed-out`;
+const CONFIG_PATH = `${BASE}/config.json`;
+const PENDING_KEY = 'manager.signIn';
 
-export function setToken(value: string | undefined): void {
-  token = value && value.trim() !== '' ? value.trim() : undefined;
-  if (token) sessionStorage.setItem(KEY, token);
-  else sessionStorage.removeItem(KEY);
-  signInRequired = false;
-  emit();
+interface ManagerConfig {
+  readonly authEnabled: boolean;
+  readonly issuer?: string | null;
+  readonly clientId?: string | null;
 }
 
-function requireSignIn(): void {
-  if (!signInRequired) {
-    signInRequired = true;
-    emit();
+interface Pending {
+  readonly state: string;
+  readonly nonce: string;
+  readonly verifier: string;
+  readonly returnTo: string;
+}
+
+interface Session {
+  readonly accessToken: string;
+  readonly refreshToken?: string | undefined;
+  readonly idToken?: string | undefined;
+  readonly expiresAt?: number | undefined;
+  /** Claims of the access token; undefined when it is not a JWT. */
+  readonly claims?: Record<string, unknown> | undefined;
+}
+
+/**
+ * starting: reading the configuration or completing a sign-in; redirecting: on the way to the provider;
+ * off: authentication is off; signed-in; signed-out (by the user); needs-sign-in (a token expired or was refused,
+ * or signing in failed: `message` says why).
+ */
+export type AuthStatus = 'starting' | 'redirecting' | 'off' | 'signed-in' | 'signed-out' | 'needs-sign-in';
+
+export interface AuthSnapshot {
+  readonly status: AuthStatus;
+  readonly message?: string | undefined;
+  /** The principal (preferred_username, else sub) and roles of the signed-in user. */
+  readonly user?: { readonly name?: string | undefined; readonly roles: readonly string[] } | undefined;
+  readonly permissions: Permissions;
+}
+
+let config: ManagerConfig | undefined;
+let provider: ProviderMetadata | undefined;
+let session: Session | undefined;
+let refreshTimer: ReturnType<typeof setTimeout> | undefined;
+let refreshing: Promise<boolean> | undefined;
+let snapshot: AuthSnapshot = { status: 'starting', permissions: EVERYTHING };
+const listeners = new Set<() => void>();
+
+function update(status: AuthStatus, message?: string): void {
+  const claims = session?.claims;
+  const roles = claims ? rolesOf(claims, config?.clientId ?? '') : [];
+  snapshot = {
+    status,
+    message,
+    user: status === 'signed-in' ? { name: principalOf(claims), roles } : undefined,
+    // Without a readable token (or authentication) nothing is hidden: the service decides.
+    permissions: status === 'signed-in' && claims ? permissionsOf(roles) : EVERYTHING,
+  };
+  listeners.forEach((l) => l());
+}
+
+const redirectUri = () => `${window.location.origin}${CALLBACK_PATH}`;
+
+async function tokenRequest(parameters: Record<string, string>): Promise<TokenResponse> {
+  const response = await fetch(provider!.token_endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+    body: new URLSearchParams(parameters).toString(),
+  });
+  const body = (await response.json().catch(() => ({}))) as Partial<TokenResponse> & { error?: string; error_description?: string };
+  if (!response.ok || typeof body.access_token !== 'string') {
+    throw new Error(`The identity provider refused the token request (${body.error ?? response.status}${body.error_description ? `: ${body.error_description}` : ''}).`);
+  }
+  return body as TokenResponse;
+}
+
+function accept(tokens: TokenResponse): void {
+  const previous = session;
+  session = {
+    accessToken: tokens.access_token,
+    // Refresh tokens may be rotated; a provider that does not rotate answers none, so the old one stays.
+    refreshToken: tokens.refresh_token ?? previous?.refreshToken,
+    idToken: tokens.id_token ?? previous?.idToken,
+    expiresAt: expiryOf(tokens, Date.now()),
+    claims: jwtClaims(tokens.access_token),
+  };
+  clearTimeout(refreshTimer);
+  refreshTimer = undefined;
+  if (session.expiresAt !== undefined && session.refreshToken) {
+    refreshTimer = setTimeout(() => void refresh(), refreshDelay(session.expiresAt, Date.now()));
+  }
+  update('signed-in');
+}
+
+function forget(): void {
+  session = undefined;
+  clearTimeout(refreshTimer);
+  refreshTimer = undefined;
+}
+
+/** Gets a new access token with the refresh token; answers whether it did. One refresh at a time. */
+function refresh(): Promise<boolean> {
+  refreshing ??= (async () => {
+    const refreshToken = session?.refreshToken;
+    if (!refreshToken || !config?.clientId) return false;
+    try {
+      accept(await tokenRequest({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: config.clientId }));
+      return true;
+    } catch {
+      forget();
+      update('needs-sign-in', 'Your session has ended. Sign in again to continue.');
+      return false;
+    }
+  })().finally(() => {
+    refreshing = undefined;
+  });
+  return refreshing;
+}
+
+/** The token for the next call: refreshed first when it expires within 5 seconds. */
+async function currentToken(): Promise<string | undefined> {
+  if (refreshing) await refreshing;
+  if (session?.expiresAt !== undefined && session.refreshToken && session.expiresAt - Date.now() < 5_000) await refresh();
+  return session?.accessToken;
+}
+
+async function unauthorized(sentToken: string | undefined, canRetry: boolean): Promise<boolean> {
+  if (canRetry && session) {
+    if (sentToken !== undefined && sentToken !== session.accessToken) return true; // refreshed meanwhile
+    if (session.refreshToken && (await refresh())) return true;
+  }
+  if (snapshot.status === 'needs-sign-in') return false;
+  forget();
+  update('needs-sign-in', config?.authEnabled
+    ? 'The service did not accept your sign-in (401). Sign in again.'
+    : 'The service requires authentication (401), but its sign-in configuration could not be read.');
+  return false;
+}
+
+const safeReturn = (path: string | undefined) =>
+  path && path.startsWith('/') && !path.startsWith('//') && !path.startsWith(CALLBACK_PATH) && !path.startsWith(SIGNED_OUT_PATH) ? path : BASE;
+
+/** Sends the browser to the identity provider; it comes back to `/manager/callback`. */
+export async function signIn(returnTo: string = window.location.pathname + window.location.search): Promise<void> {
+  if (!provider || !config?.clientId) return;
+  try {
+    const pending: Pending = { state: randomValue(), nonce: randomValue(), verifier: randomValue(), returnTo: safeReturn(returnTo) };
+    const challenge = await codeChallenge(pending.verifier);
+    sessionStorage.setItem(PENDING_KEY, JSON.stringify(pending));
+    update('redirecting');
+    window.location.assign(authorizationUrl(provider.authorization_endpoint, {
+      clientId: config.clientId, redirectUri: redirectUri(), state: pending.state, nonce: pending.nonce, challenge,
+    }));
+  } catch (error) {
+    update('needs-sign-in', (error as Error).message);
   }
 }
 
-interface AuthState {
+/** Forgets the tokens and ends the provider's session; the provider sends the browser back to /manager/signed-out. */
+export function signOut(): void {
+  const idToken = session?.idToken;
+  forget();
+  if (provider?.end_session_endpoint && config?.clientId) {
+    const url = new URL(provider.end_session_endpoint);
+    if (idToken) url.searchParams.set('id_token_hint', idToken);
+    url.searchParams.set('client_id', config.clientId);
+    url.searchParams.set('post_logout_redirect_uri', `${window.location.origin}${SIGNED_OUT_PATH}`);
+    update('redirecting');
+    window.location.assign(url.toString());
+  } else {
+    navigate(SIGNED_OUT_PATH, { replace: true });
+    update('signed-out');
+  }
+}
+
+/** The redirect back from the provider: check state, exchange the code, check the nonce, go where the user was. */
+async function completeSignIn(): Promise<void> {
+  const params = new URLSearchParams(window.location.search);
+  let pending: Pending | undefined;
+  try {
+    pending = JSON.parse(sessionStorage.getItem(PENDING_KEY) ?? 'null') ?? undefined;
+  } catch {
+    pending = undefined;
+  }
+  sessionStorage.removeItem(PENDING_KEY);
+  const fail = (message: string) => {
+    navigate(SIGNED_OUT_PATH, { replace: true });
+    update('needs-sign-in', message);
+  };
+  const error = params.get('error');
+  if (error) return fail(`The identity provider did not sign you in (${error}${params.get('error_description') ? `: ${params.get('error_description')}` : ''}).`);
+  const code = params.get('code');
+  if (!pending || !code || params.get('state') !== pending.state) return fail('The answer of the identity provider does not belong to a sign-in started here. Sign in again.');
+  try {
+    const tokens = await tokenRequest({
+      grant_type: 'authorization_code', code, redirect_uri: redirectUri(), client_id: config!.clientId!, code_verifier: pending.verifier,
+    });
+    // The ID token comes straight from the token endpoint; its nonce ties it to this sign-in.
+    if (tokens.id_token !== undefined && jwtClaims(tokens.id_token)?.nonce !== pending.nonce) {
+      return fail('The ID token does not answer this sign-in (nonce). Sign in again.');
+    }
+    navigate(pending.returnTo, { replace: true });
+    accept(tokens);
+  } catch (e) {
+    fail((e as Error).message);
+  }
+}
+
+async function start(): Promise<void> {
+  try {
+    const response = await fetch(CONFIG_PATH, { headers: { accept: 'application/json' } });
+    config = response.ok ? ((await response.json()) as ManagerConfig) : { authEnabled: false };
+  } catch {
+    config = { authEnabled: false };
+  }
+  if (!config.authEnabled) return update('off');
+  if (!config.issuer || !config.clientId) {
+    return update('needs-sign-in', 'The service requires sign-in, but names no identity provider or client id (svc.oidc.auth-server-url / svc.oidc.public-url, svc.oidc.client-id).');
+  }
+  try {
+    const response = await fetch(`${config.issuer}/.well-known/openid-configuration`, { headers: { accept: 'application/json' } });
+    if (!response.ok) throw new Error(`status ${response.status}`);
+    provider = (await response.json()) as ProviderMetadata;
+    if (typeof provider.authorization_endpoint !== 'string' || typeof provider.token_endpoint !== 'string') throw new Error('no authorization or token endpoint');
+  } catch (error) {
+    return update('needs-sign-in', `The identity provider at ${config.issuer} could not be reached (${(error as Error).message}).`);
+  }
+  const path = window.location.pathname.replace(/\/+$/, '');
+  if (path === CALLBACK_PATH) return completeSignIn();
+  if (path === SIGNED_OUT_PATH) return update('signed-out');
+  return signIn();
+}
+
+void start();
+
+const client = createApiClient({ getToken: currentToken, onUnauthorized: unauthorized });
+const api = endpoints(client);
+
+interface AuthState extends AuthSnapshot {
   readonly api: Api;
-  readonly signedIn: boolean;
-  readonly signInRequired: boolean;
 }
 
 const AuthContext = createContext<AuthState | undefined>(undefined);
 
-const client = createApiClient({ getToken: () => token, onUnauthorized: requireSignIn });
-const api = endpoints(client);
-
 export function AuthProvider({ children }: { children: ReactNode }) {
-  const state = useSyncExternalStore(
+  const current = useSyncExternalStore(
     (l) => {
       listeners.add(l);
       return () => listeners.delete(l);
     },
-    () => `${token ?? ''}|${signInRequired}`,
+    () => snapshot,
   );
-  const value = useMemo<AuthState>(() => ({ api, signedIn: token !== undefined, signInRequired }), [state]);
+  const value = useMemo<AuthState>(() => ({ ...current, api }), [current]);
   return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
 }
 
@@ -60,4 +294,9 @@ export function useAuth(): AuthState {
 
 export function useApi(): Api {
   return useAuth().api;
+}
+
+/** What the signed-in user may do (everything while authentication is off). */
+export function usePermissions(): Permissions {
+  return useAuth().permissions;
 }

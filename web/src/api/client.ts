@@ -1,6 +1,7 @@
 /**
  * The small typed HTTP client every screen uses. It attaches a bearer token when one is set (authentication on),
- * turns problem+json answers into ApiError, and reports a 401 so the app can show the sign-in screen.
+ * turns problem+json answers into ApiError, and reports a 401: the handler may refresh the token and have the
+ * request sent once more, or show the sign-in screen.
  * No DOM: it runs in Node too.
  */
 
@@ -47,10 +48,13 @@ export interface RequestOptions {
 export interface ApiClientOptions {
   /** Prefix for every path ('' in the browser: same origin). */
   readonly baseUrl?: string;
-  /** The current access token, if any. */
-  readonly getToken?: () => string | undefined;
-  /** Called on every 401 answer (the app then asks the user to sign in). */
-  readonly onUnauthorized?: () => void;
+  /** The current access token, if any (may first refresh a token about to expire). */
+  readonly getToken?: () => string | undefined | Promise<string | undefined>;
+  /**
+   * Called on every 401 answer with the token that was sent. While `canRetry`, answering true sends the request
+   * once more (the handler got a new token); otherwise the app asks the user to sign in.
+   */
+  readonly onUnauthorized?: (sentToken: string | undefined, canRetry: boolean) => boolean | void | Promise<boolean | void>;
   readonly fetch?: typeof fetch;
 }
 
@@ -73,9 +77,9 @@ export function createApiClient(options: ApiClientOptions = {}): ApiClient {
   const base = options.baseUrl ?? '';
   const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
 
-  const send = async (method: string, path: string, o: RequestOptions): Promise<Response> => {
+  const send = async (method: string, path: string, o: RequestOptions, retried = false): Promise<Response> => {
     const headers: Record<string, string> = { accept: o.as === 'blob' ? '*/*' : 'application/json, application/problem+json, text/plain;q=0.9, */*;q=0.5' };
-    const token = options.getToken?.();
+    const token = await options.getToken?.();
     if (token) headers.authorization = `Bearer ${token}`;
     let body: BodyInit | undefined;
     if (o.json !== undefined) {
@@ -92,7 +96,13 @@ export function createApiClient(options: ApiClientOptions = {}): ApiClient {
       if ((error as Error).name === 'AbortError') throw error;
       throw new ApiError(0, { title: 'Network error', detail: `The service could not be reached (${(error as Error).message}).` });
     }
-    if (response.status === 401) options.onUnauthorized?.();
+    if (response.status === 401 && options.onUnauthorized) {
+      const retry = await options.onUnauthorized(token, !retried && !(o.body instanceof ReadableStream));
+      if (retry === true && !retried) {
+        await response.body?.cancel().catch(() => undefined);
+        return send(method, path, o, true);
+      }
+    }
     if (!response.ok) {
       const text = await response.text().catch(() => '');
       let problem: Problem;

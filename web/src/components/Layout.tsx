@@ -1,6 +1,12 @@
-/** The frame: a skip link, the navigation (a menu button on narrow screens) and the main region. */
+/**
+ * The frame: a skip link, the signed-in user with a sign-out button, the navigation (a menu button on narrow
+ * screens) and the main region. Operations a role cannot use are not offered (import/export needs a writing
+ * role, secrets and logs the admin role).
+ */
 import { useEffect, useState, type ReactNode } from 'react';
 import { resourceKinds } from '../api/resources.ts';
+import { signOut, useAuth } from '../auth.tsx';
+import type { Permissions } from '../lib/oidc.ts';
 import { BASE, Link, useLocation } from '../router.tsx';
 
 const sections: readonly { to: string; label: string }[] = [
@@ -10,11 +16,11 @@ const sections: readonly { to: string; label: string }[] = [
   { to: `${BASE}/conversations`, label: 'Conversations' },
 ];
 
-const operations: readonly { to: string; label: string }[] = [
-  { to: `${BASE}/backup`, label: 'Import / Export' },
-  { to: `${BASE}/secrets`, label: 'Secrets' },
-  { to: `${BASE}/triggers`, label: 'Triggers' },
-  { to: `${BASE}/logs`, label: 'Logs' },
+const operations: readonly { to: string; label: string; allowed: (p: Permissions) => boolean }[] = [
+  { to: `${BASE}/backup`, label: 'Import / Export', allowed: (p) => p.canWrite },
+  { to: `${BASE}/secrets`, label: 'Secrets', allowed: (p) => p.isAdmin },
+  { to: `${BASE}/triggers`, label: 'Triggers', allowed: () => true },
+  { to: `${BASE}/logs`, label: 'Logs', allowed: (p) => p.isAdmin },
 ];
 
 function isCurrent(to: string, pathname: string): boolean {
@@ -24,6 +30,7 @@ function isCurrent(to: string, pathname: string): boolean {
 
 export function Layout({ children }: { children: ReactNode }) {
   const { pathname } = useLocation();
+  const { status, user, permissions } = useAuth();
   const [menuOpen, setMenuOpen] = useState(false);
   useEffect(() => setMenuOpen(false), [pathname]);
 
@@ -40,6 +47,15 @@ export function Layout({ children }: { children: ReactNode }) {
       <a className="skip-link" href="#main">Skip to content</a>
       <header className="topbar">
         <Link to={BASE} className="brand">Agent manager</Link>
+        {status === 'signed-in' && (
+          <div className="account">
+            <span className="account-name" data-testid="signed-in-user">
+              {user?.name ?? 'Signed in'}
+              <span className="account-roles"> · {user?.roles.length ? user.roles.join(', ') : 'no role of this service'}</span>
+            </span>
+            <button type="button" className="sign-out" onClick={signOut}>Sign out</button>
+          </div>
+        )}
         <button type="button" className="menu-button" aria-expanded={menuOpen} aria-controls="nav" onClick={() => setMenuOpen(!menuOpen)}>
           Menu
         </button>
@@ -49,7 +65,7 @@ export function Layout({ children }: { children: ReactNode }) {
         <h2 className="nav-heading">Resources</h2>
         <ul>{resourceKinds.map((k) => link({ to: `${BASE}/resources/${k.slug}`, label: k.label }))}</ul>
         <h2 className="nav-heading">Operations</h2>
-        <ul>{operations.map(link)}</ul>
+        <ul>{operations.filter((o) => o.allowed(permissions)).map(link)}</ul>
         <p className="nav-foot">
           <a href="/q/swagger-ui">API documentation</a>
         </p>

@@ -4,17 +4,23 @@
  */
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { useAuth } from '../../auth.tsx';
+import { useAuth, usePermissions } from '../../auth.tsx';
 import { ErrorMessage, Field, PageHeader, Select } from '../../components/ui.tsx';
 import {
   blankForm, createBlankAgent, createSimpleAgent, exampleForm, validateForm, type CreationPorts, type FormProblem, type SimpleAgentForm,
 } from '../../lib/agent-builder.ts';
 import { parseResourceUri } from '../../lib/uri.ts';
 import { BASE, navigate } from '../../router.tsx';
+import { ReadOnlyNote } from '../resources/ResourceEditor.tsx';
 
 type Mode = 'guided' | 'blank';
 
 export function AgentCreate() {
+  const { canWrite } = usePermissions();
+  return canWrite ? <AgentCreateForm /> : <><PageHeader title="New agent" /><ReadOnlyNote /></>;
+}
+
+function AgentCreateForm() {
   const { api } = useAuth();
   const queryClient = useQueryClient();
   const [mode, setMode] = useState<Mode>('guided');

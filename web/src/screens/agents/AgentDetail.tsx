@@ -3,7 +3,7 @@ import { useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/rea
 import { useEffect, useState } from 'react';
 import { agentKind, environments, extensionLabels, kindByStorePath } from '../../api/resources.ts';
 import type { Agent, DeploymentStatus, Workflow, WorkflowExtension } from '../../api/types.ts';
-import { useAuth } from '../../auth.tsx';
+import { useAuth, usePermissions } from '../../auth.tsx';
 import { Badge, ConfirmButton, ErrorMessage, Loading, Notice, PageHeader, formatTime, saveBlob } from '../../components/ui.tsx';
 import { parseResourceUri } from '../../lib/uri.ts';
 import { BASE, Link, navigate, useLocation } from '../../router.tsx';
@@ -11,6 +11,7 @@ import { VersionDiff } from '../resources/VersionDiff.tsx';
 
 export function AgentDetail({ id }: { id: string }) {
   const { api } = useAuth();
+  const { canWrite, canConverse } = usePermissions();
   const queryClient = useQueryClient();
   const { search } = useLocation();
   const descriptor = useQuery({ queryKey: ['descriptor', id], queryFn: () => api.descriptor(id) });
@@ -58,10 +59,10 @@ export function AgentDetail({ id }: { id: string }) {
   return (
     <>
       <PageHeader title={name} description={descriptor.data?.description}>
-        <Link className="button primary" to={`${BASE}/chat/${id}`}>Chat</Link>
-        <button type="button" onClick={exportAgent} disabled={exporting || version === undefined}>{exporting ? 'Exporting…' : 'Export'}</button>
-        <Link className="button" to={`${BASE}/resources/agents/${id}`}>Edit</Link>
-        <ConfirmButton question="Delete this agent?" onConfirm={() => remove.mutate()} disabled={current.data === undefined}>Delete</ConfirmButton>
+        {canConverse && <Link className="button primary" to={`${BASE}/chat/${id}`}>Chat</Link>}
+        {canWrite && <button type="button" onClick={exportAgent} disabled={exporting || version === undefined}>{exporting ? 'Exporting…' : 'Export'}</button>}
+        <Link className="button" to={`${BASE}/resources/agents/${id}`}>{canWrite ? 'Edit' : 'View JSON'}</Link>
+        {canWrite && <ConfirmButton question="Delete this agent?" onConfirm={() => remove.mutate()} disabled={current.data === undefined}>Delete</ConfirmButton>}
       </PageHeader>
       {search.get('created') && <Notice kind="success">The agent was created. Deploy it below, then chat with it.</Notice>}
       <ErrorMessage error={exportError} title="Export failed." />
@@ -94,6 +95,7 @@ export function AgentDetail({ id }: { id: string }) {
 
 function Deployments({ agentId, version }: { agentId: string; version: number }) {
   const { api } = useAuth();
+  const { canWrite } = usePermissions();
   const queryClient = useQueryClient();
   const statuses = useQueries({
     queries: environments.map((environment) => ({
@@ -116,7 +118,7 @@ function Deployments({ agentId, version }: { agentId: string; version: number })
       <h2 id="deploy-h">Deployment</h2>
       <ErrorMessage error={deploy.error ?? undeploy.error} />
       <table>
-        <thead><tr><th scope="col">Environment</th><th scope="col">Version {version}</th><th scope="col">Other versions deployed</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
+        <thead><tr><th scope="col">Environment</th><th scope="col">Version {version}</th><th scope="col">Other versions deployed</th>{canWrite && <th scope="col"><span className="visually-hidden">Actions</span></th>}</tr></thead>
         <tbody>
           {environments.map((environment, i) => {
             const status = statuses[i]?.data;
@@ -132,10 +134,10 @@ function Deployments({ agentId, version }: { agentId: string; version: number })
                 <td>{others.length === 0 ? <span className="muted">none</span> : others.map((d) => (
                   <span key={d.agentVersion} className="nowrap">
                     v{d.agentVersion} <Badge status={d.status} />{' '}
-                    <button type="button" className="small" onClick={() => undeploy.mutate({ environment, v: d.agentVersion })}>Undeploy v{d.agentVersion}</button>{' '}
+                    {canWrite && <><button type="button" className="small" onClick={() => undeploy.mutate({ environment, v: d.agentVersion })}>Undeploy v{d.agentVersion}</button>{' '}</>}
                   </span>
                 ))}</td>
-                <td className="nowrap">
+                {canWrite && <td className="nowrap">
                   {state === 'READY' || state === 'IN_PROGRESS' ? (
                     <button type="button" onClick={() => undeploy.mutate({ environment, v: version })} disabled={undeploy.isPending}>
                       Undeploy from {environment}
@@ -145,7 +147,7 @@ function Deployments({ agentId, version }: { agentId: string; version: number })
                       Deploy to {environment}
                     </button>
                   )}
-                </td>
+                </td>}
               </tr>
             );
           })}

@@ -2,7 +2,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { agentKind } from '../../api/resources.ts';
-import { useAuth } from '../../auth.tsx';
+import { useAuth, usePermissions } from '../../auth.tsx';
 import { Badge, Empty, ErrorMessage, Field, Loading, PageHeader, formatTime } from '../../components/ui.tsx';
 import { parseResourceUri } from '../../lib/uri.ts';
 import { BASE, Link } from '../../router.tsx';
@@ -10,6 +10,7 @@ import { useDebounced } from '../../useDebounced.ts';
 
 export function AgentList() {
   const { api } = useAuth();
+  const { canWrite } = usePermissions();
   const [search, setSearch] = useState('');
   const filter = useDebounced(search, 250);
   const agents = useQuery({ queryKey: ['descriptors', agentKind.storePath, filter], queryFn: () => api.descriptors(agentKind.storePath, { filter, limit: 200 }) });
@@ -18,14 +19,14 @@ export function AgentList() {
   return (
     <>
       <PageHeader title="Agents" description="Each agent runs one or more workflows. Build one with the guided form, deploy it, then chat with it.">
-        <Link to={`${BASE}/agents/new`} className="button primary">New agent</Link>
+        {canWrite && <Link to={`${BASE}/agents/new`} className="button primary">New agent</Link>}
       </PageHeader>
       <div className="toolbar">
         <Field label="Search agents" value={search} onChange={setSearch} type="search" placeholder="Name or description" />
       </div>
       <ErrorMessage error={agents.error} />
       {agents.isPending ? <Loading /> : agents.data?.length === 0 ? (
-        <Empty>{filter ? `No agent matches "${filter}".` : 'No agents yet.'} <Link to={`${BASE}/agents/new`}>Create one</Link>.</Empty>
+        <Empty>{filter ? `No agent matches "${filter}".` : 'No agents yet.'}{canWrite && <> <Link to={`${BASE}/agents/new`}>Create one</Link>.</>}</Empty>
       ) : (
         <table>
           <thead>

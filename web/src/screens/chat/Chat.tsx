@@ -2,7 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import type { Conversation } from '../../api/types.ts';
-import { useAuth } from '../../auth.tsx';
+import { useAuth, usePermissions } from '../../auth.tsx';
 import { Drawer } from '../../components/Drawer.tsx';
 import { Badge, ErrorMessage, Field, Loading, PageHeader, Select, shortId } from '../../components/ui.tsx';
 import { BASE, Link, navigate, useLocation } from '../../router.tsx';
@@ -23,6 +23,7 @@ export function Chat({ agentId }: { agentId?: string }) {
 
 function StartForm({ agentId, environment }: { agentId?: string; environment?: string }) {
   const { api } = useAuth();
+  const { canConverse } = usePermissions();
   const names = useAgentNames();
   const deployments = useQuery({ queryKey: ['deployments'], queryFn: api.deployments });
   const ready = (deployments.data ?? []).filter((d) => d.status === 'READY');
@@ -46,6 +47,7 @@ function StartForm({ agentId, environment }: { agentId?: string; environment?: s
     },
   });
 
+  if (!canConverse) return <p className="read-only-note">Your role reads conversations but does not chat: starting conversations and sending messages need svc-user, svc-editor or svc-admin.</p>;
   if (deployments.isPending) return <Loading />;
   if (ready.length === 0) {
     return <p className="empty">No agent is deployed and ready. <Link to={`${BASE}/agents`}>Deploy one</Link> first.</p>;
@@ -62,6 +64,7 @@ function StartForm({ agentId, environment }: { agentId?: string; environment?: s
 
 function Conversation({ conversationId }: { conversationId: string }) {
   const { api } = useAuth();
+  const { canConverse } = usePermissions();
   const queryClient = useQueryClient();
   const key = ['chat', conversationId];
   const conversation = useQuery({ queryKey: key, queryFn: () => api.conversation(conversationId) });
@@ -103,9 +106,11 @@ function Conversation({ conversationId }: { conversationId: string }) {
         <Badge status={c.conversationState} />
         <span className="muted small">{c.environment} · agent v{c.agentVersion}{c.userId ? ` · ${c.userId}` : ''}</span>
         <div className="actions">
+          {canConverse && <>
           <button type="button" onClick={() => undo.mutate()} disabled={!c.undoAvailable || busy}>Undo</button>
           <button type="button" onClick={() => redo.mutate()} disabled={!c.redoAvailable || busy}>Redo</button>
           <button type="button" onClick={() => end.mutate()} disabled={ended || busy}>End</button>
+          </>}
           <Link className="button" to={`${BASE}/conversations/${c.conversationId}`}>Stored record</Link>
         </div>
       </div>
@@ -120,18 +125,18 @@ function Conversation({ conversationId }: { conversationId: string }) {
           </li>
         ))}
       </ol>
-      {last?.quickReplies && last.quickReplies.length > 0 && !ended && (
+      {canConverse && last?.quickReplies && last.quickReplies.length > 0 && !ended && (
         <div className="quick-replies" role="group" aria-label="Quick replies">
           {last.quickReplies.map((q) => (
             <button type="button" key={q.value} onClick={() => say.mutate(q.value)} disabled={busy}>{q.value}</button>
           ))}
         </div>
       )}
-      <form className="composer" onSubmit={(e) => { e.preventDefault(); if (input.trim()) say.mutate(input); }}>
+      {canConverse && <form className="composer" onSubmit={(e) => { e.preventDefault(); if (input.trim()) say.mutate(input); }}>
         <label htmlFor="chat-input" className="visually-hidden">Message</label>
         <input id="chat-input" ref={inputRef} value={input} onChange={(e) => setInput(e.target.value)} placeholder={ended ? 'The conversation has ended' : 'Type a message'} disabled={ended} autoComplete="off" />
         <button type="submit" className="primary" disabled={ended || busy || input.trim() === ''}>Send</button>
-      </form>
+      </form>}
       <Drawer title={`Step ${(detail ?? 0) + 1}`} open={detail !== undefined} onClose={() => setDetail(undefined)}>
         {detail !== undefined && <StepDetails conversation={c} index={detail} />}
       </Drawer>

@@ -1,6 +1,6 @@
 /** One stored conversation with every step in detail. */
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { useAuth } from '../../auth.tsx';
+import { useAuth, usePermissions } from '../../auth.tsx';
 import { Badge, ConfirmButton, ErrorMessage, Loading, PageHeader, formatTime, shortId } from '../../components/ui.tsx';
 import { BASE, Link, navigate } from '../../router.tsx';
 import { useAgentNames } from '../agents/useAgentNames.ts';
@@ -8,6 +8,7 @@ import { ConversationProperties, StepDetails } from '../chat/StepDetails.tsx';
 
 export function ConversationDetail({ id }: { id: string }) {
   const { api } = useAuth();
+  const { canConverse } = usePermissions();
   const names = useAgentNames();
   const conversation = useQuery({ queryKey: ['stored-conversation', id], queryFn: () => api.storedConversation(id) });
   const remove = useMutation({ mutationFn: () => api.deleteConversation(id), onSuccess: () => navigate(`${BASE}/conversations`) });
@@ -18,8 +19,8 @@ export function ConversationDetail({ id }: { id: string }) {
   return (
     <>
       <PageHeader title={`Conversation ${shortId(c.conversationId)}`} description={<>with <Link to={`${BASE}/agents/${c.agentId}`}>{names.get(c.agentId) || shortId(c.agentId)}</Link> v{c.agentVersion} in {c.environment}{c.userId ? `, user ${c.userId}` : ''}</>}>
-        {c.conversationState !== 'ENDED' && <Link className="button primary" to={`${BASE}/chat/${c.agentId}?environment=${c.environment}&conversation=${c.conversationId}`}>Continue in chat</Link>}
-        <ConfirmButton question="Delete this conversation?" onConfirm={() => remove.mutate()}>Delete</ConfirmButton>
+        {canConverse && c.conversationState !== 'ENDED' && <Link className="button primary" to={`${BASE}/chat/${c.agentId}?environment=${c.environment}&conversation=${c.conversationId}`}>Continue in chat</Link>}
+        {canConverse && <ConfirmButton question="Delete this conversation?" onConfirm={() => remove.mutate()}>Delete</ConfirmButton>}
       </PageHeader>
       <ErrorMessage error={remove.error} />
       <p><Badge status={c.conversationState} /> <span className="muted">started {formatTime(c.createdOn)} · last activity {formatTime(c.lastModifiedOn)}</span></p>

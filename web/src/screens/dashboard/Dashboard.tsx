@@ -1,6 +1,6 @@
 /** Deployed agents with their status, recent conversations, readiness and a few metrics. */
 import { useQuery } from '@tanstack/react-query';
-import { useAuth } from '../../auth.tsx';
+import { useAuth, usePermissions } from '../../auth.tsx';
 import { ErrorMessage, Badge, Empty, Loading, PageHeader, formatTime, shortId } from '../../components/ui.tsx';
 import { formatBytes, formatDuration, keyMetrics, parsePrometheus } from '../../lib/metrics.ts';
 import { BASE, Link } from '../../router.tsx';
@@ -8,6 +8,7 @@ import { useAgentNames } from '../agents/useAgentNames.ts';
 
 export function Dashboard() {
   const { api } = useAuth();
+  const { canWrite } = usePermissions();
   const deployments = useQuery({ queryKey: ['deployments'], queryFn: api.deployments, refetchInterval: 5_000 });
   const conversations = useQuery({ queryKey: ['conversations', 'recent'], queryFn: () => api.conversations({ limit: 8 }), refetchInterval: 10_000 });
   const health = useQuery({ queryKey: ['health'], queryFn: api.health, refetchInterval: 10_000, retry: false });
@@ -18,7 +19,7 @@ export function Dashboard() {
   return (
     <>
       <PageHeader title="Dashboard" description="What is deployed, what people are saying, and how the service is doing.">
-        <Link to={`${BASE}/agents/new`} className="button primary">Build an agent</Link>
+        {canWrite && <Link to={`${BASE}/agents/new`} className="button primary">Build an agent</Link>}
       </PageHeader>
 
       <section aria-labelledby="health-h" className="cards">
@@ -52,7 +53,7 @@ export function Dashboard() {
           <h2 id="deployed-h">Deployed agents</h2>
           <ErrorMessage error={deployments.error} />
           {deployments.isPending ? <Loading /> : deployments.data && deployments.data.length === 0 ? (
-            <Empty>Nothing is deployed yet. <Link to={`${BASE}/agents/new`}>Build an agent</Link>, then deploy it from its page.</Empty>
+            <Empty>Nothing is deployed yet.{canWrite && <> <Link to={`${BASE}/agents/new`}>Build an agent</Link>, then deploy it from its page.</>}</Empty>
           ) : (
             <table>
               <thead>

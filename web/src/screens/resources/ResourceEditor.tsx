@@ -6,7 +6,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
 import { ApiError } from '../../api/client.ts';
 import { kindBySlug, type ResourceKind } from '../../api/resources.ts';
-import { useAuth } from '../../auth.tsx';
+import { useAuth, usePermissions } from '../../auth.tsx';
 import { JsonEditor } from '../../components/JsonEditor.tsx';
 import { ConfirmButton, ErrorMessage, Field, Loading, Notice, PageHeader } from '../../components/ui.tsx';
 import { jsonSyntaxIssue, problemIssue, type JsonIssue } from '../../lib/json-locate.ts';
@@ -18,8 +18,15 @@ const pretty = (value: unknown) => JSON.stringify(value, null, 2);
 
 export function ResourceEditor({ kindSlug, id }: { kindSlug: string; id?: string }) {
   const kind = kindBySlug(kindSlug);
+  const { canWrite } = usePermissions();
   if (!kind) return <PageHeader title="Unknown resource type" />;
-  return id ? <EditExisting kind={kind} id={id} /> : <CreateNew kind={kind} />;
+  if (id) return <EditExisting kind={kind} id={id} canWrite={canWrite} />;
+  return canWrite ? <CreateNew kind={kind} /> : <><PageHeader title={`New ${kind.singular}`} /><ReadOnlyNote /></>;
+}
+
+/** For roles that may not write (svc-viewer): what they see instead of the controls. */
+export function ReadOnlyNote() {
+  return <p className="read-only-note">Read only: creating, editing, deploying and deleting need the svc-editor or svc-admin role.</p>;
 }
 
 /** The document editor with local and server issues, shared by create and edit. */
@@ -89,7 +96,7 @@ function CreateNew({ kind }: { kind: ResourceKind }) {
   );
 }
 
-function EditExisting({ kind, id }: { kind: ResourceKind; id: string }) {
+function EditExisting({ kind, id, canWrite }: { kind: ResourceKind; id: string; canWrite: boolean }) {
   const { api } = useAuth();
   const queryClient = useQueryClient();
   const { search } = useLocation();
@@ -182,29 +189,30 @@ function EditExisting({ kind, id }: { kind: ResourceKind; id: string }) {
     <>
       <PageHeader title={descriptor.data?.name || `(unnamed ${kind.singular})`} description={<>{kind.singular} <code>{id}</code>, version {version} of {current.data}</>}>
         {kind.slug === 'agents' && <Link to={`${BASE}/agents/${id}`} className="button">Agent overview</Link>}
-        <button type="button" onClick={duplicate} disabled={busy}>Duplicate</button>
-        <ConfirmButton question={`Delete this ${kind.singular}?`} onConfirm={remove} disabled={busy}>Delete</ConfirmButton>
+        {canWrite && <button type="button" onClick={duplicate} disabled={busy}>Duplicate</button>}
+        {canWrite && <ConfirmButton question={`Delete this ${kind.singular}?`} onConfirm={remove} disabled={busy}>Delete</ConfirmButton>}
       </PageHeader>
+      {!canWrite && <ReadOnlyNote />}
       {message && <Notice kind="success">{message}</Notice>}
       <ErrorMessage error={error ?? resource.error} />
 
-      <form className="panel" onSubmit={saveDescriptor} aria-labelledby="common-h">
+      {canWrite && <form className="panel" onSubmit={saveDescriptor} aria-labelledby="common-h">
         <h2 id="common-h">Name and description</h2>
         <div className="grid-2">
           <Field label="Name" value={name} onChange={setName} />
           <Field label="Description" value={description} onChange={setDescription} />
         </div>
         <button type="submit" disabled={busy}>Save name and description</button>
-      </form>
+      </form>}
 
       <section className="panel" aria-labelledby="doc-h">
         <h2 id="doc-h">Document</h2>
-        {old && <Notice kind="warning">You are looking at version {version}; saving makes version {(current.data ?? 0) + 1} from this text. <Link to={`${BASE}/resources/${kind.slug}/${id}`}>Open the current version</Link>.</Notice>}
-        <JsonEditor label={`${kind.singular} JSON`} value={doc.text} onChange={doc.change} issues={doc.issues} />
-        <div className="form-actions">
+        {old && canWrite && <Notice kind="warning">You are looking at version {version}; saving makes version {(current.data ?? 0) + 1} from this text. <Link to={`${BASE}/resources/${kind.slug}/${id}`}>Open the current version</Link>.</Notice>}
+        <JsonEditor label={`${kind.singular} JSON`} value={doc.text} onChange={doc.change} issues={doc.issues} readOnly={!canWrite} />
+        {canWrite && <div className="form-actions">
           <button type="button" className="primary" onClick={saveDocument} disabled={busy || doc.syntax !== undefined}>Save as new version</button>
           <button type="button" onClick={() => { doc.change(pretty(resource.data)); }} disabled={busy}>Revert changes</button>
-        </div>
+        </div>}
       </section>
 
       {current.data !== undefined && <VersionDiff storePath={kind.storePath} id={id} current={current.data} />}

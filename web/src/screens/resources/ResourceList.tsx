@@ -2,7 +2,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { kindBySlug } from '../../api/resources.ts';
-import { useAuth } from '../../auth.tsx';
+import { useAuth, usePermissions } from '../../auth.tsx';
 import { Empty, ErrorMessage, Field, Loading, PageHeader, formatTime } from '../../components/ui.tsx';
 import { parseResourceUri } from '../../lib/uri.ts';
 import { BASE, Link } from '../../router.tsx';
@@ -10,6 +10,7 @@ import { useDebounced } from '../../useDebounced.ts';
 
 export function ResourceList({ kindSlug }: { kindSlug: string }) {
   const { api } = useAuth();
+  const { canWrite } = usePermissions();
   const kind = kindBySlug(kindSlug);
   const [search, setSearch] = useState('');
   const filter = useDebounced(search, 250);
@@ -23,7 +24,7 @@ export function ResourceList({ kindSlug }: { kindSlug: string }) {
   return (
     <>
       <PageHeader title={kind.label} description={<>Stored at <code>{kind.storePath}</code>. Every save creates a new version.</>}>
-        <Link to={`${BASE}/resources/${kind.slug}/new`} className="button primary">New {kind.singular}</Link>
+        {canWrite && <Link to={`${BASE}/resources/${kind.slug}/new`} className="button primary">New {kind.singular}</Link>}
       </PageHeader>
       <div className="toolbar">
         <Field label={`Search ${kind.label.toLowerCase()}`} value={search} onChange={setSearch} type="search" />

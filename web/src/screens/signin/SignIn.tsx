@@ -1,35 +1,29 @@
 /**
- * Shown when the service answers 401 (authentication on). For now the user pastes an access token issued by
- * the identity provider; the OIDC redirect flow (authorization code + PKCE, refresh before expiry) belongs to
- * the authentication issue and only needs to call setToken with the token it obtains.
+ * Shown while authentication is on and nobody is signed in: after signing out, when signing in failed, or when
+ * the session ended (a refresh was refused, the service answered 401). The button starts the provider's sign-in.
  */
-import { useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
-import { setToken, useAuth } from '../../auth.tsx';
-import { Field, PageHeader } from '../../components/ui.tsx';
+import { signIn, useAuth } from '../../auth.tsx';
+import { PageHeader } from '../../components/ui.tsx';
+import { BASE, useLocation } from '../../router.tsx';
 
 export function SignIn() {
-  const { signedIn, signInRequired } = useAuth();
-  const queryClient = useQueryClient();
-  const [token, setValue] = useState('');
+  const { status, message } = useAuth();
+  const { pathname, search } = useLocation();
+  const signedOut = status === 'signed-out';
+  const returnTo = signedOut ? BASE : pathname + (search.toString() ? `?${search.toString()}` : '');
   return (
     <>
-      <PageHeader title="Sign in" description="The service requires authentication." />
-      {signInRequired && <div className="message warning" role="alert">The service answered 401: {signedIn ? 'your access token was refused or has expired.' : 'please sign in.'}</div>}
-      <form
-        className="panel narrow-form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setToken(token);
-          void queryClient.invalidateQueries();
-        }}
-      >
-        <Field label="Access token" value={token} onChange={setValue} type="password" autoComplete="off" hint="A bearer token from your identity provider (OIDC). It is kept for this browser tab only." />
+      <PageHeader
+        title={signedOut ? 'Signed out' : 'Sign in'}
+        description={signedOut ? 'You are signed out of the agent manager and of the identity provider.' : 'The service requires you to sign in with your identity provider.'}
+      />
+      {message && <div className="message warning" role="alert">{message}</div>}
+      <div className="panel narrow-form">
+        <p>Signing in takes you to the identity provider and back here.</p>
         <div className="form-actions">
-          <button type="submit" className="primary" disabled={token.trim() === ''}>Sign in</button>
-          {signedIn && <button type="button" onClick={() => setToken(undefined)}>Sign out</button>}
+          <button type="button" className="primary" onClick={() => void signIn(returnTo)}>{signedOut ? 'Sign in' : 'Sign in again'}</button>
         </div>
-      </form>
+      </div>
     </>
   );
 }

@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { environments } from '../../api/resources.ts';
 import type { BotTrigger } from '../../api/types.ts';
-import { useAuth } from '../../auth.tsx';
+import { useAuth, usePermissions } from '../../auth.tsx';
 import { ConfirmButton, Empty, ErrorMessage, Field, Loading, PageHeader, Select, shortId } from '../../components/ui.tsx';
 import { BASE, Link } from '../../router.tsx';
 import { useAgentNames } from '../agents/useAgentNames.ts';
@@ -16,6 +16,7 @@ interface Row {
 
 export function Triggers() {
   const { api } = useAuth();
+  const { canWrite } = usePermissions();
   const queryClient = useQueryClient();
   const names = useAgentNames();
   const triggers = useQuery({ queryKey: ['triggers'], queryFn: api.triggers });
@@ -67,7 +68,7 @@ export function Triggers() {
   return (
     <>
       <PageHeader title="Triggers" description={<>A trigger maps an intent to deployed agents; <code>/managedbots/&lt;intent&gt;/&lt;userId&gt;</code> then keeps one conversation per user.</>} />
-      <form className="panel" onSubmit={submit} aria-labelledby="trigger-h">
+      {canWrite && <form className="panel" onSubmit={submit} aria-labelledby="trigger-h">
         <h2 id="trigger-h">{editing ? `Edit trigger ${editing}` : 'New trigger'}</h2>
         {formError && <div className="message error" role="alert">{formError}</div>}
         <Field label="Intent" value={intent} onChange={setIntent} required />
@@ -85,22 +86,22 @@ export function Triggers() {
           {editing && <button type="button" onClick={reset}>Cancel</button>}
         </div>
         <ErrorMessage error={save.error} />
-      </form>
+      </form>}
       <section className="panel" aria-labelledby="triggers-h">
         <h2 id="triggers-h">Triggers</h2>
         <ErrorMessage error={triggers.error ?? remove.error} />
         {triggers.isPending ? <Loading /> : triggers.data?.length === 0 ? <Empty>No triggers.</Empty> : (
           <table>
-            <thead><tr><th scope="col">Intent</th><th scope="col">Deployments</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
+            <thead><tr><th scope="col">Intent</th><th scope="col">Deployments</th>{canWrite && <th scope="col"><span className="visually-hidden">Actions</span></th>}</tr></thead>
             <tbody>
               {triggers.data?.map((t) => (
                 <tr key={t.intent}>
                   <td><code>{t.intent}</code></td>
                   <td>{t.botDeployments.map((d, i) => <div key={i}><Link to={`${BASE}/agents/${d.botId}`}>{names.get(d.botId) || shortId(d.botId)}</Link> <span className="muted">({d.environment})</span></div>)}</td>
-                  <td className="nowrap">
+                  {canWrite && <td className="nowrap">
                     <button type="button" onClick={() => edit(t)}>Edit</button>{' '}
                     <ConfirmButton question={`Delete ${t.intent}?`} onConfirm={() => remove.mutate(t.intent)}>Delete</ConfirmButton>
-                  </td>
+                  </td>}
                 </tr>
               ))}
             </tbody>
