@@ -61,8 +61,8 @@ export interface ApiClientOptions {
 export interface ApiClient {
   request<T = unknown>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
   get<T = unknown>(path: string, options?: RequestOptions): Promise<T>;
-  /** A raw fetch with the same authentication (streams). */
-  stream(path: string, options?: RequestOptions): Promise<Response>;
+  /** A raw fetch with the same authentication (streams); GET unless a method is given. */
+  stream(path: string, options?: RequestOptions, method?: string): Promise<Response>;
 }
 
 export function withQuery(path: string, query: RequestOptions['query']): string {
@@ -132,6 +132,6 @@ export function createApiClient(options: ApiClientOptions = {}): ApiClient {
   return {
     request,
     get: async <T>(path: string, o?: RequestOptions) => (await request<T>('GET', path, o)).data,
-    stream: (path: string, o: RequestOptions = {}) => send('GET', path, { ...o, as: 'text' }),
+    stream: (path: string, o: RequestOptions = {}, method = 'GET') => send(method, path, { ...o, as: 'text' }),
   };
 }

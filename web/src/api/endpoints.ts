@@ -1,5 +1,6 @@
 /** The service's endpoints as typed functions over the client. No DOM. */
-import type { ApiClient } from './client.ts';
+import { createSseParser } from '../lib/sse.ts';
+import { ApiError, type ApiClient, type Problem } from './client.ts';
 import type {
   AgentDeployments, BotTrigger, Conversation, ConversationDescriptor, DeploymentStatus, Descriptor, HealthReport,
   LogEntry, SecretMetadata,
@@ -46,11 +47,32 @@ export function endpoints(client: ApiClient) {
       const answer = await client.request<Conversation>('POST', `/agents/${enc(agentId)}/start`, { query: { environment, userId } });
       return answer.data;
     },
-    say: (conversationId: string, input: string, context?: Record<string, { type: string; value: unknown }>) =>
-      client.request<Conversation>('POST', `/agents/${enc(conversationId)}`, {
-        query: { returnDetailed: true, returnCurrentStepOnly: false },
-        json: context ? { input, context } : { input },
-      }).then((a) => a.data),
+    /**
+     * Sends a message and follows the turn (`POST /agents/<id>/stream`): `onToken` gets the LLM's text as it
+     * streams; resolves with the conversation when the turn is done.
+     */
+    sayStreaming: async (conversationId: string, input: string, onToken: (text: string) => void): Promise<Conversation> => {
+      const response = await client.stream(`/agents/${enc(conversationId)}/stream`, {
+        query: { returnDetailed: true, returnCurrentStepOnly: false }, json: { input },
+      }, 'POST');
+      let result: Conversation | undefined;
+      let failure: ApiError | undefined;
+      const parser = createSseParser((event) => {
+        const data: unknown = JSON.parse(event.data);
+        if (event.event === 'token') onToken((data as { text: string }).text);
+        else if (event.event === 'done') result = data as Conversation;
+        else if (event.event === 'error') failure = new ApiError((data as Problem).status ?? 500, data as Problem);
+      });
+      const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        parser.feed(value);
+      }
+      if (failure) throw failure;
+      if (!result) throw new ApiError(0, { title: 'Incomplete answer', detail: 'The turn ended without a result.' });
+      return result;
+    },
     conversation: (conversationId: string) =>
       client.get<Conversation>(`/agents/${enc(conversationId)}`, { query: { returnDetailed: true, returnCurrentStepOnly: false } }),
     undo: (conversationId: string) => client.request('POST', `/agents/${enc(conversationId)}/undo`),

@@ -75,13 +75,19 @@ function Conversation({ conversationId }: { conversationId: string }) {
 
   const update = (data: Conversation) => queryClient.setQueryData(key, data);
   const refetch = async () => update(await api.conversation(conversationId));
+  // While a turn runs: the message sent and the answer as far as it has streamed (LLM tasks stream token by token).
+  const [pending, setPending] = useState<{ input: string; answer: string }>();
   const say = useMutation({
-    mutationFn: (text: string) => api.say(conversationId, text),
+    mutationFn: (text: string) => {
+      setPending({ input: text, answer: '' });
+      return api.sayStreaming(conversationId, text, (token) => setPending((p) => p && { ...p, answer: p.answer + token }));
+    },
     onSuccess: (data) => {
       update(data);
       setInput('');
       inputRef.current?.focus();
     },
+    onSettled: () => setPending(undefined),
   });
   const undo = useMutation({ mutationFn: () => api.undo(conversationId), onSettled: refetch });
   const redo = useMutation({ mutationFn: () => api.redo(conversationId), onSettled: refetch });
@@ -124,6 +130,12 @@ function Conversation({ conversationId }: { conversationId: string }) {
             <button type="button" className="link small" onClick={() => setDetail(i)} aria-label={`Details of step ${i + 1}`}>Step {i + 1} details</button>
           </li>
         ))}
+        {pending && (
+          <li className="turn" aria-busy="true">
+            <p className="bubble user"><span className="visually-hidden">You said: </span>{pending.input}</p>
+            <p className="bubble agent muted"><span className="visually-hidden">Agent: </span>{pending.answer || '…'}</p>
+          </li>
+        )}
       </ol>
       {canConverse && last?.quickReplies && last.quickReplies.length > 0 && !ended && (
         <div className="quick-replies" role="group" aria-label="Quick replies">
