@@ -3,22 +3,11 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Role, TaskState } from '@a2a-js/sdk';
 import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
-import type { LifecycleTask } from '../src/runtime/tasks.ts';
 import { deploy, idFromLocation } from './support/agents.ts';
 import { client } from './support/http.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
+import { echoTask } from './support/echo-task.ts';
 
-/** A test task answering without the rule engine: `Welcome!` to a start, `echo: <input>` to a message; `fail` throws. */
-const echoTask: LifecycleTask = {
-  type: 'ai.svc.test.echo',
-  compile: () => ({
-    type: 'ai.svc.test.echo',
-    execute(turn) {
-      if (turn.input === 'fail') throw new Error('failing on purpose');
-      turn.appendOutput('output', { type: 'text', text: turn.input.trim() === '' ? 'Welcome!' : `echo: ${turn.input}` });
-    },
-  }),
-};
 
 /** Creates (through the REST API) an agent with one workflow running the echo task, named when `name` is given. */
 async function createExposableAgent(api: ReturnType<typeof client>, options: { name?: string; description?: string; a2aEnabled?: boolean; a2aSkills?: string[] }): Promise<string> {

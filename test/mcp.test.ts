@@ -2,22 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { LifecycleTask } from '../src/runtime/tasks.ts';
 import { deploy, idFromLocation } from './support/agents.ts';
 import { client } from './support/http.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
+import { echoTask } from './support/echo-task.ts';
 
-/** A test task answering without the rule engine: `Welcome!` to a start, `echo: <input>` to a message; `fail` throws. */
-const echoTask: LifecycleTask = {
-  type: 'ai.svc.test.echo',
-  compile: () => ({
-    type: 'ai.svc.test.echo',
-    execute(turn) {
-      if (turn.input === 'fail') throw new Error('failing on purpose');
-      turn.appendOutput('output', { type: 'text', text: turn.input.trim() === '' ? 'Welcome!' : `echo: ${turn.input}` });
-    },
-  }),
-};
 
 async function createEchoAgent(api: ReturnType<typeof client>, name?: string): Promise<string> {
   const workflow = await api.post('/packagestore/packages', { json: { packageExtensions: [{ type: 'svc://ai.svc.test.echo', config: {} }] } });

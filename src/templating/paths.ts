@@ -59,3 +59,22 @@ export function child(value: unknown, segment: PathSegment): unknown {
   const key = String(segment);
   return Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : undefined;
 }
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Sets `value` at `segments` of `root`, copying every container on the way so that no shared data changes. */
+export function setPath(root: Record<string, unknown>, segments: readonly PathSegment[], value: unknown): void {
+  let parent: Record<string | number, unknown> | unknown[] = root;
+  segments.forEach((segment, index) => {
+    let next: unknown = value;
+    if (index < segments.length - 1) {
+      const existing = child(parent, segment);
+      if (Array.isArray(existing)) next = existing.slice();
+      else if (isRecord(existing)) next = Object.defineProperties({}, Object.getOwnPropertyDescriptors(existing));
+      else next = typeof segments[index + 1] === 'number' ? [] : {};
+    }
+    if (Array.isArray(parent) && typeof segment === 'number') parent[segment] = next;
+    else Object.defineProperty(parent, String(segment), { value: next, enumerable: true, writable: true, configurable: true });
+    parent = next as Record<string, unknown>;
+  });
+}

@@ -1,6 +1,6 @@
 import type { Turn } from '../../runtime/turn.ts';
 import { templateData } from '../../templating/data-model.ts';
-import { child, type PathSegment } from '../../templating/paths.ts';
+import { setPath, type PathSegment } from '../../templating/paths.ts';
 
 /**
  * The template data of one HTTP call: the turn's data model (reference §6.2) plus the call's own top-level names
@@ -22,7 +22,7 @@ export class CallData {
   get(): Record<string, unknown> {
     if (!this.#data) {
       const data = templateData(this.#turn, this.#extra);
-      for (const [segments, value] of this.#copies) setIn(data, segments, value);
+      for (const [segments, value] of this.#copies) setPath(data, segments, value);
       this.#data = data;
     }
     return this.#data;
@@ -45,25 +45,8 @@ export class CallData {
 
   copy(segments: readonly PathSegment[], value: unknown): void {
     this.#copies.push([segments, value]);
-    if (this.#data) setIn(this.#data, segments, value);
+    if (this.#data) setPath(this.#data, segments, value);
   }
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Sets `value` at `segments` of `root`, copying every container on the way so that no shared data changes. */
-function setIn(root: Record<string, unknown>, segments: readonly PathSegment[], value: unknown): void {
-  let parent: Record<string | number, unknown> | unknown[] = root;
-  segments.forEach((segment, index) => {
-    let next: unknown = value;
-    if (index < segments.length - 1) {
-      const existing = child(parent, segment);
-      if (Array.isArray(existing)) next = existing.slice();
-      else if (isRecord(existing)) next = Object.defineProperties({}, Object.getOwnPropertyDescriptors(existing));
-      else next = typeof segments[index + 1] === 'number' ? [] : {};
-    }
-    if (Array.isArray(parent) && typeof segment === 'number') parent[segment] = next;
-    else Object.defineProperty(parent, String(segment), { value: next, enumerable: true, writable: true, configurable: true });
-    parent = next as Record<string, unknown>;
-  });
-}

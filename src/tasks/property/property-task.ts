@@ -6,7 +6,7 @@ import { latestEntry, type Property, type PropertyScope } from '../../runtime/me
 import { DeploymentError, type CompiledTask, type LifecycleTask, type WorkflowExtension } from '../../runtime/tasks.ts';
 import type { Turn } from '../../runtime/turn.ts';
 import { templateData } from '../../templating/data-model.ts';
-import { child, parsePath, PathSyntaxError, type PathSegment } from '../../templating/paths.ts';
+import { parsePath, PathSyntaxError, setPath, type PathSegment } from '../../templating/paths.ts';
 import { compileObjectPath, ObjectPathSyntaxError, type CompiledObjectPath } from './object-path.ts';
 
 /**
@@ -230,22 +230,6 @@ function extractProperties(text: unknown, into: Property[]): void {
 // Execution (per turn)
 // ---------------------------------------------------------------------------------------------------------------
 
-/** Sets `value` at `segments` of `root`, copying every container on the way so that no shared data changes. */
-function setIn(root: Record<string, unknown>, segments: readonly PathSegment[], value: unknown): void {
-  let parent: Record<string | number, unknown> | unknown[] = root;
-  segments.forEach((segment, index) => {
-    let next: unknown = value;
-    if (index < segments.length - 1) {
-      const existing = child(parent, segment);
-      if (Array.isArray(existing)) next = existing.slice();
-      else if (isRecord(existing)) next = Object.defineProperties({}, Object.getOwnPropertyDescriptors(existing));
-      else next = typeof segments[index + 1] === 'number' ? [] : {};
-    }
-    if (Array.isArray(parent) && typeof segment === 'number') parent[segment] = next;
-    else Object.defineProperty(parent, String(segment), { value: next, enumerable: true, writable: true, configurable: true });
-    parent = next as Record<string, unknown>;
-  });
-}
 
 /**
  * The template data one task run sees: built from the turn when first needed, rebuilt after a property was
@@ -263,7 +247,7 @@ class RunData {
   get(): Record<string, unknown> {
     if (!this.#data) {
       const data = templateData(this.#turn);
-      for (const [segments, value] of this.#copies) setIn(data, segments, value);
+      for (const [segments, value] of this.#copies) setPath(data, segments, value);
       this.#data = data;
     }
     return this.#data;
@@ -275,7 +259,7 @@ class RunData {
 
   copy(segments: readonly PathSegment[], value: unknown): void {
     this.#copies.push([segments, value]);
-    if (this.#data) setIn(this.#data, segments, value);
+    if (this.#data) setPath(this.#data, segments, value);
   }
 }
 
