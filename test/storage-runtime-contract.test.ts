@@ -3,20 +3,10 @@
  * against every adapter. Each test uses its own ids, so the tests share one database per adapter.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { openStorage } from '../src/storage/open.ts';
+import { describe, test } from 'node:test';
 import type { Storage } from '../src/storage/ports.ts';
 import type { ConversationRow, ConversationStateName } from '../src/storage/runtime-ports.ts';
-import { createTestDatabase } from './support/postgres.ts';
-
-interface Target {
-  /** Opens the same database on every call. */
-  open(): Promise<Storage>;
-  cleanup(): Promise<void>;
-}
+import { storageTargets, useStorage, type StorageTarget } from './support/storage-targets.ts';
 
 let sequence = 0;
 /** A unique 24-hex-character id per call. */
@@ -48,20 +38,10 @@ function next(row: ConversationRow, stepCount: number, overrides: Partial<Conver
 
 const step = (n: number) => `{"step":${n}}`;
 
-function contract(name: string, setup: () => Promise<Target>): void {
+function contract(name: string, setup: () => Promise<StorageTarget>): void {
   describe(`runtime storage contract: ${name}`, () => {
-    let target: Target;
-    let storage: Storage;
-    const conversations = () => storage.conversations;
-
-    before(async () => {
-      target = await setup();
-      storage = await target.open();
-    });
-    after(async () => {
-      await storage?.close();
-      await target?.cleanup();
-    });
+    const { storage, reopen, target } = useStorage(setup);
+    const conversations = () => storage().conversations;
 
     test('create then load returns header and steps byte-identical', async () => {
       const id = uniqueId();
@@ -188,9 +168,9 @@ function contract(name: string, setup: () => Promise<Target>): void {
     });
 
     test('concurrent commits from separate store instances (connections, pools): exactly one is committed', async () => {
-      const others = await Promise.all([1, 2, 3, 4].map(() => target.open()));
+      const others = await Promise.all([1, 2, 3, 4].map(() => target().open()));
       try {
-        const stores = [storage, ...others];
+        const stores = [storage(), ...others];
         const id = uniqueId();
         let row = header(id);
         await conversations().create(row, [step(0)]);
@@ -295,7 +275,7 @@ function contract(name: string, setup: () => Promise<Target>): void {
     test('user properties: upsert many, replace, load, retention sweep', async () => {
       const user = uniqueName('user');
       const other = uniqueName('user');
-      const properties = storage.userProperties;
+      const properties = storage().userProperties;
       assert.deepEqual(await properties.load(user), new Map());
       await properties.upsert(user, new Map(), 1_000); // nothing to write
       await properties.upsert(
@@ -337,7 +317,7 @@ function contract(name: string, setup: () => Promise<Target>): void {
 
     test('deployments: put is idempotent and refreshes, remove, list', async () => {
       const agent = uniqueName('agent');
-      const deployments = storage.deployments;
+      const deployments = storage().deployments;
       const mine = async () => (await deployments.list()).filter((record) => record.agentId === agent);
       await deployments.put({ environment: 'production', agentId: agent, agentVersion: 1, deployedOn: 100 });
       await deployments.put({ environment: 'production', agentId: agent, agentVersion: 1, deployedOn: 100 });
@@ -365,7 +345,7 @@ function contract(name: string, setup: () => Promise<Target>): void {
     test('triggers: put creates then replaces, get, delete, list', async () => {
       const intent = uniqueName('intent');
       const second = `${intent}-z`;
-      const triggers = storage.triggers;
+      const triggers = storage().triggers;
       const body = '{"intent":"x",  "agentConfigs":[{"agentId":"a","environment":"production","initialContext":{"k":"\u00fc"}}]}';
       assert.equal(await triggers.get(intent), undefined);
       assert.equal(await triggers.put(intent, body, 1_000), true);
@@ -388,7 +368,7 @@ function contract(name: string, setup: () => Promise<Target>): void {
     test('managed conversations: set, get, replace, clear only when the id still matches', async () => {
       const intent = uniqueName('intent');
       const user = uniqueName('user');
-      const triggers = storage.triggers;
+      const triggers = storage().triggers;
       assert.equal(await triggers.managedConversation(intent, user), undefined);
       await triggers.clearManagedConversation(intent, user, 'nothing'); // no-op
       await triggers.setManagedConversation(intent, user, 'conv-1');
@@ -413,42 +393,27 @@ function contract(name: string, setup: () => Promise<Target>): void {
       await conversations().create(row, [step(0), step(1)]);
       const committed = next(row, 3, { state: 'ENDED' });
       assert.equal(await conversations().commit(id, 1, { row: committed, appendSteps: [step(2)] }), 'committed');
-      await storage.userProperties.upsert(user, new Map([['k', '"v"']]), 9_000_000_000_000);
-      await storage.deployments.put({ environment: 'test', agentId: agent, agentVersion: 3, deployedOn: 77 });
-      await storage.triggers.put(intent, '{"t":1}', 5);
-      await storage.triggers.setManagedConversation(intent, user, id);
+      await storage().userProperties.upsert(user, new Map([['k', '"v"']]), 9_000_000_000_000);
+      await storage().deployments.put({ environment: 'test', agentId: agent, agentVersion: 3, deployedOn: 77 });
+      await storage().triggers.put(intent, '{"t":1}', 5);
+      await storage().triggers.setManagedConversation(intent, user, id);
 
-      await storage.close();
-      storage = await target.open();
+      await reopen();
 
       assert.deepEqual(await conversations().load(id), { row: committed, steps: [step(0), step(1), step(2)] });
       assert.deepEqual(await conversations().list({ index: 0, limit: 10, agentId: agent }), [committed]);
-      assert.deepEqual(await storage.userProperties.load(user), new Map([['k', '"v"']]));
+      assert.deepEqual(await storage().userProperties.load(user), new Map([['k', '"v"']]));
       assert.deepEqual(
-        (await storage.deployments.list()).filter((record) => record.agentId === agent),
+        (await storage().deployments.list()).filter((record) => record.agentId === agent),
         [{ environment: 'test', agentId: agent, agentVersion: 3, deployedOn: 77 }],
       );
-      assert.equal(await storage.triggers.get(intent), '{"t":1}');
-      assert.equal(await storage.triggers.managedConversation(intent, user), id);
+      assert.equal(await storage().triggers.get(intent), '{"t":1}');
+      assert.equal(await storage().triggers.managedConversation(intent, user), id);
       // Still writable after reopening.
       assert.equal(await conversations().commit(id, 2, { row: next(committed, 4), appendSteps: [step(3)] }), 'committed');
     });
   });
 }
 
-contract('sqlite', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'svc-runtime-storage-'));
-  const path = join(dir, 'store.db');
-  return {
-    open: () => openStorage({ type: 'sqlite', path }),
-    cleanup: () => rm(dir, { recursive: true, force: true }),
-  };
-});
-
-contract('postgres', async () => {
-  const database = await createTestDatabase();
-  return {
-    open: () => openStorage({ type: 'postgres', url: database.url }),
-    cleanup: () => database.drop(),
-  };
-});
+contract('sqlite', storageTargets.sqlite);
+contract('postgres', storageTargets.postgres);

@@ -3,39 +3,19 @@
  * every adapter. Each test uses its own tenant, so the tests share one database per adapter.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { openStorage } from '../src/storage/open.ts';
+import { describe, test } from 'node:test';
 import type { Storage } from '../src/storage/ports.ts';
 import type { SealedBox } from '../src/storage/secret-ports.ts';
-import { createTestDatabase } from './support/postgres.ts';
-
-interface Target {
-  /** Opens the same database on every call. */
-  open(): Promise<Storage>;
-  cleanup(): Promise<void>;
-}
+import { storageTargets, useStorage, type StorageTarget } from './support/storage-targets.ts';
 
 let sequence = 0;
 const uniqueTenant = () => `tenant-${++sequence}-${Math.random().toString(36).slice(2, 8)}`;
 const box = (label: string): SealedBox => ({ ciphertext: `c-${label}`, iv: `i-${label}`, tag: `t-${label}` });
 
-function contract(name: string, setup: () => Promise<Target>): void {
+function contract(name: string, setup: () => Promise<StorageTarget>): void {
   describe(`secret storage contract: ${name}`, () => {
-    let target: Target;
-    let storage: Storage;
-    const secrets = () => storage.secrets;
-
-    before(async () => {
-      target = await setup();
-      storage = await target.open();
-    });
-    after(async () => {
-      await storage?.close();
-      await target?.cleanup();
-    });
+    const { storage, reopen, target } = useStorage(setup);
+    const secrets = () => storage().secrets;
 
     test('putMetaIfAbsent keeps the first value', async () => {
       const key = `meta-${uniqueTenant()}`;
@@ -89,27 +69,12 @@ function contract(name: string, setup: () => Promise<Target>): void {
       const tenant = uniqueTenant();
       await secrets().putDataKeyIfAbsent(tenant, box('key'), 1);
       await secrets().put({ tenant, name: 'kept', sealed: box('kept'), description: 'd', now: 7 });
-      await storage.close();
-      storage = await target.open();
+      await reopen();
       assert.deepEqual(await secrets().dataKey(tenant), box('key'));
       assert.deepEqual(await secrets().get(tenant, 'kept'), { tenant, name: 'kept', description: 'd', createdAt: 7, lastModifiedAt: 7, sealed: box('kept') });
     });
   });
 }
 
-contract('sqlite', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'svc-secret-storage-'));
-  const path = join(dir, 'store.db');
-  return {
-    open: () => openStorage({ type: 'sqlite', path }),
-    cleanup: () => rm(dir, { recursive: true, force: true }),
-  };
-});
-
-contract('postgres', async () => {
-  const database = await createTestDatabase();
-  return {
-    open: () => openStorage({ type: 'postgres', url: database.url }),
-    cleanup: () => database.drop(),
-  };
-});
+contract('sqlite', storageTargets.sqlite);
+contract('postgres', storageTargets.postgres);
