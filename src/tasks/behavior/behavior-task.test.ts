@@ -4,7 +4,7 @@ import { emptyTallies, type Conversation } from '../../runtime/memory.ts';
 import { DeploymentError, TaskRegistry } from '../../runtime/tasks.ts';
 import { Turn } from '../../runtime/turn.ts';
 import { createBehaviorTask } from './behavior-task.ts';
-import { compileSet, Dialogue, SET_URI, successes } from './testing.ts';
+import { compileSet, Dialogue, SET_URI, successes } from '../../../test/support/behavior.ts';
 
 const when = (expressions: string) => [{ type: 'inputmatcher', configs: { expressions } }];
 

@@ -4,7 +4,7 @@ import { DeploymentError } from '../../runtime/tasks.ts';
 import type { BehaviorConditionDefinition } from './conditions.ts';
 import { sizeOf, textOf } from './conditions.ts';
 import type { Turn } from '../../runtime/turn.ts';
-import { compileSet, Dialogue, fires, oneRule, type StepInput } from './testing.ts';
+import { compileSet, Dialogue, fires, oneRule, type StepInput } from '../../../test/support/behavior.ts';
 
 const successOf = (turn: Turn) => (turn.get('behavior_rules:success') as string[] | undefined)?.includes('R') ?? false;
 

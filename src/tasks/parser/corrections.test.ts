@@ -4,7 +4,7 @@ import { formatExpressions } from '../../expressions/expressions.ts';
 import type { SubExtension } from './config.ts';
 import { compileCorrection, damerauLevenshtein, damerauLevenshteinBitParallel, snowballAlgorithm } from './corrections.ts';
 import { compileDictionary, type Alternative } from './dictionaries.ts';
-import { compileTask, correction, DICTIONARY_URI, parse, regular } from './test-helpers.ts';
+import { compileTask, correction, DICTIONARY_URI, parse, regular } from '../../../test/support/parser.ts';
 
 const words = (...entries: Array<[word: string, expressions: string]>) => ({ words: entries.map(([word, expressions]) => ({ word, expressions })) });
 const withCorrections = (dictionary: object, ...corrections: object[]) =>

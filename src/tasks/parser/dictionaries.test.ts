@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { matches, parseExpressions } from '../../expressions/expressions.ts';
 import { builtInDictionary, quickReplyExpression } from './dictionaries.ts';
-import { basicDictionary, builtIn, compileTask, DICTIONARY_URI, parse, regular } from './test-helpers.ts';
+import { basicDictionary, builtIn, compileTask, DICTIONARY_URI, parse, regular } from '../../../test/support/parser.ts';
 
 const only = async (name: string) => compileTask({ dictionaries: [builtIn(name)] });
 

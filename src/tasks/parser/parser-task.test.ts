@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DeploymentError } from '../../runtime/tasks.ts';
-import { basicDictionary, builtIn, compileTask, correction, DICTIONARY_URI, makeTurn, normalizer, parse, regular } from './test-helpers.ts';
+import { basicDictionary, builtIn, compileTask, correction, DICTIONARY_URI, makeTurn, normalizer, parse, regular } from '../../../test/support/parser.ts';
 
 test('the worked examples of reference §3.6 and Appendix C.1', async () => {
   const task = await compileTask({ dictionaries: [regular(), builtIn('integer')], corrections: [correction('levenshtein', { distance: 2 })] });

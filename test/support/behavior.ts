@@ -1,10 +1,11 @@
-import { applyTallies, emptyTallies, type ContextValue, type Conversation, type Property, type StoredStep, type Tallies } from '../../runtime/memory.ts';
-import type { CompiledTask, CompileContext } from '../../runtime/tasks.ts';
-import { Turn } from '../../runtime/turn.ts';
-import { createBehaviorTask } from './behavior-task.ts';
-import type { BehaviorConditionDefinition } from './conditions.ts';
+import { applyTallies, emptyTallies, type ContextValue, type Property, type StoredStep, type Tallies } from '../../src/runtime/memory.ts';
+import type { CompiledTask, CompileContext } from '../../src/runtime/tasks.ts';
+import type { Turn } from '../../src/runtime/turn.ts';
+import { createBehaviorTask } from '../../src/tasks/behavior/behavior-task.ts';
+import type { BehaviorConditionDefinition } from '../../src/tasks/behavior/conditions.ts';
+import { testTurn } from './turns.ts';
 
-/** Test support: conversations built step by step as the runtime builds them (steps frozen, tallies applied). */
+/** Helpers shared by the behavior rules' unit tests: conversations built step by step as the runtime builds them (steps frozen, tallies applied). */
 
 export const SET_URI = 'svc://ai.svc.behavior/behaviorstore/behaviorsets/0123456789abcdef01234567?version=1';
 
@@ -37,11 +38,7 @@ export class Dialogue {
 
   /** The turn of the next step, prepared as the engine and earlier tasks would have left it. */
   next(input: StepInput = {}): Turn {
-    const conversation: Conversation = {
-      id: 'c', agentId: 'a', agentVersion: 1, userId: 'u', environment: 'production', state: 'READY', createdOn: 0,
-      lastModifiedOn: 0, revision: 0, steps: this.steps, redo: [], tallies: this.tallies, properties: this.properties,
-    };
-    const turn = new Turn({ conversation, input: '', context: input.context ?? {}, signal: new AbortController().signal });
+    const turn = testTurn({ steps: this.steps, tallies: this.tallies, properties: this.properties, context: input.context ?? {} });
     for (const [name, value] of Object.entries(input.context ?? {})) turn.set(`context:${name}`, value);
     const actions = [...(this.steps.length === 0 ? ['CONVERSATION_START'] : []), ...(input.actions ?? [])];
     if (actions.length > 0) turn.setActions(actions);

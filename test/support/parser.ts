@@ -1,9 +1,10 @@
-import { emptyTallies, type Conversation, type StoredStep } from '../../runtime/memory.ts';
-import type { CompiledTask, CompileContext } from '../../runtime/tasks.ts';
-import { Turn } from '../../runtime/turn.ts';
-import { createParserTask } from './parser-task.ts';
+import type { Property, StoredStep } from '../../src/runtime/memory.ts';
+import type { CompiledTask, CompileContext } from '../../src/runtime/tasks.ts';
+import type { Turn } from '../../src/runtime/turn.ts';
+import { createParserTask } from '../../src/tasks/parser/parser-task.ts';
+import { testTurn } from './turns.ts';
 
-/** Helpers shared by the parser's tests (not used by the service). */
+/** Helpers shared by the parser's unit tests. */
 
 export const DICTIONARY_URI = 'svc://ai.svc.regulardictionary/regulardictionarystore/regulardictionaries/0123456789abcdef01234567?version=1';
 
@@ -47,12 +48,8 @@ export function makeTurn(input: string, options: { lang?: string; quickReplies?:
   const previous: StoredStep[] = options.quickReplies === undefined
     ? []
     : [{ entries: [], output: { quickReplies: options.quickReplies }, timestamp: 0, properties: {} }];
-  const conversation: Conversation = {
-    id: 'c', agentId: 'a', agentVersion: 1, userId: 'u', environment: 'production', state: 'READY', createdOn: 0,
-    lastModifiedOn: 0, revision: 0, steps: previous, redo: [], tallies: emptyTallies,
-    properties: options.lang === undefined ? {} : { lang: { name: 'lang', value: options.lang, scope: 'longTerm' } },
-  };
-  const turn = new Turn({ conversation, input, context: {}, signal: new AbortController().signal });
+  const properties: Record<string, Property> = options.lang === undefined ? {} : { lang: { name: 'lang', value: options.lang, scope: 'longTerm' } };
+  const turn = testTurn({ input, steps: previous, properties });
   turn.setOutput('input', input);
   return turn;
 }
