@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createAgent, deploy, idFromLocation, sayContext, welcomeOutputs } from './support/agents.ts';
-import { controlExtension, controlTask } from './support/control-task.ts';
+import { controlExtension, controlTask, turnGate } from './support/control-task.ts';
 import { client } from './support/http.ts';
 import { startTestServer, storeTypes, type TestServer } from './support/server.ts';
 
@@ -189,7 +189,8 @@ for (const storeType of storeTypes) {
 
     it('a turn past the timeout answers 408 and leaves EXECUTION_INTERRUPTED; the next message recovers', async () => {
       const { id } = await start();
-      const slow = await api.post(`/agents/${id}`, { json: { input: 'slow', context: { sleepMs: ctx('3000') } } });
+      const neverReleased = turnGate();
+      const slow = await api.post(`/agents/${id}`, { json: { input: 'slow', context: neverReleased.context } });
       assert.equal(slow.status, 408, slow.text);
       assert.match(slow.headers.get('content-type') ?? '', /problem\+json/);
       const state = await api.get(`/agents/${id}?returnCurrentStepOnly=false`);
@@ -202,9 +203,11 @@ for (const storeType of storeTypes) {
 
     it('a conversation reads IN_PROGRESS while a turn runs, READY after it', async () => {
       const { id } = await start();
-      const slow = api.post(`/agents/${id}`, { json: { input: 'slow', context: { sleepMs: ctx('300') } } });
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      const gate = turnGate();
+      const slow = api.post(`/agents/${id}`, { json: { input: 'slow', context: gate.context } });
+      await gate.reached;
       assert.equal((await api.get(`/agents/${id}/status`)).json, 'IN_PROGRESS');
+      gate.release();
       assert.equal((await slow).json.conversationState, 'READY');
       assert.equal((await api.get(`/agents/${id}/status`)).json, 'READY');
     });
@@ -306,13 +309,15 @@ describe('the bound on active conversations', () => {
     await deploy(api, agentId);
     const busy = idFromLocation((await api.post(`/agents/${agentId}/start`)).headers.get('location'));
     const other = idFromLocation((await api.post(`/agents/${agentId}/start`)).headers.get('location'));
-    const slow = api.post(`/agents/${busy}`, { json: { input: 'slow', context: { sleepMs: ctx('400') } } });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    const gate = turnGate();
+    const slow = api.post(`/agents/${busy}`, { json: { input: 'slow', context: gate.context } });
+    await gate.reached;
     const queued = api.post(`/agents/${busy}`, { json: { input: 'queued' } });
     const refused = await api.post(`/agents/${other}`, { json: { input: 'refused' } });
     assert.equal(refused.status, 503);
     assert.equal(refused.headers.get('retry-after'), '1');
     assert.match(refused.headers.get('content-type') ?? '', /problem\+json/);
+    gate.release();
     assert.equal((await slow).status, 200);
     assert.equal((await queued).status, 200);
     const retried = await api.post(`/agents/${other}`, { json: { input: 'retried' } });
