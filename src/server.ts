@@ -106,6 +106,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     deployments,
     log: logger,
     turnTimeoutMs: settings['svc.conversations.turn-timeout-seconds'] * 1000,
+    claimMarginMs: settings['svc.conversations.claim-margin-millis'],
     redoCacheSize: settings['svc.conversations.redo-cache-size'],
     maxActiveConversations: settings['svc.coordinator.max-active-conversations'],
     audit,

@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
 import { deploy, idFromLocation } from './support/agents.ts';
 import { call, client } from './support/http.ts';
 import { createTestDatabase } from './support/postgres.ts';
-import { startServiceProcess, type ServiceProcess } from './support/process.ts';
+import { startServiceProcess, waitFor, type ServiceProcess } from './support/process.ts';
 
 /**
  * An instance that dies (SIGKILL) or hangs (SIGSTOP) in the middle of a turn does not block its conversation:
@@ -17,11 +18,13 @@ describe('instances failing in the middle of a turn', () => {
   let targetUrl: string;
   const instances: ServiceProcess[] = [];
   let agentId: string;
+  /** Settles when the target receives the slow call: the turn making it holds the conversation's lock. */
+  let slowCallArrived = Promise.withResolvers<void>();
 
   const startInstance = async () => {
     const instance = startServiceProcess({
       SVC_HTTP_PORT: '0', SVC_DATASTORE_TYPE: 'postgres', SVC_DATASTORE_POSTGRES_URL: database.url,
-      SVC_CONVERSATIONS_TURN_TIMEOUT_SECONDS: '2',
+      SVC_CONVERSATIONS_TURN_TIMEOUT_SECONDS: '2', SVC_CONVERSATIONS_CLAIM_MARGIN_MILLIS: '1000',
     });
     instances.push(instance);
     return { instance, url: await instance.listening() };
@@ -32,6 +35,7 @@ describe('instances failing in the middle of a turn', () => {
     // The HTTP target of the agent: `/slow` answers after 30 s, anything else at once.
     target = createServer((request, response) => {
       const delay = request.url?.startsWith('/slow') ? 30_000 : 0;
+      if (delay > 0) slowCallArrived.resolve();
       const timer = setTimeout(() => response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'), delay);
       response.on('close', () => clearTimeout(timer));
     });
@@ -76,6 +80,21 @@ describe('instances failing in the middle of a turn', () => {
     await database?.drop();
   });
 
+  /** Turns waiting for a conversation's lock in the test database (advisory locks not granted yet). */
+  const lockWaiters = async (): Promise<number> => {
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      const result = await client.query<{ waiting: number }>(
+        `SELECT count(*)::int AS waiting FROM pg_locks
+          WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+      );
+      return result.rows[0]!.waiting;
+    } finally {
+      await client.end();
+    }
+  };
+
   for (const failure of ['SIGKILL', 'SIGSTOP'] as const) {
     it(`${failure} of the instance running a turn: another instance serves the conversation next, nothing acknowledged is lost`, async () => {
       const doomed = await startInstance();
@@ -86,10 +105,11 @@ describe('instances failing in the middle of a turn', () => {
       const acknowledged = await call(doomed.url, 'POST', `/agents/${conversationId}`, { json: { input: 'fast' } });
       assert.equal(acknowledged.status, 200, acknowledged.text);
 
+      slowCallArrived = Promise.withResolvers<void>();
       const inFlight = call(doomed.url, 'POST', `/agents/${conversationId}`, { json: { input: 'slow' } }).catch((error: Error) => error);
-      await new Promise((resolve) => setTimeout(resolve, 500)); // the slow turn now holds the conversation's lock
+      await slowCallArrived.promise;
       const queued = call(survivor.url, 'POST', `/agents/${conversationId}`, { json: { input: 'fast' } });
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await waitFor(async () => ((await lockWaiters()) > 0 ? true : undefined), 'the queued turn to wait for the lock', () => '', 5_000);
       doomed.instance.child.kill(failure);
 
       const answer = await queued;

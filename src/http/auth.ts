@@ -58,7 +58,7 @@ function authenticatorOf(options: AuthPluginOptions): Authenticator | undefined 
   if (!issuer || !audience) {
     throw new Error('svc.oidc.tenant-enabled is on, so svc.oidc.auth-server-url (the issuer) and svc.oidc.client-id (the audience) must be set.');
   }
-  return createAuthenticator({ issuer, audience });
+  return createAuthenticator({ issuer, audience, clockToleranceSeconds: settings['svc.oidc.clock-tolerance-seconds'] });
 }
 
 const unauthorized = (reply: FastifyReply, detail: string) =>

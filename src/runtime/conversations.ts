@@ -31,6 +31,8 @@ export interface ConversationServiceOptions {
   readonly deployments: DeploymentService;
   readonly log: FastifyBaseLogger;
   readonly turnTimeoutMs: number;
+  /** How long a turn's claim on its conversation outlives the turn timeout (the wait before another instance takes over). */
+  readonly claimMarginMs: number;
   readonly redoCacheSize: number;
   readonly maxActiveConversations: number;
   /** Conversations kept in memory (least recently used beyond it are reloaded from the store when needed). */
@@ -243,7 +245,7 @@ export class ConversationService {
    * across instances under the store's lock. The claim outlives the turn timeout by a margin.
    */
   #exclusive<T>(conversationId: string, work: () => Promise<T>): Promise<T> {
-    const claimMillis = this.#options.turnTimeoutMs + 10_000;
+    const claimMillis = this.#options.turnTimeoutMs + this.#options.claimMarginMs;
     return this.#coordinator.run(conversationId, () => this.#options.cluster.withConversationLock(conversationId, claimMillis, work));
   }
 

@@ -43,8 +43,8 @@ export interface AuthenticatorOptions {
   readonly issuer: string;
   /** `svc.oidc.client-id`: the audience tokens must be issued for. */
   readonly audience: string;
-  /** Clock tolerance in seconds (default 5). */
-  readonly clockToleranceSeconds?: number;
+  /** `svc.oidc.clock-tolerance-seconds`. */
+  readonly clockToleranceSeconds: number;
 }
 
 export interface Authenticator {
@@ -117,7 +117,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
         // The issuer may be configured with or without a trailing slash; the token's must match either form.
         const { payload } = await jwtVerify(token, jwks, {
           issuer: [issuer, `${issuer}/`],
-          clockTolerance: options.clockToleranceSeconds ?? 5,
+          clockTolerance: options.clockToleranceSeconds,
           requiredClaims: ['exp'],
         });
         if (!audienceMatches(payload, audience)) throw new AuthenticationError(`The token is not issued for this service (audience ${audience}).`);

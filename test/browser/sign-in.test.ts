@@ -11,11 +11,12 @@ import { startTestServer, type TestServer } from '../support/server.ts';
  * Signing in to the web manager with authentication on, in Debian's Chromium against the real server and a real
  * identity provider (oidc-provider on loopback, its development login form): the authorization code flow with
  * PKCE as a public client, tokens in memory only, the access token on every call and refreshed before it expires
- * (access tokens live 20 seconds here), sign-out at the provider, and role-dependent views (an admin deploys and
+ * (access tokens live 10 seconds here, and the service allows 1 second of clock skew), sign-out at the provider, and role-dependent views (an admin deploys and
  * deletes, a viewer only reads). Screenshots go to test/browser/artifacts/.
  */
 
-const ACCESS_TOKEN_TTL = 20;
+const ACCESS_TOKEN_TTL = 10;
+const CLOCK_TOLERANCE = 1;
 
 const claimsOf = (token: string): { exp: number; preferred_username?: string } =>
   JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8'));
@@ -53,6 +54,7 @@ describe('signing in to the web manager', { timeout: 180_000 }, () => {
       'svc.oidc.tenant-enabled': true,
       'svc.oidc.auth-server-url': idp.issuer,
       'svc.oidc.client-id': SERVICE_AUDIENCE,
+      'svc.oidc.clock-tolerance-seconds': CLOCK_TOLERANCE,
       'svc.vault.master-key': 'a-master-key-for-the-sign-in-test',
     });
     await idp.registerManager(server.url);
@@ -139,8 +141,8 @@ describe('signing in to the web manager', { timeout: 180_000 }, () => {
       await page.waitForRequest((r) => r.url() === tokenEndpoint && /grant_type=refresh_token/.test(r.postData() ?? ''), { timeout: ACCESS_TOKEN_TTL * 1000 });
     }
     assert.ok(Date.now() < firstExpiry, 'refreshed before expiry');
-    // Wait until the first token is refused by the service (expired, beyond its 5 seconds of clock tolerance).
-    await page.waitForTimeout(Math.max(0, firstExpiry + 6_000 - Date.now()));
+    // Wait until the first token is refused by the service (expired, beyond its clock tolerance).
+    await page.waitForTimeout(Math.max(0, firstExpiry + (CLOCK_TOLERANCE + 1) * 1000 - Date.now()));
     assert.equal((await call(server.url, 'GET', '/agentstore/agents/descriptors', { headers: { authorization: `Bearer ${first}` } })).status, 401);
 
     const seen = apiTokens.length;

@@ -32,10 +32,11 @@ export function startServiceProcess(env: Record<string, string>): ServiceProcess
   };
 }
 
-export async function waitFor<T>(probe: () => T | undefined, what: string, context: () => string = () => '', timeoutMs = 30_000): Promise<T> {
+/** Polls `probe` until it answers something other than undefined; fails after `timeoutMs`. */
+export async function waitFor<T>(probe: () => T | undefined | Promise<T | undefined>, what: string, context: () => string = () => '', timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = probe();
+    const value = await probe();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${context()}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
