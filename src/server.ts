@@ -5,7 +5,7 @@ import { BackupService } from './backup/service.ts';
 import { buildApp } from './http/app.ts';
 import { BUILT_IN_TOOL_NAMES } from './llm/built-in-tools.ts';
 import { ToolHistory } from './llm/tool-history.ts';
-import { checkUrlWith } from './llm/web-page.ts';
+import { guardedWebAccess } from './llm/web-page.ts';
 import { A2AService } from './integrations/a2a/a2a-service.ts';
 import { AgentChat } from './integrations/a2a/agent-chat.ts';
 import { AgentDirectory } from './integrations/a2a/agent-directory.ts';
@@ -19,6 +19,7 @@ import { ConversationService } from './runtime/conversations.ts';
 import { DeploymentService } from './runtime/deployments.ts';
 import { TaskRegistry, type LifecycleTask } from './runtime/tasks.ts';
 import { openVault, type Vault } from './security/vault.ts';
+import { createOutbound, type Outbound } from './security/outbound.ts';
 import { alwaysGuard, createUrlGuard } from './security/url-guard.ts';
 import type { Settings } from './settings.ts';
 import { LocalCluster } from './storage/local-cluster.ts';
@@ -82,12 +83,17 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     vault.forget(tenant, name);
   });
 
+  const connectTimeoutMillis = settings['svc.httpcalls.connect-timeout-millis'];
+  const outbound = createOutbound(createUrlGuard({ enabled: settings['svc.security.ssrf-protection.enabled'] }), { connectTimeoutMillis });
+  // The built-in web tools reach whatever URL a model asks for: guarded whatever the setting says.
+  const webOutbound = createOutbound(alwaysGuard, { connectTimeoutMillis });
+  const closeOutbound = () => Promise.all([outbound.close(), webOutbound.close()]).then(() => undefined);
   const resources = new ResourceService(storage.resources);
   const toolHistory = new ToolHistory({ defaultRateLimitPerMinute: settings['svc.tools.rate-limit-per-minute'], knownTools: BUILT_IN_TOOL_NAMES, rateLimitStore: storage.rateLimits });
   const deployments = new DeploymentService({
     store: storage.deployments,
     read: (kind, id, version) => storage.resources.read(kind, id, version),
-    registry: new TaskRegistry([...builtInTasks({ secretWriter: vault, httpCalls: httpCallsOptions(settings, vault, logger), llm: llmOptions(settings, vault, toolHistory) }), ...(options.extraTasks ?? [])]),
+    registry: new TaskRegistry([...builtInTasks({ secretWriter: vault, httpCalls: httpCallsOptions(settings, vault, outbound, logger), llm: llmOptions(settings, vault, toolHistory, outbound, webOutbound) }), ...(options.extraTasks ?? [])]),
     log: logger,
     cluster,
   });
@@ -131,6 +137,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     await app?.close();
     await audit.close().catch(() => undefined);
     await deployments.close();
+    await closeOutbound();
     await cluster.close();
     await storage.close();
     throw error;
@@ -148,20 +155,20 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     close: () => (closing ??= running.close().then(async () => {
       await audit.close();
       await deployments.close();
+      await closeOutbound();
       await cluster.close();
       await storage.close();
     })),
   };
 }
 
-/** HTTP calls: secrets from the vault, the outbound URL guard and the defaults from the settings. */
-function httpCallsOptions(settings: Settings, vault: Vault, log: HttpCallsTaskOptions['log']): HttpCallsTaskOptions {
+/** HTTP calls: secrets from the vault, the guarded outbound dispatcher and the defaults from the settings. */
+function httpCallsOptions(settings: Settings, vault: Vault, outbound: Outbound, log: HttpCallsTaskOptions['log']): HttpCallsTaskOptions {
   return {
     secrets: vault.resolver(),
-    urlGuard: createUrlGuard({ enabled: settings['svc.security.ssrf-protection.enabled'] }),
+    outbound,
     defaults: {
       timeoutMillis: settings['svc.httpcalls.default-timeout-millis'],
-      connectTimeoutMillis: settings['svc.httpcalls.connect-timeout-millis'],
       maxResponseBytes: settings['svc.httpcalls.default-max-response-size-bytes'],
       maxRedirects: settings['svc.httpcalls.max-redirects'],
     },
@@ -169,12 +176,12 @@ function httpCallsOptions(settings: Settings, vault: Vault, log: HttpCallsTaskOp
   };
 }
 
-/** LLM tasks: secrets from the vault, the tool history, the Ollama default and the URL guard of the web tools. */
-function llmOptions(settings: Settings, vault: Vault, tools: ToolHistory): BuiltInTaskOptions['llm'] {
+/** LLM tasks: secrets from the vault, the tool history, the Ollama default; providers and web tools guarded. */
+function llmOptions(settings: Settings, vault: Vault, tools: ToolHistory, outbound: Outbound, webOutbound: Outbound): BuiltInTaskOptions['llm'] {
   return {
     secrets: vault.resolver(),
     tools,
-    providerDefaults: { ollamaBaseUrl: settings['svc.ollama.default-base-url'] },
-    checkUrl: checkUrlWith(alwaysGuard),
+    providerDefaults: { ollamaBaseUrl: settings['svc.ollama.default-base-url'], fetch: outbound.fetch },
+    web: guardedWebAccess(webOutbound),
   };
 }

@@ -48,7 +48,7 @@ function pageTool(name: string): ToolDefinition {
     inputSchema: { type: 'object', properties: { url: { type: 'string', description: 'http or https URL' } }, required: ['url'] },
     async run(args, context) {
       try {
-        return await fetchPageText(stringArgument(args, 'url')!, { checkUrl: context.checkUrl, signal: context.signal });
+        return await fetchPageText(stringArgument(args, 'url')!, { web: context.web, signal: context.signal });
       } catch (error) {
         if (context.signal.aborted) throw error;
         throw new ToolFailure(error instanceof Error ? error.message : String(error));

@@ -9,6 +9,7 @@ import { createMistral } from '@ai-sdk/mistral';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
+import { LRUCache } from 'lru-cache';
 import { createOllama } from 'ollama-ai-provider-v2';
 import { CONNECTION_PARAMETERS, integer, number, text, type Parameters } from './parameters.ts';
 
@@ -31,6 +32,8 @@ export type ProviderType = (typeof PROVIDER_TYPES)[number];
 export interface ProviderDefaults {
   /** `svc.ollama.default-base-url`. */
   readonly ollamaBaseUrl: string;
+  /** How every provider reaches its API (in the service: the guarded outbound dispatcher); default: global fetch. */
+  readonly fetch?: typeof globalThis.fetch | undefined;
 }
 
 export interface CallSettings {
@@ -75,36 +78,36 @@ const providers: Record<Exclude<ProviderType, 'jlama'>, ProviderDefinition> = {
   openai: {
     defaultModel: 'gpt-4o-mini',
     modelParameters: ['modelName', 'model'],
-    build: (p, modelName) =>
-      createOpenAI({ apiKey: text(p, 'apiKey') ?? '', baseURL: text(p, 'baseUrl'), organization: text(p, 'organization'), project: text(p, 'project') }).chat(modelName),
+    build: (p, modelName, { fetch }) =>
+      createOpenAI({ apiKey: text(p, 'apiKey') ?? '', baseURL: text(p, 'baseUrl'), organization: text(p, 'organization'), project: text(p, 'project'), fetch }).chat(modelName),
   },
   anthropic: {
     defaultModel: 'claude-3-5-haiku-latest',
     modelParameters: ['modelName', 'model'],
-    build: (p, modelName) => createAnthropic({ apiKey: text(p, 'apiKey') ?? '', baseURL: text(p, 'baseUrl') })(modelName),
+    build: (p, modelName, { fetch }) => createAnthropic({ apiKey: text(p, 'apiKey') ?? '', baseURL: text(p, 'baseUrl'), fetch })(modelName),
   },
   gemini: {
     defaultModel: 'gemini-2.0-flash',
     modelParameters: ['modelName', 'model'],
-    build: (p, modelName) => createGoogle({ apiKey: text(p, 'apiKey') ?? '', baseURL: text(p, 'baseUrl') })(modelName),
+    build: (p, modelName, { fetch }) => createGoogle({ apiKey: text(p, 'apiKey') ?? '', baseURL: text(p, 'baseUrl'), fetch })(modelName),
   },
   'gemini-vertex': {
     required: [['modelId', 'modelID', 'modelName']],
     modelParameters: ['modelId', 'modelID', 'modelName'],
-    build: (p, modelName) =>
-      createGoogleVertex({ project: text(p, 'projectId'), location: text(p, 'location'), baseURL: text(p, 'baseUrl'), apiKey: text(p, 'apiKey') })(modelName),
+    build: (p, modelName, { fetch }) =>
+      createGoogleVertex({ project: text(p, 'projectId'), location: text(p, 'location'), baseURL: text(p, 'baseUrl'), apiKey: text(p, 'apiKey'), fetch })(modelName),
   },
   mistral: {
     defaultModel: 'mistral-small-latest',
     modelParameters: ['modelName', 'model'],
-    build: (p, modelName) => createMistral({ apiKey: text(p, 'apiKey') ?? '', baseURL: text(p, 'baseUrl') })(modelName),
+    build: (p, modelName, { fetch }) => createMistral({ apiKey: text(p, 'apiKey') ?? '', baseURL: text(p, 'baseUrl'), fetch })(modelName),
   },
   'azure-openai': {
     required: [['deploymentName', 'modelName']],
     modelParameters: ['deploymentName', 'modelName'],
-    build: (p, modelName) => {
+    build: (p, modelName, { fetch }) => {
       const nonAzureKey = text(p, 'nonAzureApiKey');
-      if (nonAzureKey !== undefined) return createOpenAI({ apiKey: nonAzureKey, baseURL: text(p, 'baseUrl') }).chat(modelName);
+      if (nonAzureKey !== undefined) return createOpenAI({ apiKey: nonAzureKey, baseURL: text(p, 'baseUrl'), fetch }).chat(modelName);
       const endpoint = text(p, 'endpoint', 'baseUrl');
       if (endpoint === undefined && text(p, 'resourceName') === undefined) {
         throw new ProviderConfigurationError("The azure-openai provider needs the parameter 'endpoint' (e.g. https://<resource>.openai.azure.com).");
@@ -115,39 +118,41 @@ const providers: Record<Exclude<ProviderType, 'jlama'>, ProviderDefinition> = {
         baseURL: endpoint === undefined ? undefined : `${trimSlash(endpoint).replace(/\/openai$/, '')}/openai`,
         apiVersion: text(p, 'apiVersion'),
         useDeploymentBasedUrls: true,
+        fetch,
       }).chat(modelName);
     },
   },
   bedrock: {
     required: [['modelId', 'modelName']],
     modelParameters: ['modelId', 'modelName'],
-    build: (p, modelName) =>
+    build: (p, modelName, { fetch }) =>
       createAmazonBedrock({
         region: text(p, 'region'),
         baseURL: text(p, 'baseUrl'),
         accessKeyId: text(p, 'accessKeyId'),
         secretAccessKey: text(p, 'secretAccessKey'),
         sessionToken: text(p, 'sessionToken'),
+        fetch,
       })(modelName),
   },
   'oracle-genai': {
     required: [['baseUrl'], ['modelName', 'model']],
     modelParameters: ['modelName', 'model'],
-    build: (p, modelName) => createOpenAICompatible({ name: 'oracle-genai', baseURL: text(p, 'baseUrl')!, apiKey: text(p, 'apiKey'), includeUsage: true }).chatModel(modelName),
+    build: (p, modelName, { fetch }) => createOpenAICompatible({ name: 'oracle-genai', baseURL: text(p, 'baseUrl')!, apiKey: text(p, 'apiKey'), includeUsage: true, fetch }).chatModel(modelName),
   },
   ollama: {
     defaultModel: 'llama3.2',
     modelParameters: ['model', 'modelName'],
-    build: (p, modelName, defaults) => {
-      const base = trimSlash(text(p, 'baseUrl') ?? defaults.ollamaBaseUrl);
+    build: (p, modelName, { ollamaBaseUrl, fetch }) => {
+      const base = trimSlash(text(p, 'baseUrl') ?? ollamaBaseUrl);
       const apiKey = text(p, 'apiKey');
-      return createOllama({ baseURL: base.endsWith('/api') ? base : `${base}/api`, headers: apiKey ? { authorization: `Bearer ${apiKey}` } : undefined })(modelName);
+      return createOllama({ baseURL: base.endsWith('/api') ? base : `${base}/api`, headers: apiKey ? { authorization: `Bearer ${apiKey}` } : undefined, fetch })(modelName);
     },
   },
   huggingface: {
     required: [['modelId', 'modelName']],
     modelParameters: ['modelId', 'modelName'],
-    build: (p, modelName) => createHuggingFace({ apiKey: text(p, 'accessToken', 'apiKey') ?? '', baseURL: text(p, 'baseUrl') })(modelName),
+    build: (p, modelName, { fetch }) => createHuggingFace({ apiKey: text(p, 'accessToken', 'apiKey') ?? '', baseURL: text(p, 'baseUrl'), fetch })(modelName),
   },
 };
 
@@ -200,12 +205,11 @@ export function modelNameOf(type: string, parameters: Parameters): string {
 /** Builds models on first use and keeps them per (type, connection parameters), least recently used out first. */
 export class ModelRegistry {
   readonly #defaults: ProviderDefaults;
-  readonly #models = new Map<string, LanguageModel>();
-  readonly #maxSize: number;
+  readonly #models: LRUCache<string, LanguageModel>;
 
   constructor(defaults: ProviderDefaults, maxSize = 200) {
     this.#defaults = defaults;
-    this.#maxSize = maxSize;
+    this.#models = new LRUCache({ max: maxSize });
   }
 
   get size(): number {
@@ -218,13 +222,10 @@ export class ModelRegistry {
     const modelName = modelNameOf(type, parameters);
     const key = cacheKey(type, parameters);
     let model = this.#models.get(key);
-    if (model) {
-      this.#models.delete(key);
-    } else {
+    if (!model) {
       model = providers[type as Exclude<ProviderType, 'jlama'>].build(parameters, modelName, this.#defaults);
+      this.#models.set(key, model);
     }
-    this.#models.set(key, model);
-    if (this.#models.size > this.#maxSize) this.#models.delete(this.#models.keys().next().value!);
     return { provider: type, modelName, model, ...callSettingsOf(type, parameters) };
   }
 }

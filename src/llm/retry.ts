@@ -1,10 +1,13 @@
 import { APICallError } from 'ai';
+import { isRefusedByUrlGuard } from '../security/url-guard.ts';
 import { redact } from '../security/secret-references.ts';
+import { retrying } from '../shared/retry.ts';
 
 /**
  * Retries of provider calls on transient errors (reference §9.6): timeouts, 429 and 5xx, with exponential
- * backoff. An aborted turn stops at once. Errors that leave here carry a message naming provider, model and
- * status, with every credential masked.
+ * backoff, or the wait the provider's `Retry-After` asks for. A target the URL guard refuses is not retried; an
+ * aborted turn stops at once. Errors that leave here carry a message naming provider, model and status, with
+ * every credential masked.
  */
 
 export interface RetryPolicy {
@@ -26,6 +29,7 @@ export class ProviderTimeoutError extends Error {
 
 export function isTransient(error: unknown): boolean {
   if (error instanceof ProviderTimeoutError) return true;
+  if (isRefusedByUrlGuard(error)) return false;
   if (APICallError.isInstance(error)) {
     const status = error.statusCode;
     return status === undefined ? error.isRetryable : status === 408 || status === 429 || status >= 500;
@@ -34,20 +38,18 @@ export function isTransient(error: unknown): boolean {
   return error instanceof TypeError && /fetch failed|network|socket/i.test(error.message);
 }
 
-export function backoffDelay(policy: RetryPolicy, attempt: number): number {
-  return Math.min(policy.maxBackoffDelayMs, policy.backoffDelayMs * policy.backoffMultiplier ** (attempt - 1));
-}
-
 export async function withRetry<T>(policy: RetryPolicy, signal: AbortSignal, attempt: (number: number) => Promise<T>): Promise<{ value: T; attempts: number }> {
-  for (let number = 1; ; number++) {
-    signal.throwIfAborted();
-    try {
-      return { value: await attempt(number), attempts: number };
-    } catch (error) {
-      if (signal.aborted) throw error;
-      if (number >= policy.maxAttempts || !isTransient(error)) throw new AttemptsFailed(error, number);
-      await sleep(backoffDelay(policy, number), signal);
-    }
+  let attempts = 0;
+  try {
+    return await retrying((number) => attempt((attempts = number)), {
+      maxAttempts: policy.maxAttempts,
+      backoff: { initialDelayMs: policy.backoffDelayMs, multiplier: policy.backoffMultiplier, maxDelayMs: policy.maxBackoffDelayMs },
+      signal,
+      retryError: (error) => (isTransient(error) ? { retryAfter: APICallError.isInstance(error) ? error.responseHeaders?.['retry-after'] : undefined } : undefined),
+    });
+  } catch (error) {
+    if (signal.aborted) throw error;
+    throw new AttemptsFailed(error, attempts);
   }
 }
 
@@ -62,21 +64,6 @@ export class AttemptsFailed extends Error {
     this.last = last;
     this.attempts = attempts;
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (ms <= 0) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /** The failure of a provider call after retries, safe to log and show. */

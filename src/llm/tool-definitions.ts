@@ -1,5 +1,5 @@
 import type { JSONSchema7 } from 'ai';
-import type { CheckUrl } from './web-page.ts';
+import type { WebAccess } from './web-page.ts';
 
 /** A tool the model may call: a name, a description, a JSON schema of its arguments and what it does. */
 export interface ToolDefinition {
@@ -12,7 +12,7 @@ export interface ToolDefinition {
 
 export interface ToolRunContext {
   readonly signal: AbortSignal;
-  readonly checkUrl: CheckUrl;
+  readonly web: WebAccess;
 }
 
 /** A tool failure whose message the model may see. */

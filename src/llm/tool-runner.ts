@@ -2,7 +2,7 @@ import { jsonSchema, tool, type ToolSet } from 'ai';
 import type { TurnEvent } from '../runtime/turn.ts';
 import { ToolFailure, type ToolDefinition } from './tool-definitions.ts';
 import type { ToolHistory } from './tool-history.ts';
-import type { CheckUrl } from './web-page.ts';
+import type { WebAccess } from './web-page.ts';
 
 /**
  * Runs the model's tool calls through the tool infrastructure: cached result if fresh, else the rate limit, then
@@ -21,7 +21,7 @@ export interface TraceEntry {
 export interface ToolCallScope {
   readonly conversationId: string;
   readonly signal: AbortSignal;
-  readonly checkUrl: CheckUrl;
+  readonly web: WebAccess;
   readonly emit: (event: TurnEvent) => void;
   readonly trace: TraceEntry[];
   /** Masks secret values in what is recorded. */
@@ -54,7 +54,7 @@ export async function runToolCall(definition: ToolDefinition, args: Record<strin
     return finish(`Error: ${message}`, { rateLimited: true, error: message });
   }
   try {
-    const raw = await definition.run(args, { signal: scope.signal, checkUrl: scope.checkUrl });
+    const raw = await definition.run(args, { signal: scope.signal, web: scope.web });
     const result = raw.length > MAX_RESULT_CHARS ? raw.slice(0, MAX_RESULT_CHARS) : raw;
     history.cache.put(name, args, result);
     return finish(result, {});

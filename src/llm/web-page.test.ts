@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { allowHttpUrls, fetchPageText, htmlToText, MAX_PAGE_TEXT } from './web-page.ts';
+import { allowHttpUrls, fetchPageText, htmlToText, MAX_PAGE_TEXT, unguardedWebAccess } from './web-page.ts';
 
 describe('web page tool fetch', () => {
   let server: Server;
@@ -20,7 +20,7 @@ describe('web page tool fetch', () => {
 
   it('checks the URL before the request and before every redirect, and returns readable text', async () => {
     const checked: string[] = [];
-    const text = await fetchPageText(`${base}/moved`, { checkUrl: async (url) => void checked.push(url), signal: new AbortController().signal });
+    const text = await fetchPageText(`${base}/moved`, { web: { checkUrl: async (url) => void checked.push(url), fetch }, signal: new AbortController().signal });
     assert.deepEqual(checked, [`${base}/moved`, `${base}/page`]);
     assert.equal(text, 'Hi & welcome\nText');
   });
@@ -29,11 +29,11 @@ describe('web page tool fetch', () => {
     const refuseSecond = async (url: string) => {
       if (url.endsWith('/page')) throw new Error('refused target');
     };
-    await assert.rejects(fetchPageText(`${base}/moved`, { checkUrl: refuseSecond, signal: new AbortController().signal }), /refused target/);
+    await assert.rejects(fetchPageText(`${base}/moved`, { web: { checkUrl: refuseSecond, fetch }, signal: new AbortController().signal }), /refused target/);
   });
 
   it('returns at most 5000 characters, and by default allows only http(s)', async () => {
-    assert.equal((await fetchPageText(`${base}/long`, { checkUrl: allowHttpUrls, signal: new AbortController().signal })).length, MAX_PAGE_TEXT);
+    assert.equal((await fetchPageText(`${base}/long`, { web: unguardedWebAccess, signal: new AbortController().signal })).length, MAX_PAGE_TEXT);
     await assert.rejects(allowHttpUrls('file:///etc/passwd'), /Only http and https/);
     await assert.rejects(allowHttpUrls('not a url'), /not a valid URL/);
     assert.equal(htmlToText('<style>a{}</style>a&#65;&#x42;'), 'aAB');

@@ -1,9 +1,19 @@
+import type { Outbound } from '../security/outbound.ts';
+
 /**
  * Fetching a web page for the `webscraper` / `fetch_page` tools: every URL (also every redirect target) passes
- * the injected URL check first; the answer is reduced to readable text of at most 5000 characters.
+ * the URL check first, and the request goes out through the given fetch (in the service, the guarded outbound
+ * dispatcher, which checks again at connect time); the answer is reduced to readable text of at most 5000
+ * characters.
  */
 
 export type CheckUrl = (url: string) => Promise<void>;
+
+/** How the web tools reach the web: the early URL check and the fetch that sends. */
+export interface WebAccess {
+  readonly checkUrl: CheckUrl;
+  readonly fetch: typeof globalThis.fetch;
+}
 
 export const MAX_PAGE_TEXT = 5000;
 const MAX_REDIRECTS = 5;
@@ -20,11 +30,14 @@ export const allowHttpUrls: CheckUrl = async (url) => {
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`Only http and https URLs can be fetched, not ${parsed.protocol}.`);
 };
 
-export async function fetchPageText(url: string, options: { checkUrl: CheckUrl; signal: AbortSignal; maxChars?: number }): Promise<string> {
+/** Without a URL guard: http and https URLs, through the global fetch. */
+export const unguardedWebAccess: WebAccess = { checkUrl: allowHttpUrls, fetch: (input, init) => fetch(input, init) };
+
+export async function fetchPageText(url: string, options: { web: WebAccess; signal: AbortSignal; maxChars?: number }): Promise<string> {
   let target = url;
   for (let redirects = 0; ; redirects++) {
-    await options.checkUrl(target);
-    const response = await fetch(target, { redirect: 'manual', signal: options.signal, headers: { accept: 'text/html, text/plain;q=0.9, */*;q=0.5' } });
+    await options.web.checkUrl(target);
+    const response = await options.web.fetch(target, { redirect: 'manual', signal: options.signal, headers: { accept: 'text/html, text/plain;q=0.9, */*;q=0.5' } });
     const location = response.headers.get('location');
     if (response.status >= 300 && response.status < 400 && location) {
       await response.body?.cancel();
@@ -79,10 +92,11 @@ export function htmlToText(html: string): string {
     .trim();
 }
 
-/** A URL check over the service's outbound URL guard. */
-export function checkUrlWith(guard: { check(url: URL): Promise<void> }): CheckUrl {
-  return async (url) => {
+/** Web access through a guarded outbound dispatcher: its URL guard checks early, its fetch at connect time. */
+export function guardedWebAccess(outbound: Outbound): WebAccess {
+  const checkUrl: CheckUrl = async (url) => {
     await allowHttpUrls(url);
-    await guard.check(new URL(url));
+    await outbound.guard.check(new URL(url));
   };
+  return { checkUrl, fetch: outbound.fetch };
 }

@@ -36,6 +36,14 @@ export class BlockedUrlError extends Error {
   }
 }
 
+/** Whether `error`, or an error it was caused by (fetch wraps connect failures), is a refusal of the guard. */
+export function isRefusedByUrlGuard(error: unknown): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
+    if (current instanceof BlockedUrlError) return true;
+  }
+  return false;
+}
+
 interface Range {
   readonly reason: string;
   readonly list: BlockList;

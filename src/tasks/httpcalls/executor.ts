@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Turn } from '../../runtime/turn.ts';
 import type { CallerIdentity } from '../../security/auth-caller.ts';
 import { MissingSecretError, type SecretResolver } from '../../security/secret-references.ts';
-import type { UrlGuard } from '../../security/url-guard.ts';
+import type { Outbound } from '../../security/outbound.ts';
 import { TemplateError } from '../../templating/engine.ts';
 import { CallData } from './call-data.ts';
 import type { CompiledHttpCall } from './compile.ts';
@@ -39,14 +39,14 @@ import { HttpTransport, TransportError, type IncomingResponse } from './transpor
 
 export interface HttpCallDefaults {
   readonly timeoutMillis: number;
-  readonly connectTimeoutMillis: number;
   readonly maxResponseBytes: number;
   readonly maxRedirects: number;
 }
 
 export interface HttpCallExecutorOptions {
   readonly secrets: SecretResolver;
-  readonly urlGuard: UrlGuard;
+  /** The guarded outbound dispatcher (URL guard at connect time, pooled connections, connect timeout). */
+  readonly outbound: Outbound;
   readonly defaults: HttpCallDefaults;
   /** Where non-2xx answers, skipped instructions and fire-and-forget failures are reported (no secrets). */
   readonly log?: TaskLog;
@@ -66,8 +66,6 @@ export interface HttpCallResult {
 export interface HttpCallExecutor {
   /** Runs `call` for `turn`; `extraTemplateData` names are visible to its templates at top level. */
   execute(call: CompiledHttpCall, turn: Turn, extraTemplateData?: Readonly<Record<string, unknown>>): Promise<HttpCallResult>;
-  /** Closes the pooled connections. */
-  close(): void;
 }
 
 /** An HTTP call that could not be made; the message names the call and the cause (no secret values). */
@@ -112,7 +110,7 @@ function failure(call: CompiledHttpCall, error: unknown, secrets: SecretValues |
 export function createHttpCallExecutor(options: HttpCallExecutorOptions): HttpCallExecutor {
   const { defaults } = options;
   const log: TaskLog = options.log ?? { warn: () => undefined };
-  const transport = new HttpTransport({ urlGuard: options.urlGuard, connectTimeoutMillis: defaults.connectTimeoutMillis, maxRedirects: defaults.maxRedirects });
+  const transport = new HttpTransport({ outbound: options.outbound, maxRedirects: defaults.maxRedirects });
 
   const limitsOf = (call: CompiledHttpCall, signal: AbortSignal | undefined) => ({
     timeoutMillis: call.timeoutMillis ?? defaults.timeoutMillis,
@@ -245,5 +243,5 @@ export function createHttpCallExecutor(options: HttpCallExecutorOptions): HttpCa
     return { name: call.name, status, response: success ? body : errorText.slice(0, MAX_ERROR_BODY_CHARS), saved, truncated };
   }
 
-  return { execute, close: () => transport.close() };
+  return { execute };
 }

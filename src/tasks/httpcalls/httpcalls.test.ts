@@ -6,7 +6,8 @@ import { compileHttpCallSet, passes } from './compile.ts';
 import { compileFieldTemplate, encodePathSegment, resolveSecrets, SecretValues } from './field-template.ts';
 import { selectCalls } from './httpcalls-task.ts';
 import { buildRequest } from './request.ts';
-import { backoffMillis, matcherSignals } from './retry.ts';
+import { backoffDelay } from '../../shared/retry.ts';
+import { backoffOf, matcherSignals } from './retry.ts';
 
 const vault: SecretResolver = {
   async resolve(text) {
@@ -125,7 +126,7 @@ describe('retry', () => {
 
   it('backs off exponentially, capped', () => {
     const compiled = retry({ exponentialBackoffDelayInMillis: 100, maxBackoffDelayInMillis: 350 });
-    assert.deepEqual([1, 2, 3, 4].map((attempt) => backoffMillis(compiled, attempt)), [100, 200, 350, 350]);
+    assert.deepEqual([1, 2, 3, 4].map((attempt) => backoffDelay(backoffOf(compiled), attempt)), [100, 200, 350, 350]);
     assert.deepEqual([...compiled.retryOnHttpCodes], [502, 503]);
     assert.equal(compiled.maxRetries, 3);
   });

@@ -1,4 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import { retrying, type Backoff } from '../../shared/retry.ts';
 import { resolvePath } from '../../templating/paths.ts';
 import type { CompiledMatcher, CompiledRetry } from './compile.ts';
 import { TransportError, type IncomingResponse } from './transport.ts';
@@ -6,9 +6,9 @@ import { TransportError, type IncomingResponse } from './transport.ts';
 /**
  * `retryApiCallInstruction` (reference §8.5): a call is sent again when the status is one of `retryOnHttpCodes`,
  * when a `responseValuePathMatchers` entry signals, or when no response came at all (refused, reset, timed out),
- * at most `maxRetries` times, waiting `base × 2^(attempt−1)` ms (capped) in between. After the last attempt the
- * final response is used; a final transport failure is thrown. Refused targets (URL guard) and interrupted turns
- * are never retried.
+ * at most `maxRetries` times, waiting `base × 2^(attempt−1)` ms (capped), or what the target's `Retry-After` asks
+ * (within the same cap), in between. After the last attempt the final response is used; a final transport failure
+ * is thrown. Refused targets (URL guard) and interrupted turns are never retried.
  */
 
 export interface RetriedResponse {
@@ -34,8 +34,8 @@ export function matcherSignals(retry: CompiledRetry, body: unknown): boolean {
   return retry.matchers.some((matcher) => matches(matcher, body) !== matcher.trueIfNoMatch);
 }
 
-export function backoffMillis(retry: CompiledRetry, attempt: number): number {
-  return Math.min(retry.baseDelayMillis * 2 ** (attempt - 1), retry.maxDelayMillis);
+export function backoffOf(retry: CompiledRetry): Backoff {
+  return { initialDelayMs: retry.baseDelayMillis, multiplier: 2, maxDelayMs: retry.maxDelayMillis };
 }
 
 export async function sendWithRetry(
@@ -44,23 +44,19 @@ export async function sendWithRetry(
   retry: CompiledRetry | undefined,
   signal: AbortSignal | undefined,
 ): Promise<RetriedResponse> {
-  const attempts = 1 + (retry?.maxRetries ?? 0);
-  for (let attempt = 1; ; attempt++) {
-    const last = attempt >= attempts;
-    let response: IncomingResponse;
-    try {
-      response = await send();
-    } catch (error) {
-      if (last || !retry || (error instanceof TransportError && NEVER_RETRIED.has(error.code))) throw error;
-      await sleep(backoffMillis(retry, attempt), undefined, { signal });
-      continue;
-    }
+  const parsed = await retrying(async () => {
+    const response = await send();
     const body = parse(response);
-    const validationFailed = retry !== undefined && matcherSignals(retry, body);
-    if (!last && retry && (retry.retryOnHttpCodes.has(response.status) || validationFailed)) {
-      await sleep(backoffMillis(retry, attempt), undefined, { signal });
-      continue;
-    }
-    return { response, body, validationFailed, attempts: attempt };
-  }
+    return { response, body, validationFailed: retry !== undefined && matcherSignals(retry, body) };
+  }, {
+    maxAttempts: 1 + (retry?.maxRetries ?? 0),
+    backoff: retry ? backoffOf(retry) : { initialDelayMs: 0, multiplier: 2, maxDelayMs: 0 },
+    signal,
+    retryError: (error) => (error instanceof TransportError && NEVER_RETRIED.has(error.code) ? undefined : {}),
+    retryResult: ({ response, validationFailed }) => {
+      const retryAfter = response.headers['retry-after'];
+      return retry?.retryOnHttpCodes.has(response.status) || validationFailed ? { retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined } : undefined;
+    },
+  });
+  return { ...parsed.value, attempts: parsed.attempts };
 }

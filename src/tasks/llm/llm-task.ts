@@ -7,7 +7,7 @@ import { providerCallError, withRetry } from '../../llm/retry.ts';
 import type { ToolDefinition } from '../../llm/tool-definitions.ts';
 import type { ToolHistory } from '../../llm/tool-history.ts';
 import { toolSetOf, type TraceEntry } from '../../llm/tool-runner.ts';
-import { allowHttpUrls, type CheckUrl } from '../../llm/web-page.ts';
+import { unguardedWebAccess, type WebAccess } from '../../llm/web-page.ts';
 import { redact, type SecretResolver } from '../../security/secret-references.ts';
 import { templateData } from '../../templating/data-model.ts';
 import { TemplateError } from '../../templating/engine.ts';
@@ -35,13 +35,13 @@ export interface LlmTaskOptions {
   readonly providerDefaults?: ProviderDefaults;
   /** HTTP calls as tools; without it, an LLM task listing `tools` does not deploy. */
   readonly httpCallTools?: HttpCallTools;
-  /** The outbound URL guard for the web-page tools (default: http and https URLs only). */
-  readonly checkUrl?: CheckUrl;
+  /** How the web-page tools reach the web (default: http and https URLs only, unguarded). */
+  readonly web?: WebAccess;
 }
 
 export function createLlmTask(options: LlmTaskOptions): LifecycleTask {
   const models = new ModelRegistry(options.providerDefaults ?? { ollamaBaseUrl: 'http://localhost:11434' });
-  const checkUrl = options.checkUrl ?? allowHttpUrls;
+  const web = options.web ?? unguardedWebAccess;
   return {
     type: LLM_TASK_TYPE,
     aliases: ['ai.svc.langchain'],
@@ -54,7 +54,7 @@ export function createLlmTask(options: LlmTaskOptions): LifecycleTask {
         type: LLM_TASK_TYPE,
         async execute(turn) {
           for (const task of tasks) {
-            if (task.anyAction || turn.actions.some((action) => task.actions.has(action))) await runTask(task, turn, { ...options, models, checkUrl });
+            if (task.anyAction || turn.actions.some((action) => task.actions.has(action))) await runTask(task, turn, { ...options, models, web });
           }
         },
       };
@@ -64,7 +64,7 @@ export function createLlmTask(options: LlmTaskOptions): LifecycleTask {
 
 interface RunDependencies extends LlmTaskOptions {
   readonly models: ModelRegistry;
-  readonly checkUrl: CheckUrl;
+  readonly web: WebAccess;
 }
 
 /** Renders templated parameters and resolves vault references; reports the secret values that went in. */
@@ -144,7 +144,7 @@ async function runTask(task: CompiledLlmTask, turn: Turn, deps: RunDependencies)
   const trace: TraceEntry[] = [];
   const tools = task.agentMode && task.tools.length > 0
     ? toolSetOf(toolDefinitions(task, turn, deps.httpCallTools), deps.tools, {
-      conversationId: turn.conversationId, signal: turn.signal, checkUrl: deps.checkUrl, emit: turn.emit, trace, redact: hide,
+      conversationId: turn.conversationId, signal: turn.signal, web: deps.web, emit: turn.emit, trace, redact: hide,
     })
     : undefined;
 

@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createAgent, deploy, welcomeOutputs } from './support/agents.ts';
+import { startFakeOpenAi, type FakeProvider } from './support/fake-llm/index.ts';
+import { client } from './support/http.ts';
+import { startTestServer, type TestServer } from './support/server.ts';
+
+/**
+ * Every LLM provider sends through the guarded outbound dispatcher: with `svc.security.ssrf-protection.enabled`,
+ * a `baseUrl` on a loopback address is refused at connect time (no request reaches it); without it, it answers.
+ */
+
+type Api = ReturnType<typeof client>;
+
+const chatRules = {
+  behaviorGroups: [{
+    name: 'Chat',
+    behaviorRules: [{ name: 'Chat', actions: ['chat'], conditions: [{ type: 'negation', conditions: [{ type: 'actionmatcher', configs: { actions: 'CONVERSATION_START' } }] }] }],
+  }],
+};
+
+async function create(api: Api, path: string, body: unknown): Promise<string> {
+  const answer = await api.post(path, { json: body });
+  assert.equal(answer.status, 201, answer.text);
+  return answer.headers.get('location')!;
+}
+
+/** An agent whose LLM task talks to `baseUrl`; returns a started conversation. */
+async function conversationWith(api: Api, baseUrl: string): Promise<string> {
+  const llmUri = await create(api, '/llmstore/llms', {
+    tasks: [{
+      id: 'chat', type: 'openai', actions: ['chat'], retry: { maxAttempts: 3, backoffDelayMs: 0 },
+      parameters: { apiKey: 'sk-test', baseUrl, modelName: 'gpt-4o-mini', addToOutput: 'true' },
+    }],
+  });
+  const rulesUri = await create(api, '/behaviorstore/behaviorsets', chatRules);
+  const agentId = await createAgent(api, {
+    outputSet: welcomeOutputs,
+    extensions: [{ type: 'svc://ai.svc.behavior', config: { uri: rulesUri } }, { type: 'svc://ai.svc.llm', config: { uri: llmUri } }],
+  });
+  await deploy(api, agentId);
+  const started = await api.post(`/agents/${agentId}/start`);
+  assert.equal(started.status, 201, started.text);
+  return started.json.conversationId as string;
+}
+
+async function say(api: Api, conversationId: string, input: string) {
+  const answer = await api.post(`/agents/${conversationId}`, { json: { input } });
+  assert.equal(answer.status, 200, answer.text);
+  return answer.json;
+}
+
+describe('LLM providers behind the outbound URL guard', () => {
+  let fake: FakeProvider;
+  before(async () => {
+    fake = await startFakeOpenAi();
+  });
+  after(async () => {
+    await fake?.close();
+  });
+
+  for (const enabled of [true, false]) {
+    describe(`with ssrf-protection ${enabled ? 'on' : 'off'}`, () => {
+      let server: TestServer;
+      const api = client(() => server.url);
+      before(async () => {
+        server = await startTestServer('sqlite', { 'svc.security.ssrf-protection.enabled': enabled });
+      });
+      after(async () => {
+        await server?.dispose();
+      });
+
+      if (enabled) {
+        it('refuses a baseUrl on a loopback address: the turn ends in ERROR, not retried, and nothing reaches it', async () => {
+          fake.reset();
+          fake.reply({ text: 'should not be asked' });
+          const conversationId = await conversationWith(api, `${fake.url}/v1`);
+          const answer = await say(api, conversationId, 'Hello');
+          assert.equal(answer.conversationState, 'ERROR');
+          assert.equal(fake.requests.length, 0, 'the fake model received no request');
+          const logged = server.logLines.find((line) => line.includes("The openai model 'gpt-4o-mini' failed"));
+          assert.ok(logged, 'the failure is logged');
+          assert.match(logged, /refused: it is a loopback address/);
+          assert.match(logged, /after 1 attempt\b/, 'a refused target is not retried');
+        });
+      } else {
+        it('answers through a baseUrl on a loopback address', async () => {
+          fake.reset();
+          fake.reply({ text: 'hello from loopback' });
+          const conversationId = await conversationWith(api, `${fake.url}/v1`);
+          const answer = await say(api, conversationId, 'Hello');
+          assert.equal(answer.conversationState, 'READY');
+          assert.deepEqual(answer.conversationOutputs.at(-1).output, ['hello from loopback']);
+          assert.equal(fake.requests.length, 1);
+        });
+      }
+    });
+  }
+});
