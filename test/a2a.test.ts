@@ -3,25 +3,16 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Role, TaskState } from '@a2a-js/sdk';
 import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
-import { deploy, idFromLocation } from './support/agents.ts';
+import { createAgent, deploy } from './support/agents.ts';
 import { client } from './support/http.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { echoTask } from './support/echo-task.ts';
 
 
 /** Creates (through the REST API) an agent with one workflow running the echo task, named when `name` is given. */
-async function createExposableAgent(api: ReturnType<typeof client>, options: { name?: string; description?: string; a2aEnabled?: boolean; a2aSkills?: string[] }): Promise<string> {
-  const workflow = await api.post('/packagestore/packages', { json: { packageExtensions: [{ type: 'svc://ai.svc.test.echo', config: {} }] } });
-  assert.equal(workflow.status, 201, workflow.text);
-  const { name, ...config } = options;
-  const agent = await api.post('/agentstore/agents', { json: { packages: [workflow.headers.get('location')], ...config } });
-  assert.equal(agent.status, 201, agent.text);
-  const id = idFromLocation(agent.headers.get('location'));
-  if (name !== undefined) {
-    const named = await api.patch(`/descriptorstore/descriptors/${id}`, { json: { operation: 'SET', document: { name } } });
-    assert.equal(named.status, 200, named.text);
-  }
-  return id;
+function createExposableAgent(api: ReturnType<typeof client>, options: { name?: string; description?: string; a2aEnabled?: boolean; a2aSkills?: string[] }): Promise<string> {
+  const { name, ...agent } = options;
+  return createAgent(api, { extensions: [{ type: 'svc://ai.svc.test.echo', config: {} }], agent, name });
 }
 
 const rpc = (method: string, params?: unknown, id: string | number = 1) => ({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });

@@ -12,7 +12,7 @@ import { AuditLedger } from '../src/ops/audit.ts';
 import type { AuditDraft } from '../src/ops/audit-entry.ts';
 import { summarize } from '../src/ops/audit-entry.ts';
 import type { AuditRow, AuditStore } from '../src/storage/audit-ports.ts';
-import { idFromLocation, deploy } from './support/agents.ts';
+import { createResource, deployAgent, sendMessage, startConversation } from './support/agents.ts';
 import { client } from './support/http.ts';
 import { createTestDatabase } from './support/postgres.ts';
 import { startTestServer, storeTypes, type StoreType, type TestServer } from './support/server.ts';
@@ -241,11 +241,7 @@ const outputs = {
 const TASKS = ['ai.svc.behavior', 'ai.svc.property', 'ai.svc.httpcalls', 'ai.svc.output'];
 
 async function buildAgent(api: ReturnType<typeof client>, targetUrl: string): Promise<string> {
-  const create = async (path: string, body: unknown) => {
-    const answer = await api.post(path, { json: body });
-    assert.equal(answer.status, 201, answer.text);
-    return answer.headers.get('location')!;
-  };
+  const create = (path: string, body: unknown) => createResource(api, path, body);
   const calls = {
     targetServerUrl: targetUrl,
     httpCalls: [{
@@ -253,17 +249,14 @@ async function buildAgent(api: ReturnType<typeof client>, targetUrl: string): Pr
       request: { method: 'POST', path: '/weather', headers: { Authorization: 'Bearer ${vault:apiToken}', 'X-Plain': 'p-${vault:apiToken}' }, body: 'hello' },
     }],
   };
-  const workflow = await create('/packagestore/packages', {
-    packageExtensions: [
+  return deployAgent(api, {
+    extensions: [
       { type: 'svc://ai.svc.behavior', config: { uri: await create('/behaviorstore/behaviorsets', rules) } },
       { type: 'svc://ai.svc.property', config: { uri: await create('/propertysetterstore/propertysetters', properties) } },
       { type: 'svc://ai.svc.httpcalls', config: { uri: await create('/httpcallsstore/httpcalls', calls) } },
       { type: 'svc://ai.svc.output', config: { uri: await create('/outputstore/outputsets', outputs) } },
     ],
   });
-  const agentId = idFromLocation(await create('/agentstore/agents', { packages: [workflow] }));
-  await deploy(api, agentId);
-  return agentId;
 }
 
 /** Direct SQL on the server's database, beside the service (as an operator with database access would). */
@@ -322,16 +315,9 @@ for (const storeType of storeTypes) {
       await target.stop();
     });
 
-    const start = async () => {
-      const started = await api.post(`/agents/${agentId}/start`);
-      assert.equal(started.status, 201, started.text);
-      return started.json.conversationId as string;
-    };
-    const say = async (conversationId: string, action: string, input = 'hello') => {
-      const answer = await api.post(`/agents/${conversationId}`, { json: { input, context: { do: { type: 'string', value: action } } } });
-      assert.equal(answer.status, 200, answer.text);
-      return answer.json;
-    };
+    const start = async () => (await startConversation(api, agentId)).conversationId as string;
+    const say = (conversationId: string, action: string, input = 'hello') =>
+      sendMessage(api, conversationId, input, { context: { do: { type: 'string', value: action } } });
     const entriesOf = async (conversationId: string) => {
       await server.server.audit.flush();
       const answer = await api.get(`/auditstore/${conversationId}?limit=1000`);
@@ -501,23 +487,15 @@ describe('audit queue overflow through the service', () => {
   });
 
   it('drops entries beyond the queue bound and counts them in svc_audit_entries_dropped_total', async () => {
-    const create = async (path: string, body: unknown) => {
-      const answer = await api.post(path, { json: body });
-      assert.equal(answer.status, 201, answer.text);
-      return answer.headers.get('location')!;
-    };
-    const workflow = await create('/packagestore/packages', {
-      packageExtensions: [
+    const create = (path: string, body: unknown) => createResource(api, path, body);
+    const agentId = await deployAgent(api, {
+      extensions: [
         { type: 'svc://ai.svc.behavior', config: { uri: await create('/behaviorstore/behaviorsets', rules) } },
         { type: 'svc://ai.svc.property', config: { uri: await create('/propertysetterstore/propertysetters', { setOnActions: [] }) } },
         { type: 'svc://ai.svc.output', config: { uri: await create('/outputstore/outputsets', outputs) } },
       ],
     });
-    const agentId = idFromLocation(await create('/agentstore/agents', { packages: [workflow] }));
-    await deploy(api, agentId);
-    const started = await api.post(`/agents/${agentId}/start`);
-    assert.equal(started.status, 201, started.text);
-    const conversationId = started.json.conversationId as string;
+    const conversationId = (await startConversation(api, agentId)).conversationId as string;
 
     const metrics = await api.get('/q/metrics');
     const dropped = /^svc_audit_entries_dropped_total (\d+)/m.exec(metrics.text);

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { deploy, idFromLocation } from './support/agents.ts';
+import { createResource, deployAgent, idFromLocation } from './support/agents.ts';
 import { call, client } from './support/http.ts';
 import { createTestDatabase } from './support/postgres.ts';
 import { startServiceProcess, waitFor, type ServiceProcess } from './support/process.ts';
@@ -44,7 +44,7 @@ describe('instances failing in the middle of a turn', () => {
 
     const { url } = await startInstance();
     const api = client(() => url);
-    const create = async (path: string, body: unknown) => (await api.post(path, { json: body })).headers.get('location')!;
+    const create = (path: string, body: unknown) => createResource(api, path, body);
     const dictionary = await create('/regulardictionarystore/regulardictionaries', { words: [{ word: 'slow', expressions: 'speed(slow)' }, { word: 'fast', expressions: 'speed(fast)' }] });
     const rules = await create('/behaviorstore/behaviorsets', {
       behaviorGroups: [{ name: 'g', behaviorRules: [
@@ -59,15 +59,13 @@ describe('instances failing in the middle of a turn', () => {
         { name: 'fastCall', actions: ['go_fast'], saveResponse: true, responseObjectName: 'fast', request: { method: 'GET', path: '/fast' } },
       ],
     });
-    const workflow = await create('/packagestore/packages', {
-      packageExtensions: [
+    agentId = await deployAgent(api, {
+      extensions: [
         { type: 'svc://ai.svc.parser', extensions: { dictionaries: [{ type: 'svc://ai.svc.parser.dictionaries.regular', config: { uri: dictionary } }] }, config: {} },
         { type: 'svc://ai.svc.behavior', config: { uri: rules } },
         { type: 'svc://ai.svc.httpcalls', config: { uri: calls } },
       ],
     });
-    agentId = idFromLocation(await create('/agentstore/agents', { packages: [workflow] }));
-    await deploy(api, agentId);
   });
 
   after(async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createAgent, deploy, idFromLocation } from './support/agents.ts';
+import { createAgent, deploy, idFromLocation, sayContext } from './support/agents.ts';
 import { call, client } from './support/http.ts';
 import { createTestDatabase } from './support/postgres.ts';
 import { startServiceProcess, type ServiceProcess } from './support/process.ts';
@@ -25,8 +25,6 @@ describe('several instances on one PostgreSQL', () => {
     await Promise.all(instances.map((instance) => instance.stop('SIGKILL')));
     await database?.drop();
   });
-
-  const say = (text: string) => ({ output: { type: 'object', value: [{ valueAlternatives: [{ type: 'text', text }] }] } });
 
   it('a deployment made on one instance serves conversations on every instance within a second', async () => {
     const first = client(() => urls[0]!);
@@ -70,7 +68,7 @@ describe('several instances on one PostgreSQL', () => {
     const sends = Array.from({ length: 200 }, (_, n) => {
       const conversationId = conversations[n % 10]!;
       const url = urls[(n * 7) % urls.length]!;
-      return call(url, 'POST', `/agents/${conversationId}?returnCurrentStepOnly=false`, { json: { input: `m${n}`, context: say(`echo m${n}`) } })
+      return call(url, 'POST', `/agents/${conversationId}?returnCurrentStepOnly=false`, { json: { input: `m${n}`, context: sayContext(`echo m${n}`) } })
         .then((answer) => ({ n, conversationId, answer }));
     });
     const answers = await Promise.all(sends);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { deploy, idFromLocation } from './support/agents.ts';
+import { createResource, deployAgent, sendMessage, startConversation } from './support/agents.ts';
 import { client } from './support/http.ts';
 import { startTestServer, storeTypes, type TestServer } from './support/server.ts';
 
@@ -191,22 +191,15 @@ function httpCallSet(targetUrl: string, refusedUrl: string) {
 }
 
 async function buildAgent(api: ReturnType<typeof client>, targetUrl: string, refusedUrl: string): Promise<string> {
-  const create = async (path: string, body: unknown) => {
-    const answer = await api.post(path, { json: body });
-    assert.equal(answer.status, 201, answer.text);
-    return answer.headers.get('location')!;
-  };
-  const workflow = await create('/packagestore/packages', {
-    packageExtensions: [
+  const create = (path: string, body: unknown) => createResource(api, path, body);
+  return deployAgent(api, {
+    extensions: [
       { type: 'svc://ai.svc.behavior', config: { uri: await create('/behaviorstore/behaviorsets', rules) } },
       { type: 'svc://ai.svc.httpcalls', config: { uri: await create('/httpcallsstore/httpcalls', httpCallSet(targetUrl, refusedUrl)) } },
       { type: 'svc://ai.svc.output', config: { uri: await create('/outputstore/outputsets', outputs) } },
       { type: 'svc://ai.svc.templating', config: {} },
     ],
   });
-  const agentId = idFromLocation(await create('/agentstore/agents', { packages: [workflow] }));
-  await deploy(api, agentId);
-  return agentId;
 }
 
 /** A port nothing listens on: bound once, then closed. */
@@ -242,16 +235,9 @@ for (const storeType of storeTypes) {
       await target.stop();
     });
 
-    const start = async () => {
-      const started = await api.post(`/agents/${agentId}/start`);
-      assert.equal(started.status, 201, started.text);
-      return started.json.conversationId as string;
-    };
-    const say = async (conversationId: string, action: string, input = 'Vienna') => {
-      const answer = await api.post(`/agents/${conversationId}?returnDetailed=true`, { json: { input, context: { do: { type: 'string', value: action } } } });
-      assert.equal(answer.status, 200, answer.text);
-      return answer.json;
-    };
+    const start = async () => (await startConversation(api, agentId)).conversationId as string;
+    const say = (conversationId: string, action: string, input = 'Vienna') =>
+      sendMessage(api, conversationId, input, { context: { do: { type: 'string', value: action } }, query: '?returnDetailed=true' });
 
     it('GET with a templated query; the response is used in the output, properties and quick replies', async () => {
       const conversationId = await start();

@@ -2,24 +2,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { deploy, idFromLocation } from './support/agents.ts';
+import { createAgent, deploy } from './support/agents.ts';
 import { client } from './support/http.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { echoTask } from './support/echo-task.ts';
 
-
-async function createEchoAgent(api: ReturnType<typeof client>, name?: string): Promise<string> {
-  const workflow = await api.post('/packagestore/packages', { json: { packageExtensions: [{ type: 'svc://ai.svc.test.echo', config: {} }] } });
-  assert.equal(workflow.status, 201, workflow.text);
-  const agent = await api.post('/agentstore/agents', { json: { packages: [workflow.headers.get('location')], description: 'Echoes what it hears' } });
-  assert.equal(agent.status, 201, agent.text);
-  const id = idFromLocation(agent.headers.get('location'));
-  if (name !== undefined) {
-    const named = await api.patch(`/descriptorstore/descriptors/${id}`, { json: { operation: 'SET', document: { name } } });
-    assert.equal(named.status, 200, named.text);
-  }
-  return id;
-}
+const createEchoAgent = (api: ReturnType<typeof client>, name?: string) =>
+  createAgent(api, { extensions: [{ type: 'svc://ai.svc.test.echo', config: {} }], agent: { description: 'Echoes what it hears' }, name });
 
 type ToolAnswer = { isError?: boolean; content: { type: string; text: string }[]; structuredContent?: any };
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { deploy, idFromLocation } from './support/agents.ts';
+import { createResource, deployAgent, sendMessage, startConversation } from './support/agents.ts';
 import { client } from './support/http.ts';
 import { startTestServer, storeTypes, type TestServer } from './support/server.ts';
 
@@ -76,17 +76,13 @@ for (const storeType of storeTypes) {
     const api = client(() => server.url);
     let agentId: string;
 
-    const create = async (path: string, body: unknown) => {
-      const answer = await api.post(path, { json: body });
-      assert.equal(answer.status, 201, answer.text);
-      return answer.headers.get('location')!;
-    };
+    const create = (path: string, body: unknown) => createResource(api, path, body);
 
     before(async () => {
       server = await startTestServer(storeType);
       const dictionaryUri = await create('/regulardictionarystore/regulardictionaries', dictionary);
-      const workflowUri = await create('/packagestore/packages', {
-        packageExtensions: [
+      agentId = await deployAgent(api, {
+        extensions: [
           {
             type: 'svc://ai.svc.parser',
             extensions: {
@@ -101,23 +97,13 @@ for (const storeType of storeTypes) {
           { type: 'svc://ai.svc.templating', config: {} },
         ],
       });
-      agentId = idFromLocation(await create('/agentstore/agents', { packages: [workflowUri] }));
-      await deploy(api, agentId);
     });
     after(async () => {
       await server?.dispose();
     });
 
-    const start = async (userId = 'someone') => {
-      const started = await api.post(`/agents/${agentId}/start?userId=${userId}`);
-      assert.equal(started.status, 201, started.text);
-      return started.json;
-    };
-    const say = async (conversationId: string, input: string) => {
-      const answer = await api.post(`/agents/${conversationId}`, { json: { input } });
-      assert.equal(answer.status, 200, answer.text);
-      return answer.json;
-    };
+    const start = (userId = 'someone') => startConversation(api, agentId, { query: `?userId=${userId}` });
+    const say = (conversationId: string, input: string) => sendMessage(api, conversationId, input);
 
     it('welcomes once, greets on words, phrases and a typo, stays silent on the unknown', async () => {
       const conversation = await start();

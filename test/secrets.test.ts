@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createAgent, deploy } from './support/agents.ts';
+import { createResource, deployAgent } from './support/agents.ts';
 import { client, type Answer } from './support/http.ts';
 import { startTestServer, storeTypes, type TestServer } from './support/server.ts';
 
@@ -44,8 +44,7 @@ for (const storeType of storeTypes) {
 
     before(async () => {
       server = await startTestServer(storeType, { 'svc.log.level': 'trace' });
-      agentId = await createAgent(api, { extensions: [secretProperties] });
-      await deploy(api, agentId);
+      agentId = await deployAgent(api, { extensions: [secretProperties] });
     });
     after(async () => {
       await server?.dispose();
@@ -139,16 +138,13 @@ for (const storeType of storeTypes) {
 
     it('a secret taken from the message stays out of the whole turn, later workflows included', async () => {
       const pin = 'Pin-Code-Secret-7e6d5c4b';
-      const create = async (path: string, body: unknown) => (await api.post(path, { json: body })).headers.get('location')!;
-      const first = await create('/packagestore/packages', {
-        packageExtensions: [{ type: 'svc://ai.svc.property', config: { uri: await create('/propertysetterstore/propertysetters', {
-          propertyInstructions: [{ name: 'pin', fromObjectPath: 'memory.current.input', scope: 'secret' }],
-        }) } }],
+      const pinSetter = await createResource(api, '/propertysetterstore/propertysetters', {
+        propertyInstructions: [{ name: 'pin', fromObjectPath: 'memory.current.input', scope: 'secret' }],
       });
-      const second = await create('/packagestore/packages', { packageExtensions: [{ type: 'svc://ai.svc.parser', config: {} }] });
-      const twoWorkflows = (await api.post('/agentstore/agents', { json: { packages: [first, second] } })).headers.get('location')!;
-      const twoWorkflowsId = /([0-9a-f]{24})\?version=1$/.exec(twoWorkflows)![1]!;
-      await deploy(api, twoWorkflowsId);
+      const twoWorkflowsId = await deployAgent(api, {
+        extensions: [{ type: 'svc://ai.svc.property', config: { uri: pinSetter } }],
+        moreWorkflows: [[{ type: 'svc://ai.svc.parser', config: {} }]],
+      });
       const started = record(await api.post(`/agents/${twoWorkflowsId}/start`));
       const said = record(await api.post(`/agents/${started.json.conversationId}?returnDetailed=true`, { json: { input: pin } }));
       assert.equal(said.json.conversationState, 'READY', said.text);

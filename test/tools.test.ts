@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createAgent, deploy } from './support/agents.ts';
+import { createResource, deployAgent, sendMessage, startConversation } from './support/agents.ts';
 import { startFakeOpenAi, type FakeProvider } from './support/fake-llm/index.ts';
 import { client } from './support/http.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
@@ -13,11 +13,7 @@ describe('LLM tool history', () => {
   let conversationId: string;
   const api = client(() => server.url);
 
-  const say = async (input: string) => {
-    const answer = await api.post(`/agents/${conversationId}`, { json: { input } });
-    assert.equal(answer.status, 200, answer.text);
-    return answer.json;
-  };
+  const say = (input: string) => sendMessage(api, conversationId, input);
   const calculatorCalls = (...expressions: string[]) => ({ toolCalls: expressions.map((expression) => ({ name: 'calculator', args: { expression } })) });
   const assertProblem = (answer: { status: number; headers: Headers; json: any }, status: number, detail: RegExp) => {
     assert.equal(answer.status, status);
@@ -28,20 +24,17 @@ describe('LLM tool history', () => {
   before(async () => {
     server = await startTestServer('sqlite', { 'svc.tools.rate-limit-per-minute': 50 });
     fake = await startFakeOpenAi();
-    const create = async (path: string, body: unknown) => (await api.post(path, { json: body })).headers.get('location')!;
-    const llmUri = await create('/langchainstore/langchains', {
+    const llmUri = await createResource(api, '/langchainstore/langchains', {
       tasks: [{
         id: 'agent', type: 'openai', actions: ['*'], enableBuiltInTools: true, retry: { maxAttempts: 1 },
         parameters: { apiKey: 'sk-tools-test', baseUrl: `${fake.url}/v1`, modelName: 'gpt-4o-mini', systemMessage: 'Greet the user.' },
       }],
     });
-    const agentId = await createAgent(api, { extensions: [{ type: 'svc://ai.svc.llm', config: { uri: llmUri } }] });
-    await deploy(api, agentId);
+    const agentId = await deployAgent(api, { extensions: [{ type: 'svc://ai.svc.llm', config: { uri: llmUri } }] });
     fake.reply({ text: 'Welcome.' });
-    const started = await api.post(`/agents/${agentId}/start`);
-    assert.equal(started.status, 201, started.text);
-    assert.deepEqual(started.json.conversationOutputs[0].output, ['Welcome.'], 'on the start the system message is the request');
-    conversationId = started.json.conversationId;
+    const started = await startConversation(api, agentId);
+    assert.deepEqual(started.conversationOutputs[0].output, ['Welcome.'], 'on the start the system message is the request');
+    conversationId = started.conversationId;
   });
   after(async () => {
     await server?.dispose();

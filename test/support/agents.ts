@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import type { client } from './http.ts';
 
+/**
+ * One way for black-box tests to set up agents and talk to them through the REST API: create configuration,
+ * build and deploy agents, start conversations and send messages, each asserting the status that says it worked.
+ */
+
 type Api = ReturnType<typeof client>;
 
 export function idFromLocation(location: string | null): string {
@@ -9,24 +14,65 @@ export function idFromLocation(location: string | null): string {
   return match[1]!;
 }
 
-async function create(api: Api, path: string, body: unknown): Promise<string> {
+/** Creates a resource (configuration) and answers its `Location` (`svc://...?version=1`). */
+export async function createResource(api: Api, path: string, body: unknown): Promise<string> {
   const answer = await api.post(path, { json: body });
   assert.equal(answer.status, 201, answer.text);
   return answer.headers.get('location')!;
 }
 
-/**
- * Builds an agent through the REST API: one workflow of the given extensions (an output set, when given, is
- * created and referenced by an output extension placed last). Returns the agent id (version 1).
- */
-export async function createAgent(api: Api, options: { outputSet?: unknown; extensions?: unknown[] } = {}): Promise<string> {
+export interface AgentOptions {
+  /** The extensions of the agent's one workflow. */
+  readonly extensions?: unknown[];
+  /** An output set, created and referenced by an output extension placed after `extensions`. */
+  readonly outputSet?: unknown;
+  /** Further workflows after that one, each given by its extensions. */
+  readonly moreWorkflows?: unknown[][];
+  /** Further fields of the agent document (`description`, `a2aEnabled`, ...). */
+  readonly agent?: Record<string, unknown>;
+  /** The name in the agent's descriptor. */
+  readonly name?: string;
+}
+
+/** Builds an agent through the REST API (see `AgentOptions`). Returns the agent id (version 1). */
+export async function createAgent(api: Api, options: AgentOptions = {}): Promise<string> {
   const extensions: unknown[] = [...(options.extensions ?? [])];
   if (options.outputSet !== undefined) {
-    const outputUri = await create(api, '/outputstore/outputsets', options.outputSet);
+    const outputUri = await createResource(api, '/outputstore/outputsets', options.outputSet);
     extensions.push({ type: 'svc://ai.svc.output', config: { uri: outputUri } });
   }
-  const workflowUri = await create(api, '/packagestore/packages', { packageExtensions: extensions });
-  return idFromLocation(await create(api, '/agentstore/agents', { packages: [workflowUri] }));
+  const workflows: string[] = [];
+  for (const packageExtensions of [extensions, ...(options.moreWorkflows ?? [])]) {
+    workflows.push(await createResource(api, '/packagestore/packages', { packageExtensions }));
+  }
+  const agentId = idFromLocation(await createResource(api, '/agentstore/agents', { packages: workflows, ...options.agent }));
+  if (options.name !== undefined) {
+    const named = await api.patch(`/descriptorstore/descriptors/${agentId}`, { json: { operation: 'SET', document: { name: options.name } } });
+    assert.equal(named.status, 200, named.text);
+  }
+  return agentId;
+}
+
+/** Builds an agent (see `createAgent`) and deploys it to production; answers the agent id. */
+export async function deployAgent(api: Api, options: AgentOptions): Promise<string> {
+  const agentId = await createAgent(api, options);
+  await deploy(api, agentId);
+  return agentId;
+}
+
+/** Starts a conversation with a deployed agent (201) and answers the response body (`conversationId`, ...). */
+export async function startConversation(api: Api, agentId: string, options: { body?: unknown; query?: string } = {}): Promise<any> {
+  const started = await api.post(`/agents/${agentId}/start${options.query ?? ''}`, options.body === undefined ? {} : { json: options.body });
+  assert.equal(started.status, 201, started.text);
+  return started.json;
+}
+
+/** Sends a message to a conversation (200) and answers the response body. */
+export async function sendMessage(api: Api, conversationId: string, input: string, options: { context?: Record<string, unknown>; query?: string } = {}): Promise<any> {
+  const body = options.context === undefined ? { input } : { input, context: options.context };
+  const answer = await api.post(`/agents/${conversationId}${options.query ?? ''}`, { json: body });
+  assert.equal(answer.status, 200, answer.text);
+  return answer.json;
 }
 
 export async function deploy(api: Api, agentId: string, version = 1, environment = 'production', autoDeploy = true): Promise<void> {
