@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import { strFromU8, strToU8, unzipSync } from 'fflate';
-import { idFromLocation } from './support/agents.ts';
+import { createResource, idFromLocation, sendMessage, startConversation } from './support/agents.ts';
 import { client } from './support/http.ts';
 import { startTestServer, storeTypes, type TestServer } from './support/server.ts';
 import { WEATHER_IDS, weatherAgentFiles, weatherAgentZip, withDeclaredSize, zipFiles } from './fixtures/upstream-zip.ts';
@@ -74,11 +74,7 @@ const llm = (httpCallsUri: string) => ({
   ],
 });
 
-async function create(api: Api, path: string, body: unknown): Promise<string> {
-  const answer = await api.post(path, { json: body });
-  assert.equal(answer.status, 201, answer.text);
-  return answer.headers.get('location')!;
-}
+const create = createResource;
 
 interface BuiltAgent {
   readonly agentId: string;
@@ -166,13 +162,10 @@ async function deployForConversation(api: Api, t: TestContext, agentId: string, 
 
 /** A short rule-based conversation; returns the outputs of every turn. */
 async function converse(api: Api, agentId: string): Promise<unknown[]> {
-  const started = await api.post(`/agents/${agentId}/start?userId=backup-tester`);
-  assert.equal(started.status, 201, started.text);
-  const outputsSeen: unknown[] = [started.json.conversationOutputs.at(-1).output];
+  const started = await startConversation(api, agentId, { query: '?userId=backup-tester' });
+  const outputsSeen: unknown[] = [started.conversationOutputs.at(-1).output];
   for (const input of ['hello', 'weather', 'Vienna', 'bye']) {
-    const answer = await api.post(`/agents/${started.json.conversationId}`, { json: { input } });
-    assert.equal(answer.status, 200, answer.text);
-    outputsSeen.push(answer.json.conversationOutputs[0].output);
+    outputsSeen.push((await sendMessage(api, started.conversationId, input)).conversationOutputs[0].output);
   }
   return outputsSeen;
 }
