@@ -2,6 +2,7 @@ import { AppError, conflict, invalid, notFound } from '../errors.ts';
 import { isId, newId } from '../ids.ts';
 import { kindNamed, kindOfUriType, type ResourceKindDefinition } from '../resources/kinds.ts';
 import { formatReference, parseReference } from '../resources/uri.ts';
+import { canonicalJson } from '../shared/json.ts';
 import type { ConfigResourceStore } from '../storage/ports.ts';
 import { childSlot, type Archive, type ArchiveNode } from './archive.ts';
 import { referenceSlots, rewriteAt } from './references.ts';
@@ -97,16 +98,6 @@ export async function planImport(archive: Archive, options: ImportOptions, store
   }
   const resources = archive.nodes.map((node) => planned.get(node.key)!);
   return { strategy: options.strategy, resources, agent: planned.get(archive.agent.key)!, ignoredEntries: archive.ignoredEntries };
-}
-
-/** JSON text with object keys sorted, for comparing bodies whatever the order their fields were written in. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, child]) => `${JSON.stringify(key)}:${canonicalJson(child)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
 }
 
 type Matcher = (node: ArchiveNode) => Promise<ExistingResource | undefined>;

@@ -1,6 +1,9 @@
+import { LRUCache } from 'lru-cache';
+import { canonicalJson } from '../shared/json.ts';
+
 /**
  * Results of tool calls, cached per tool and arguments for a time-to-live that depends on the tool (reference
- * §9.5 defaults; adjustable per tool). Bounded: the oldest entries go first.
+ * §9.5 defaults; adjustable per tool). Bounded: the least recently used entries go first.
  */
 
 export const DEFAULT_TTL_SECONDS: Readonly<Record<string, number>> = {
@@ -38,21 +41,26 @@ export interface TtlInfo {
 interface Entry {
   readonly tool: string;
   readonly value: string;
-  readonly expiresAt: number;
 }
 
 export class ToolCache {
-  readonly #entries = new Map<string, Entry>();
+  readonly #entries: LRUCache<string, Entry>;
   readonly #ttlOverrides = new Map<string, number>();
   readonly #maxSize: number;
-  readonly #clock: () => number;
   #hits = 0;
   #misses = 0;
   #evictions = 0;
 
   constructor(options: { maxSize?: number; clock?: () => number } = {}) {
     this.#maxSize = options.maxSize ?? 10_000;
-    this.#clock = options.clock ?? Date.now;
+    this.#entries = new LRUCache<string, Entry>({
+      max: this.#maxSize,
+      ttlResolution: 0,
+      perf: { now: options.clock ?? Date.now },
+      dispose: (_entry, _key, reason) => {
+        if (reason === 'evict') this.#evictions++;
+      },
+    });
   }
 
   static keyOf(tool: string, args: unknown): string {
@@ -60,27 +68,16 @@ export class ToolCache {
   }
 
   get(tool: string, args: unknown): string | undefined {
-    const key = ToolCache.keyOf(tool, args);
-    const entry = this.#entries.get(key);
-    if (entry && entry.expiresAt > this.#clock()) {
-      this.#hits++;
-      return entry.value;
-    }
-    if (entry) this.#entries.delete(key);
-    this.#misses++;
-    return undefined;
+    const entry = this.#entries.get(ToolCache.keyOf(tool, args));
+    if (entry === undefined) this.#misses++;
+    else this.#hits++;
+    return entry?.value;
   }
 
   put(tool: string, args: unknown, value: string): void {
     const ttlSeconds = this.ttl(tool).ttlSeconds;
     if (ttlSeconds <= 0) return;
-    const key = ToolCache.keyOf(tool, args);
-    this.#entries.delete(key);
-    this.#entries.set(key, { tool, value, expiresAt: this.#clock() + ttlSeconds * 1000 });
-    while (this.#entries.size > this.#maxSize) {
-      this.#entries.delete(this.#entries.keys().next().value!);
-      this.#evictions++;
-    }
+    this.#entries.set(ToolCache.keyOf(tool, args), { tool, value }, { ttl: ttlSeconds * 1000 });
   }
 
   clear(): void {
@@ -100,31 +97,20 @@ export class ToolCache {
   /** Sets the TTL of a tool (0 = do not cache); its cached entries are dropped so the new TTL applies at once. */
   setTtl(tool: string, ttlSeconds: number): TtlInfo {
     this.#ttlOverrides.set(tool, ttlSeconds);
-    for (const [key, entry] of this.#entries) if (entry.tool === tool) this.#entries.delete(key);
+    const keys = [...this.#entries.entries()].filter(([, entry]) => entry.tool === tool).map(([key]) => key);
+    for (const key of keys) this.#entries.delete(key);
     return this.ttl(tool);
   }
 
+  /** Counts live entries only (an expired entry may still be held until it is looked up or pushed out). */
   stats(): CacheStats {
-    const now = this.#clock();
     const entriesByTool: Record<string, number> = {};
     let size = 0;
     for (const entry of this.#entries.values()) {
-      if (entry.expiresAt <= now) continue;
       size++;
       entriesByTool[entry.tool] = (entriesByTool[entry.tool] ?? 0) + 1;
     }
     const lookups = this.#hits + this.#misses;
     return { size, maxSize: this.#maxSize, hits: this.#hits, misses: this.#misses, hitRate: lookups === 0 ? 0 : this.#hits / lookups, evictions: this.#evictions, entriesByTool };
   }
-}
-
-/** JSON with object keys sorted, so equal arguments give equal cache keys. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const record = value as Record<string, unknown>;
-    const keys = Object.keys(record).filter((key) => record[key] !== undefined).sort();
-    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }

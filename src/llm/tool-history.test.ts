@@ -16,12 +16,12 @@ describe('tool history', () => {
   });
 
   it('expires cached results after the TTL of the tool', () => {
-    let now = 0;
+    let now = 1_000;
     const history = new ToolHistory({ defaultRateLimitPerMinute: 10, clock: () => now });
     history.cache.put('datetime', {}, 'noon');
     history.cache.put('calculator', { expression: '1+1' }, '2');
     assert.equal(history.cache.get('datetime', {}), 'noon');
-    now = 61_000;
+    now = 62_000;
     assert.equal(history.cache.get('datetime', {}), undefined, 'datetime lives 60 s');
     assert.equal(history.cache.get('calculator', { expression: '1+1' }), '2');
     assert.deepEqual(history.cache.stats().entriesByTool, { calculator: 1 });

@@ -1,5 +1,6 @@
 import { createHmac, pbkdf2, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
+import { canonicalJson } from '../shared/json.ts';
 
 /**
  * The audit ledger's entry, its bounded summaries and its signature (BEHAVIOUR §17.1, §17.2).
@@ -60,16 +61,6 @@ const pbkdf2Async = promisify(pbkdf2);
 /** The signing key derived from the vault's master key. */
 export async function deriveAuditKey(masterKey: string, iterations = AUDIT_KDF_ITERATIONS): Promise<Buffer> {
   return pbkdf2Async(masterKey, KEY_SALT, iterations, 32, 'sha256');
-}
-
-/** JSON with object keys sorted at every level (undefined members left out), the form that is signed. */
-export function canonicalJson(value: unknown): string {
-  if (value === null || value === undefined) return 'null';
-  if (typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const record = value as Record<string, unknown>;
-  const keys = Object.keys(record).filter((key) => record[key] !== undefined).sort();
-  return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`).join(',')}}`;
 }
 
 /** The signature of `entry` (its own `hmac` member ignored) chained to `previousHmac`. */

@@ -56,7 +56,7 @@ describe('vault', () => {
   });
 
   test('decrypted values are cached for the TTL only', async () => {
-    let now = 0;
+    let now = 1_000;
     const vault = await openVault(storage.secrets, MASTER_KEY, { clock: () => now, cacheTtlMs: 60_000 });
     await vault.put({ name: 'cached', value: 'cached-value' });
     assert.equal((await vault.resolver().resolve('${vault:cached}')).text, 'cached-value');
@@ -64,7 +64,7 @@ describe('vault', () => {
     const other = await openVault(storage.secrets, MASTER_KEY);
     await other.put({ name: 'cached', value: 'changed-value' });
     assert.equal((await vault.resolver().resolve('${vault:cached}')).text, 'cached-value');
-    now = 60_000;
+    now = 61_001;
     assert.equal((await vault.resolver().resolve('${vault:cached}')).text, 'changed-value');
   });
 

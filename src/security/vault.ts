@@ -1,7 +1,7 @@
+import { LRUCache } from 'lru-cache';
 import { AppError, invalid } from '../errors.ts';
 import type { SecretMetadata, SecretStore } from '../storage/secret-ports.ts';
 import { MissingSecretError, VAULT_REFERENCE, type ResolvedText, type SecretResolver } from './secret-references.ts';
-import { ExpiringCache } from './vault-cache.ts';
 import {
   dataKeyAad, deriveKeyEncryptionKey, keyCheckValue, newDataKey, open, sameKeyCheckValue, seal, secretAad,
 } from './vault-crypto.ts';
@@ -64,7 +64,8 @@ export class Vault {
   readonly #kek: Buffer | undefined;
   readonly #clock: () => number;
   readonly #dataKeys = new Map<string, Promise<Buffer | undefined>>();
-  readonly #values: ExpiringCache<string>;
+  /** Decrypted values, for `cacheTtlMs`; in process memory only. */
+  readonly #values: LRUCache<string, string>;
   readonly #onChange: ((tenant: string, name: string) => void) | undefined;
 
   /** Use `openVault`, which checks the master key. */
@@ -72,7 +73,7 @@ export class Vault {
     this.#store = store;
     this.#kek = kek;
     this.#clock = options.clock ?? Date.now;
-    this.#values = new ExpiringCache({ ttlMs: options.cacheTtlMs ?? 60_000, maxEntries: options.cacheMaxEntries ?? 1000, clock: this.#clock });
+    this.#values = new LRUCache({ max: options.cacheMaxEntries ?? 1000, ttl: options.cacheTtlMs ?? 60_000, ttlResolution: 0, perf: { now: this.#clock } });
     this.#onChange = options.onChange;
   }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { AppError } from '../../errors.ts';
 import type { AgentChat, ChatReply } from './agent-chat.ts';
-import { BoundedMap } from './bounded-map.ts';
 import { invalidParams, JSON_RPC_CODES, JsonRpcError, type JsonRpcMethod } from './json-rpc.ts';
 import { wireTask, type TaskRecord } from './task-wire.ts';
 
@@ -59,14 +59,14 @@ const taskNotFound = (id: string) => new JsonRpcError(JSON_RPC_CODES.taskNotFoun
  */
 export class A2ATasks {
   readonly #chat: AgentChat;
-  readonly #tasks: BoundedMap<string, TaskRecord>;
-  readonly #contexts: BoundedMap<string, string>;
+  readonly #tasks: LRUCache<string, TaskRecord>;
+  readonly #contexts: LRUCache<string, string>;
   readonly #clock: () => number;
 
   constructor(options: { chat: AgentChat; capacity?: number; clock?: () => number }) {
     this.#chat = options.chat;
-    this.#tasks = new BoundedMap(options.capacity ?? 10_000);
-    this.#contexts = new BoundedMap(options.capacity ?? 10_000);
+    this.#tasks = new LRUCache({ max: options.capacity ?? 10_000 });
+    this.#contexts = new LRUCache({ max: options.capacity ?? 10_000 });
     this.#clock = options.clock ?? Date.now;
   }
 

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BoundedMap } from './bounded-map.ts';
 import { tokenEndpoint } from './cards.ts';
 
 const settings = (values: { token?: string; publicUrl?: string; issuer?: string }) => ({
@@ -16,20 +15,5 @@ describe('tokenEndpoint', () => {
     assert.equal(tokenEndpoint(settings({ issuer: 'https://i.example/realms/a' })), 'https://i.example/realms/a/protocol/openid-connect/token');
     assert.equal(tokenEndpoint(settings({ issuer: 'https://i.example/realms/a/protocol/openid-connect/token' })), 'https://i.example/realms/a/protocol/openid-connect/token');
     assert.equal(tokenEndpoint(settings({})), undefined);
-  });
-});
-
-describe('BoundedMap', () => {
-  it('drops the least recently used entry beyond its capacity', () => {
-    const map = new BoundedMap<string, number>(2);
-    map.set('a', 1);
-    map.set('b', 2);
-    assert.equal(map.get('a'), 1); // a is now the most recent
-    map.set('c', 3);
-    assert.equal(map.get('b'), undefined);
-    assert.equal(map.get('a'), 1);
-    assert.equal(map.get('c'), 3);
-    assert.equal(map.size, 2);
-    assert.throws(() => new BoundedMap(0), RangeError);
   });
 });
