@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createAgent, deploy, welcomeOutputs } from './support/agents.ts';
+import { createAgent, createResource, deploy, sendMessage, startConversation, welcomeOutputs } from './support/agents.ts';
 import { startFakeAnthropic, startFakeGemini, startFakeOllama, startFakeOpenAi, sentConversation, type FakeProvider, type Protocol } from './support/fake-llm/index.ts';
 import { client } from './support/http.ts';
 import { startTestServer, type StoreType, type TestServer } from './support/server.ts';
@@ -38,11 +38,7 @@ const chatRules = {
   }],
 };
 
-async function create(api: Api, path: string, body: unknown): Promise<string> {
-  const answer = await api.post(path, { json: body });
-  assert.equal(answer.status, 201, answer.text);
-  return answer.headers.get('location')!;
-}
+const create = createResource;
 
 /** behavior (chat on every message) -> LLM -> output (welcome on start). */
 async function llmAgent(api: Api, task: Record<string, unknown>, options: { store?: string; extensionType?: string } = {}): Promise<string> {
@@ -58,16 +54,10 @@ async function llmAgent(api: Api, task: Record<string, unknown>, options: { stor
 }
 
 async function start(api: Api, agentId: string): Promise<string> {
-  const started = await api.post(`/agents/${agentId}/start?userId=ada`);
-  assert.equal(started.status, 201, started.text);
-  return started.json.conversationId;
+  return (await startConversation(api, agentId, { query: '?userId=ada' })).conversationId;
 }
 
-async function say(api: Api, conversationId: string, input: string) {
-  const answer = await api.post(`/agents/${conversationId}`, { json: { input } });
-  assert.equal(answer.status, 200, answer.text);
-  return answer.json;
-}
+const say = (api: Api, conversationId: string, input: string) => sendMessage(api, conversationId, input);
 
 function stepData(conversation: any, key: string): unknown {
   return conversation.conversationSteps.at(-1).conversationStep.find((entry: { key: string }) => entry.key === key)?.value;

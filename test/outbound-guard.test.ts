@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createAgent, deploy, welcomeOutputs } from './support/agents.ts';
+import { createResource, deployAgent, sendMessage, startConversation, welcomeOutputs } from './support/agents.ts';
 import { startFakeOpenAi, type FakeProvider } from './support/fake-llm/index.ts';
 import { client } from './support/http.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
@@ -19,35 +19,20 @@ const chatRules = {
   }],
 };
 
-async function create(api: Api, path: string, body: unknown): Promise<string> {
-  const answer = await api.post(path, { json: body });
-  assert.equal(answer.status, 201, answer.text);
-  return answer.headers.get('location')!;
-}
-
 /** An agent whose LLM task talks to `baseUrl`; returns a started conversation. */
 async function conversationWith(api: Api, baseUrl: string): Promise<string> {
-  const llmUri = await create(api, '/llmstore/llms', {
+  const llmUri = await createResource(api, '/llmstore/llms', {
     tasks: [{
       id: 'chat', type: 'openai', actions: ['chat'], retry: { maxAttempts: 3, backoffDelayMs: 0 },
       parameters: { apiKey: 'sk-test', baseUrl, modelName: 'gpt-4o-mini', addToOutput: 'true' },
     }],
   });
-  const rulesUri = await create(api, '/behaviorstore/behaviorsets', chatRules);
-  const agentId = await createAgent(api, {
+  const rulesUri = await createResource(api, '/behaviorstore/behaviorsets', chatRules);
+  const agentId = await deployAgent(api, {
     outputSet: welcomeOutputs,
     extensions: [{ type: 'svc://ai.svc.behavior', config: { uri: rulesUri } }, { type: 'svc://ai.svc.llm', config: { uri: llmUri } }],
   });
-  await deploy(api, agentId);
-  const started = await api.post(`/agents/${agentId}/start`);
-  assert.equal(started.status, 201, started.text);
-  return started.json.conversationId as string;
-}
-
-async function say(api: Api, conversationId: string, input: string) {
-  const answer = await api.post(`/agents/${conversationId}`, { json: { input } });
-  assert.equal(answer.status, 200, answer.text);
-  return answer.json;
+  return (await startConversation(api, agentId)).conversationId as string;
 }
 
 describe('LLM providers behind the outbound URL guard', () => {
@@ -75,7 +60,7 @@ describe('LLM providers behind the outbound URL guard', () => {
           fake.reset();
           fake.reply({ text: 'should not be asked' });
           const conversationId = await conversationWith(api, `${fake.url}/v1`);
-          const answer = await say(api, conversationId, 'Hello');
+          const answer = await sendMessage(api, conversationId, 'Hello');
           assert.equal(answer.conversationState, 'ERROR');
           assert.equal(fake.requests.length, 0, 'the fake model received no request');
           const logged = server.logLines.find((line) => line.includes("The openai model 'gpt-4o-mini' failed"));
@@ -88,7 +73,7 @@ describe('LLM providers behind the outbound URL guard', () => {
           fake.reset();
           fake.reply({ text: 'hello from loopback' });
           const conversationId = await conversationWith(api, `${fake.url}/v1`);
-          const answer = await say(api, conversationId, 'Hello');
+          const answer = await sendMessage(api, conversationId, 'Hello');
           assert.equal(answer.conversationState, 'READY');
           assert.deepEqual(answer.conversationOutputs.at(-1).output, ['hello from loopback']);
           assert.equal(fake.requests.length, 1);
