@@ -1,3 +1,5 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { CONVERSATION_STATES } from '../storage/runtime-ports.ts';
 import { canRedo, canUndo, type Conversation, type StepEntry, type StoredStep } from './memory.ts';
 
 /**
@@ -38,7 +40,7 @@ function conversationOutput(step: StoredStep, detailed: boolean): Record<string,
   return result;
 }
 
-function conversationStep(step: StoredStep, detailed: boolean) {
+function conversationStep(step: StoredStep, detailed: boolean): Static<typeof ConversationStepSchema> {
   const entries = detailed ? step.entries : step.entries.filter(isPublicEntry);
   return {
     conversationStep: entries.map((entry) =>
@@ -49,17 +51,65 @@ function conversationStep(step: StoredStep, detailed: boolean) {
   };
 }
 
-export function snapshot(conversation: Conversation, options: SnapshotOptions): Record<string, unknown> {
+/*
+ * The response schemas, which Fastify's serialiser writes: exactly the shape built above (a property the schema
+ * does not name would be dropped). Step data, outputs and property values are open-ended.
+ */
+const ConversationStepSchema = Type.Object({
+  conversationStep: Type.Array(Type.Object({
+    key: Type.String(),
+    value: Type.Optional(Type.Unknown()),
+    timestamp: Type.Integer({ description: 'epoch milliseconds' }),
+    originWorkflowId: Type.Optional(Type.String()),
+  })),
+  timestamp: Type.Integer({ description: 'epoch milliseconds' }),
+});
+
+const snapshotProperties = {
+  userId: Type.String(),
+  environment: Type.String(),
+  conversationState: Type.Union(CONVERSATION_STATES.map((state) => Type.Literal(state))),
+  undoAvailable: Type.Boolean(),
+  redoAvailable: Type.Boolean(),
+  conversationOutputs: Type.Array(Type.Object(
+    { output: Type.Optional(Type.Array(Type.String(), { description: 'the texts of the text output items' })) },
+    { additionalProperties: true, description: 'per step: input, actions, output, quickReplies (every output key when detailed)' },
+  )),
+  conversationProperties: Type.Record(Type.String(), Type.Object({
+    name: Type.String(),
+    value: Type.Optional(Type.Unknown()),
+    scope: Type.String(),
+  })),
+  conversationSteps: Type.Array(ConversationStepSchema, { description: 'the public step entries (every entry when detailed)' }),
+};
+
+export const ConversationSnapshotSchema = Type.Object({
+  conversationId: Type.String(),
+  agentId: Type.String(),
+  agentVersion: Type.Integer(),
+  ...snapshotProperties,
+}, { title: 'Conversation', description: 'The conversation (spec "Conversation (response model)")' });
+
+/** The same model on the `/bots/...` paths, which name the agent `botId`/`botVersion`. */
+export const BotConversationSnapshotSchema = Type.Object({
+  conversationId: Type.String(),
+  botId: Type.String(),
+  botVersion: Type.Integer(),
+  ...snapshotProperties,
+}, { title: 'BotConversation', description: 'The conversation, naming the agent botId/botVersion' });
+
+export type ConversationSnapshot = Static<typeof ConversationSnapshotSchema>;
+export type BotConversationSnapshot = Static<typeof BotConversationSnapshotSchema>;
+
+export function snapshot(conversation: Conversation, options: SnapshotOptions & { readonly naming: 'bot' }): BotConversationSnapshot;
+export function snapshot(conversation: Conversation, options: SnapshotOptions & { readonly naming?: 'agent' }): ConversationSnapshot;
+export function snapshot(conversation: Conversation, options: SnapshotOptions): ConversationSnapshot | BotConversationSnapshot {
   const steps = options.returnCurrentStepOnly ? conversation.steps.slice(-1) : conversation.steps;
-  const [idName, versionName] = options.naming === 'bot' ? ['botId', 'botVersion'] : ['agentId', 'agentVersion'];
-  const properties: Record<string, unknown> = {};
+  const properties: ConversationSnapshot['conversationProperties'] = {};
   for (const property of Object.values(conversation.properties)) {
     properties[property.name] = { name: property.name, value: property.value, scope: property.scope };
   }
-  return {
-    conversationId: conversation.id,
-    [idName]: conversation.agentId,
-    [versionName]: conversation.agentVersion,
+  const rest = {
     userId: conversation.userId,
     environment: conversation.environment,
     conversationState: conversation.state,
@@ -69,4 +119,7 @@ export function snapshot(conversation: Conversation, options: SnapshotOptions): 
     conversationProperties: properties,
     conversationSteps: steps.map((step) => conversationStep(step, options.returnDetailed)),
   };
+  return options.naming === 'bot'
+    ? { conversationId: conversation.id, botId: conversation.agentId, botVersion: conversation.agentVersion, ...rest }
+    : { conversationId: conversation.id, agentId: conversation.agentId, agentVersion: conversation.agentVersion, ...rest };
 }

@@ -4,7 +4,8 @@
  */
 
 
-export type ConversationStateName = 'READY' | 'IN_PROGRESS' | 'ENDED' | 'EXECUTION_INTERRUPTED' | 'ERROR';
+export const CONVERSATION_STATES = ['READY', 'IN_PROGRESS', 'ENDED', 'EXECUTION_INTERRUPTED', 'ERROR'] as const;
+export type ConversationStateName = (typeof CONVERSATION_STATES)[number];
 
 /** The header row of a conversation; steps live in their own rows and are appended, never rewritten. */
 export interface ConversationRow {

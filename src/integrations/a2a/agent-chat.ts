@@ -44,7 +44,6 @@ export class AgentChat {
 }
 
 function reply(conversation: Conversation, currentStepOnly: boolean): ChatReply {
-  const view = snapshot(conversation, { returnDetailed: false, returnCurrentStepOnly: currentStepOnly });
-  const outputs = view['conversationOutputs'] as { output?: string[] }[];
-  return { conversationId: conversation.id, state: conversation.state, texts: outputs.flatMap((step) => step.output ?? []) };
+  const { conversationOutputs } = snapshot(conversation, { returnDetailed: false, returnCurrentStepOnly: currentStepOnly });
+  return { conversationId: conversation.id, state: conversation.state, texts: conversationOutputs.flatMap((step) => step.output ?? []) };
 }
