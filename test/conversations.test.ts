@@ -1,25 +1,20 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createAgent, deploy, idFromLocation, sayContext, welcomeOutputs } from './support/agents.ts';
+import { createAgent, deploy, deployAgent, idFromLocation, sayContext, welcomeOutputs } from './support/agents.ts';
 import { controlExtension, controlTask, turnGate } from './support/control-task.ts';
 import { client } from './support/http.ts';
-import { startTestServer, storeTypes, type TestServer } from './support/server.ts';
+import { serverOfBlock, startTestServer, storeTypes, type TestServer } from './support/server.ts';
 
 const ctx = (value: string) => ({ type: 'string', value });
 
 for (const storeType of storeTypes) {
   describe(`conversations on ${storeType}`, () => {
-    let server: TestServer;
-    const api = client(() => server.url);
+    const block = serverOfBlock(storeType, { 'svc.conversations.turn-timeout-seconds': 1 }, [controlTask]);
+    const { api } = block;
     let agentId: string;
 
     before(async () => {
-      server = await startTestServer(storeType, { 'svc.conversations.turn-timeout-seconds': 1 }, [controlTask]);
-      agentId = await createAgent(api, { extensions: [controlExtension], outputSet: welcomeOutputs });
-      await deploy(api, agentId);
-    });
-    after(async () => {
-      await server?.dispose();
+      agentId = await deployAgent(api, { extensions: [controlExtension], outputSet: welcomeOutputs });
     });
 
     const start = async (body?: unknown, query = '') => {
@@ -184,7 +179,7 @@ for (const storeType of storeTypes) {
       const next = await api.post(`/agents/${id}`, { json: { input: 'fine', context: sayContext('ok') } });
       assert.equal(next.json.conversationState, 'READY');
       assert.deepEqual(next.json.conversationOutputs[0].output, ['ok']);
-      assert.ok(server.logLines.some((line) => line.includes('a task failed') && line.includes(id)));
+      assert.ok(block.server.logLines.some((line) => line.includes('a task failed') && line.includes(id)));
     });
 
     it('a turn past the timeout answers 408 and leaves EXECUTION_INTERRUPTED; the next message recovers', async () => {
@@ -214,7 +209,7 @@ for (const storeType of storeTypes) {
 
     it('a message can be followed as server-sent events: task progress, then the conversation', async () => {
       const { id } = await start();
-      const response = await fetch(`${server.url}/agents/${id}/stream`, {
+      const response = await fetch(`${block.server.url}/agents/${id}/stream`, {
         method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input: 'hi', context: sayContext('Hello!') }),
       });
       assert.equal(response.status, 200);
@@ -284,7 +279,7 @@ for (const storeType of storeTypes) {
       for (const input of ['one', 'two', 'three']) assert.equal((await api.post(`/agents/${id}`, { json: { input } })).status, 200);
       await api.post(`/agents/${id}/undo`);
       const before = await api.get(`/agents/${id}?returnDetailed=true&returnCurrentStepOnly=false`);
-      await server.restart();
+      await block.server.restart();
       const after = await api.get(`/agents/${id}?returnDetailed=true&returnCurrentStepOnly=false`);
       assert.deepEqual(after.json, before.json);
       assert.equal(after.json.redoAvailable, true);

@@ -1,20 +1,13 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { createAgent, deploy, idFromLocation, welcomeOutputs } from './support/agents.ts';
-import { client } from './support/http.ts';
-import { startTestServer, storeTypes, type TestServer } from './support/server.ts';
+import { serverOfBlock, storeTypes } from './support/server.ts';
 
 for (const storeType of storeTypes) {
   describe(`deployment on ${storeType}`, () => {
-    let server: TestServer;
-    const api = client(() => server.url);
-    before(async () => {
-      server = await startTestServer(storeType);
-    });
-    after(async () => {
-      await server?.dispose();
-    });
+    const block = serverOfBlock(storeType);
+    const { api } = block;
 
     const status = async (agentId: string, version = 1, environment = 'production') =>
       (await api.get(`/administration/${environment}/deploymentstatus/${agentId}?version=${version}`)).json;
@@ -121,7 +114,7 @@ for (const storeType of storeTypes) {
       const transient = await createAgent(api, { outputSet: welcomeOutputs });
       await deploy(api, kept, 1, 'production', true);
       await deploy(api, transient, 1, 'production', false);
-      await server.restart();
+      await block.server.restart();
       assert.equal((await status(kept)).status, 'READY');
       assert.equal((await status(transient)).status, 'NOT_FOUND');
       assert.equal((await api.post(`/agents/${kept}/start`)).status, 201);

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { agentExample, behaviorExample, dictionaryExample, kindExamples, workflowExample } from './fixtures/resources.ts';
-import { client } from './support/http.ts';
-import { startTestServer, storeTypes, type TestServer } from './support/server.ts';
+import { serverOfBlock, storeTypes } from './support/server.ts';
 
 const REFERENCE = /^svc:\/\/ai\.svc\.([a-z]+)(\/[a-z]+\/[a-z]+)\/([0-9a-f]{24})\?version=(\d+)$/;
 
@@ -24,14 +23,8 @@ function assertProblem(answer: { status: number; headers: Headers; json: any }, 
 
 for (const storeType of storeTypes) {
   describe(`configuration stores on ${storeType}`, () => {
-    let server: TestServer;
-    const api = client(() => server.url);
-    before(async () => {
-      server = await startTestServer(storeType);
-    });
-    after(async () => {
-      await server?.dispose();
-    });
+    const block = serverOfBlock(storeType);
+    const { api } = block;
 
     for (const example of kindExamples) {
       it(`${example.storePath}: create, read, update, versions, current version, delete`, async () => {
@@ -257,7 +250,7 @@ for (const storeType of storeTypes) {
         }
         written.push({ path: `/descriptorstore/descriptors/${id}`, text: (await api.get(`/descriptorstore/descriptors/${id}`)).text });
       }
-      await server.restart();
+      await block.server.restart();
       for (const { path, text } of written) {
         const again = await api.get(path);
         assert.equal(again.status, 200, path);

@@ -1,9 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import type { LifecycleTask } from '../../src/runtime/tasks.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { loadSettings, type SettingName } from '../../src/settings.ts';
+import { client } from './http.ts';
 import { createTestDatabase } from './postgres.ts';
 
 export type StoreType = 'sqlite' | 'postgres';
@@ -54,5 +56,29 @@ export async function startTestServer(store: StoreType, overrides: Overrides = {
       await server.close();
       await removeStore();
     },
+  };
+}
+
+/**
+ * The server of the enclosing describe block: started before its tests (arguments as for `startTestServer`) and
+ * disposed after them. `server` is there from the block's first hook on; `api` calls it.
+ */
+export function serverOfBlock(...args: Parameters<typeof startTestServer>): { readonly server: TestServer; readonly api: ReturnType<typeof client> } {
+  let server: TestServer | undefined;
+  before(async () => {
+    server = await startTestServer(...args);
+  });
+  after(async () => {
+    await server?.dispose();
+  });
+  const started = () => {
+    if (!server) throw new Error('the server of this block is not started yet');
+    return server;
+  };
+  return {
+    get server() {
+      return started();
+    },
+    api: client(() => started().url),
   };
 }
