@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
+import { LRUCache } from 'lru-cache';
 import { AppError, conflict, notFound } from '../errors.ts';
 import { isId, newId } from '../ids.ts';
 import type { CallerIdentity } from '../security/auth-caller.ts';
@@ -101,15 +102,14 @@ export class ConversationService {
   readonly #store: ConversationStore;
   readonly #clock: () => number;
   readonly #coordinator: Coordinator;
-  readonly #cache = new Map<string, LiveConversation>();
-  readonly #cacheSize: number;
+  readonly #cache: LRUCache<string, LiveConversation>;
 
   constructor(options: ConversationServiceOptions) {
     this.#options = options;
     this.#store = options.store;
     this.#clock = options.clock ?? Date.now;
     this.#coordinator = new Coordinator(options.maxActiveConversations);
-    this.#cacheSize = options.cacheSize ?? 10_000;
+    this.#cache = new LRUCache({ max: options.cacheSize ?? 10_000 });
   }
 
   get activeConversations(): number {
@@ -349,6 +349,8 @@ export class ConversationService {
       if (outcome === 'not-found') throw notFound(`No conversation with id ${conversation.id}.`);
       throw conflict('The conversation was changed elsewhere at the same time; retry.');
     }
+    // Pushed out of the cache during the turn, a reader may have cached the revision before this one meanwhile.
+    this.#remember(conversation);
   }
 
   async #load(conversationId: string): Promise<LiveConversation> {
@@ -393,12 +395,6 @@ export class ConversationService {
 
   #remember(conversation: LiveConversation): void {
     this.#cache.set(conversation.id, conversation);
-    if (this.#cache.size > this.#cacheSize) {
-      for (const id of this.#cache.keys()) {
-        if (this.#cache.size <= this.#cacheSize) break;
-        if (this.#coordinator.isIdle(id)) this.#cache.delete(id);
-      }
-    }
   }
 
   async #loadLongTermProperties(userId: string): Promise<Record<string, Property>> {

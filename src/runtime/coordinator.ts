@@ -18,11 +18,6 @@ export class Coordinator {
     return this.#queues.size;
   }
 
-  /** True when nothing is queued or running for the conversation. */
-  isIdle(conversationId: string): boolean {
-    return !this.#queues.has(conversationId);
-  }
-
   /** Queues `work` behind everything already queued for `conversationId`; resolves or rejects with its result. */
   run<T>(conversationId: string, work: () => Promise<T>): Promise<T> {
     let queue = this.#queues.get(conversationId);
