@@ -120,7 +120,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
   });
   const triggers = new TriggerService(storage.triggers, conversations);
   const backup = new BackupService({
-    store: storage.resources,
+    storage,
     resources,
     limits: { maxUnpackedBytes: settings['svc.backup.max-zip-bytes'], maxEntries: settings['svc.backup.max-entries'] },
   });

@@ -342,6 +342,78 @@ function contract(name: string, setup: () => Promise<Target>): void {
       assert.equal((await store().descriptor(kind, deleted))?.deleted, true);
       assert.deepEqual((await store().listDescriptors(kind, { filter: 'KEPT', index: 0, limit: 10, spaceId: 's' })).map((d) => d.id), [kept]);
     });
+
+    test('transaction: its writes commit together when the work resolves', async () => {
+      const kind = uniqueKind();
+      const [created, updated] = [uniqueId(), uniqueId()];
+      await store().create(resource(kind, updated));
+      const result = await storage.transaction(async (tx) => {
+        await tx.resources.create(resource(kind, created));
+        assert.deepEqual(await tx.resources.update(kind, updated, 1, '{"v":2}', 2_000), { status: 'updated', version: 2 });
+        assert.equal(await tx.resources.read(kind, created, 1), '{"v":1}', 'the work reads its own writes');
+        return 'done';
+      });
+      assert.equal(result, 'done');
+      assert.equal(await store().read(kind, created, 1), '{"v":1}');
+      assert.equal(await store().read(kind, updated, 2), '{"v":2}');
+    });
+
+    test('transaction: a rejected work undoes every write, also of stores that run their own transactions, and passes the rejection on', async () => {
+      const kind = uniqueKind();
+      const [created, updated, purged, conversationId] = [uniqueId(), uniqueId(), uniqueId(), uniqueId()];
+      await store().create(resource(kind, updated));
+      await store().create(resource(kind, purged));
+      const conversation = {
+        id: conversationId, agentId: 'a', agentVersion: 1, userId: `user-${conversationId}`, environment: 'production', state: 'READY' as const,
+        createdOn: 1, lastModifiedOn: 1, stepCount: 1, revision: 1, stateJson: '{}',
+      };
+      await assert.rejects(
+        storage.transaction(async (tx) => {
+          await tx.resources.create(resource(kind, created));
+          await tx.resources.update(kind, updated, 1, '{"v":2}', 2_000);
+          assert.equal(await tx.resources.purge(kind, purged), true);
+          await tx.conversations.create(conversation, ['{"step":0}']);
+          await tx.userProperties.upsert(conversation.userId, new Map([['a', '1'], ['b', '2']]), 1);
+          throw new Error('work failed');
+        }),
+        /work failed/,
+      );
+      assert.equal(await store().descriptor(kind, created), undefined);
+      assert.equal((await store().descriptor(kind, updated))?.currentVersion, 1);
+      assert.equal(await store().read(kind, purged, 1), '{"v":1}');
+      assert.equal(await storage.conversations.load(conversationId), undefined);
+      assert.equal((await storage.userProperties.load(conversation.userId)).size, 0);
+    });
+
+    test('transaction: a write the store refuses (a taken id) rejects it and undoes the writes before it', async () => {
+      const kind = uniqueKind();
+      const [taken, created] = [uniqueId(), uniqueId()];
+      await store().create(resource(kind, taken));
+      await assert.rejects(storage.transaction(async (tx) => {
+        await tx.resources.create(resource(kind, created));
+        await tx.resources.create(resource(kind, taken, { bodyJson: '{"v":"again"}' }));
+      }));
+      assert.equal(await store().read(kind, taken, 1), '{"v":1}');
+      assert.equal(await store().descriptor(kind, created), undefined);
+    });
+
+    test('transaction: writes from outside it, meanwhile, are not part of it', async () => {
+      const kind = uniqueKind();
+      const [inside, outside] = [uniqueId(), uniqueId()];
+      let outsideWrite: Promise<void> | undefined;
+      const release = new Promise<void>((resolve) => setImmediate(resolve));
+      const other = release.then(() => store().create(resource(kind, outside)));
+      await assert.rejects(storage.transaction(async (tx) => {
+        await tx.resources.create(resource(kind, inside));
+        await release;
+        outsideWrite = other;
+        await new Promise((resolve) => setImmediate(resolve));
+        throw new Error('rolled back');
+      }));
+      await outsideWrite;
+      assert.equal(await store().descriptor(kind, inside), undefined);
+      assert.equal(await store().read(kind, outside, 1), '{"v":1}');
+    });
   });
 }
 
@@ -391,6 +463,31 @@ describe('sqlite adapter specifics', () => {
       await storage.resources.create(resource('k', 'id1', { bodyJson: '{"x":1}' }));
       assert.equal(await storage.resources.read('k', 'id1', 1), '{"x":1}');
       assert.equal(storage.type, 'sqlite');
+    } finally {
+      await storage.close();
+    }
+  });
+
+  test('transactions on the one connection run one after the other; the storage itself is refused inside one', async () => {
+    const storage = await openStorage({ type: 'sqlite', path: ':memory:' });
+    try {
+      const order: string[] = [];
+      const slow = storage.transaction(async (tx) => {
+        order.push('slow begins');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        await tx.resources.create(resource('k', 'slow'));
+        order.push('slow ends');
+      });
+      const fast = storage.transaction(async (tx) => {
+        order.push('fast begins');
+        await tx.resources.create(resource('k', 'fast'));
+        order.push('fast ends');
+      });
+      await Promise.all([slow, fast]);
+      assert.deepEqual(order, ['slow begins', 'slow ends', 'fast begins', 'fast ends']);
+      // Waiting for itself would hang every later use of the connection: it fails at once instead.
+      await assert.rejects(storage.transaction(() => storage.resources.read('k', 'slow', 1)), /use only the stores it gives/);
+      assert.equal(await storage.resources.read('k', 'fast', 1), '{"v":1}');
     } finally {
       await storage.close();
     }

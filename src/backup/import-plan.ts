@@ -37,8 +37,6 @@ export interface PlannedResource {
   readonly targetVersion: number;
   /** Validated JSON text to write (CREATE, UPDATE). */
   readonly bodyJson: string;
-  /** UPDATE: the current body, written back if the import has to be undone. */
-  readonly previousBodyJson?: string;
 }
 
 export interface ImportPlan {
@@ -91,9 +89,7 @@ export async function planImport(archive: Archive, options: ImportOptions, store
     if (currentJson === undefined || (!isAgent && (unchanged || !selected))) {
       planned.set(node.key, { node, action: 'SKIP', targetId: existing.id, targetVersion: existing.currentVersion, bodyJson });
     } else {
-      planned.set(node.key, {
-        node, action: 'UPDATE', targetId: existing.id, targetVersion: existing.currentVersion + 1, bodyJson, previousBodyJson: currentJson,
-      });
+      planned.set(node.key, { node, action: 'UPDATE', targetId: existing.id, targetVersion: existing.currentVersion + 1, bodyJson });
     }
   }
   const resources = archive.nodes.map((node) => planned.get(node.key)!);

@@ -2,7 +2,7 @@ import { notFound } from '../errors.ts';
 import type { ResourceService } from '../resources/service.ts';
 import { kindNamed } from '../resources/kinds.ts';
 import { formatReference } from '../resources/uri.ts';
-import type { ConfigResourceStore, DescriptorOrigin } from '../storage/ports.ts';
+import type { DescriptorOrigin, Storage } from '../storage/ports.ts';
 import { readArchive } from './archive.ts';
 import { AgentExporter } from './export.ts';
 import { applyImportPlan, resourceView, type ImportedResourceView } from './import.ts';
@@ -17,7 +17,8 @@ import { readZip, type ZipLimits } from './zip-reader.ts';
  */
 
 export interface BackupServiceOptions {
-  readonly store: ConfigResourceStore;
+  /** Its resource store; an import is written in one of its transactions. */
+  readonly storage: Pick<Storage, 'resources' | 'transaction'>;
   readonly resources: ResourceService;
   readonly limits: ZipLimits;
   readonly clock?: () => number;
@@ -45,7 +46,7 @@ export class BackupService {
   constructor(options: BackupServiceOptions) {
     this.#options = options;
     this.#clock = options.clock ?? Date.now;
-    this.#exporter = new AgentExporter(options.store, this.#clock);
+    this.#exporter = new AgentExporter(options.storage.resources, this.#clock);
   }
 
   /** Checks that the agent version exists and can be exported; returns the download name `<agentId>-<version>.zip`. */
@@ -72,7 +73,7 @@ export class BackupService {
   /** `owner`: owner and space recorded on the resources it creates (authentication on). */
   async import(zip: Uint8Array, options: ImportOptions, owner: Omit<DescriptorOrigin, 'originId'> = {}): Promise<ImportResult> {
     const plan = await this.#plan(zip, options);
-    await applyImportPlan(plan, this.#options.store, this.#clock(), owner);
+    await applyImportPlan(plan, this.#options.storage, this.#clock(), owner);
     const { targetId, targetVersion } = plan.agent;
     const agentKind = kindNamed('agent');
     return {
@@ -86,7 +87,7 @@ export class BackupService {
   async #plan(zip: Uint8Array, options: ImportOptions): Promise<ImportPlan> {
     const archive = readArchive(readZip(zip, this.#options.limits));
     const { resources } = this.#options;
-    return planImport(archive, options, this.#options.store, (kind, body) => resources.validate(kind, body));
+    return planImport(archive, options, this.#options.storage.resources, (kind, body) => resources.validate(kind, body));
   }
 }
 

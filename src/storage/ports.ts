@@ -87,17 +87,18 @@ export interface ConfigResourceStore {
   /** Live descriptors of a kind, newest modification first. */
   listDescriptors(kind: string, query: DescriptorQuery): Promise<DescriptorRecord[]>;
   /** Sets name and/or description of a live resource; returns the new descriptor or undefined when unknown. */
-  editDescriptor(
-    kind: string,
-    id: string,
-    changes: { readonly name?: string | undefined; readonly description?: string | undefined },
-    now: number,
-  ): Promise<DescriptorRecord | undefined>;
+  editDescriptor(kind: string, id: string, changes: DescriptorChanges, now: number): Promise<DescriptorRecord | undefined>;
   /**
    * Sets the access fields (visibility, space, grant list as JSON text) of a live resource; a field left undefined
    * keeps its value. Does not count as a modification. Returns the new descriptor, or undefined when unknown.
    */
   setAccess(kind: string, id: string, access: DescriptorAccessChange): Promise<DescriptorRecord | undefined>;
+}
+
+/** Name and/or description to set on a descriptor; a field left undefined keeps its value. */
+export interface DescriptorChanges {
+  readonly name?: string | undefined;
+  readonly description?: string | undefined;
 }
 
 /** Access fields of a descriptor (`src/security/access.ts` owns their meaning). */
@@ -107,8 +108,8 @@ export interface DescriptorAccessChange {
   readonly grants?: string | undefined;
 }
 
-export interface Storage {
-  readonly type: 'sqlite' | 'postgres';
+/** The stores of a `Storage`; a transaction's work gets a set of them that writes inside the transaction. */
+export interface Stores {
   readonly resources: ConfigResourceStore;
   readonly conversations: ConversationStore;
   readonly userProperties: UserPropertyStore;
@@ -119,6 +120,18 @@ export interface Storage {
   /** Write-once entries of the audit ledger (`src/ops/audit.ts`). */
   readonly audit: AuditStore;
   readonly rateLimits: RateLimitStore;
+}
+
+export interface Storage extends Stores {
+  readonly type: 'sqlite' | 'postgres';
+  /**
+   * Runs `work` in one transaction: every write it makes through `tx` commits together when `work` resolves, or
+   * none does when it rejects (the rejection is passed on). Until then no other reader sees any of them.
+   * `work` must use only `tx`, never the storage's own stores: on SQLite those wait for the transaction to end.
+   * A store call failing inside it leaves the transaction unusable on PostgreSQL: let the failure reject `work`.
+   * Transactions on one SQLite connection run one after the other.
+   */
+  transaction<T>(work: (tx: Stores) => Promise<T>): Promise<T>;
   /** Throws when the store cannot answer; used by the readiness check. */
   ping(): Promise<void>;
   close(): Promise<void>;

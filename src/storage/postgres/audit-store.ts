@@ -1,42 +1,29 @@
-import type pg from 'pg';
 import type { AuditRow, AuditStore } from '../audit-ports.ts';
+import { inTransaction, type Queryable } from './transaction.ts';
 
 /** Rows per INSERT statement (7 parameters each, well below PostgreSQL's 65535). */
 const ROWS_PER_STATEMENT = 500;
 
 /** The audit ledger's entries in PostgreSQL: insert-only (a trigger refuses UPDATE, DELETE and TRUNCATE). */
 export class PostgresAuditStore implements AuditStore {
-  readonly #pool: pg.Pool;
+  readonly #db: Queryable;
 
-  constructor(pool: pg.Pool) {
-    this.#pool = pool;
+  constructor(db: Queryable) {
+    this.#db = db;
   }
 
   async append(rows: readonly AuditRow[]): Promise<void> {
     if (rows.length === 0) return;
     if (rows.length <= ROWS_PER_STATEMENT) {
-      await this.#insert(this.#pool, rows);
+      await this.#insert(this.#db, rows);
       return;
     }
-    const client = await this.#pool.connect();
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN');
-      try {
-        for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) await this.#insert(client, rows.slice(i, i + ROWS_PER_STATEMENT));
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK').catch((rollbackError: Error) => {
-          broken = rollbackError;
-        });
-        throw error;
-      }
-    } finally {
-      client.release(broken);
-    }
+    await inTransaction(this.#db, async (client) => {
+      for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) await this.#insert(client, rows.slice(i, i + ROWS_PER_STATEMENT));
+    });
   }
 
-  async #insert(target: pg.Pool | pg.PoolClient, rows: readonly AuditRow[]): Promise<void> {
+  async #insert(target: Queryable, rows: readonly AuditRow[]): Promise<void> {
     const values: unknown[] = [];
     const tuples = rows.map((row, i) => {
       values.push(row.id, row.conversationId, row.sequence, row.agentId, row.agentVersion, row.timestamp, row.document);
@@ -51,7 +38,7 @@ export class PostgresAuditStore implements AuditStore {
   }
 
   async list(conversationId: string, skip: number, limit: number): Promise<string[]> {
-    const { rows } = await this.#pool.query(
+    const { rows } = await this.#db.query(
       'SELECT document FROM audit_entries WHERE conversation_id = $1 ORDER BY sequence, id LIMIT $2 OFFSET $3',
       [conversationId, limit, skip],
     );
@@ -59,12 +46,12 @@ export class PostgresAuditStore implements AuditStore {
   }
 
   async count(conversationId: string): Promise<number> {
-    const { rows } = await this.#pool.query('SELECT count(*)::integer AS n FROM audit_entries WHERE conversation_id = $1', [conversationId]);
+    const { rows } = await this.#db.query('SELECT count(*)::integer AS n FROM audit_entries WHERE conversation_id = $1', [conversationId]);
     return rows[0].n as number;
   }
 
   async latest(conversationId: string): Promise<string | undefined> {
-    const { rows } = await this.#pool.query(
+    const { rows } = await this.#db.query(
       'SELECT document FROM audit_entries WHERE conversation_id = $1 ORDER BY sequence DESC, id DESC LIMIT 1',
       [conversationId],
     );

@@ -1,22 +1,21 @@
-import type pg from 'pg';
 import type { CommitOutcome, ConversationCommit, ConversationQuery, ConversationRow, ConversationStore } from '../runtime-ports.ts';
 import { checkNewConversation, firstAppendedIndex, toConversationRow } from '../runtime-rows.ts';
-import { inTransaction } from './transaction.ts';
+import { inTransaction, type Queryable } from './transaction.ts';
 
 /**
  * Conversations in PostgreSQL. `create`, `load`, `loadRow`, `commit` and `list` are single statements (one
  * round trip, atomic); `commit` takes one more query only to tell `conflict` from `not-found`.
  */
 export class PostgresConversationStore implements ConversationStore {
-  readonly #pool: pg.Pool;
+  readonly #db: Queryable;
 
-  constructor(pool: pg.Pool) {
-    this.#pool = pool;
+  constructor(db: Queryable) {
+    this.#db = db;
   }
 
   async create(row: ConversationRow, steps: readonly string[]): Promise<void> {
     checkNewConversation(row, steps);
-    await this.#pool.query(
+    await this.#db.query(
       `WITH h AS (
          INSERT INTO conversations
            (id, agent_id, agent_version, user_id, environment, state, created_on, last_modified_on, step_count, revision, state_json)
@@ -33,7 +32,7 @@ export class PostgresConversationStore implements ConversationStore {
 
   async loadFrom(id: string, fromIndex: number): Promise<{ row: ConversationRow; steps: string[] } | undefined> {
     // One statement, one snapshot: the header and the steps always agree.
-    const { rows } = await this.#pool.query(
+    const { rows } = await this.#db.query(
       `SELECT c.*, ARRAY(SELECT s.body FROM conversation_steps s
                          WHERE s.conversation_id = c.id AND s.step_index >= $2 ORDER BY s.step_index) AS steps
        FROM conversations c WHERE c.id = $1`,
@@ -44,7 +43,7 @@ export class PostgresConversationStore implements ConversationStore {
   }
 
   async loadRow(id: string): Promise<ConversationRow | undefined> {
-    const { rows } = await this.#pool.query('SELECT * FROM conversations WHERE id = $1', [id]);
+    const { rows } = await this.#db.query('SELECT * FROM conversations WHERE id = $1', [id]);
     return rows[0] === undefined ? undefined : toConversationRow(rows[0]);
   }
 
@@ -54,7 +53,7 @@ export class PostgresConversationStore implements ConversationStore {
     // re-checks the revision and matches nothing, so it touches no step either. `t` and `a` act only through `h`.
     // Data-modifying CTEs run in no set order: `a` reads the count of `t`, so the truncation is complete before
     // the first append (an undo followed by a new step reuses the index).
-    const { rows } = await this.#pool.query(
+    const { rows } = await this.#db.query(
       `WITH h AS (
          UPDATE conversations SET
            agent_id = $3, agent_version = $4, user_id = $5, environment = $6, state = $7, created_on = $8,
@@ -73,13 +72,13 @@ export class PostgresConversationStore implements ConversationStore {
       [id, expectedRevision, ...headerValues(change.row).slice(1), change.truncateStepsFrom ?? null, first, change.appendSteps],
     );
     if (rows[0].matched === 1) return 'committed';
-    const found = await this.#pool.query('SELECT 1 FROM conversations WHERE id = $1', [id]);
+    const found = await this.#db.query('SELECT 1 FROM conversations WHERE id = $1', [id]);
     return found.rowCount === 0 ? 'not-found' : 'conflict';
   }
 
   async list(query: ConversationQuery): Promise<ConversationRow[]> {
     // Unnamed statements are planned with their values, so the unused filters fold away and the indexes apply.
-    const { rows } = await this.#pool.query(
+    const { rows } = await this.#db.query(
       `SELECT * FROM conversations
        WHERE ($1::text IS NULL OR agent_id = $1)
          AND ($2::integer IS NULL OR agent_version = $2)
@@ -104,7 +103,7 @@ export class PostgresConversationStore implements ConversationStore {
   async delete(id: string): Promise<boolean> {
     // Two statements: deleting the header first waits for an in-flight commit; the steps are then deleted
     // with a fresh snapshot that includes that commit's steps (one statement would leave them behind).
-    return inTransaction(this.#pool, async (client) => {
+    return inTransaction(this.#db, async (client) => {
       const { rowCount } = await client.query('DELETE FROM conversations WHERE id = $1', [id]);
       if (rowCount === 0) return false;
       await client.query('DELETE FROM conversation_steps WHERE conversation_id = $1', [id]);

@@ -1,17 +1,17 @@
-import type pg from 'pg';
+import type { Queryable } from './transaction.ts';
 import type { DeploymentRecord, DeploymentStore } from '../runtime-ports.ts';
 import { toDeploymentRecord } from '../runtime-rows.ts';
 
 /** Recorded deployments in PostgreSQL; every method is one statement. */
 export class PostgresDeploymentStore implements DeploymentStore {
-  readonly #pool: pg.Pool;
+  readonly #db: Queryable;
 
-  constructor(pool: pg.Pool) {
-    this.#pool = pool;
+  constructor(db: Queryable) {
+    this.#db = db;
   }
 
   async put(record: DeploymentRecord): Promise<void> {
-    await this.#pool.query(
+    await this.#db.query(
       `INSERT INTO deployments (environment, agent_id, agent_version, deployed_on) VALUES ($1, $2, $3, $4)
        ON CONFLICT (environment, agent_id, agent_version) DO UPDATE SET deployed_on = excluded.deployed_on`,
       [record.environment, record.agentId, record.agentVersion, record.deployedOn],
@@ -19,7 +19,7 @@ export class PostgresDeploymentStore implements DeploymentStore {
   }
 
   async remove(environment: string, agentId: string, agentVersion: number): Promise<boolean> {
-    const { rowCount } = await this.#pool.query(
+    const { rowCount } = await this.#db.query(
       'DELETE FROM deployments WHERE environment = $1 AND agent_id = $2 AND agent_version = $3',
       [environment, agentId, agentVersion],
     );
@@ -27,7 +27,7 @@ export class PostgresDeploymentStore implements DeploymentStore {
   }
 
   async list(): Promise<DeploymentRecord[]> {
-    const { rows } = await this.#pool.query('SELECT * FROM deployments ORDER BY environment, agent_id, agent_version');
+    const { rows } = await this.#db.query('SELECT * FROM deployments ORDER BY environment, agent_id, agent_version');
     return rows.map(toDeploymentRecord);
   }
 }

@@ -1,13 +1,9 @@
+import type { Migration } from '../migration.ts';
+
 /**
- * PostgreSQL schema, as an ordered list. Applied ones are recorded in `schema_migrations` by their position
- * (1-based). Append new migrations at the end; never edit or reorder released ones.
+ * The PostgreSQL schema (see `Migration`).
  * Bodies are `text`, not `jsonb`, so they read back byte-identical (key order, spacing, unicode).
  */
-export interface Migration {
-  readonly name: string;
-  readonly sql: string;
-}
-
 export const postgresMigrations: readonly Migration[] = [
   {
     name: 'config resources: versions and descriptors',

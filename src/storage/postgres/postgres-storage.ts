@@ -1,28 +1,21 @@
 import pg from 'pg';
-import type { RateLimitStore } from '../rate-limit-ports.ts';
-import { PostgresRateLimitStore } from './rate-limit-store.ts';
-import { toDescriptor } from '../descriptor-row.ts';
-import type {
-  ConfigResourceStore,
-  DeleteOutcome,
-  DescriptorAccessChange,
-  DescriptorQuery,
-  DescriptorRecord,
-  NewResource,
-  Storage,
-  UpdateOutcome,
-} from '../ports.ts';
+import type { Migration } from '../migration.ts';
+import type { Storage, Stores } from '../ports.ts';
 import { redactUrl, scrubSecrets } from '../redact.ts';
-import type { ConversationStore, DeploymentStore, TriggerStore, UserPropertyStore } from '../runtime-ports.ts';
-import { PostgresConversationStore } from './conversation-store.ts';
 import { PostgresAuditStore } from './audit-store.ts';
-import type { AuditStore } from '../audit-ports.ts';
+import { PostgresConversationStore } from './conversation-store.ts';
 import { PostgresDeploymentStore } from './deployment-store.ts';
+import { postgresMigrations } from './migrations.ts';
+import { PostgresRateLimitStore } from './rate-limit-store.ts';
+import { PostgresResourceStore } from './resource-store.ts';
 import { PostgresSecretStore } from './secret-store.ts';
-import type { SecretStore } from '../secret-ports.ts';
-import { postgresMigrations, type Migration } from './migrations.ts';
+import { inTransaction, transactionOn, type Queryable } from './transaction.ts';
 import { PostgresTriggerStore } from './trigger-store.ts';
 import { PostgresUserPropertyStore } from './user-property-store.ts';
+
+export interface PostgresStorage extends Storage {
+  readonly pool: pg.Pool;
+}
 
 /** Arbitrary constant key of the advisory lock that serialises migrations across instances sharing a database. */
 const MIGRATION_LOCK_KEY = 7_262_871_001;
@@ -39,7 +32,7 @@ export async function openPostgresStorage(url: string): Promise<PostgresStorage>
     // The next query gets a fresh client (or fails, which `ping` reports).
     pool.on('error', () => {});
     await migrate(pool, postgresMigrations);
-    return new PostgresStorage(pool);
+    return postgresStorage(pool);
   } catch (error) {
     await pool?.end().catch(() => {});
     const cause = error as Error & { code?: string };
@@ -59,19 +52,14 @@ export async function migrate(pool: pg.Pool, migrations: readonly Migration[]): 
       const { rows } = await client.query('SELECT coalesce(max(version), 0) AS version FROM schema_migrations');
       for (let version = Number(rows[0].version) + 1; version <= migrations.length; version++) {
         const migration = migrations[version - 1]!;
-        await client.query('BEGIN');
-        try {
+        await transactionOn(client, async () => {
           await client.query(migration.sql);
           await client.query('INSERT INTO schema_migrations (version, name, applied_on) VALUES ($1, $2, $3)', [
             version,
             migration.name,
             Date.now(),
           ]);
-          await client.query('COMMIT');
-        } catch (error) {
-          await client.query('ROLLBACK');
-          throw error;
-        }
+        });
       }
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
@@ -81,171 +69,34 @@ export async function migrate(pool: pg.Pool, migrations: readonly Migration[]): 
   }
 }
 
-export class PostgresStorage implements Storage {
-  readonly type = 'postgres';
-  readonly pool: pg.Pool;
-  readonly resources: ConfigResourceStore;
-  readonly conversations: ConversationStore;
-  readonly userProperties: UserPropertyStore;
-  readonly deployments: DeploymentStore;
-  readonly triggers: TriggerStore;
-  readonly secrets: SecretStore;
-  readonly audit: AuditStore;
-  readonly rateLimits: RateLimitStore;
-  #closed = false;
-
-  constructor(pool: pg.Pool) {
-    this.pool = pool;
-    this.resources = new PostgresResourceStore(pool);
-    this.conversations = new PostgresConversationStore(pool);
-    this.userProperties = new PostgresUserPropertyStore(pool);
-    this.deployments = new PostgresDeploymentStore(pool);
-    this.triggers = new PostgresTriggerStore(pool);
-    this.secrets = new PostgresSecretStore(pool);
-    this.audit = new PostgresAuditStore(pool);
-    this.rateLimits = new PostgresRateLimitStore(pool);
-  }
-
-  async ping(): Promise<void> {
-    await this.pool.query('SELECT 1');
-  }
-
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    await this.pool.end();
-  }
+/** The stores sending their statements to `db`: the pool, or the client of a transaction. */
+function storesOver(db: Queryable): Stores {
+  return {
+    resources: new PostgresResourceStore(db),
+    conversations: new PostgresConversationStore(db),
+    userProperties: new PostgresUserPropertyStore(db),
+    deployments: new PostgresDeploymentStore(db),
+    triggers: new PostgresTriggerStore(db),
+    secrets: new PostgresSecretStore(db),
+    audit: new PostgresAuditStore(db),
+    rateLimits: new PostgresRateLimitStore(db),
+  };
 }
 
-/** Every method is a single statement, hence atomic without an explicit transaction. */
-class PostgresResourceStore implements ConfigResourceStore {
-  readonly #pool: pg.Pool;
-
-  constructor(pool: pg.Pool) {
-    this.#pool = pool;
-  }
-
-  async create(resource: NewResource): Promise<void> {
-    const { kind, id, bodyJson, now, name, description, origin } = resource;
-    await this.#pool.query(
-      `WITH d AS (
-         INSERT INTO descriptors
-           (kind, id, current_version, name, description, created_on, last_modified_on, origin_id, owner_id, space_id, visibility)
-         VALUES ($1, $2, 1, $3, $4, $5, $5, $6, $7, $8, $9))
-       INSERT INTO resource_versions (kind, id, version, body, created_on) VALUES ($1, $2, 1, $10, $5)`,
-      [kind, id, name, description, now, origin.originId ?? null, origin.ownerId ?? null, origin.spaceId ?? null,
-        origin.visibility ?? null, bodyJson],
-    );
-  }
-
-  async update(kind: string, id: string, expectedVersion: number, bodyJson: string, now: number): Promise<UpdateOutcome> {
-    // Concurrent updates of one row queue on its row lock; the loser re-checks `current_version` and matches nothing.
-    const { rows } = await this.#pool.query(
-      `WITH d AS (
-         UPDATE descriptors SET current_version = current_version + 1, last_modified_on = $4
-         WHERE kind = $1 AND id = $2 AND current_version = $3 AND NOT deleted
-         RETURNING kind, id, current_version)
-       INSERT INTO resource_versions (kind, id, version, body, created_on)
-       SELECT kind, id, current_version, $5, $4 FROM d
-       RETURNING version`,
-      [kind, id, expectedVersion, now, bodyJson],
-    );
-    return rows.length === 1 ? { status: 'updated', version: Number(rows[0].version) } : this.#miss(kind, id);
-  }
-
-  async read(kind: string, id: string, version: number): Promise<string | undefined> {
-    const { rows } = await this.#pool.query(
-      `SELECT v.body FROM resource_versions v
-       JOIN descriptors d ON d.kind = v.kind AND d.id = v.id
-       WHERE v.kind = $1 AND v.id = $2 AND v.version = $3 AND NOT (d.deleted AND d.current_version = v.version)`,
-      [kind, id, version],
-    );
-    return rows[0]?.body;
-  }
-
-  async descriptor(kind: string, id: string): Promise<DescriptorRecord | undefined> {
-    const { rows } = await this.#pool.query('SELECT * FROM descriptors WHERE kind = $1 AND id = $2', [kind, id]);
-    return rows[0] === undefined ? undefined : toDescriptor(rows[0]);
-  }
-
-  async descriptorById(id: string): Promise<DescriptorRecord | undefined> {
-    const { rows } = await this.#pool.query('SELECT * FROM descriptors WHERE id = $1 LIMIT 1', [id]);
-    return rows[0] === undefined ? undefined : toDescriptor(rows[0]);
-  }
-
-  async softDelete(kind: string, id: string, expectedVersion: number, now: number): Promise<DeleteOutcome> {
-    const { rowCount } = await this.#pool.query(
-      `UPDATE descriptors SET deleted = true, last_modified_on = $4
-       WHERE kind = $1 AND id = $2 AND current_version = $3 AND NOT deleted`,
-      [kind, id, expectedVersion, now],
-    );
-    return rowCount === 1 ? { status: 'deleted' } : this.#miss(kind, id);
-  }
-
-  async purge(kind: string, id: string): Promise<boolean> {
-    const { rowCount } = await this.#pool.query(
-      `WITH v AS (DELETE FROM resource_versions WHERE kind = $1 AND id = $2)
-       DELETE FROM descriptors WHERE kind = $1 AND id = $2`,
-      [kind, id],
-    );
-    return rowCount === 1;
-  }
-
-  async findByOrigin(kind: string, originId: string): Promise<DescriptorRecord | undefined> {
-    const { rows } = await this.#pool.query(
-      `SELECT * FROM descriptors WHERE kind = $1 AND origin_id = $2 AND NOT deleted
-       ORDER BY last_modified_on DESC, id DESC LIMIT 1`,
-      [kind, originId],
-    );
-    return rows[0] === undefined ? undefined : toDescriptor(rows[0]);
-  }
-
-  async listDescriptors(kind: string, query: DescriptorQuery): Promise<DescriptorRecord[]> {
-    const { rows } = await this.#pool.query(
-      `SELECT * FROM descriptors
-       WHERE kind = $1 AND NOT deleted
-         AND ($2::text IS NULL OR space_id = $2)
-         AND ($3 = '' OR name ~* $3 OR description ~* $3 OR id ~* $3)
-       ORDER BY last_modified_on DESC, id DESC
-       LIMIT $4 OFFSET $5`,
-      [kind, query.spaceId ?? null, query.filter, query.limit, query.index * query.limit],
-    );
-    return rows.map(toDescriptor);
-  }
-
-  async editDescriptor(
-    kind: string,
-    id: string,
-    changes: { readonly name?: string | undefined; readonly description?: string | undefined },
-    now: number,
-  ): Promise<DescriptorRecord | undefined> {
-    const { rows } = await this.#pool.query(
-      `UPDATE descriptors
-       SET name = coalesce($3, name), description = coalesce($4, description), last_modified_on = $5
-       WHERE kind = $1 AND id = $2 AND NOT deleted RETURNING *`,
-      [kind, id, changes.name ?? null, changes.description ?? null, now],
-    );
-    return rows[0] === undefined ? undefined : toDescriptor(rows[0]);
-  }
-
-  async setAccess(kind: string, id: string, access: DescriptorAccessChange): Promise<DescriptorRecord | undefined> {
-    const { rows } = await this.#pool.query(
-      `UPDATE descriptors
-       SET visibility = coalesce($3, visibility), space_id = coalesce($4, space_id), grants = coalesce($5, grants)
-       WHERE kind = $1 AND id = $2 AND NOT deleted RETURNING *`,
-      [kind, id, access.visibility ?? null, access.spaceId ?? null, access.grants ?? null],
-    );
-    return rows[0] === undefined ? undefined : toDescriptor(rows[0]);
-  }
-
-  /** Why a conditional write matched nothing: unknown or deleted -> not-found, otherwise stale. */
-  async #miss(kind: string, id: string): Promise<{ status: 'not-found' } | { status: 'stale'; currentVersion: number }> {
-    const { rows } = await this.#pool.query(
-      'SELECT current_version, deleted FROM descriptors WHERE kind = $1 AND id = $2',
-      [kind, id],
-    );
-    const row = rows[0];
-    if (row === undefined || row.deleted) return { status: 'not-found' };
-    return { status: 'stale', currentVersion: Number(row.current_version) };
-  }
+function postgresStorage(pool: pg.Pool): PostgresStorage {
+  let closed = false;
+  return {
+    type: 'postgres',
+    pool,
+    ...storesOver(pool),
+    transaction: (work) => inTransaction(pool, (client) => work(storesOver(client))),
+    ping: async () => {
+      await pool.query('SELECT 1');
+    },
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await pool.end();
+    },
+  };
 }

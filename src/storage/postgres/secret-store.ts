@@ -1,29 +1,18 @@
-import type pg from 'pg';
+import type { Queryable } from './transaction.ts';
 import type { SealedBox, SecretMetadata, SecretRecord, SecretStore, SecretWrite } from '../secret-ports.ts';
-
-type Row = Record<string, unknown>;
-
-const sealedOf = (row: Row): SealedBox => ({ ciphertext: String(row.ciphertext), iv: String(row.iv), tag: String(row.tag) });
-
-const metadataOf = (row: Row): SecretMetadata => ({
-  tenant: String(row.tenant),
-  name: String(row.name),
-  description: String(row.description),
-  createdAt: Number(row.created_at),
-  lastModifiedAt: Number(row.last_modified_at),
-});
+import { metadataOf, sealedOf } from '../secret-rows.ts';
 
 /** The vault's sealed data in PostgreSQL; every method is one statement. */
 export class PostgresSecretStore implements SecretStore {
-  readonly #pool: pg.Pool;
+  readonly #db: Queryable;
 
-  constructor(pool: pg.Pool) {
-    this.#pool = pool;
+  constructor(db: Queryable) {
+    this.#db = db;
   }
 
   async putMetaIfAbsent(key: string, value: string): Promise<string> {
     // The no-op update makes RETURNING yield the stored row also when it was already there.
-    const { rows } = await this.#pool.query(
+    const { rows } = await this.#db.query(
       `INSERT INTO vault_meta (key, value) VALUES ($1, $2)
        ON CONFLICT (key) DO UPDATE SET value = vault_meta.value RETURNING value`,
       [key, value],
@@ -32,12 +21,12 @@ export class PostgresSecretStore implements SecretStore {
   }
 
   async dataKey(tenant: string): Promise<SealedBox | undefined> {
-    const { rows } = await this.#pool.query('SELECT ciphertext, iv, tag FROM vault_data_keys WHERE tenant = $1', [tenant]);
+    const { rows } = await this.#db.query('SELECT ciphertext, iv, tag FROM vault_data_keys WHERE tenant = $1', [tenant]);
     return rows[0] === undefined ? undefined : sealedOf(rows[0]);
   }
 
   async putDataKeyIfAbsent(tenant: string, wrapped: SealedBox, now: number): Promise<SealedBox> {
-    const { rows } = await this.#pool.query(
+    const { rows } = await this.#db.query(
       `INSERT INTO vault_data_keys (tenant, ciphertext, iv, tag, created_at) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (tenant) DO UPDATE SET tenant = vault_data_keys.tenant RETURNING ciphertext, iv, tag`,
       [tenant, wrapped.ciphertext, wrapped.iv, wrapped.tag, now],
@@ -48,7 +37,7 @@ export class PostgresSecretStore implements SecretStore {
   async put(write: SecretWrite): Promise<{ created: boolean; metadata: SecretMetadata }> {
     const { tenant, name, sealed, description, now } = write;
     // `xmax = 0` holds for a freshly inserted row only: it tells a creation from a replacement in one statement.
-    const { rows } = await this.#pool.query(
+    const { rows } = await this.#db.query(
       `INSERT INTO vault_secrets (tenant, name, ciphertext, iv, tag, description, created_at, last_modified_at)
        VALUES ($1, $2, $3, $4, $5, coalesce($6, ''), $7, $7)
        ON CONFLICT (tenant, name) DO UPDATE SET ciphertext = excluded.ciphertext, iv = excluded.iv, tag = excluded.tag,
@@ -60,12 +49,12 @@ export class PostgresSecretStore implements SecretStore {
   }
 
   async get(tenant: string, name: string): Promise<SecretRecord | undefined> {
-    const { rows } = await this.#pool.query('SELECT * FROM vault_secrets WHERE tenant = $1 AND name = $2', [tenant, name]);
+    const { rows } = await this.#db.query('SELECT * FROM vault_secrets WHERE tenant = $1 AND name = $2', [tenant, name]);
     return rows[0] === undefined ? undefined : { ...metadataOf(rows[0]), sealed: sealedOf(rows[0]) };
   }
 
   async list(tenant: string): Promise<SecretMetadata[]> {
-    const { rows } = await this.#pool.query(
+    const { rows } = await this.#db.query(
       'SELECT tenant, name, description, created_at, last_modified_at FROM vault_secrets WHERE tenant = $1 ORDER BY name COLLATE "C"',
       [tenant],
     );
@@ -73,7 +62,7 @@ export class PostgresSecretStore implements SecretStore {
   }
 
   async delete(tenant: string, name: string): Promise<boolean> {
-    const { rowCount } = await this.#pool.query('DELETE FROM vault_secrets WHERE tenant = $1 AND name = $2', [tenant, name]);
+    const { rowCount } = await this.#db.query('DELETE FROM vault_secrets WHERE tenant = $1 AND name = $2', [tenant, name]);
     return (rowCount ?? 0) > 0;
   }
 }

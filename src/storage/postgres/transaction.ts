@@ -1,25 +1,47 @@
-import type pg from 'pg';
+import pg from 'pg';
+import { NESTED_TRANSACTION, type TransactionBracket } from '../transaction-bracket.ts';
+
+/** Where a store sends its statements: the pool, or the client of a transaction it runs in. */
+export type Queryable = pg.Pool | pg.PoolClient;
+
+const TOP: TransactionBracket = { begin: 'BEGIN', commit: 'COMMIT', rollback: 'ROLLBACK' };
 
 /**
- * Runs `body` on one pooled client inside BEGIN/COMMIT (READ COMMITTED: each statement sees what committed
- * before it started). Rolls back and rethrows on failure; a client whose rollback failed is discarded.
+ * Runs `body` inside BEGIN/COMMIT (READ COMMITTED: each statement sees what committed before it started): on a pool,
+ * on one client taken for it (a client whose rollback failed is discarded); on the client of an open transaction,
+ * under a savepoint. Rolls back and rethrows on failure.
  */
-export async function inTransaction<T>(pool: pg.Pool, body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
+export async function inTransaction<T>(db: Queryable, body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  if (!(db instanceof pg.Pool)) return bracketed(db, NESTED_TRANSACTION, body);
+  const client = await db.connect();
   let broken: Error | undefined;
   try {
-    await client.query('BEGIN');
-    try {
-      const result = await body(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch((rollbackError: Error) => {
-        broken = rollbackError;
-      });
-      throw error;
-    }
+    return await bracketed(client, TOP, body, (rollbackError) => {
+      broken = rollbackError;
+    });
   } finally {
     client.release(broken);
+  }
+}
+
+/** Runs `body` inside BEGIN/COMMIT on a client the caller holds (and releases). */
+export function transactionOn<T>(client: pg.PoolClient, body: () => Promise<T>): Promise<T> {
+  return bracketed(client, TOP, body);
+}
+
+async function bracketed<T>(
+  client: pg.PoolClient,
+  bracket: TransactionBracket,
+  body: (client: pg.PoolClient) => Promise<T>,
+  onRollbackFailure: (error: Error) => void = () => {},
+): Promise<T> {
+  await client.query(bracket.begin);
+  try {
+    const result = await body(client);
+    await client.query(bracket.commit);
+    return result;
+  } catch (error) {
+    await client.query(bracket.rollback).catch(onRollbackFailure);
+    throw error;
   }
 }

@@ -1,6 +1,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { CommitOutcome, ConversationCommit, ConversationQuery, ConversationRow, ConversationStore } from '../runtime-ports.ts';
 import { checkNewConversation, firstAppendedIndex, toConversationRow } from '../runtime-rows.ts';
+import { SqliteStore } from './sqlite-store.ts';
 import { readTransaction, transaction } from './transaction.ts';
 
 /** `ConversationQuery` filters and their columns; a listing statement is prepared per combination in use. */
@@ -12,40 +13,38 @@ const FILTERS = [
   ['environment', 'environment'],
 ] as const;
 
+const STATEMENTS = {
+  insertHeader: `INSERT INTO conversations
+    (id, agent_id, agent_version, user_id, environment, state, created_on, last_modified_on, step_count, revision, state_json)
+    VALUES (:id, :agentId, :agentVersion, :userId, :environment, :state, :createdOn, :lastModifiedOn, :stepCount, :revision, :stateJson)`,
+  updateHeader: `UPDATE conversations SET
+      agent_id = :agentId, agent_version = :agentVersion, user_id = :userId, environment = :environment, state = :state,
+      created_on = :createdOn, last_modified_on = :lastModifiedOn, step_count = :stepCount, revision = :revision,
+      state_json = :stateJson
+    WHERE id = :id AND revision = :expectedRevision`,
+  insertStep: 'INSERT INTO conversation_steps (conversation_id, step_index, body) VALUES (?, ?, ?)',
+  truncateSteps: 'DELETE FROM conversation_steps WHERE conversation_id = ? AND step_index >= ?',
+  header: 'SELECT * FROM conversations WHERE id = ?',
+  steps: 'SELECT body FROM conversation_steps WHERE conversation_id = ? AND step_index >= ? ORDER BY step_index',
+  exists: 'SELECT 1 AS found FROM conversations WHERE id = ?',
+  deleteSteps: 'DELETE FROM conversation_steps WHERE conversation_id = ?',
+  deleteHeader: 'DELETE FROM conversations WHERE id = ?',
+};
+
 /** Conversations in SQLite. Every statement is prepared once per store; writes run in one transaction. */
-export class SqliteConversationStore implements ConversationStore {
-  readonly #db: DatabaseSync;
-  readonly #sql;
+export class SqliteConversationStore extends SqliteStore<keyof typeof STATEMENTS> implements ConversationStore {
   /** Listing statements by the bit mask of the filters they apply (at most 32). */
   readonly #listings = new Map<number, StatementSync>();
 
   constructor(db: DatabaseSync) {
-    this.#db = db;
-    const prepare = (sql: string) => db.prepare(sql);
-    this.#sql = {
-      insertHeader: prepare(`INSERT INTO conversations
-        (id, agent_id, agent_version, user_id, environment, state, created_on, last_modified_on, step_count, revision, state_json)
-        VALUES (:id, :agentId, :agentVersion, :userId, :environment, :state, :createdOn, :lastModifiedOn, :stepCount, :revision, :stateJson)`),
-      updateHeader: prepare(`UPDATE conversations SET
-          agent_id = :agentId, agent_version = :agentVersion, user_id = :userId, environment = :environment, state = :state,
-          created_on = :createdOn, last_modified_on = :lastModifiedOn, step_count = :stepCount, revision = :revision,
-          state_json = :stateJson
-        WHERE id = :id AND revision = :expectedRevision`),
-      insertStep: prepare('INSERT INTO conversation_steps (conversation_id, step_index, body) VALUES (?, ?, ?)'),
-      truncateSteps: prepare('DELETE FROM conversation_steps WHERE conversation_id = ? AND step_index >= ?'),
-      header: prepare('SELECT * FROM conversations WHERE id = ?'),
-      steps: prepare('SELECT body FROM conversation_steps WHERE conversation_id = ? AND step_index >= ? ORDER BY step_index'),
-      exists: prepare('SELECT 1 AS found FROM conversations WHERE id = ?'),
-      deleteSteps: prepare('DELETE FROM conversation_steps WHERE conversation_id = ?'),
-      deleteHeader: prepare('DELETE FROM conversations WHERE id = ?'),
-    };
+    super(db, STATEMENTS);
   }
 
   async create(row: ConversationRow, steps: readonly string[]): Promise<void> {
     checkNewConversation(row, steps);
-    transaction(this.#db, () => {
-      this.#sql.insertHeader.run(headerParameters(row));
-      for (const [index, body] of steps.entries()) this.#sql.insertStep.run(row.id, index, body);
+    transaction(this.db, () => {
+      this.sql.insertHeader.run(headerParameters(row));
+      for (const [index, body] of steps.entries()) this.sql.insertStep.run(row.id, index, body);
     });
   }
 
@@ -54,26 +53,26 @@ export class SqliteConversationStore implements ConversationStore {
   }
 
   async loadFrom(id: string, fromIndex: number): Promise<{ row: ConversationRow; steps: string[] } | undefined> {
-    return readTransaction(this.#db, () => {
-      const header = this.#sql.header.get(id);
+    return readTransaction(this.db, () => {
+      const header = this.sql.header.get(id);
       if (header === undefined) return undefined;
-      const steps = this.#sql.steps.all(id, fromIndex).map((step) => String(step.body));
+      const steps = this.sql.steps.all(id, fromIndex).map((step) => String(step.body));
       return { row: toConversationRow(header), steps };
     });
   }
 
   async loadRow(id: string): Promise<ConversationRow | undefined> {
-    const header = this.#sql.header.get(id);
+    const header = this.sql.header.get(id);
     return header === undefined ? undefined : toConversationRow(header);
   }
 
   async commit(id: string, expectedRevision: number, change: ConversationCommit): Promise<CommitOutcome> {
     const first = firstAppendedIndex(id, expectedRevision, change);
-    return transaction(this.#db, () => {
-      const updated = this.#sql.updateHeader.run({ ...headerParameters(change.row), expectedRevision });
-      if (Number(updated.changes) === 0) return this.#sql.exists.get(id) === undefined ? 'not-found' : 'conflict';
-      if (change.truncateStepsFrom !== undefined) this.#sql.truncateSteps.run(id, change.truncateStepsFrom);
-      for (const [offset, body] of change.appendSteps.entries()) this.#sql.insertStep.run(id, first + offset, body);
+    return transaction(this.db, () => {
+      const updated = this.sql.updateHeader.run({ ...headerParameters(change.row), expectedRevision });
+      if (Number(updated.changes) === 0) return this.sql.exists.get(id) === undefined ? 'not-found' : 'conflict';
+      if (change.truncateStepsFrom !== undefined) this.sql.truncateSteps.run(id, change.truncateStepsFrom);
+      for (const [offset, body] of change.appendSteps.entries()) this.sql.insertStep.run(id, first + offset, body);
       return 'committed';
     });
   }
@@ -91,9 +90,9 @@ export class SqliteConversationStore implements ConversationStore {
   }
 
   async delete(id: string): Promise<boolean> {
-    return transaction(this.#db, () => {
-      this.#sql.deleteSteps.run(id);
-      return Number(this.#sql.deleteHeader.run(id).changes) > 0;
+    return transaction(this.db, () => {
+      this.sql.deleteSteps.run(id);
+      return Number(this.sql.deleteHeader.run(id).changes) > 0;
     });
   }
 
@@ -101,7 +100,7 @@ export class SqliteConversationStore implements ConversationStore {
     let statement = this.#listings.get(mask);
     if (statement === undefined) {
       const conditions = FILTERS.filter((_, bit) => (mask & (1 << bit)) !== 0).map(([key, column]) => `${column} = :${key}`);
-      statement = this.#db.prepare(`SELECT * FROM conversations
+      statement = this.db.prepare(`SELECT * FROM conversations
         ${conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`}
         ORDER BY last_modified_on DESC, id DESC
         LIMIT :limit OFFSET :offset`);

@@ -1,12 +1,6 @@
-/**
- * SQLite schema, as an ordered list. Applied ones are recorded in `schema_migrations` by their position
- * (1-based). Append new migrations at the end; never edit or reorder released ones.
- */
-export interface Migration {
-  readonly name: string;
-  readonly sql: string;
-}
+import type { Migration } from '../migration.ts';
 
+/** The SQLite schema (see `Migration`). */
 export const sqliteMigrations: readonly Migration[] = [
   {
     name: 'config resources: versions and descriptors',

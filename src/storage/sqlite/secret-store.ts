@@ -1,83 +1,70 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { SealedBox, SecretMetadata, SecretRecord, SecretStore, SecretWrite } from '../secret-ports.ts';
+import { metadataOf, sealedOf } from '../secret-rows.ts';
+import { SqliteStore } from './sqlite-store.ts';
 import { transaction } from './transaction.ts';
 
-type Row = Record<string, unknown>;
-
-const sealedOf = (row: Row): SealedBox => ({ ciphertext: String(row.ciphertext), iv: String(row.iv), tag: String(row.tag) });
-
-const metadataOf = (row: Row): SecretMetadata => ({
-  tenant: String(row.tenant),
-  name: String(row.name),
-  description: String(row.description),
-  createdAt: Number(row.created_at),
-  lastModifiedAt: Number(row.last_modified_at),
-});
+const STATEMENTS = {
+  insertMeta: 'INSERT INTO vault_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING',
+  meta: 'SELECT value FROM vault_meta WHERE key = ?',
+  insertDataKey: `INSERT INTO vault_data_keys (tenant, ciphertext, iv, tag, created_at) VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (tenant) DO NOTHING`,
+  dataKey: 'SELECT ciphertext, iv, tag FROM vault_data_keys WHERE tenant = ?',
+  exists: 'SELECT 1 AS found FROM vault_secrets WHERE tenant = ? AND name = ?',
+  upsert: `INSERT INTO vault_secrets (tenant, name, ciphertext, iv, tag, description, created_at, last_modified_at)
+    VALUES (:tenant, :name, :ciphertext, :iv, :tag, coalesce(:description, ''), :now, :now)
+    ON CONFLICT (tenant, name) DO UPDATE SET ciphertext = excluded.ciphertext, iv = excluded.iv, tag = excluded.tag,
+      description = coalesce(:description, vault_secrets.description), last_modified_at = excluded.last_modified_at
+    RETURNING tenant, name, description, created_at, last_modified_at`,
+  get: 'SELECT * FROM vault_secrets WHERE tenant = ? AND name = ?',
+  list: 'SELECT tenant, name, description, created_at, last_modified_at FROM vault_secrets WHERE tenant = ? ORDER BY name',
+  delete: 'DELETE FROM vault_secrets WHERE tenant = ? AND name = ?',
+};
 
 /** The vault's sealed data in SQLite. */
-export class SqliteSecretStore implements SecretStore {
-  readonly #db: DatabaseSync;
-  readonly #sql;
-
+export class SqliteSecretStore extends SqliteStore<keyof typeof STATEMENTS> implements SecretStore {
   constructor(db: DatabaseSync) {
-    this.#db = db;
-    const prepare = (sql: string) => db.prepare(sql);
-    this.#sql = {
-      insertMeta: prepare('INSERT INTO vault_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING'),
-      meta: prepare('SELECT value FROM vault_meta WHERE key = ?'),
-      insertDataKey: prepare(`INSERT INTO vault_data_keys (tenant, ciphertext, iv, tag, created_at) VALUES (?, ?, ?, ?, ?)
-        ON CONFLICT (tenant) DO NOTHING`),
-      dataKey: prepare('SELECT ciphertext, iv, tag FROM vault_data_keys WHERE tenant = ?'),
-      exists: prepare('SELECT 1 AS found FROM vault_secrets WHERE tenant = ? AND name = ?'),
-      upsert: prepare(`INSERT INTO vault_secrets (tenant, name, ciphertext, iv, tag, description, created_at, last_modified_at)
-        VALUES (:tenant, :name, :ciphertext, :iv, :tag, coalesce(:description, ''), :now, :now)
-        ON CONFLICT (tenant, name) DO UPDATE SET ciphertext = excluded.ciphertext, iv = excluded.iv, tag = excluded.tag,
-          description = coalesce(:description, vault_secrets.description), last_modified_at = excluded.last_modified_at
-        RETURNING tenant, name, description, created_at, last_modified_at`),
-      get: prepare('SELECT * FROM vault_secrets WHERE tenant = ? AND name = ?'),
-      list: prepare('SELECT tenant, name, description, created_at, last_modified_at FROM vault_secrets WHERE tenant = ? ORDER BY name'),
-      delete: prepare('DELETE FROM vault_secrets WHERE tenant = ? AND name = ?'),
-    };
+    super(db, STATEMENTS);
   }
 
   async putMetaIfAbsent(key: string, value: string): Promise<string> {
-    return transaction(this.#db, () => {
-      this.#sql.insertMeta.run(key, value);
-      return String(this.#sql.meta.get(key)!.value);
+    return transaction(this.db, () => {
+      this.sql.insertMeta.run(key, value);
+      return String(this.sql.meta.get(key)!.value);
     });
   }
 
   async dataKey(tenant: string): Promise<SealedBox | undefined> {
-    const row = this.#sql.dataKey.get(tenant);
+    const row = this.sql.dataKey.get(tenant);
     return row === undefined ? undefined : sealedOf(row);
   }
 
   async putDataKeyIfAbsent(tenant: string, wrapped: SealedBox, now: number): Promise<SealedBox> {
-    return transaction(this.#db, () => {
-      this.#sql.insertDataKey.run(tenant, wrapped.ciphertext, wrapped.iv, wrapped.tag, now);
-      return sealedOf(this.#sql.dataKey.get(tenant)!);
+    return transaction(this.db, () => {
+      this.sql.insertDataKey.run(tenant, wrapped.ciphertext, wrapped.iv, wrapped.tag, now);
+      return sealedOf(this.sql.dataKey.get(tenant)!);
     });
   }
 
   async put(write: SecretWrite): Promise<{ created: boolean; metadata: SecretMetadata }> {
     const { tenant, name, sealed, description, now } = write;
-    return transaction(this.#db, () => {
-      const created = this.#sql.exists.get(tenant, name) === undefined;
-      const row = this.#sql.upsert.get({ tenant, name, ...sealed, description: description ?? null, now })!;
+    return transaction(this.db, () => {
+      const created = this.sql.exists.get(tenant, name) === undefined;
+      const row = this.sql.upsert.get({ tenant, name, ...sealed, description: description ?? null, now })!;
       return { created, metadata: metadataOf(row) };
     });
   }
 
   async get(tenant: string, name: string): Promise<SecretRecord | undefined> {
-    const row = this.#sql.get.get(tenant, name);
+    const row = this.sql.get.get(tenant, name);
     return row === undefined ? undefined : { ...metadataOf(row), sealed: sealedOf(row) };
   }
 
   async list(tenant: string): Promise<SecretMetadata[]> {
-    return this.#sql.list.all(tenant).map(metadataOf);
+    return this.sql.list.all(tenant).map(metadataOf);
   }
 
   async delete(tenant: string, name: string): Promise<boolean> {
-    return Number(this.#sql.delete.run(tenant, name).changes) > 0;
+    return Number(this.sql.delete.run(tenant, name).changes) > 0;
   }
 }

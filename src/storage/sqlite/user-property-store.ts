@@ -1,35 +1,33 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { UserPropertyStore } from '../runtime-ports.ts';
+import { SqliteStore } from './sqlite-store.ts';
 import { transaction } from './transaction.ts';
 
-/** Long-term user properties in SQLite. */
-export class SqliteUserPropertyStore implements UserPropertyStore {
-  readonly #db: DatabaseSync;
-  readonly #sql;
+const STATEMENTS = {
+  load: 'SELECT name, value FROM user_properties WHERE user_id = ? ORDER BY name',
+  upsert: `INSERT INTO user_properties (user_id, name, value, updated_on) VALUES (?, ?, ?, ?)
+    ON CONFLICT (user_id, name) DO UPDATE SET value = excluded.value, updated_on = excluded.updated_on`,
+  deleteOlderThan: 'DELETE FROM user_properties WHERE updated_on < ?',
+};
 
+/** Long-term user properties in SQLite. */
+export class SqliteUserPropertyStore extends SqliteStore<keyof typeof STATEMENTS> implements UserPropertyStore {
   constructor(db: DatabaseSync) {
-    this.#db = db;
-    const prepare = (sql: string) => db.prepare(sql);
-    this.#sql = {
-      load: prepare('SELECT name, value FROM user_properties WHERE user_id = ? ORDER BY name'),
-      upsert: prepare(`INSERT INTO user_properties (user_id, name, value, updated_on) VALUES (?, ?, ?, ?)
-        ON CONFLICT (user_id, name) DO UPDATE SET value = excluded.value, updated_on = excluded.updated_on`),
-      deleteOlderThan: prepare('DELETE FROM user_properties WHERE updated_on < ?'),
-    };
+    super(db, STATEMENTS);
   }
 
   async load(userId: string): Promise<Map<string, string>> {
-    return new Map(this.#sql.load.all(userId).map((row) => [String(row.name), String(row.value)]));
+    return new Map(this.sql.load.all(userId).map((row) => [String(row.name), String(row.value)]));
   }
 
   async upsert(userId: string, values: ReadonlyMap<string, string>, now: number): Promise<void> {
     if (values.size === 0) return;
-    transaction(this.#db, () => {
-      for (const [name, value] of values) this.#sql.upsert.run(userId, name, value, now);
+    transaction(this.db, () => {
+      for (const [name, value] of values) this.sql.upsert.run(userId, name, value, now);
     });
   }
 
   async deleteOlderThan(cutoff: number): Promise<number> {
-    return Number(this.#sql.deleteOlderThan.run(cutoff).changes);
+    return Number(this.sql.deleteOlderThan.run(cutoff).changes);
   }
 }
