@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { strToU8, zipSync } from 'fflate';
 import { migrateText } from './legacy-migration.ts';
-import { scrubSecrets } from './secret-scrubbing.ts';
+import { scrubSecretFields } from '../security/secret-scrubbing.ts';
 import { readZip, unsafeEntryName, ZipTooLargeError } from './zip-reader.ts';
 
 test('Thymeleaf inline expressions, blocks and legacy vault references are migrated', () => {
@@ -34,7 +34,7 @@ test('readZip returns the files, skips folders, and refuses archives beyond the 
 });
 
 test('secret scrubbing keeps vault references and templates, blanks literal credentials', () => {
-  const { body, scrubbed } = scrubSecrets('agent', {
+  const { body, scrubbed } = scrubSecretFields('agent', {
     channels: [{ type: 'svc://ai.svc.channel.messenger', config: { appSecret: 'literal', verificationToken: '${vault:verify}', pageName: 'shop' } }],
   });
   assert.deepEqual(body, { channels: [{ type: 'svc://ai.svc.channel.messenger', config: { appSecret: '', verificationToken: '${vault:verify}', pageName: 'shop' } }] });

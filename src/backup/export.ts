@@ -15,7 +15,7 @@ import {
   workflowFolder,
 } from './layout.ts';
 import { referenceSlots } from './references.ts';
-import { scrubSecrets } from './secret-scrubbing.ts';
+import { scrubSecretFields } from '../security/secret-scrubbing.ts';
 
 /**
  * Builds the export ZIP of one agent version in memory (reference §12.3): the agent, each workflow in its
@@ -86,7 +86,7 @@ export class AgentExporter {
       if (json === undefined) {
         throw conflict(`${referencedBy} references ${kindNamed(kind).title} ${id} version ${resourceVersion}, which does not exist; the agent cannot be exported.`);
       }
-      const { body, scrubbed } = scrubSecrets(kind, JSON.parse(json));
+      const { body, scrubbed } = scrubSecretFields(kind, JSON.parse(json));
       scrubbedSecrets.push(...scrubbed.map((s) => ({ file, path: s.path })));
       addJson(file, body);
       addJson(descriptorFile, descriptorDocument(kind, id, resourceVersion, await this.#store.descriptor(kind, id)));

@@ -1,12 +1,12 @@
 import type { LifecycleTask } from '../runtime/tasks.ts';
-import { renderTemplate } from '../templating/engine.ts';
 import { createBehaviorTask } from './behavior/behavior-task.ts';
 import { createHttpCallsTask, type HttpCallsTaskOptions } from './httpcalls/httpcalls-task.ts';
 import { createHttpCallTools } from './llm/http-call-tools.ts';
 import { createLlmTask, type LlmTaskOptions } from './llm/llm-task.ts';
 import { createOutputTask } from './output/output-task.ts';
 import { createParserTask } from './parser/parser-task.ts';
-import { createPropertyTask, type SecretWriter } from './property/property-task.ts';
+import type { SecretWriter } from '../properties/secret-properties.ts';
+import { createPropertyTask } from './property/property-task.ts';
 import { createTemplatingTask } from './templating/templating-task.ts';
 
 export interface BuiltInTaskOptions {
@@ -20,11 +20,11 @@ export interface BuiltInTaskOptions {
 
 /** Every lifecycle task type the service ships, registered at start-up. */
 export function builtInTasks(options: BuiltInTaskOptions = {}): LifecycleTask[] {
-  const httpCalls = options.httpCalls ? createHttpCallsTask(options.httpCalls) : undefined;
+  const httpCalls = options.httpCalls ? createHttpCallsTask({ ...options.httpCalls, secretWriter: options.secretWriter }) : undefined;
   return [
     createParserTask(),
     createBehaviorTask(),
-    createPropertyTask(renderTemplate, { secretWriter: options.secretWriter }),
+    createPropertyTask({ secretWriter: options.secretWriter }),
     createOutputTask(),
     createTemplatingTask(),
     ...(httpCalls ? [httpCalls] : []),

@@ -1,4 +1,5 @@
 import type { Turn } from '../runtime/turn.ts';
+import { setPath, type PathSegment } from './paths.ts';
 
 /**
  * The data every template, path and dynamic rule sees (reference §6.2), built from the turn:
@@ -39,4 +40,53 @@ export function templateData(turn: Turn, extra: Readonly<Record<string, unknown>
   data['memory'] = memory;
 
   return Object.assign(data, extra);
+}
+
+/**
+ * The template data of one task run (a property setter, an HTTP call, an LLM task): `templateData(turn)` built when
+ * first read, plus the run's own top-level names (a saved or just received response, a batch element, an LLM's
+ * tool arguments) and the copies made by `toObjectPath` instructions. Rebuilt after a property was set, so later
+ * instructions and templates of the run see it.
+ */
+export class TemplateData {
+  readonly #turn: Turn;
+  readonly #extra: Record<string, unknown>;
+  readonly #copies: Array<readonly [readonly PathSegment[], unknown]> = [];
+  #data: Record<string, unknown> | undefined;
+
+  constructor(turn: Turn, extra: Readonly<Record<string, unknown>> = {}) {
+    this.#turn = turn;
+    this.#extra = { ...extra };
+  }
+
+  get(): Record<string, unknown> {
+    if (!this.#data) {
+      const data = templateData(this.#turn, this.#extra);
+      for (const [segments, value] of this.#copies) setPath(data, segments, value);
+      this.#data = data;
+    }
+    return this.#data;
+  }
+
+  /** The data with one more top-level name, for one template (a batch or iteration element). */
+  with(name: string, value: unknown): Record<string, unknown> {
+    return { ...this.get(), [name]: value };
+  }
+
+  /** Adds a top-level name for everything that follows in the run. */
+  put(name: string, value: unknown): void {
+    this.#extra[name] = value;
+    this.#data = undefined;
+  }
+
+  /** A property of the turn changed: the next read rebuilds `properties`. */
+  propertiesChanged(): void {
+    this.#data = undefined;
+  }
+
+  /** Copies `value` to a path of this run's data (a `toObjectPath` instruction); the turn is not changed. */
+  copy(segments: readonly PathSegment[], value: unknown): void {
+    this.#copies.push([segments, value]);
+    if (this.#data) setPath(this.#data, segments, value);
+  }
 }

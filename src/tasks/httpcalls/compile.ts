@@ -1,34 +1,15 @@
 import { DeploymentError } from '../../runtime/tasks.ts';
 import { TemplateSyntaxError } from '../../templating/engine.ts';
 import { parsePath, PathSyntaxError, type PathSegment } from '../../templating/paths.ts';
-import { compileObjectPath, ObjectPathSyntaxError, type CompiledObjectPath } from '../property/object-path.ts';
+import { compileCodeValidator, type CodeValidator } from '../../properties/http-code-validator.ts';
+import { compilePropertyInstructions, type CompiledPropertyInstruction } from '../../properties/instructions.ts';
+import { compileObjectPath, ObjectPathSyntaxError, type CompiledObjectPath } from '../../properties/object-path.ts';
 import { compileFieldTemplate, type FieldTemplate } from './field-template.ts';
 
 /**
  * Deploy-time compilation of an HTTP-call set (reference §8.1, spec names; aliases were translated when the set
  * was stored). Every template and path is compiled here, so a turn only renders and looks up.
  */
-
-export type PropertyScope = 'step' | 'conversation' | 'longTerm';
-
-export interface CodeValidator {
-  readonly runOn: ReadonlySet<number> | undefined;
-  readonly skipOn: ReadonlySet<number>;
-}
-
-export interface CompiledPropertyInstruction {
-  readonly name: FieldTemplate | undefined;
-  readonly from: CompiledObjectPath | undefined;
-  readonly to: readonly PathSegment[] | undefined;
-  readonly valueString: FieldTemplate | undefined;
-  /** The last non-null of valueObject, valueList, valueInt, valueFloat, valueBoolean (when no valueString). */
-  readonly literal: { readonly value: unknown } | undefined;
-  readonly scope: PropertyScope;
-  readonly override: boolean;
-  readonly convertToObject: boolean;
-  readonly runOnValidationError: boolean;
-  readonly validator: CodeValidator;
-}
 
 export interface CompiledIteration {
   readonly path: CompiledObjectPath | undefined;
@@ -135,60 +116,6 @@ function at<T>(where: string, build: () => T): T {
   }
 }
 
-const DEFAULT_RUN_ON_SUCCESS: CodeValidator = { runOn: undefined, skipOn: new Set() };
-
-function compileValidator(value: unknown): CodeValidator {
-  if (!isRecord(value)) return DEFAULT_RUN_ON_SUCCESS;
-  const runOn = list(value['runOnHttpCode']).filter((code): code is number => typeof code === 'number');
-  const skipOn = list(value['skipOnHttpCode']).filter((code): code is number => typeof code === 'number');
-  return { runOn: runOn.length > 0 ? new Set(runOn) : undefined, skipOn: new Set(skipOn) };
-}
-
-/** Whether an instruction with this validator runs for `status`: default = on every 2xx. */
-export function passes(validator: CodeValidator, status: number): boolean {
-  if (validator.skipOn.has(status)) return false;
-  return validator.runOn ? validator.runOn.has(status) : status >= 200 && status < 300;
-}
-
-function compileScope(scope: unknown, where: string): PropertyScope {
-  if (!given(scope) || scope === 'conversation') return 'conversation';
-  if (scope === 'step' || scope === 'longTerm') return scope;
-  if (scope === 'secret') {
-    throw new DeploymentError(`${where} uses scope 'secret', which needs the secrets vault; use 'step', 'conversation' or 'longTerm'.`);
-  }
-  throw new DeploymentError(`${where} has the unknown scope '${String(scope)}'; use 'step', 'conversation' or 'longTerm'.`);
-}
-
-/** Property instructions never resolve vault references: their results go into the memory. */
-function compileInstruction(raw: unknown, where: string): CompiledPropertyInstruction {
-  if (!isRecord(raw)) throw new DeploymentError(`${where} is not an object.`);
-  return at(where, () => {
-    let literal: { value: unknown } | undefined;
-    for (const field of ['valueObject', 'valueList', 'valueInt', 'valueFloat', 'valueBoolean']) {
-      if (given(raw[field])) literal = { value: raw[field] };
-    }
-    const valueString = text(raw['valueString']);
-    const from = nonEmpty(raw['fromObjectPath']);
-    const to = from === undefined ? undefined : nonEmpty(raw['toObjectPath']);
-    return {
-      name: nonEmpty(raw['name']) === undefined ? undefined : compileFieldTemplate(raw['name'] as string),
-      from: from === undefined ? undefined : compileObjectPath(from),
-      to: to === undefined ? undefined : parsePath(to.trim()),
-      valueString: valueString === undefined || literal !== undefined ? undefined : compileFieldTemplate(valueString),
-      literal,
-      scope: compileScope(raw['scope'], where),
-      override: raw['override'] !== false,
-      convertToObject: raw['convertToObject'] === true,
-      runOnValidationError: raw['runOnValidationError'] === true,
-      validator: compileValidator(raw['httpCodeValidator']),
-    };
-  });
-}
-
-function compileInstructions(raw: unknown, where: string): CompiledPropertyInstruction[] {
-  return list(raw).map((instruction, i) => compileInstruction(instruction, `${where}[${i}]`));
-}
-
 function compileIteration(raw: Json, where: string): CompiledIteration {
   const path = nonEmpty(raw['pathToTargetArray']);
   const filter = nonEmpty(raw['templateFilterExpression']);
@@ -196,7 +123,7 @@ function compileIteration(raw: Json, where: string): CompiledIteration {
     path: path === undefined ? undefined : compileObjectPath(path),
     iterationObjectName: nonEmpty(raw['iterationObjectName']) ?? 'obj',
     filter: filter === undefined ? undefined : compileFieldTemplate(filter),
-    validator: compileValidator(raw['httpCodeValidator']),
+    validator: compileCodeValidator(raw['httpCodeValidator']),
   }));
 }
 
@@ -262,7 +189,7 @@ function compileCall(raw: unknown, index: number, targetServerUrl: string, sourc
     maxResponseBytes: integer(raw['maxResponseSizeInBytes']),
     secretNames: names,
     preRequest: {
-      instructions: compileInstructions(preRequest['propertyInstructions'], `${call}, preRequest.propertyInstructions`),
+      instructions: compilePropertyInstructions(preRequest['propertyInstructions'], `${call}, preRequest.propertyInstructions`),
       batch: compileBatch(preRequest['batchRequests'], `${call}, preRequest.batchRequests`),
       delayMillis: integer(preRequest['delayBeforeExecutingInMillis']) ?? 0,
     },
@@ -277,7 +204,7 @@ function compileCall(raw: unknown, index: number, targetServerUrl: string, sourc
       body: body === undefined || body === '' ? undefined : at(`${call}, request.body`, () => compileFieldTemplate(body, names)),
     },
     postResponse: {
-      instructions: compileInstructions(postResponse['propertyInstructions'], `${call}, postResponse.propertyInstructions`),
+      instructions: compilePropertyInstructions(postResponse['propertyInstructions'], `${call}, postResponse.propertyInstructions`),
       outputs: list(postResponse['outputBuildInstructions']).filter(isRecord).map((instruction, i) => {
         const at_ = `${call}, postResponse.outputBuildInstructions[${i}]`;
         return {

@@ -3,12 +3,14 @@ import type { Turn } from '../../runtime/turn.ts';
 import type { CallerIdentity } from '../../security/auth-caller.ts';
 import { MissingSecretError, type SecretResolver } from '../../security/secret-references.ts';
 import type { Outbound } from '../../security/outbound.ts';
+import { runPropertyInstructions, type ResponseOutcome } from '../../properties/run-instructions.ts';
+import type { SecretWriter } from '../../properties/secret-properties.ts';
+import { TemplateData } from '../../templating/data-model.ts';
 import { TemplateError } from '../../templating/engine.ts';
-import { CallData } from './call-data.ts';
 import type { CompiledHttpCall } from './compile.ts';
 import { storableResponseHeaders } from './credentials.ts';
 import type { SecretValues } from './field-template.ts';
-import { buildOutputs, buildQuickReplies, runPropertyInstructions, type TaskLog } from './post-response.ts';
+import { buildOutputs, buildQuickReplies, skipFailedInstruction, type TaskLog } from './post-response.ts';
 import { buildRequest, InvalidRequestUrlError, type BuiltRequest, type RequestRecord } from './request.ts';
 import { sendWithRetry } from './retry.ts';
 import { HttpTransport, TransportError, type IncomingResponse } from './transport.ts';
@@ -50,6 +52,8 @@ export interface HttpCallExecutorOptions {
   readonly defaults: HttpCallDefaults;
   /** Where non-2xx answers, skipped instructions and fire-and-forget failures are reported (no secrets). */
   readonly log?: TaskLog;
+  /** The vault, for secret-scoped property instructions; without it they fail the call. */
+  readonly secretWriter?: SecretWriter | undefined;
 }
 
 export interface HttpCallResult {
@@ -157,9 +161,11 @@ export function createHttpCallExecutor(options: HttpCallExecutorOptions): HttpCa
   }
 
   async function execute(call: CompiledHttpCall, turn: Turn, extraTemplateData: Readonly<Record<string, unknown>> = {}): Promise<HttpCallResult> {
-    const data = new CallData(turn, extraTemplateData);
+    const data = new TemplateData(turn, extraTemplateData);
+    const runInstructions = (instructions: CompiledHttpCall['preRequest']['instructions'], outcome?: ResponseOutcome) =>
+      runPropertyInstructions(instructions, { turn, data, secretWriter: options.secretWriter, outcome, skipFailed: skipFailedInstruction(log, call.name) });
     try {
-      runPropertyInstructions(turn, call.name, call.preRequest.instructions, data, log);
+      await runInstructions(call.preRequest.instructions);
       if (call.preRequest.delayMillis > 0) await sleep(call.preRequest.delayMillis, undefined, { signal: turn.signal });
     } catch (error) {
       throw failure(call, error, undefined);
@@ -234,7 +240,7 @@ export function createHttpCallExecutor(options: HttpCallExecutorOptions): HttpCa
 
     try {
       data.put(call.responseObjectName, success ? body : errorText);
-      runPropertyInstructions(turn, call.name, call.postResponse.instructions, data, log, { status, validationFailed });
+      await runInstructions(call.postResponse.instructions, { status, validationFailed });
       buildOutputs(turn, call.postResponse.outputs, data, status);
       buildQuickReplies(turn, call.postResponse.quickReplies, data, status);
     } catch (error) {

@@ -1,14 +1,15 @@
 import type { ContextValue } from '../../runtime/memory.ts';
 import type { Turn } from '../../runtime/turn.ts';
-import type { CallData } from './call-data.ts';
-import { passes, type CompiledIteration, type CompiledOutputBuild, type CompiledPropertyInstruction, type CompiledQuickReplyBuild } from './compile.ts';
+import { passes } from '../../properties/http-code-validator.ts';
+import type { TemplateData } from '../../templating/data-model.ts';
+import type { CompiledIteration, CompiledOutputBuild, CompiledQuickReplyBuild } from './compile.ts';
 
 /**
  * Pre-request and post-response work of an HTTP call (reference §7.5, §8.5):
- * - property instructions: `fromObjectPath` (the property-task path language; the call's response is at top level
- *   under its `responseObjectName`) or `valueString` (templated) or a literal value. Values keep their type
- *   (numbers stay numbers, objects stay objects: DESIGN §4.9 overrides upstream's strings-only quirk); a text
- *   value `{...}` with `convertToObject` becomes an object. A failing instruction is logged and skipped.
+ * - property instructions run through the one property-instruction engine (`properties/run-instructions.ts`);
+ *   the call's response is at top level under its `responseObjectName`. Values keep their type (numbers stay
+ *   numbers, objects stay objects: DESIGN §4.9 overrides upstream's strings-only quirk). A failing instruction is
+ *   logged and skipped (`skipFailedInstruction`);
  * - output and quick-reply build instructions: iterate the array at `pathToTargetArray`, keep the elements whose
  *   `templateFilterExpression` renders `true`, render one output / quick reply per element, and add them to the
  *   synthetic context entries `context:output` / `context:quickReplies` that the output task renders (§5.3).
@@ -19,71 +20,16 @@ export interface TaskLog {
   warn(details: Record<string, unknown>, message: string): void;
 }
 
-export interface ResponseOutcome {
-  readonly status: number;
-  /** The response failed its `responseValuePathMatchers` even after the retries. */
-  readonly validationFailed: boolean;
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-function convert(value: unknown, convertToObject: boolean): unknown {
-  if (!convertToObject || typeof value !== 'string') return value;
-  const trimmed = value.trim();
-  if (!trimmed.startsWith('{') || !trimmed.endsWith('}')) return value;
-  return JSON.parse(trimmed) as unknown;
-}
-
-function instructionValue(instruction: CompiledPropertyInstruction, data: CallData): { value: unknown } | undefined {
-  if (instruction.from) {
-    const found = instruction.from.evaluate(data.get());
-    if (found === undefined || found === null) return undefined;
-    if (instruction.to) {
-      data.copy(instruction.to, found);
-      return undefined;
-    }
-    return { value: convert(typeof found === 'object' ? structuredClone(found) : found, instruction.convertToObject) };
-  }
-  if (instruction.literal) return { value: structuredClone(instruction.literal.value) };
-  if (instruction.valueString) return { value: convert(instruction.valueString.render(data.get()), instruction.convertToObject) };
-  return undefined;
-}
-
-/**
- * Runs property instructions. Pre-request ones (no `outcome`) always run; post-response ones run when the status
- * passes the instruction's `httpCodeValidator` (default: any 2xx) and, if the response failed validation, only
- * with `runOnValidationError`.
- */
-export function runPropertyInstructions(
-  turn: Turn,
-  callName: string,
-  instructions: readonly CompiledPropertyInstruction[],
-  data: CallData,
-  log: TaskLog,
-  outcome?: ResponseOutcome,
-): void {
-  instructions.forEach((instruction, index) => {
-    if (outcome) {
-      if (!passes(instruction.validator, outcome.status)) return;
-      if (outcome.validationFailed && !instruction.runOnValidationError) return;
-    }
-    try {
-      const name = instruction.name?.render(data.get());
-      if (name !== undefined && !instruction.override && turn.properties.has(name)) return;
-      const found = instructionValue(instruction, data);
-      if (found === undefined || name === undefined || name === '') return;
-      turn.setProperty({ name, value: found.value, scope: instruction.scope });
-      data.propertiesChanged();
-    } catch (error) {
-      log.warn({ httpCall: callName, instruction: index, problem: errorText(error) }, 'an HTTP-call property instruction failed and was skipped');
-    }
-  });
+/** How a failing property instruction of a call is reported before the next one runs. */
+export function skipFailedInstruction(log: TaskLog, callName: string): (error: unknown, index: number) => void {
+  return (error, index) => {
+    const problem = error instanceof Error ? error.message : String(error);
+    log.warn({ httpCall: callName, instruction: index, problem }, 'an HTTP-call property instruction failed and was skipped');
+  };
 }
 
 /** The elements an output or quick-reply instruction iterates over (those passing the filter). */
-function elements(instruction: CompiledIteration, data: CallData): Array<Record<string, unknown>> {
+function elements(instruction: CompiledIteration, data: TemplateData): Array<Record<string, unknown>> {
   const found = instruction.path ? instruction.path.evaluate(data.get()) : undefined;
   if (found === undefined || found === null) return [];
   const items = Array.isArray(found) ? found : [found];
@@ -105,7 +51,7 @@ function appendContext(turn: Turn, name: string, items: readonly unknown[]): voi
   turn.set(`context:${name}`, entry);
 }
 
-export function buildOutputs(turn: Turn, instructions: readonly CompiledOutputBuild[], data: CallData, status: number): void {
+export function buildOutputs(turn: Turn, instructions: readonly CompiledOutputBuild[], data: TemplateData, status: number): void {
   const outputs: unknown[] = [];
   for (const instruction of instructions) {
     if (!passes(instruction.validator, status)) continue;
@@ -116,7 +62,7 @@ export function buildOutputs(turn: Turn, instructions: readonly CompiledOutputBu
   appendContext(turn, 'output', outputs);
 }
 
-export function buildQuickReplies(turn: Turn, instructions: readonly CompiledQuickReplyBuild[], data: CallData, status: number): void {
+export function buildQuickReplies(turn: Turn, instructions: readonly CompiledQuickReplyBuild[], data: TemplateData, status: number): void {
   const replies: unknown[] = [];
   for (const instruction of instructions) {
     if (!passes(instruction.validator, status)) continue;

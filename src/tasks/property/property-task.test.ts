@@ -4,24 +4,15 @@ import { parseExpressions } from '../../expressions/expressions.ts';
 import { emptyTallies, type ContextValue, type Conversation, type Property, type StoredStep } from '../../runtime/memory.ts';
 import { DeploymentError, type CompiledTask } from '../../runtime/tasks.ts';
 import { Turn } from '../../runtime/turn.ts';
-import { resolvePath } from '../../templating/paths.ts';
+import { MAX_ITERATIONS } from '../../templating/engine.ts';
 import { openVault, type Vault } from '../../security/vault.ts';
 import { openSqliteStorage } from '../../storage/sqlite/sqlite-storage.ts';
-import { createPropertyTask, propertyFromExpression, typedValue, type Render } from './property-task.ts';
-
-/** A tiny stand-in for the template engine: `{a.b[0]}` paths, missing values render empty; `{#fail}` throws. */
-const render: Render = (source, data) => {
-  if (source.includes('{#fail}')) throw new Error('template error');
-  return source.replace(/\{([A-Za-z][\w.[\]]*)\}/g, (_, path: string) => {
-    const value = resolvePath(data, path);
-    return value === undefined || value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
-  });
-};
+import { createPropertyTask, propertyFromExpression, typedValue } from './property-task.ts';
 
 const SETTER_URI = 'svc://ai.svc.property/propertysetterstore/propertysetters/0123456789abcdef01234567?version=1';
 
 async function compile(config: Record<string, unknown>, stored?: unknown, extensions: Record<string, unknown> = {}): Promise<CompiledTask> {
-  return createPropertyTask(render).compile(
+  return createPropertyTask().compile(
     { type: 'svc://ai.svc.property', config, extensions },
     {
       workflowId: 'w',
@@ -373,7 +364,7 @@ const SECRET = 'sk-secret-value-0123456789';
 async function compileWithVault(config: Record<string, unknown>): Promise<{ task: CompiledTask; vault: Vault; close(): Promise<void> }> {
   const storage = await openSqliteStorage(':memory:');
   const vault = await openVault(storage.secrets, 'a master key for property tests');
-  const task = await createPropertyTask(render, { secretWriter: vault }).compile(
+  const task = await createPropertyTask({ secretWriter: vault }).compile(
     { type: 'svc://ai.svc.property', config, extensions: {} },
     { workflowId: 'w', resolve: async () => ({}) },
   );
@@ -449,7 +440,7 @@ test('without a vault, or with a disabled one, a secret-scoped property fails th
   const storage = await openSqliteStorage(':memory:');
   try {
     const disabled = await openVault(storage.secrets, undefined);
-    const task = await createPropertyTask(render, { secretWriter: disabled }).compile(
+    const task = await createPropertyTask({ secretWriter: disabled }).compile(
       { type: 'svc://ai.svc.property', config, extensions: {} },
       { workflowId: 'w', resolve: async () => ({}) },
     );
@@ -486,9 +477,15 @@ test('malformed paths and unknown scopes are refused at deployment', async () =>
   await assert.rejects(compile(onActions(['*', [{ name: 'p', valueInt: 1, scope: 'forever' }]])), /unknown scope 'forever'/);
 });
 
+test('a malformed template is refused at deployment', async () => {
+  await assert.rejects(compile(onActions(['*', [{ name: 'p', valueString: '{#if x}open' }]])), /property instruction at config\.setOnActions\[0\]\.setProperties\[0\] has a malformed template/);
+  await assert.rejects(compile(onActions(['*', [{ name: '{#for}', valueInt: 1 }]])), DeploymentError);
+});
+
 test('template and path evaluation errors throw out of execute', async () => {
-  const badTemplate = await compile(onActions(['*', [{ name: 'p', valueString: '{#fail}' }]]));
-  await assert.rejects(async () => badTemplate.execute(turnWith({ actions: ['a'] })), /template error/);
+  const badTemplate = await compile(onActions(['*', [{ name: 'p', valueString: '{#for i in context.many}x{/for}' }]]));
+  const many = { type: 'object' as const, value: Array.from({ length: MAX_ITERATIONS + 1 }, (_, i) => i) };
+  await assert.rejects(async () => badTemplate.execute(turnWith({ actions: ['a'], context: { many } })), /loop iterations/);
   const badArithmetic = await compile(onActions(['*', [{ name: 'p', fromObjectPath: 'properties.name-1' }]]));
   await assert.rejects(
     async () => badArithmetic.execute(turnWith({ actions: ['a'], properties: { name: prop('name', 'Ada') } })),

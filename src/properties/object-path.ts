@@ -1,4 +1,4 @@
-import { parsePath, PathSyntaxError, resolvePath, type PathSegment } from '../../templating/paths.ts';
+import { parsePath, PathSyntaxError, resolvePath, type PathSegment } from '../templating/paths.ts';
 
 /**
  * The `fromObjectPath` language of property instructions (reference §7.3), compiled once at deploy time:
