@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache';
+
 /**
  * Costs of tool calls and model calls, per tool, per model and per conversation (in memory, per instance).
  */
@@ -62,7 +64,7 @@ const MAX_CONVERSATIONS = 10_000;
 export class CostTracker {
   #tools = new Map<string, Tally>();
   #models = new Map<string, ModelTally>();
-  #conversations = new Map<string, ConversationTally>();
+  readonly #conversations = new LRUCache<string, ConversationTally>({ max: MAX_CONVERSATIONS });
 
   recordToolCall(conversationId: string, tool: string, cost: number): void {
     add(this.#tools, tool, cost);
@@ -128,7 +130,7 @@ export class CostTracker {
   reset(): void {
     this.#tools = new Map();
     this.#models = new Map();
-    this.#conversations = new Map();
+    this.#conversations.clear();
   }
 
   #conversation(conversationId: string): ConversationTally {
@@ -136,7 +138,6 @@ export class CostTracker {
     if (!tally) {
       tally = { totalCost: 0, toolCalls: 0, modelCalls: 0, inputTokens: 0, outputTokens: 0, tools: new Map() };
       this.#conversations.set(conversationId, tally);
-      if (this.#conversations.size > MAX_CONVERSATIONS) this.#conversations.delete(this.#conversations.keys().next().value!);
     }
     return tally;
   }

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { CostTracker } from './cost-tracker.ts';
 import type { RateLimitStore } from '../storage/rate-limit-ports.ts';
 import { modelCost, toolCallCost } from './prices.ts';
@@ -42,7 +43,7 @@ export class ToolHistory {
   readonly rateLimits: ToolRateLimiter;
   readonly costs = new CostTracker();
   readonly #known = new Set<string>();
-  readonly #history = new Map<string, ToolCallRecord[]>();
+  readonly #history = new LRUCache<string, ToolCallRecord[]>({ max: MAX_CONVERSATIONS });
   readonly #historyLimit: number;
   readonly #clock: () => number;
 
@@ -79,7 +80,6 @@ export class ToolHistory {
     if (!list) {
       list = [];
       this.#history.set(call.conversationId, list);
-      if (this.#history.size > MAX_CONVERSATIONS) this.#history.delete(this.#history.keys().next().value!);
     }
     list.push(record);
     if (list.length > this.#historyLimit) list.splice(0, list.length - this.#historyLimit);

@@ -1,6 +1,7 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { LRUCache } from 'lru-cache';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { newId } from '../ids.ts';
 import type { PipelineObserver, TaskObservation } from '../runtime/pipeline.ts';
@@ -106,9 +107,9 @@ export class AuditLedger implements AuditSink {
   readonly #retryDelays: readonly number[];
   readonly #batchSize: number;
   #queue: Pending[] = [];
-  readonly #chainEnds = new Map<string, ChainEnd>();
+  readonly #chainEnds = new LRUCache<string, ChainEnd>({ max: CHAIN_CACHE_SIZE });
   /** Sequences this instance knows were never written (dropped or dead-lettered), per conversation. */
-  readonly #lost = new Map<string, Set<number>>();
+  readonly #lost = new LRUCache<string, Set<number>>({ max: CHAIN_CACHE_SIZE });
   #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> = Promise.resolve();
   #busy = false;
@@ -312,9 +313,7 @@ export class AuditLedger implements AuditSink {
   #advance(entry: AuditEntry): void {
     const { conversationId, sequence } = entry;
     const current = this.#chainEnds.get(conversationId);
-    this.#chainEnds.delete(conversationId);
     this.#chainEnds.set(conversationId, current && current.sequence > sequence ? current : { sequence, hmac: entry.hmac });
-    if (this.#chainEnds.size > CHAIN_CACHE_SIZE) this.#chainEnds.delete(this.#chainEnds.keys().next().value!);
     const lost = this.#lost.get(conversationId);
     if (lost) {
       for (const number of lost) if (number < sequence) lost.delete(number);
@@ -327,7 +326,6 @@ export class AuditLedger implements AuditSink {
     if (!lost) {
       lost = new Set();
       this.#lost.set(conversationId, lost);
-      if (this.#lost.size > CHAIN_CACHE_SIZE) this.#lost.delete(this.#lost.keys().next().value!);
     }
     lost.add(sequence);
   }

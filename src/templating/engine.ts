@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { TemplateError, TemplateLimitError, TemplateSyntaxError } from './errors.ts';
 import { MAX_ITERATIONS, MAX_OUTPUT_LENGTH, renderNodes } from './evaluator.ts';
 import { parseTemplate, type TemplateNode } from './parser.ts';
@@ -45,7 +46,7 @@ export const TEMPLATE_CACHE_SIZE = 2_000;
 /** Sources longer than this are compiled on every use rather than cached (keeps the cache's memory bounded). */
 const MAX_CACHED_SOURCE_LENGTH = 64 * 1024;
 
-const cache = new Map<string, CompiledTemplate | TemplateSyntaxError>();
+const cache = new LRUCache<string, CompiledTemplate | TemplateSyntaxError>({ max: TEMPLATE_CACHE_SIZE });
 let compilations = 0;
 
 function build(source: string, nodes: readonly TemplateNode[]): CompiledTemplate {
@@ -70,9 +71,6 @@ export function compileTemplate(source: string): CompiledTemplate {
   if (!needsRendering(source)) return { source, render: () => source };
   const cached = cache.get(source);
   if (cached !== undefined) {
-    // Refresh its position (least recently used is evicted first).
-    cache.delete(source);
-    cache.set(source, cached);
     if (cached instanceof TemplateSyntaxError) throw cached;
     return cached;
   }
@@ -83,10 +81,7 @@ export function compileTemplate(source: string): CompiledTemplate {
     if (!(error instanceof TemplateSyntaxError)) throw error;
     compiled = error;
   }
-  if (source.length <= MAX_CACHED_SOURCE_LENGTH) {
-    if (cache.size >= TEMPLATE_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-    cache.set(source, compiled);
-  }
+  if (source.length <= MAX_CACHED_SOURCE_LENGTH) cache.set(source, compiled);
   if (compiled instanceof TemplateSyntaxError) throw compiled;
   return compiled;
 }

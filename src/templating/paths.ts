@@ -1,3 +1,5 @@
+import { memoize } from '../shared/memo.ts';
+
 /**
  * Dot paths into the template data model: `memory.current.input`, `properties.profile.name`,
  * `memory.current.httpCalls.weather.list[0].name`. Only own properties of plain data are followed (never the
@@ -7,11 +9,10 @@ export type PathSegment = string | number;
 
 export class PathSyntaxError extends Error {}
 
-const cache = new Map<string, readonly PathSegment[]>();
+/** Parses a dot path (cached: paths come from configuration and are few). */
+export const parsePath = memoize(parseUncached, { max: 10_000 });
 
-export function parsePath(path: string): readonly PathSegment[] {
-  const cached = cache.get(path);
-  if (cached) return cached;
+function parseUncached(path: string): readonly PathSegment[] {
   const segments: PathSegment[] = [];
   const pattern = /([^.[\]]+)|\[(\d+)\]|(\.)/gy;
   let expectName = true;
@@ -32,8 +33,6 @@ export function parsePath(path: string): readonly PathSegment[] {
     }
   }
   if (consumed !== path.length || expectName || segments.length === 0) throw new PathSyntaxError(`malformed path '${path}'`);
-  if (cache.size > 10_000) cache.clear();
-  cache.set(path, segments);
   return segments;
 }
 

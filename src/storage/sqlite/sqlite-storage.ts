@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { memoize } from '../../shared/memo.ts';
 import type { Migration } from '../migration.ts';
 import type { Storage, Stores } from '../ports.ts';
 import { SqliteAuditStore } from './audit-store.ts';
@@ -50,16 +51,10 @@ export function migrate(db: DatabaseSync, migrations: readonly Migration[]): voi
 
 /** `matches_i(pattern, text)`: 1 when the case-insensitive JS regex `pattern` matches somewhere in `text`. */
 function registerRegexFunction(db: DatabaseSync): void {
-  const cache = new Map<string, RegExp>();
+  const regexOf = memoize((pattern) => new RegExp(pattern, 'i'), { max: 256 });
   db.function('matches_i', { deterministic: true }, (pattern, text) => {
     if (typeof pattern !== 'string' || typeof text !== 'string') return 0;
-    let regex = cache.get(pattern);
-    if (regex === undefined) {
-      if (cache.size >= 256) cache.clear();
-      regex = new RegExp(pattern, 'i');
-      cache.set(pattern, regex);
-    }
-    return regex.test(text) ? 1 : 0;
+    return regexOf(pattern).test(text) ? 1 : 0;
   });
 }
 

@@ -1,5 +1,6 @@
 import { containsSequence, matches, parseExpressions, type Expression } from '../../expressions/expressions.ts';
 import { latestEntry, type StoredStep } from '../../runtime/memory.ts';
+import { memoize } from '../../shared/memo.ts';
 import { DeploymentError } from '../../runtime/tasks.ts';
 import type { Turn } from '../../runtime/turn.ts';
 import { templateData } from '../../templating/data-model.ts';
@@ -43,9 +44,6 @@ const RULES_SUCCESS = 'behavior_rules:success';
 /** The current step's parsed expressions, per turn; re-parsed only when the stored text changed (a second parser). */
 const currentExpressionsByTurn = new WeakMap<Turn, { readonly text: unknown; readonly expressions: readonly Expression[] | null }>();
 
-/** Parsed expressions of stored text (previous steps, tally keys): bounded, shared by every conversation. */
-const parsedTexts = new Map<string, readonly Expression[] | null>();
-
 function parseLeniently(text: string): readonly Expression[] | null {
   try {
     return parseExpressions(text);
@@ -54,15 +52,8 @@ function parseLeniently(text: string): readonly Expression[] | null {
   }
 }
 
-function parseCached(text: string): readonly Expression[] | null {
-  let parsed = parsedTexts.get(text);
-  if (parsed === undefined) {
-    parsed = parseLeniently(text);
-    if (parsedTexts.size >= 10_000) parsedTexts.clear();
-    parsedTexts.set(text, parsed);
-  }
-  return parsed;
-}
+/** Parsed expressions of stored text (previous steps, tally keys): bounded, shared by every conversation. */
+const parseCached = memoize(parseLeniently, { max: 10_000 });
 
 /** The expressions stored as `expressions:parsed` text (absent: none; unparsable: null). */
 function expressionsOfText(text: unknown): readonly Expression[] | null {
@@ -143,20 +134,6 @@ function containsRun(list: readonly string[], run: readonly string[]): boolean {
     if (all) return true;
   }
   return false;
-}
-
-/** A bounded memo of a pure function of a string (tally keys are few per conversation, but shared by all). */
-function memo<T>(compute: (key: string) => T): (key: string) => T {
-  const cache = new Map<string, T>();
-  return (key) => {
-    let value = cache.get(key);
-    if (value === undefined && !cache.has(key)) {
-      value = compute(key);
-      if (cache.size >= 10_000) cache.clear();
-      cache.set(key, value);
-    }
-    return value as T;
-  };
 }
 
 type Occurrence = 'currentStep' | 'lastStep' | 'anyStep' | 'never';
@@ -251,11 +228,12 @@ const inputmatcher: ConditionFactory = (configs, _children, invalid) => {
   const matchList = (list: readonly Expression[]) =>
     (emptyPattern && list.length === 0) || (list.length > 0 && containsSequence(list, pattern));
 
-  // Single expressions of earlier steps are in the tallies: one check per distinct expression, memoised.
-  const elementMatches = pattern.map((expected) => memo((key) => {
+  // Single expressions of earlier steps are in the tallies: one check per distinct expression, memoised (tally
+  // keys are few per conversation, but shared by all).
+  const elementMatches = pattern.map((expected) => memoize((key) => {
     const parsed = parseCached(key);
     return parsed !== null && parsed.length === 1 && matches(expected, parsed[0]!);
-  }));
+  }, { max: 10_000 }));
   const walk = (turn: Turn) => turn.previousSteps.some((step) => {
     const list = expressionsOfStep(step);
     return list !== null && matchList(list);
