@@ -1,6 +1,6 @@
 import type { PropertyScope } from '../runtime/memory.ts';
 import { DeploymentError } from '../runtime/tasks.ts';
-import { compileTemplate, TemplateSyntaxError, type CompiledTemplate } from '../templating/engine.ts';
+import { compileTemplate, needsRendering, TemplateSyntaxError, type CompiledTemplate } from '../templating/engine.ts';
 import { parsePath, PathSyntaxError, type PathSegment } from '../templating/paths.ts';
 import { compileCodeValidator, type CodeValidator } from './http-code-validator.ts';
 import { compileObjectPath, ObjectPathSyntaxError, type CompiledObjectPath } from './object-path.ts';
@@ -15,14 +15,17 @@ import { compileObjectPath, ObjectPathSyntaxError, type CompiledObjectPath } fro
 /** An instruction's scope: a property scope, or `secret` (stored in the vault, kept as a reference). */
 export type InstructionScope = PropertyScope | 'secret';
 
+/** Configured text: as it is, or a template to render against the run's data (which is then built, not before). */
+export type ConfiguredText = string | CompiledTemplate;
+
 export type InstructionValue =
   | { readonly kind: 'none' }
-  | { readonly kind: 'text'; readonly template: CompiledTemplate }
+  | { readonly kind: 'text'; readonly text: ConfiguredText }
   | { readonly kind: 'literal'; readonly value: unknown };
 
 export interface CompiledPropertyInstruction {
   /** The property name (templated); none for a pure `toObjectPath` copy. */
-  readonly name: CompiledTemplate | undefined;
+  readonly name: ConfiguredText | undefined;
   readonly from: CompiledObjectPath | undefined;
   /** Where a `fromObjectPath` value is copied in the run's template data instead of setting a property. */
   readonly to: readonly PathSegment[] | undefined;
@@ -40,6 +43,7 @@ export interface CompiledPropertyInstruction {
 const LITERAL_FIELDS = ['valueObject', 'valueList', 'valueInt', 'valueFloat', 'valueBoolean'] as const;
 
 const given = (value: unknown) => value !== undefined && value !== null;
+const configuredText = (source: string): ConfiguredText => (needsRendering(source) ? compileTemplate(source) : source);
 const nonBlank = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' ? value : undefined);
 
 function compileScope(scope: unknown, where: string): InstructionScope {
@@ -52,7 +56,7 @@ function compileValue(instruction: Readonly<Record<string, unknown>>): Instructi
   // The last non-null of valueString, valueObject, valueList, valueInt, valueFloat, valueBoolean wins (§7.2).
   let value: InstructionValue = { kind: 'none' };
   const text = instruction['valueString'];
-  if (typeof text === 'string') value = { kind: 'text', template: compileTemplate(text) };
+  if (typeof text === 'string') value = { kind: 'text', text: configuredText(text) };
   for (const field of LITERAL_FIELDS) {
     if (given(instruction[field])) value = { kind: 'literal', value: instruction[field] };
   }
@@ -70,7 +74,7 @@ export function compilePropertyInstruction(instruction: unknown, where: string):
   const to = from === undefined ? undefined : nonBlank(fields['toObjectPath']);
   try {
     return {
-      name: name === undefined ? undefined : compileTemplate(name),
+      name: name === undefined ? undefined : configuredText(name),
       from: from === undefined ? undefined : compileObjectPath(from),
       to: to === undefined ? undefined : parsePath(to.trim()),
       value: compileValue(fields),

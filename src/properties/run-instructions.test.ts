@@ -148,3 +148,21 @@ test('compilation refuses what cannot run, naming the instruction', () => {
   assert.throws(() => compilePropertyInstructions({}, 'x'), /x must be a list/);
   assert.deepEqual(compilePropertyInstructions(undefined, 'x'), []);
 });
+
+test('constant names and values never build the template data (the common case stays cheap)', async () => {
+  class CountedData extends TemplateData {
+    reads = 0;
+    override get(): Record<string, unknown> {
+      this.reads++;
+      return super.get();
+    }
+  }
+  const turn = turnWith();
+  const data = new CountedData(turn);
+  await run([{ name: 'count', valueInt: 0 }, { name: 'city', valueString: 'Graz' }, { name: 'list', valueList: [1] }], { turn, data });
+  assert.deepEqual(values(turn), { count: 0, city: 'Graz', list: [1] });
+  assert.equal(data.reads, 0);
+  await run([{ name: 'greeting', valueString: 'Hi {properties.city}' }], { turn, data });
+  assert.equal(turn.properties.get('greeting')!.value, 'Hi Graz');
+  assert.equal(data.reads, 1);
+});

@@ -1,7 +1,7 @@
 import type { Turn } from '../runtime/turn.ts';
 import type { TemplateData } from '../templating/data-model.ts';
 import { passes } from './http-code-validator.ts';
-import type { CompiledPropertyInstruction } from './instructions.ts';
+import type { CompiledPropertyInstruction, ConfiguredText } from './instructions.ts';
 import { scrubStep, secretText, storeSecretProperty, type SecretWriter } from './secret-properties.ts';
 
 /**
@@ -58,9 +58,13 @@ function converted(instruction: CompiledPropertyInstruction, value: unknown): un
   return trimmed.startsWith('{') && trimmed.endsWith('}') ? (JSON.parse(trimmed) as unknown) : value;
 }
 
+function rendered(text: ConfiguredText, data: TemplateData): string {
+  return typeof text === 'string' ? text : text.render(data.get());
+}
+
 /** What an instruction sets; undefined when it sets nothing (skipped, nothing found, or a `toObjectPath` copy, made here). */
 function evaluate(instruction: CompiledPropertyInstruction, run: InstructionRun): Target | undefined {
-  const name = instruction.name?.render(run.data.get());
+  const name = instruction.name === undefined ? undefined : rendered(instruction.name, run.data);
   if (name !== undefined && !instruction.override && run.turn.properties.has(name)) return undefined;
 
   let value: unknown;
@@ -75,7 +79,7 @@ function evaluate(instruction: CompiledPropertyInstruction, run: InstructionRun)
   } else {
     const configured = instruction.value;
     if (configured.kind === 'none') return undefined;
-    value = configured.kind === 'text' ? configured.template.render(run.data.get()) : detached(configured.value);
+    value = configured.kind === 'text' ? rendered(configured.text, run.data) : detached(configured.value);
   }
   return name === undefined || name === '' ? undefined : { name, value: converted(instruction, value) };
 }
