@@ -460,6 +460,35 @@ for (const storeType of storeTypes) {
       assert.deepEqual(deletedReport.problems, [{ entryId: deletedEntries[3].id, sequence: removed.sequence + 1, status: 'chain-broken' }]);
     });
 
+    it('a turn whose commit fails leaves no entry, and the sequence goes on without a gap', async () => {
+      const conversationId = await start();
+      await say(conversationId, 'greet');
+      const committed = await entriesOf(conversationId);
+      const db = await openDatabase(storeType, location);
+      try {
+        // The store refuses the turn's write (as a full disk or a lost connection would).
+        if (storeType === 'sqlite') {
+          await db.exec(`CREATE TRIGGER refuse_commit BEFORE UPDATE ON conversations WHEN OLD.id = '${conversationId}'
+            BEGIN SELECT RAISE(ABORT, 'commit refused'); END;`);
+        } else {
+          await db.exec(`CREATE FUNCTION refuse_commit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'commit refused'; END $$;
+            CREATE TRIGGER refuse_commit BEFORE UPDATE ON conversations FOR EACH ROW WHEN (OLD.id = '${conversationId}')
+            EXECUTE FUNCTION refuse_commit();`);
+        }
+        const refused = await api.post(`/agents/${conversationId}`, { json: { input: 'hello', context: { do: { type: 'string', value: 'call' } } } });
+        assert.ok(refused.status >= 500, `${refused.status} ${refused.text}`);
+        assert.deepEqual((await entriesOf(conversationId)).map((entry) => entry.id), committed.map((entry) => entry.id));
+      } finally {
+        await db.exec(storeType === 'sqlite' ? 'DROP TRIGGER refuse_commit' : 'DROP TRIGGER refuse_commit ON conversations; DROP FUNCTION refuse_commit()');
+        await db.close();
+      }
+      await say(conversationId, 'greet');
+      const entries = await entriesOf(conversationId);
+      assert.deepEqual(entries.map((entry) => entry.sequence), entries.map((_, i) => i + 1));
+      assert.deepEqual(entries.map((entry) => entry.stepIndex), [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2]);
+      assert.equal((await verify(conversationId)).intact, true);
+    });
+
     it('the sequence goes on across an undo and a restart (no number used twice)', async () => {
       const conversationId = await start();
       await say(conversationId, 'greet');

@@ -11,34 +11,37 @@ import {
   deriveAuditKey, errorText, hasValidSignature, sign, summarize, type AuditDraft, type AuditEntry,
 } from './audit-entry.ts';
 
-export type { AuditEntry } from './audit-entry.ts';
+export type { AuditDraft, AuditEntry } from './audit-entry.ts';
 
 /**
  * The audit ledger (SPEC Events 2, BEHAVIOUR §17): one entry per executed task per turn, appended write-once with
  * an HMAC chain per conversation.
  *
  * Write path: the conversation service numbers a turn's entries under the conversation lock (the counter travels
- * with the stored conversation, so it is consistent across instances) and hands them over at the end of the turn,
- * built from the step as memory finally holds it (secret values already scrubbed, request records redacted).
+ * with the stored conversation, so it is consistent across instances), built from the step as memory finally holds
+ * it (secret values already scrubbed, request records redacted), and hands them over once the turn is committed:
+ * a turn whose commit failed never happened and leaves no entry.
  * `enqueue` is O(1) into a bounded queue (`svc.audit.max-queue-size`; overflow is dropped and counted). Every
  * second the queue is flushed in batches: entries are signed there, in order per conversation, chained to the
  * conversation's previous stored entry; a failing batch is retried three times with backoff, then appended to the
  * dead-letter JSONL file and counted.
  */
 
-/** What the conversation service needs: an observer per turn and, when the step is final, its entries. */
+/** What the conversation service needs: an observer per turn, its entries when the step is final, and the queue. */
 export interface AuditSink {
   recordTurn(): TurnAudit;
+  /** Queues one entry of a committed turn. */
+  enqueue(draft: AuditDraft): void;
 }
 
 export interface TurnAudit {
   /** Give to `runPipeline`. */
   readonly observer: PipelineObserver;
   /**
-   * Enqueues one entry per observed task, numbered `lastSequence + 1`, ...; returns the last number used. Call once
-   * the step is final (after `turn.finish()`), so entries show what memory keeps.
+   * One entry per observed task, numbered `lastSequence + 1`, ... Call once the step is final (after
+   * `turn.finish()`), so entries show what memory keeps; enqueue them once the turn is committed.
    */
-  finish(turn: Turn, lastSequence: number): number;
+  finish(turn: Turn, lastSequence: number): AuditDraft[];
 }
 
 export interface AuditVerification {
@@ -174,14 +177,9 @@ export class AuditLedger implements AuditSink {
         observed.push({ observation, finishedAt: this.#clock(), actions: turn.actions });
       },
       finish: (turn, lastSequence) => {
-        let sequence = lastSequence;
-        if (observed.length === 0) return sequence;
+        if (observed.length === 0) return [];
         const input = turnInput(turn);
-        for (const { observation, finishedAt, actions } of observed) {
-          sequence++;
-          this.enqueue(draftOf(turn, { observation, finishedAt, actions }, sequence, input));
-        }
-        return sequence;
+        return observed.map((task, i) => draftOf(turn, task, lastSequence + i + 1, input));
       },
     };
   }

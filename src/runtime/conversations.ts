@@ -12,7 +12,7 @@ import { Coordinator } from './coordinator.ts';
 import type { DeploymentService, Environment } from './deployments.ts';
 import { applyTallies, canRedo, canUndo, emptyTallies, RESERVED_ACTIONS, type ContextValue, type Conversation, type Property, type StoredStep, type Tallies } from './memory.ts';
 import { runPipeline } from './pipeline.ts';
-import type { AuditSink } from '../ops/audit.ts';
+import type { AuditDraft, AuditSink } from '../ops/audit.ts';
 import { Turn, type TurnEvent } from './turn.ts';
 
 export interface Message {
@@ -55,6 +55,8 @@ interface LiveConversation extends Conversation {
   truncations: TruncationLog;
   /** Audit entries numbered so far (assigned under the conversation lock, stored with the conversation). */
   auditSequence: number;
+  /** Audit entries of turns not committed yet; they reach the ledger only once their turn is committed. */
+  unqueuedAudit: AuditDraft[];
 }
 
 /**
@@ -133,7 +135,7 @@ export class ConversationService {
       id: newId(now), agentId, agentVersion: deployed.version, userId, environment, state: 'READY',
       createdOn: now, lastModifiedOn: now, revision: 0, steps: [], redo: [],
       properties: await this.#loadLongTermProperties(userId), tallies: emptyTallies, truncations: emptyTruncationLog,
-      auditSequence: 0,
+      auditSequence: 0, unqueuedAudit: [],
     };
     await this.#withTimeout(conversation, async (signal) => {
       await this.#runTurn(conversation, agent, { input: '', context: options.context, caller: options.caller }, signal, true);
@@ -143,6 +145,7 @@ export class ConversationService {
     }, false);
     conversation.revision = 1;
     await this.#store.create(toRow(conversation), conversation.steps.map((step) => JSON.stringify(step)));
+    this.#queueAudit(conversation);
     this.#remember(conversation);
     return conversation;
   }
@@ -275,7 +278,11 @@ export class ConversationService {
     }
     if (signal.aborted) throw signal.reason;
     const { step, properties } = turn.finish();
-    if (audit) conversation.auditSequence = audit.finish(turn, conversation.auditSequence);
+    if (audit) {
+      const entries = audit.finish(turn, conversation.auditSequence);
+      conversation.unqueuedAudit.push(...entries);
+      conversation.auditSequence += entries.length;
+    }
     conversation.steps.push(step);
     conversation.tallies = applyTallies(conversation.tallies, step, 1);
     conversation.properties = properties;
@@ -349,8 +356,14 @@ export class ConversationService {
       if (outcome === 'not-found') throw notFound(`No conversation with id ${conversation.id}.`);
       throw conflict('The conversation was changed elsewhere at the same time; retry.');
     }
+    this.#queueAudit(conversation);
     // Pushed out of the cache during the turn, a reader may have cached the revision before this one meanwhile.
     this.#remember(conversation);
+  }
+
+  /** Hands the audit entries of committed turns to the ledger. */
+  #queueAudit(conversation: LiveConversation): void {
+    for (const entry of conversation.unqueuedAudit.splice(0)) this.#options.audit?.enqueue(entry);
   }
 
   async #load(conversationId: string): Promise<LiveConversation> {
@@ -428,11 +441,12 @@ interface Snapshot {
   readonly redo: StoredStep[];
   readonly properties: Record<string, Property>;
   readonly tallies: Tallies;
+  readonly auditSequence: number;
 }
 
 function snapshotOf(conversation: LiveConversation): Snapshot {
-  const { state, lastModifiedOn, revision, redo, properties, tallies, truncations } = conversation;
-  return { state, lastModifiedOn, revision, stepCount: conversation.steps.length, redo, properties, tallies, truncations };
+  const { state, lastModifiedOn, revision, redo, properties, tallies, truncations, auditSequence } = conversation;
+  return { state, lastModifiedOn, revision, stepCount: conversation.steps.length, redo, properties, tallies, truncations, auditSequence };
 }
 
 /** Puts a conversation back as it was (a failed write or an interrupted turn must leave no trace). */
@@ -445,6 +459,8 @@ function restore(conversation: LiveConversation, snapshot: Snapshot): void {
   conversation.properties = snapshot.properties;
   conversation.tallies = snapshot.tallies;
   conversation.truncations = snapshot.truncations;
+  conversation.auditSequence = snapshot.auditSequence;
+  conversation.unqueuedAudit = [];
 }
 
 /** Long-term properties stay as they are; conversation-scoped ones become those recorded with `step`. */
@@ -474,7 +490,7 @@ function fromStored(row: ConversationRow, steps: StoredStep[]): LiveConversation
     environment: row.environment, state: row.state, createdOn: row.createdOn, lastModifiedOn: row.lastModifiedOn,
     revision: row.revision, steps, redo: state.redo, properties: state.properties, tallies: state.tallies,
     truncations: state.truncations ?? emptyTruncationLog,
-    auditSequence: state.auditSequence ?? 0,
+    auditSequence: state.auditSequence ?? 0, unqueuedAudit: [],
   };
 }
 
