@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { compileTemplate, needsRendering } from '../../templating/engine.ts';
 import { renderNodes } from '../../templating/evaluator.ts';
 import { parseTemplate, type TemplateNode } from '../../templating/parser.ts';
-import { REDACTED, VAULT_REFERENCE, type SecretResolver } from '../../security/secret-references.ts';
+import { redact, REDACTED, VAULT_REFERENCE, type SecretResolver } from '../../security/secret-references.ts';
 
 /**
  * A templated HTTP-call field (URL, path, query value, header value, body) that may hold `${vault:NAME}`
@@ -102,9 +102,7 @@ export class SecretValues {
   /** Masks every known secret value in `text` (longest first, so a value containing another is masked whole). */
   mask(text: string): string {
     if (this.#values.size === 0) return text;
-    let result = text;
-    for (const value of [...this.#values].sort((a, b) => b.length - a.length)) result = result.split(value).join(REDACTED);
-    return result;
+    return redact(text, [...this.#values].sort((a, b) => b.length - a.length));
   }
 }
 
