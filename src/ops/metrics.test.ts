@@ -24,6 +24,9 @@ function fakeStorage(): Storage & { closed: boolean } {
     audit: {} as Storage['audit'],
     rateLimits: {} as Storage['rateLimits'],
     closed: false,
+    async transaction(work) {
+      return work(this);
+    },
     async ping() {},
     async close() {
       this.closed = true;
@@ -59,6 +62,13 @@ describe('metrics', () => {
 
     await instrumented.conversations.loadRow('c');
     assert.equal(await counterValue(metrics, { kind: 'conversations', operation: 'loadRow', outcome: 'ok' }), 1);
+
+    await instrumented.transaction(async (tx) => {
+      await tx.resources.create({ kind: 'agent', id: 'y', bodyJson: '{}', now: 1, name: '', description: '', origin: {} });
+      await tx.conversations.loadRow('c');
+    });
+    assert.equal(await counterValue(metrics, { kind: 'agent', operation: 'create', outcome: 'ok' }), 2, 'writes in a transaction are counted');
+    assert.equal(await counterValue(metrics, { kind: 'conversations', operation: 'loadRow', outcome: 'ok' }), 2);
   });
 
   it('exposes the Prometheus text with its own registry', async () => {

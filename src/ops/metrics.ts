@@ -1,5 +1,5 @@
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Storage } from '../storage/ports.ts';
+import type { Storage, Stores } from '../storage/ports.ts';
 
 /**
  * The service's meters. Each `Metrics` owns its own prom-client `Registry` (never the global one), so several
@@ -86,19 +86,25 @@ const RUNTIME_STORES = new Set<PropertyKey>(['conversations', 'userProperties', 
  * Wraps a storage so that every `storage.resources` call is counted in `svc_store_operations_total`
  * (operation = method name, outcome `ok` or `error`, kind = the resource kind when the call names one, else
  * `any`), and every call of a runtime store (`conversations`, `userProperties`, `deployments`, `triggers`)
- * with kind = the store's name. Everything else is delegated unchanged; methods run with the original object
- * as `this`.
+ * with kind = the store's name; the stores a transaction's work gets are counted the same way. Everything else is
+ * delegated unchanged; methods run with the original object as `this`.
  */
 export function instrumentStorage(storage: Storage, metrics: Metrics): Storage {
-  const counter = metrics.storeOperations;
-  const instrumentedResources = instrumentStore(storage.resources, counter, kindOf);
+  return instrumentStores(storage, metrics.storeOperations);
+}
+
+function instrumentStores<T extends Stores>(stores: T, counter: Counter<'kind' | 'operation' | 'outcome'>): T {
+  const instrumentedResources = instrumentStore(stores.resources, counter, kindOf);
   const instrumentedStores = new Map<PropertyKey, object>();
 
   const boundMethods = new Map<PropertyKey, unknown>();
-  return new Proxy(storage, {
+  return new Proxy(stores, {
     get(target, property) {
       if (property === 'resources') return instrumentedResources;
       const value: unknown = Reflect.get(target, property, target);
+      if (property === 'transaction' && typeof value === 'function') {
+        return (work: (tx: Stores) => Promise<unknown>) => (value as Storage['transaction']).call(target, (tx) => work(instrumentStores(tx, counter)));
+      }
       if (RUNTIME_STORES.has(property) && typeof value === 'object' && value !== null) {
         let instrumented = instrumentedStores.get(property);
         if (instrumented === undefined) {
