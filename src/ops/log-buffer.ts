@@ -1,3 +1,5 @@
+import { isRecord } from '../shared/json.ts';
+
 /**
  * The in-memory log ring buffer behind `/administration/logs` and its SSE stream. It is a pino destination:
  * pino (Fastify's logger) calls `write` with one JSON line per log call. The last `capacity` entries are kept;
@@ -124,8 +126,8 @@ function entryFromRecord(record: Record<string, unknown>): LogEntry {
 function entryFromLine(line: string): LogEntry {
   try {
     const parsed: unknown = JSON.parse(line);
-    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
-      return entryFromRecord(parsed as Record<string, unknown>);
+    if (isRecord(parsed)) {
+      return entryFromRecord(parsed);
     }
   } catch {
     // not JSON: kept as raw text below

@@ -1,4 +1,5 @@
 import type { Turn } from '../runtime/turn.ts';
+import { isRecord } from '../shared/json.ts';
 import { setPath, type PathSegment } from './paths.ts';
 
 /**
@@ -20,7 +21,7 @@ export function templateData(turn: Turn, extra: Readonly<Record<string, unknown>
   if (Object.keys(context).length > 0) data['context'] = context;
 
   const contextUserInfo = context['userInfo'];
-  data['userInfo'] = contextUserInfo !== null && typeof contextUserInfo === 'object' && !Array.isArray(contextUserInfo)
+  data['userInfo'] = isRecord(contextUserInfo)
     ? { ...contextUserInfo, userId: turn.userId }
     : { userId: turn.userId };
   data['conversationInfo'] = { conversationId: turn.conversationId, agentId: turn.agentId, agentVersion: String(turn.agentVersion) };

@@ -1,5 +1,6 @@
 import { Buffer } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
+import { isRecord } from '../shared/json.ts';
 import { TemplateLimitError } from './errors.ts';
 import type { Expr, TemplateNode } from './parser.ts';
 import { child } from './paths.ts';
@@ -82,7 +83,7 @@ function renderInto(nodes: readonly TemplateNode[], state: RenderState, scope: L
 function iterationSize(value: unknown): number {
   if (Array.isArray(value)) return value.length;
   if (typeof value === 'number') return Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
-  if (isMap(value)) return Object.keys(value).length;
+  if (isRecord(value)) return Object.keys(value).length;
   return 0;
 }
 
@@ -166,10 +167,6 @@ export function evaluate(expr: Expr, data: Readonly<Record<string, unknown>>, sc
 }
 
 // --- values -----------------------------------------------------------------------------------------------------
-
-function isMap(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** Qute truthiness: null, false, 0, NaN, '' and empty lists/maps are false. */
 export function isTruthy(value: unknown): boolean {
@@ -374,7 +371,7 @@ function member(target: unknown, name: string, args: readonly unknown[] | undefi
     if (args === undefined && /^\d+$/.test(name)) return child(target, Number(name));
     return dispatch(LIST_METHODS, target, name, args);
   }
-  if (isMap(target)) {
+  if (isRecord(target)) {
     if (args === undefined && Object.hasOwn(target, name)) return child(target, name);
     return dispatch(MAP_METHODS, target, name, args);
   }

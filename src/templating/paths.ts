@@ -1,3 +1,4 @@
+import { isRecord } from '../shared/json.ts';
 import { memoize } from '../shared/memo.ts';
 
 /**
@@ -58,8 +59,6 @@ export function child(value: unknown, segment: PathSegment): unknown {
   const key = String(segment);
   return Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : undefined;
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Sets `value` at `segments` of `root`, copying every container on the way so that no shared data changes. */
 export function setPath(root: Record<string, unknown>, segments: readonly PathSegment[], value: unknown): void {

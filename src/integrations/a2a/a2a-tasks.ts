@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { AppError } from '../../errors.ts';
 import type { AgentChat, ChatReply } from './agent-chat.ts';
+import { isRecord } from '../../shared/json.ts';
 import { invalidParams, JSON_RPC_CODES, JsonRpcError, type JsonRpcMethod } from './json-rpc.ts';
 import { wireTask, type TaskRecord } from './task-wire.ts';
 
@@ -12,9 +13,6 @@ export interface A2ACall {
   readonly caller?: string | undefined;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
-
 function optionalText(value: unknown, path: string): string | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'string' || value === '') throw invalidParams(`${path} must be a non-empty text.`);
@@ -24,12 +22,12 @@ function optionalText(value: unknown, path: string): string | undefined {
 /** The message's text: its text parts (`kind` or `type` `text`, or neither) joined by new lines. */
 function messageText(params: Record<string, unknown>): string {
   const message = params['message'];
-  if (!isObject(message)) throw invalidParams("Missing 'message' in params.");
+  if (!isRecord(message)) throw invalidParams("Missing 'message' in params.");
   const parts = message['parts'];
   if (!Array.isArray(parts)) throw invalidParams('message.parts must be an array of parts.');
   const texts: string[] = [];
   for (const [index, part] of parts.entries()) {
-    if (!isObject(part)) throw invalidParams(`message.parts[${index}] must be an object.`);
+    if (!isRecord(part)) throw invalidParams(`message.parts[${index}] must be an object.`);
     const kind = part['kind'] ?? part['type'];
     if ((kind === undefined || kind === 'text') && typeof part['text'] === 'string') texts.push(part['text']);
   }
@@ -38,7 +36,7 @@ function messageText(params: Record<string, unknown>): string {
 }
 
 function paramsObject(params: unknown): Record<string, unknown> {
-  if (!isObject(params)) throw invalidParams('Missing params.');
+  if (!isRecord(params)) throw invalidParams('Missing params.');
   return params;
 }
 

@@ -4,6 +4,7 @@ import { parsePath, PathSyntaxError, type PathSegment } from '../../templating/p
 import { compileCodeValidator, type CodeValidator } from '../../properties/http-code-validator.ts';
 import { compilePropertyInstructions, type CompiledPropertyInstruction } from '../../properties/instructions.ts';
 import { compileObjectPath, ObjectPathSyntaxError, type CompiledObjectPath } from '../../properties/object-path.ts';
+import { isRecord } from '../../shared/json.ts';
 import { compileFieldTemplate, type FieldTemplate } from './field-template.ts';
 
 /**
@@ -96,7 +97,6 @@ export interface CompiledHttpCallSet {
 
 type Json = Record<string, unknown>;
 
-const isRecord = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 const given = (value: unknown) => value !== undefined && value !== null;
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 const nonEmpty = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' ? value : undefined);

@@ -5,6 +5,7 @@ import { MissingSecretError, type SecretResolver } from '../../security/secret-r
 import type { Outbound } from '../../security/outbound.ts';
 import { runPropertyInstructions, type ResponseOutcome } from '../../properties/run-instructions.ts';
 import type { SecretWriter } from '../../properties/secret-properties.ts';
+import { isRecord } from '../../shared/json.ts';
 import { TemplateData } from '../../templating/data-model.ts';
 import { TemplateError } from '../../templating/engine.ts';
 import type { CompiledHttpCall } from './compile.ts';
@@ -96,7 +97,7 @@ function isJson(response: IncomingResponse): boolean {
 function remember(turn: Turn, key: string, value: unknown): void {
   turn.set(`httpCalls:${key}`, value);
   const current = turn.output['httpCalls'];
-  const map = typeof current === 'object' && current !== null && !Array.isArray(current) ? current : {};
+  const map = isRecord(current) ? current : {};
   turn.setOutput('httpCalls', { ...map, [key]: value });
 }
 

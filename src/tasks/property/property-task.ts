@@ -3,6 +3,7 @@ import { compilePropertyInstructions, type CompiledPropertyInstruction } from '.
 import { runPropertyInstructions } from '../../properties/run-instructions.ts';
 import type { SecretWriter } from '../../properties/secret-properties.ts';
 import { latestEntry, type Property, type PropertyScope } from '../../runtime/memory.ts';
+import { canonicalJson, isRecord } from '../../shared/json.ts';
 import { DeploymentError, type CompiledTask, type LifecycleTask, type WorkflowExtension } from '../../runtime/tasks.ts';
 import type { Turn } from '../../runtime/turn.ts';
 import { TemplateData } from '../../templating/data-model.ts';
@@ -54,23 +55,10 @@ interface CompiledEntry {
 // Compilation (deploy time)
 // ---------------------------------------------------------------------------------------------------------------
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (isRecord(value)) {
-    const keys = Object.keys(value).filter((k) => value[k] !== undefined && value[k] !== null).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
 const given = (value: unknown) => value !== undefined && value !== null;
 
 function compileKeyed(list: unknown, where: string): KeyedInstruction[] {
-  return compilePropertyInstructions(list, where).map((instruction, i) => ({ key: canonical((list as unknown[])[i]), instruction }));
+  return compilePropertyInstructions(list, where).map((instruction, i) => ({ key: canonicalJson((list as unknown[])[i]), instruction }));
 }
 
 function compileEntries(list: unknown, where: string): CompiledEntry[] {
