@@ -33,12 +33,35 @@ describe('refusalReason', () => {
     ['::ffff:a00:1', /private/],
     ['[::1]', /loopback/],
     ['255.255.255.255', /reserved or broadcast/],
+    ['0.1.2.3', /unspecified/],
+    ['192.0.2.1', /documentation/],
+    ['198.51.100.7', /documentation/],
+    ['203.0.113.9', /documentation/],
+    ['198.18.0.1', /reserved/],
+    ['240.0.0.1', /reserved/],
+    ['239.255.255.250', /multicast/],
+    ['::127.0.0.1', /loopback/],
+    ['::ffff:0:7f00:1', /loopback/],
+    ['::ffff:0:10.1.1.1', /private/],
+    ['0:0:0:0:0:ffff:7f00:1', /loopback/],
+    ['64:ff9b::10.0.0.1', /private/],
+    ['64:ff9b::a9fe:a9fe', /metadata/],
+    ['64:ff9b:1::1', /reserved/],
+    ['2002:7f00:1::', /loopback/],
+    ['2002:c0a8:101::1', /private/],
+    ['2001:db8::1', /documentation/],
+    ['3fff::1', /documentation/],
+    ['2001::1', /reserved/],
+    ['100::1', /reserved/],
+    ['::2', /reserved/],
+    ['fec0::1', /private/],
+    ['fe80::1%eth0', /link-local/],
   ];
   for (const [address, reason] of refused) {
     it(`refuses ${address}`, () => assert.match(refusalReason(address) ?? 'accepted', reason));
   }
 
-  for (const address of ['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) {
+  for (const address of ['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '192.0.3.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::8.8.8.8', '2002:808:808::1', '2a00:1450:4001::1']) {
     it(`accepts ${address}`, () => assert.equal(refusalReason(address), undefined));
   }
 });

@@ -5,8 +5,9 @@ import { BlockList, isIP, type LookupFunction } from 'node:net';
  * The outbound URL guard (SSRF protection, SPEC security 9, DESIGN §5 `svc.security.ssrf-protection.enabled`).
  * When enabled it refuses targets whose host is, or resolves to, an address that is not on the public internet:
  * loopback, private (10/8, 172.16/12, 192.168/16, fc00::/7), link-local (169.254/16, fe80::/10), shared (CGNAT
- * 100.64/10), unspecified, multicast, broadcast/reserved and the cloud metadata addresses — also in their
- * IPv4-mapped IPv6 forms (`::ffff:127.0.0.1`).
+ * 100.64/10), unspecified, documentation (TEST-NET, 2001:db8::/32), multicast, broadcast/reserved and the cloud
+ * metadata addresses (the IANA special-purpose registries) — also when an IPv6 address embeds such an IPv4 one
+ * (`::ffff:127.0.0.1`, `::127.0.0.1`, NAT64 `64:ff9b::/96`, 6to4 `2002::/16`).
  *
  * `check(url)` is the early, explicit check (it resolves the host and looks at every address). `lookup` is the
  * DNS lookup to give to the socket (`http.request({ lookup })`): it resolves again and refuses the same addresses,
@@ -55,7 +56,10 @@ function range(reason: string, subnets: ReadonlyArray<readonly [string, number]>
   return { reason, list };
 }
 
-/** Most specific first: the metadata addresses sit inside link-local / unique-local ranges. */
+/**
+ * The IANA special-purpose registries (IPv4 and IPv6) minus what is globally reachable, most specific first: the
+ * metadata addresses sit inside link-local / unique-local ranges.
+ */
 const IPV4_RANGES: readonly Range[] = [
   range('it is a cloud metadata address', [['169.254.169.254', 32], ['100.100.100.200', 32]]),
   range('it is a loopback address', [['127.0.0.0', 8]]),
@@ -63,35 +67,55 @@ const IPV4_RANGES: readonly Range[] = [
   range('it is a private address', [['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16]]),
   range('it is a link-local address', [['169.254.0.0', 16]]),
   range('it is a shared (carrier-grade NAT) address', [['100.64.0.0', 10]]),
+  range('it is a documentation address', [['192.0.2.0', 24], ['198.51.100.0', 24], ['203.0.113.0', 24]]),
   range('it is a multicast address', [['224.0.0.0', 4]]),
-  range('it is a reserved or broadcast address', [['240.0.0.0', 4], ['192.0.0.0', 24], ['198.18.0.0', 15]]),
+  range('it is a reserved or broadcast address', [['240.0.0.0', 4], ['192.0.0.0', 24], ['198.18.0.0', 15], ['192.88.99.0', 24]]),
 ];
 
 const IPV6_RANGES: readonly Range[] = [
   range('it is a cloud metadata address', [['fd00:ec2::254', 128]]),
   range('it is a loopback address', [['::1', 128]]),
   range('it is the unspecified address', [['::', 128]]),
-  range('it is a private (unique local) address', [['fc00::', 7]]),
+  range('it is a private (unique local) address', [['fc00::', 7], ['fec0::', 10]]),
   range('it is a link-local address', [['fe80::', 10]]),
+  range('it is a documentation address', [['2001:db8::', 32], ['3fff::', 20]]),
   range('it is a multicast address', [['ff00::', 8]]),
+  // IPv4-compatible, local-use NAT64, discard-only, IETF protocol assignments (Teredo, benchmarking, ORCHID), SRv6.
+  range('it is a reserved address', [['::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 23], ['5f00::', 16]]),
 ];
 
-const MAPPED_DOTTED = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i;
-const MAPPED_HEX = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i;
-/** NAT64 (64:ff9b::/96) embeds an IPv4 address the same way. */
-const NAT64_DOTTED = /^64:ff9b::(\d{1,3}(?:\.\d{1,3}){3})$/i;
-const NAT64_HEX = /^64:ff9b::([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i;
+/** The eight 16-bit words of an IPv6 address (valid, zone removed); a dotted IPv4 tail gives the last two. */
+function ipv6Words(address: string): number[] {
+  let text = address.toLowerCase();
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const words = (part: string) => (part === '' ? [] : part.split(':').map((word) => parseInt(word, 16)));
+  const [head = '', tail] = text.split('::');
+  if (tail === undefined) return words(head);
+  const before = words(head);
+  const after = words(tail);
+  return [...before, ...new Array<number>(8 - before.length - after.length).fill(0), ...after];
+}
 
-/** The IPv4 address embedded in an IPv4-mapped (or NAT64) IPv6 address, if any. */
+const zeros = (words: readonly number[]) => words.every((word) => word === 0);
+const dottedQuad = (high: number, low: number) => [high >> 8, high & 255, low >> 8, low & 255].join('.');
+
+/**
+ * The IPv4 address an IPv6 address stands for, if any: IPv4-mapped (`::ffff:a.b.c.d`), IPv4-translated
+ * (`::ffff:0:a.b.c.d`), IPv4-compatible (`::a.b.c.d`), NAT64 (`64:ff9b::a.b.c.d`) and 6to4 (`2002:aabb:ccdd::`).
+ */
 function embeddedIpv4(address: string): string | undefined {
-  const lower = address.toLowerCase();
-  const dotted = MAPPED_DOTTED.exec(lower) ?? NAT64_DOTTED.exec(lower);
-  if (dotted) return dotted[1];
-  const hex = MAPPED_HEX.exec(lower) ?? NAT64_HEX.exec(lower);
-  if (!hex) return undefined;
-  const high = parseInt(hex[1]!, 16);
-  const low = parseInt(hex[2]!, 16);
-  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+  const w = ipv6Words(address);
+  const [high, low] = [w[6]!, w[7]!];
+  if (zeros(w.slice(0, 5)) && w[5] === 0xffff) return dottedQuad(high, low);
+  if (zeros(w.slice(0, 4)) && w[4] === 0xffff && w[5] === 0) return dottedQuad(high, low);
+  if (zeros(w.slice(0, 6)) && high !== 0) return dottedQuad(high, low);
+  if (w[0] === 0x64 && w[1] === 0xff9b && zeros(w.slice(2, 6))) return dottedQuad(high, low);
+  if (w[0] === 0x2002) return dottedQuad(w[1]!, w[2]!);
+  return undefined;
 }
 
 /** Why `address` (an IP literal) is refused, or undefined when it is a public address. */
