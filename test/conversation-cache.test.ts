@@ -1,22 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { deployAgent, startConversation, welcomeOutputs } from './support/agents.ts';
-import { client } from './support/http.ts';
-import { startTestServer, type TestServer } from './support/server.ts';
+import { serverOfBlock } from './support/server.ts';
 
 /**
  * Live conversations are kept in memory up to `svc.conversations.cache-size`, least recently used out first:
  * a conversation in use stays, one nobody touched is read from the store again (seen in the store metrics).
  */
 describe('the conversation cache', () => {
-  let server: TestServer;
-  const api = client(() => server.url);
-  before(async () => {
-    server = await startTestServer('sqlite', { 'svc.conversations.cache-size': 2 });
-  });
-  after(async () => {
-    await server?.dispose();
-  });
+  const { api } = serverOfBlock('sqlite', { 'svc.conversations.cache-size': 2 });
 
   /** How often conversations were read from the store so far. */
   const storeLoads = async (): Promise<number> => {

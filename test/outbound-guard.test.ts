@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createResource, deployAgent, sendMessage, startConversation, welcomeOutputs } from './support/agents.ts';
 import { startFakeOpenAi, type FakeProvider } from './support/fake-llm/index.ts';
-import { client } from './support/http.ts';
-import { startTestServer, type TestServer } from './support/server.ts';
+import type { client } from './support/http.ts';
+import { serverOfBlock } from './support/server.ts';
 
 /**
  * Every LLM provider sends through the guarded outbound dispatcher: with `svc.security.ssrf-protection.enabled`,
@@ -44,41 +44,35 @@ describe('LLM providers behind the outbound URL guard', () => {
     await fake?.close();
   });
 
-  for (const enabled of [true, false]) {
-    describe(`with ssrf-protection ${enabled ? 'on' : 'off'}`, () => {
-      let server: TestServer;
-      const api = client(() => server.url);
-      before(async () => {
-        server = await startTestServer('sqlite', { 'svc.security.ssrf-protection.enabled': enabled });
-      });
-      after(async () => {
-        await server?.dispose();
-      });
+  /** Says hello to a new conversation whose LLM task has its `baseUrl` on the loopback fake model. */
+  const hello = async (api: Api) => {
+    fake.reset();
+    fake.reply({ text: 'hello from loopback' });
+    return sendMessage(api, await conversationWith(api, `${fake.url}/v1`), 'Hello');
+  };
 
-      if (enabled) {
-        it('refuses a baseUrl on a loopback address: the turn ends in ERROR, not retried, and nothing reaches it', async () => {
-          fake.reset();
-          fake.reply({ text: 'should not be asked' });
-          const conversationId = await conversationWith(api, `${fake.url}/v1`);
-          const answer = await sendMessage(api, conversationId, 'Hello');
-          assert.equal(answer.conversationState, 'ERROR');
-          assert.equal(fake.requests.length, 0, 'the fake model received no request');
-          const logged = server.logLines.find((line) => line.includes("The openai model 'gpt-4o-mini' failed"));
-          assert.ok(logged, 'the failure is logged');
-          assert.match(logged, /refused: it is a loopback address/);
-          assert.match(logged, /after 1 attempt\b/, 'a refused target is not retried');
-        });
-      } else {
-        it('answers through a baseUrl on a loopback address', async () => {
-          fake.reset();
-          fake.reply({ text: 'hello from loopback' });
-          const conversationId = await conversationWith(api, `${fake.url}/v1`);
-          const answer = await sendMessage(api, conversationId, 'Hello');
-          assert.equal(answer.conversationState, 'READY');
-          assert.deepEqual(answer.conversationOutputs.at(-1).output, ['hello from loopback']);
-          assert.equal(fake.requests.length, 1);
-        });
-      }
+  describe('with ssrf-protection on', () => {
+    const block = serverOfBlock('sqlite', { 'svc.security.ssrf-protection.enabled': true });
+
+    it('refuses a baseUrl on a loopback address: the turn ends in ERROR, not retried, and nothing reaches it', async () => {
+      const answer = await hello(block.api);
+      assert.equal(answer.conversationState, 'ERROR');
+      assert.equal(fake.requests.length, 0, 'the fake model received no request');
+      const logged = block.server.logLines.find((line) => line.includes("The openai model 'gpt-4o-mini' failed"));
+      assert.ok(logged, 'the failure is logged');
+      assert.match(logged, /refused: it is a loopback address/);
+      assert.match(logged, /after 1 attempt\b/, 'a refused target is not retried');
     });
-  }
+  });
+
+  describe('with ssrf-protection off', () => {
+    const block = serverOfBlock('sqlite', { 'svc.security.ssrf-protection.enabled': false });
+
+    it('answers through a baseUrl on a loopback address', async () => {
+      const answer = await hello(block.api);
+      assert.equal(answer.conversationState, 'READY');
+      assert.deepEqual(answer.conversationOutputs.at(-1).output, ['hello from loopback']);
+      assert.equal(fake.requests.length, 1);
+    });
+  });
 });
