@@ -1,9 +1,9 @@
 import { AppError, invalid } from '../errors.ts';
 import { kindNamed } from '../resources/kinds.ts';
-import { isObject } from '../resources/schemas/common.ts';
 import { AGENT_FILE_PATTERN, classifyEntry, descriptorFileName } from './layout.ts';
 import { migrateLegacyContent } from './legacy-migration.ts';
 import { formatJsonPath, parseLooseReference, referenceSlots, type JsonPath } from './references.ts';
+import { isRecord } from '../shared/json.ts';
 
 /**
  * An import archive read into a graph: the agent, the workflows it references and the resources those reference,
@@ -98,7 +98,7 @@ export function readArchive(files: ReadonlyMap<string, Uint8Array>): Archive {
     const entryName = base + descriptorFileName(folder, id);
     if (!files.has(entryName)) return { name: '', description: '' };
     const descriptor = parseJson(entryName);
-    if (!isObject(descriptor)) throw invalid(`${entryName}: a descriptor must be a JSON object.`, { path: '$', file: entryName });
+    if (!isRecord(descriptor)) throw invalid(`${entryName}: a descriptor must be a JSON object.`, { path: '$', file: entryName });
     const text = (value: unknown) => (typeof value === 'string' ? value : '');
     return { name: text(descriptor['name']), description: text(descriptor['description']) };
   };
@@ -160,7 +160,7 @@ function agentVersionOf(files: ReadonlyMap<string, Uint8Array>, base: string, id
   const name = base + descriptorFileName('', id);
   if (!files.has(name)) return 1;
   const descriptor = parseJson(name);
-  const resource = isObject(descriptor) && typeof descriptor['resource'] === 'string' ? descriptor['resource'] : '';
+  const resource = isRecord(descriptor) && typeof descriptor['resource'] === 'string' ? descriptor['resource'] : '';
   const version = /\?version=(\d+)$/.exec(resource)?.[1];
   return version ? Number(version) : 1;
 }

@@ -1,4 +1,5 @@
-import { kindOfHost, isObject, type KindName } from '../resources/schemas/common.ts';
+import { kindOfHost, type KindName } from '../resources/schemas/common.ts';
+import { isRecord } from '../shared/json.ts';
 
 /**
  * Where configuration bodies (in the spec's names) hold references to other resources, and how to rewrite them.
@@ -34,7 +35,7 @@ export function parseLooseReference(uri: string): LooseReference | undefined {
 function stringAt(value: unknown, path: JsonPath): string | undefined {
   let current = value;
   for (const key of path) {
-    if (typeof key === 'number' ? !Array.isArray(current) : !isObject(current)) return undefined;
+    if (typeof key === 'number' ? !Array.isArray(current) : !isRecord(current)) return undefined;
     current = (current as Record<string | number, unknown>)[key];
   }
   return typeof current === 'string' ? current : undefined;
@@ -43,7 +44,7 @@ function stringAt(value: unknown, path: JsonPath): string | undefined {
 function listLength(value: unknown, path: JsonPath): number {
   let current = value;
   for (const key of path) {
-    if (!isObject(current) && !Array.isArray(current)) return 0;
+    if (!isRecord(current) && !Array.isArray(current)) return 0;
     current = (current as Record<string | number, unknown>)[key];
   }
   return Array.isArray(current) ? current.length : 0;

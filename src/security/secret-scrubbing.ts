@@ -1,6 +1,7 @@
-import { fieldPath, indexPath, isObject } from '../resources/schemas/common.ts';
+import { fieldPath, indexPath } from '../resources/schemas/common.ts';
 import { needsRendering } from '../templating/engine.ts';
 import { hasVaultReference, redact, REDACTED } from './secret-references.ts';
+import { isRecord } from '../shared/json.ts';
 
 /**
  * Removing secrets from data, in one place (DESIGN §4.10):
@@ -37,7 +38,7 @@ export function scrubSecretValue(value: unknown, secret: string): unknown {
     const items = value.map((item) => scrubSecretValue(item, secret));
     return items.some((item, i) => item !== value[i]) ? items : value;
   }
-  if (isObject(value)) {
+  if (isRecord(value)) {
     let changed = false;
     const copy: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
@@ -75,7 +76,7 @@ function keep(value: string, templatesAllowed: boolean): boolean {
 }
 
 function scrubMap(map: unknown, at: string, pattern: RegExp, templatesAllowed: boolean, scrubbed: ScrubbedField[]): void {
-  if (!isObject(map)) return;
+  if (!isRecord(map)) return;
   for (const [name, value] of Object.entries(map)) {
     if (typeof value !== 'string' || !pattern.test(name) || keep(value, templatesAllowed)) continue;
     map[name] = '';
@@ -84,19 +85,19 @@ function scrubMap(map: unknown, at: string, pattern: RegExp, templatesAllowed: b
 }
 
 function eachOf(list: unknown, at: string, visit: (item: Record<string, unknown>, path: string) => void): void {
-  if (Array.isArray(list)) list.forEach((item, index) => isObject(item) && visit(item, indexPath(at, index)));
+  if (Array.isArray(list)) list.forEach((item, index) => isRecord(item) && visit(item, indexPath(at, index)));
 }
 
 /** A copy of a configuration body of `kind` with its literal credentials blanked, and the paths blanked. */
 export function scrubSecretFields(kind: string, body: unknown): { body: unknown; scrubbed: ScrubbedField[] } {
   const copy = structuredClone(body);
   const scrubbed: ScrubbedField[] = [];
-  if (!isObject(copy)) return { body: copy, scrubbed };
+  if (!isRecord(copy)) return { body: copy, scrubbed };
   if (kind === 'llm') {
     eachOf(copy['tasks'], '$.tasks', (task, at) => scrubMap(task['parameters'], `${at}.parameters`, SECRET_PARAMETER, false, scrubbed));
   } else if (kind === 'httpcalls') {
     eachOf(copy['httpCalls'], '$.httpCalls', (call, at) => {
-      if (isObject(call['request'])) scrubMap(call['request']['headers'], `${at}.request.headers`, SECRET_HEADER, true, scrubbed);
+      if (isRecord(call['request'])) scrubMap(call['request']['headers'], `${at}.request.headers`, SECRET_HEADER, true, scrubbed);
     });
   } else if (kind === 'agent') {
     eachOf(copy['channels'], '$.channels', (channel, at) => scrubMap(channel['config'], `${at}.config`, SECRET_PARAMETER, false, scrubbed));

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { ResourceKindDefinition, SemanticProblem } from '../kinds.ts';
-import { aliasRenamer, canonicalReference, checkReference, closed, indexPath, isObject, kindLocations, stringMap, type AliasSpec } from './common.ts';
+import { aliasRenamer, canonicalReference, checkReference, closed, indexPath, kindLocations, stringMap, type AliasSpec } from './common.ts';
+import { isRecord } from '../../shared/json.ts';
 
 export const ChannelSchema = closed(
   {
@@ -34,7 +35,7 @@ const aliases: AliasSpec = {
 };
 
 function checkSemantics(body: unknown): SemanticProblem[] {
-  if (!isObject(body) || !Array.isArray(body['packages'])) return [];
+  if (!isRecord(body) || !Array.isArray(body['packages'])) return [];
   return body['packages'].flatMap((uri, i) => checkReference(uri, indexPath('$.packages', i), ['workflow']) ?? []);
 }
 

@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { ResourceKindDefinition, SemanticProblem } from '../kinds.ts';
-import { aliasRenamer, arrayField, closed, fieldPath, indexPath, isBlank, isObject, kindLocations, stringEnum, stringMap, type AliasSpec, type JsonObject } from './common.ts';
+import { aliasRenamer, arrayField, closed, fieldPath, indexPath, isBlank, kindLocations, stringEnum, stringMap, type AliasSpec, type JsonObject } from './common.ts';
+import { isRecord } from '../../shared/json.ts';
 
 /** Nested conditions (negation, connector) are described this many levels deep; deeper nesting is refused. */
 export const MAX_CONDITION_DEPTH = 8;
@@ -112,7 +113,7 @@ interface ConditionContext {
 
 function checkCondition(condition: JsonObject, path: string, depth: number, context: ConditionContext): void {
   const type = String(condition['type']);
-  const configs = isObject(condition['configs']) ? (condition['configs'] as Record<string, string>) : {};
+  const configs = isRecord(condition['configs']) ? (condition['configs'] as Record<string, string>) : {};
   const configsPath = fieldPath(path, 'configs');
   const children = Array.isArray(condition['conditions']) ? (condition['conditions'] as unknown[]) : [];
   const report = (at: string, what: string) =>
@@ -184,7 +185,7 @@ function checkCondition(condition: JsonObject, path: string, depth: number, cont
     return;
   }
   children.forEach((child, i) => {
-    if (isObject(child)) checkCondition(child, indexPath(fieldPath(path, 'conditions'), i), depth + 1, context);
+    if (isRecord(child)) checkCondition(child, indexPath(fieldPath(path, 'conditions'), i), depth + 1, context);
   });
 }
 

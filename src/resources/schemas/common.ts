@@ -2,6 +2,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { invalid } from '../../errors.ts';
 import type { SemanticProblem } from '../kinds.ts';
 import { formatReference, parseReference } from '../uri.ts';
+import { isRecord } from '../../shared/json.ts';
 
 /*
  * Helpers shared by the eight kind schemas: schema building blocks, the property-instruction schema (property
@@ -121,10 +122,6 @@ export function indexPath(path: string, index: number): string {
 
 export type JsonObject = Record<string, unknown>;
 
-export function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Sets an own property, also for keys such as `__proto__` that plain assignment would treat specially. */
 function setOwn(target: JsonObject, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
@@ -141,7 +138,7 @@ export function isBlank(value: unknown): boolean {
 
 /** Array members of `value[key]` with their index, or nothing when the field is absent or not an array. */
 export function arrayField(value: unknown, key: string): JsonObject[] {
-  if (!isObject(value)) return [];
+  if (!isRecord(value)) return [];
   const list = value[key];
   return Array.isArray(list) ? (list as JsonObject[]) : [];
 }
@@ -274,7 +271,7 @@ export function checkPropertyInstructions(list: unknown, path: string): Semantic
   if (!Array.isArray(list)) return [];
   const problems: SemanticProblem[] = [];
   list.forEach((instruction, i) => {
-    if (isObject(instruction) && isBlank(instruction['name']) && isBlank(instruction['toObjectPath'])) {
+    if (isRecord(instruction) && isBlank(instruction['name']) && isBlank(instruction['toObjectPath'])) {
       const at = indexPath(path, i);
       problems.push({ path: fieldPath(at, 'name'), message: `The property instruction at ${at} needs a 'name' (or a 'toObjectPath').` });
     }
@@ -284,7 +281,7 @@ export function checkPropertyInstructions(list: unknown, path: string): Semantic
 
 export function checkSetOnActions(list: unknown, path: string): SemanticProblem[] {
   if (!Array.isArray(list)) return [];
-  return list.flatMap((entry, i) => (isObject(entry) ? checkPropertyInstructions(entry['setProperties'], fieldPath(indexPath(path, i), 'setProperties')) : []));
+  return list.flatMap((entry, i) => (isRecord(entry) ? checkPropertyInstructions(entry['setProperties'], fieldPath(indexPath(path, i), 'setProperties')) : []));
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -310,7 +307,7 @@ export interface AliasSpec {
  */
 export function renameFields(spec: AliasSpec, value: unknown, path = '$'): unknown {
   if (Array.isArray(value)) return value.map((item, i) => renameFields(spec, item, indexPath(path, i)));
-  if (!isObject(value)) return spec.value ? spec.value(value) : value;
+  if (!isRecord(value)) return spec.value ? spec.value(value) : value;
   const out: JsonObject = {};
   const writtenAs = new Map<string, string>();
   for (const [key, raw] of Object.entries(value)) {
@@ -340,15 +337,15 @@ type SchemaNode = Record<string, unknown>;
 
 function ifMatches(condition: SchemaNode, value: unknown): boolean {
   if (condition['type'] === 'array') return Array.isArray(value);
-  if (!isObject(value)) return false;
+  if (!isRecord(value)) return false;
   const properties = condition['properties'];
-  if (!isObject(properties)) return true;
-  return Object.entries(properties).every(([key, sub]) => !isObject(sub) || !('const' in sub) || value[key] === sub['const']);
+  if (!isRecord(properties)) return true;
+  return Object.entries(properties).every(([key, sub]) => !isRecord(sub) || !('const' in sub) || value[key] === sub['const']);
 }
 
 function typeMatches(schema: SchemaNode, value: unknown): boolean {
   const type = schema['type'];
-  if (type === 'object') return isObject(value);
+  if (type === 'object') return isRecord(value);
   if (type === 'array') return Array.isArray(value);
   if (type === undefined) return true;
   return typeof value === type || (type === 'integer' && typeof value === 'number');
@@ -359,9 +356,9 @@ function effectiveSchema(schema: SchemaNode, value: unknown): SchemaNode {
   let current = schema;
   for (let guard = 0; guard < 16; guard++) {
     const condition = current['if'];
-    if (isObject(condition)) {
+    if (isRecord(condition)) {
       const next = ifMatches(condition, value) ? current['then'] : current['else'];
-      if (!isObject(next)) return current;
+      if (!isRecord(next)) return current;
       current = next;
       continue;
     }
@@ -374,7 +371,7 @@ function effectiveSchema(schema: SchemaNode, value: unknown): SchemaNode {
     }
     const allOf = current['allOf'];
     if (Array.isArray(allOf)) {
-      const hit = (allOf as SchemaNode[]).map((s) => effectiveSchema(s, value)).find((s) => s !== undefined && isObject(s['properties']) && !('if' in s));
+      const hit = (allOf as SchemaNode[]).map((s) => effectiveSchema(s, value)).find((s) => s !== undefined && isRecord(s['properties']) && !('if' in s));
       if (hit) return hit;
     }
     return current;
@@ -387,15 +384,15 @@ function effectiveSchema(schema: SchemaNode, value: unknown): SchemaNode {
  * anywhere else (required fields, unknown fields, free maps) stay, for the schema to reject.
  */
 export function dropNullOptionals(schema: unknown, value: unknown): unknown {
-  if (!isObject(schema)) return value;
+  if (!isRecord(schema)) return value;
   const effective = effectiveSchema(schema, value);
   if (Array.isArray(value)) {
     const items = effective['items'];
-    return isObject(items) ? value.map((item) => dropNullOptionals(items, item)) : value;
+    return isRecord(items) ? value.map((item) => dropNullOptionals(items, item)) : value;
   }
-  if (!isObject(value)) return value;
+  if (!isRecord(value)) return value;
   const properties = effective['properties'];
-  if (!isObject(properties)) return value;
+  if (!isRecord(properties)) return value;
   const required = Array.isArray(effective['required']) ? (effective['required'] as string[]) : [];
   const out: JsonObject = {};
   for (const [key, field] of Object.entries(value)) {

@@ -8,7 +8,6 @@ import {
   fieldPath,
   HttpCodeValidatorSchema,
   indexPath,
-  isObject,
   kindLocations,
   oneOrMany,
   PropertyInstructionList,
@@ -16,6 +15,7 @@ import {
   StringList,
   type AliasSpec,
 } from './common.ts';
+import { isRecord } from '../../shared/json.ts';
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
 
@@ -147,7 +147,7 @@ export type HttpCallSet = Static<typeof HttpCallSetSchema>;
 
 /** A `qrBuildInstruction` list of one becomes the spec's single object; an empty list is dropped. */
 function singleQrInstruction(value: unknown): unknown {
-  if (!isObject(value) || !Array.isArray(value['qrBuildInstruction'])) return value;
+  if (!isRecord(value) || !Array.isArray(value['qrBuildInstruction'])) return value;
   const list = value['qrBuildInstruction'] as unknown[];
   if (list.length > 1) return value;
   const { qrBuildInstruction: _, ...rest } = value;
@@ -181,7 +181,7 @@ function checkSemantics(body: unknown): SemanticProblem[] {
       seen.set(name, i);
     }
     const request = call['request'];
-    if (isObject(request) && typeof request['method'] === 'string') {
+    if (isRecord(request) && typeof request['method'] === 'string') {
       const method = request['method'];
       if (!(HTTP_METHODS as readonly string[]).includes(method.toUpperCase())) {
         const at = fieldPath(fieldPath(path, 'request'), 'method');
@@ -190,7 +190,7 @@ function checkSemantics(body: unknown): SemanticProblem[] {
     }
     for (const part of ['preRequest', 'postResponse']) {
       const holder = call[part];
-      if (isObject(holder)) {
+      if (isRecord(holder)) {
         const at = fieldPath(fieldPath(path, part), 'propertyInstructions');
         problems.push(...checkPropertyInstructions(holder['propertyInstructions'], at));
       }

@@ -8,12 +8,12 @@ import {
   fieldPath,
   indexPath,
   isBlank,
-  isObject,
   kindLocations,
   PropertyInstructionList,
   stringMap,
   StringList,
 } from './common.ts';
+import { isRecord } from '../../shared/json.ts';
 
 export const LlmRetrySchema = closed(
   {
@@ -87,7 +87,7 @@ function checkSemantics(body: unknown): SemanticProblem[] {
     }
     for (const part of ['preRequest', 'postResponse']) {
       const holder = task[part];
-      if (isObject(holder)) problems.push(...checkPropertyInstructions(holder['propertyInstructions'], fieldPath(fieldPath(path, part), 'propertyInstructions')));
+      if (isRecord(holder)) problems.push(...checkPropertyInstructions(holder['propertyInstructions'], fieldPath(fieldPath(path, part), 'propertyInstructions')));
     }
   });
   return problems;

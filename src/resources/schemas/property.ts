@@ -5,11 +5,11 @@ import {
   checkPropertyInstructions,
   checkSetOnActions,
   closed,
-  isObject,
   kindLocations,
   PropertyInstructionList,
   SetOnActionList,
 } from './common.ts';
+import { isRecord } from '../../shared/json.ts';
 
 export const PropertySetterSchema = closed(
   {
@@ -25,7 +25,7 @@ export const PropertySetterSchema = closed(
 export type PropertySetter = Static<typeof PropertySetterSchema>;
 
 function checkSemantics(body: unknown): SemanticProblem[] {
-  if (!isObject(body)) return [];
+  if (!isRecord(body)) return [];
   return [
     ...checkPropertyInstructions(body['propertyInstructions'], '$.propertyInstructions'),
     ...checkSetOnActions(body['setOnActions'], '$.setOnActions'),

@@ -10,7 +10,6 @@ import {
   closed,
   fieldPath,
   indexPath,
-  isObject,
   kindLocations,
   ownEntry,
   scalarMap,
@@ -19,6 +18,7 @@ import {
   type JsonObject,
   type KindName,
 } from './common.ts';
+import { isRecord } from '../../shared/json.ts';
 
 const uri = Type.Optional(
   Type.String({ description: 'Reference of the resource the extension uses: svc://ai.svc.<type>/<store path>/<id>?version=<n>.' }),
@@ -143,13 +143,13 @@ function checkType(type: unknown, path: string, problems: SemanticProblem[]): vo
 }
 
 function checkUri(holder: unknown, path: string, expected: readonly KindName[] | undefined, problems: SemanticProblem[]): void {
-  if (!isObject(holder) || holder['uri'] === undefined) return;
+  if (!isRecord(holder) || holder['uri'] === undefined) return;
   const problem = checkReference(holder['uri'], fieldPath(path, 'uri'), expected);
   if (problem) problems.push(problem);
 }
 
 function checkUnread(holder: unknown, path: string, type: string, allowed: readonly string[], problems: SemanticProblem[]): void {
-  if (!isObject(holder)) return;
+  if (!isRecord(holder)) return;
   for (const key of Object.keys(holder)) {
     if (!allowed.includes(key)) {
       const at = fieldPath(path, key);
@@ -161,7 +161,7 @@ function checkUnread(holder: unknown, path: string, type: string, allowed: reado
 function checkSubExtensions(list: unknown, path: string, expected: readonly KindName[] | undefined, problems: SemanticProblem[]): void {
   if (!Array.isArray(list)) return;
   list.forEach((sub, i) => {
-    if (!isObject(sub)) return;
+    if (!isRecord(sub)) return;
     const at = indexPath(path, i);
     checkType(sub['type'], fieldPath(at, 'type'), problems);
     checkUri(sub['config'], fieldPath(at, 'config'), expected, problems);
@@ -180,7 +180,7 @@ function checkExtension(extension: JsonObject, path: string, problems: SemanticP
 
   checkUri(config, configPath, expected, problems);
   checkUri(extensions, extensionsPath, expected, problems);
-  if (isObject(config) && isObject(extensions) && typeof config['uri'] === 'string' && typeof extensions['uri'] === 'string') {
+  if (isRecord(config) && isRecord(extensions) && typeof config['uri'] === 'string' && typeof extensions['uri'] === 'string') {
     if (canonicalReference(config['uri']) !== canonicalReference(extensions['uri'])) {
       problems.push({
         path: fieldPath(extensionsPath, 'uri'),
@@ -188,12 +188,12 @@ function checkExtension(extension: JsonObject, path: string, problems: SemanticP
       });
     }
   }
-  if (isObject(extensions)) {
+  if (isRecord(extensions)) {
     checkSubExtensions(extensions['dictionaries'], fieldPath(extensionsPath, 'dictionaries'), ['dictionary'], problems);
     checkSubExtensions(extensions['corrections'], fieldPath(extensionsPath, 'corrections'), undefined, problems);
     checkSubExtensions(extensions['normalizer'], fieldPath(extensionsPath, 'normalizer'), undefined, problems);
   }
-  if (isObject(config)) problems.push(...checkSetOnActions(config['setOnActions'], fieldPath(configPath, 'setOnActions')));
+  if (isRecord(config)) problems.push(...checkSetOnActions(config['setOnActions'], fieldPath(configPath, 'setOnActions')));
   if (rules && typeof type === 'string') {
     checkUnread(config, configPath, type, rules.config, problems);
     checkUnread(extensions, extensionsPath, type, rules.extensions, problems);

@@ -8,6 +8,7 @@ import {
   type ConditionCompiler,
   type Evaluator,
 } from './conditions.ts';
+import { isRecord } from '../../shared/json.ts';
 
 /**
  * `svc://ai.svc.behavior` (alias `svc://ai.svc.rules`): evaluates a behavior set's rules against the current
@@ -64,20 +65,19 @@ function flag(value: unknown): boolean | undefined {
   return undefined;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** Compiles a behavior set (spec names) into its groups of rule evaluators. */
 export function compileBehaviorSet(set: unknown): { groups: readonly CompiledGroup[]; options: Partial<BehaviorOptions> } {
-  if (!isObject(set)) throw new DeploymentError('The behavior set is not an object.');
+  if (!isRecord(set)) throw new DeploymentError('The behavior set is not an object.');
   const definition = set as BehaviorSetDefinition;
   const groups = (definition.behaviorGroups ?? []).map((group, index) => {
-    if (!isObject(group)) throw new DeploymentError(`behaviorGroups[${index}] is not a behavior group.`);
+    if (!isRecord(group)) throw new DeploymentError(`behaviorGroups[${index}] is not a behavior group.`);
     return group;
   });
   const rulesOf = (group: GroupDefinition) => group.behaviorRules ?? group.rules ?? [];
 
   const byName = new Map<string, BehaviorRuleDefinition>();
-  for (const group of groups) for (const rule of rulesOf(group)) if (isObject(rule) && !byName.has(rule.name)) byName.set(rule.name, rule);
+  for (const group of groups) for (const rule of rulesOf(group)) if (isRecord(rule) && !byName.has(rule.name)) byName.set(rule.name, rule);
 
   const compiled = new Map<BehaviorRuleDefinition, Evaluator>();
   const inProgress: BehaviorRuleDefinition[] = [];
@@ -105,7 +105,7 @@ export function compileBehaviorSet(set: unknown): { groups: readonly CompiledGro
   const compiledGroups = groups.map((group, g): CompiledGroup => ({
     executeAll: group.executionStrategy === 'executeAll',
     rules: rulesOf(group).map((rule, r) => {
-      if (!isObject(rule) || typeof rule.name !== 'string') {
+      if (!isRecord(rule) || typeof rule.name !== 'string') {
         throw new DeploymentError(`behaviorGroups[${g}].behaviorRules[${r}] is not a behavior rule with a name.`);
       }
       return { name: rule.name, actions: (rule.actions ?? []).map(String), evaluate: compileRule(rule) };

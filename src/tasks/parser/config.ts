@@ -1,4 +1,5 @@
 import { DeploymentError } from '../../runtime/tasks.ts';
+import { isRecord } from '../../shared/json.ts';
 
 /**
  * Readers for the parser's configuration values. Configuration maps hold scalars; upstream exports often carry
@@ -7,10 +8,6 @@ import { DeploymentError } from '../../runtime/tasks.ts';
  */
 
 export type ConfigMap = Readonly<Record<string, unknown>>;
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 export function readBoolean(config: ConfigMap, name: string, fallback: boolean, where: string): boolean {
   const value = config[name];
@@ -56,9 +53,9 @@ export function readSubExtensions(extensions: ConfigMap, field: string): SubExte
   if (!Array.isArray(list)) throw new DeploymentError(`The parser's 'extensions.${field}' must be a list.`);
   return list.map((item: unknown, index) => {
     const where = `The parser's extensions.${field}[${index}]`;
-    if (!isObject(item) || typeof item['type'] !== 'string') throw new DeploymentError(`${where} must be an object with a 'type'.`);
+    if (!isRecord(item) || typeof item['type'] !== 'string') throw new DeploymentError(`${where} must be an object with a 'type'.`);
     const config = item['config'] ?? {};
-    if (!isObject(config)) throw new DeploymentError(`${where}: 'config' must be an object.`);
+    if (!isRecord(config)) throw new DeploymentError(`${where}: 'config' must be an object.`);
     const type = item['type'];
     return { type, kind: type.replace(TYPE_PREFIX, ''), config, where: `${where} (${type})` };
   });

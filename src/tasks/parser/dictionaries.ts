@@ -1,6 +1,6 @@
 import { ExpressionSyntaxError, parseExpressions, type Expression } from '../../expressions/expressions.ts';
 import { DeploymentError } from '../../runtime/tasks.ts';
-import { isObject } from './config.ts';
+import { isRecord } from '../../shared/json.ts';
 
 /**
  * Dictionaries of the parser (reference §3.2, §3.4): regular dictionaries compiled at deployment into maps keyed
@@ -155,13 +155,13 @@ export class RegularDictionary implements TokenDictionary {
 /** Compiles a stored dictionary (spec names); a malformed entry or expression is a deployment error naming it. */
 export function compileDictionary(stored: unknown, reference: string): RegularDictionary {
   const where = `The dictionary ${reference}`;
-  if (!isObject(stored)) throw new DeploymentError(`${where} is not a dictionary.`);
+  if (!isRecord(stored)) throw new DeploymentError(`${where} is not a dictionary.`);
   const list = (field: string, key: string) => {
     const value = stored[field];
     if (value === undefined || value === null) return [];
     if (!Array.isArray(value)) throw new DeploymentError(`${where}: '${field}' must be a list.`);
     return value.map((item: unknown, index) => {
-      if (!isObject(item) || typeof item[key] !== 'string' || (item[key] as string).trim() === '') {
+      if (!isRecord(item) || typeof item[key] !== 'string' || (item[key] as string).trim() === '') {
         throw new DeploymentError(`${where}: ${field}[${index}] needs a non-empty '${key}'.`);
       }
       const expressions = item['expressions'];
@@ -219,7 +219,7 @@ export function quickReplyDictionary(quickReplies: unknown): RegularDictionary |
   const words: Array<{ word: string; expressions: string }> = [];
   const phrases: Array<{ phrase: string; expressions: string }> = [];
   for (const reply of quickReplies) {
-    if (!isObject(reply) || typeof reply['value'] !== 'string') continue;
+    if (!isRecord(reply) || typeof reply['value'] !== 'string') continue;
     const value = reply['value'].trim().replace(/\s+/g, ' ');
     if (value === '') continue;
     const given = typeof reply['expressions'] === 'string' ? reply['expressions'].trim() : '';

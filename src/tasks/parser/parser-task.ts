@@ -1,11 +1,12 @@
 import { formatExpression, parseExpressions, type Expression } from '../../expressions/expressions.ts';
 import { DeploymentError, type CompiledTask, type LifecycleTask } from '../../runtime/tasks.ts';
 import type { Turn } from '../../runtime/turn.ts';
-import { isObject, readBoolean, readInteger, readSubExtensions, type ConfigMap } from './config.ts';
+import { readBoolean, readInteger, readSubExtensions, type ConfigMap } from './config.ts';
 import { compileCorrection } from './corrections.ts';
 import { builtInDictionary, compileDictionary, isPlaceholder, RegularDictionary, type TokenDictionary } from './dictionaries.ts';
 import { compileNormalizer } from './normalizers.ts';
 import { Parser, type Match } from './parser.ts';
+import { isRecord } from '../../shared/json.ts';
 
 /**
  * `svc://ai.svc.parser`: turns the user's input into expressions (reference §3, DESIGN §4.9/§4.16).
@@ -128,8 +129,8 @@ export function createParserTask(): LifecycleTask {
   return {
     type: TYPE,
     async compile(extension, context): Promise<CompiledTask> {
-      const config = isObject(extension.config) ? extension.config : {};
-      const extensions = isObject(extension.extensions) ? extension.extensions : {};
+      const config = isRecord(extension.config) ? extension.config : {};
+      const extensions = isRecord(extension.extensions) ? extension.extensions : {};
       const { parser, settings } = await compileParser(config, extensions, (reference, kind) => context.resolve(reference, kind));
       return {
         type: TYPE,
