@@ -13,6 +13,7 @@ import { templateData } from '../../templating/data-model.ts';
 import { TemplateError } from '../../templating/engine.ts';
 import type { CompiledTask, LifecycleTask } from '../../runtime/tasks.ts';
 import type { Turn } from '../../runtime/turn.ts';
+import { isRecord } from '../../shared/json.ts';
 import { compileLlmTask, type CompiledLlmTask, type LlmTaskConfig, type TaskTool } from './llm-config.ts';
 import { callModel, type ModelCallResult } from './model-call.ts';
 
@@ -184,7 +185,7 @@ function writeResults(task: CompiledLlmTask, turn: Turn, result: { text: string;
   if (task.responseMetadataObjectName) {
     turn.set(`langchain:${task.responseMetadataObjectName}`, result.metadata);
     const existing = turn.output['langchain'];
-    const map = existing !== null && typeof existing === 'object' && !Array.isArray(existing) ? existing : {};
+    const map = isRecord(existing) ? existing : {};
     turn.setOutput('langchain', { ...map, [task.responseMetadataObjectName]: result.metadata });
   }
   if (task.agentMode) turn.set(`langchain:trace:${task.type}:${task.id}`, result.trace);
