@@ -32,7 +32,8 @@ export function createOutbound(guard: UrlGuard, options: { connectTimeoutMillis:
       return;
     }
     const port = target.port === '' ? '' : `:${target.port}`;
-    guard.check(new URL(`${target.protocol}//${target.hostname}${port}`)).then(
+    const literal = isIP(host) === 6 ? `[${host}]` : host;
+    guard.check(new URL(`${target.protocol}//${literal}${port}`)).then(
       () => connectChecked(target, callback),
       (error: unknown) => callback(error instanceof Error ? error : new Error(String(error)), null),
     );
