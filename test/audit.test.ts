@@ -86,7 +86,7 @@ describe('audit ledger write path', () => {
     const registry = new Registry();
     const ledger = new AuditLedger({
       store, masterKey: MASTER_KEY, kdfIterations: 1000, maxQueueSize: 100, deadLetterPath: join(dir, 'dead', `${Math.random()}.jsonl`),
-      registry, retryDelaysMs: [1, 2, 4], ...extra,
+      registry, writeRetry: { maxAttempts: 4, backoff: { initialDelayMs: 1, multiplier: 2, maxDelayMs: 4 } }, ...extra,
     });
     return { ledger, registry };
   };

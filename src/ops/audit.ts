@@ -1,9 +1,9 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { newId } from '../ids.ts';
+import { retrying, type Backoff } from '../shared/retry.ts';
 import type { PipelineObserver, TaskObservation } from '../runtime/pipeline.ts';
 import type { Turn } from '../runtime/turn.ts';
 import type { AuditRow, AuditStore } from '../storage/audit-ports.ts';
@@ -77,8 +77,8 @@ export interface AuditLedgerOptions {
   readonly registry: Registry;
   readonly log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void } | undefined;
   readonly flushIntervalMs?: number;
-  /** Waits before the retries of a failed batch; default 250, 1000, 4000 ms (three retries). */
-  readonly retryDelaysMs?: readonly number[];
+  /** Attempts to write a batch before it goes to the dead-letter file; default 4, waiting 250, 1000, 4000 ms. */
+  readonly writeRetry?: { readonly maxAttempts: number; readonly backoff: Backoff };
   readonly batchSize?: number;
   readonly clock?: () => number;
   /** PBKDF2 work factor of the signing key; only tests lower it. */
@@ -107,7 +107,7 @@ export class AuditLedger implements AuditSink {
   readonly #options: AuditLedgerOptions;
   readonly #key: Promise<Buffer | undefined>;
   readonly #clock: () => number;
-  readonly #retryDelays: readonly number[];
+  readonly #writeRetry: { readonly maxAttempts: number; readonly backoff: Backoff };
   readonly #batchSize: number;
   #queue: Pending[] = [];
   readonly #chainEnds = new LRUCache<string, ChainEnd>({ max: CHAIN_CACHE_SIZE });
@@ -125,7 +125,7 @@ export class AuditLedger implements AuditSink {
     this.#options = options;
     this.#store = options.store;
     this.#clock = options.clock ?? Date.now;
-    this.#retryDelays = options.retryDelaysMs ?? [250, 1000, 4000];
+    this.#writeRetry = options.writeRetry ?? { maxAttempts: 4, backoff: { initialDelayMs: 250, multiplier: 4, maxDelayMs: 4000 } };
     this.#batchSize = options.batchSize ?? 1000;
     const masterKey = options.masterKey;
     this.#key = masterKey === undefined || masterKey === '' ? Promise.resolve(undefined) : deriveAuditKey(masterKey, options.kdfIterations);
@@ -279,19 +279,14 @@ export class AuditLedger implements AuditSink {
       id: entry.id, conversationId: entry.conversationId, sequence: entry.sequence, agentId: entry.agentId,
       agentVersion: entry.agentVersion, timestamp: entry.timestamp, document: JSON.stringify(entry),
     }));
-    let lastError: unknown;
-    for (let attempt = 0; attempt <= this.#retryDelays.length; attempt++) {
-      if (attempt > 0) await sleep(this.#retryDelays[attempt - 1]!);
-      try {
-        await this.#store.append(rows);
-        this.#written.inc(rows.length);
-        for (const entry of entries) this.#advance(entry);
-        return;
-      } catch (error) {
-        lastError = error;
-      }
+    try {
+      await retrying(() => this.#store.append(rows), { ...this.#writeRetry, retryError: () => ({}) });
+    } catch (error) {
+      await this.#deadLetter(entries, error);
+      return;
     }
-    await this.#deadLetter(entries, lastError);
+    this.#written.inc(rows.length);
+    for (const entry of entries) this.#advance(entry);
   }
 
   async #deadLetter(entries: readonly AuditEntry[], cause: unknown): Promise<void> {
