@@ -17,15 +17,17 @@ import { createMetrics, instrumentStorage } from './ops/metrics.ts';
 import { ResourceService } from './resources/service.ts';
 import { ConversationService } from './runtime/conversations.ts';
 import { DeploymentService } from './runtime/deployments.ts';
-import { TaskRegistry, type LifecycleTask } from './runtime/tasks.ts';
+import { TaskRegistry, type TaskDefinition } from './runtime/tasks.ts';
 import { openVault, type Vault } from './security/vault.ts';
 import { createOutbound, type Outbound } from './security/outbound.ts';
 import { alwaysGuard, createUrlGuard } from './security/url-guard.ts';
 import type { Settings } from './settings.ts';
 import { LocalCluster } from './storage/local-cluster.ts';
 import { openStorage } from './storage/open.ts';
-import { builtInTasks, type BuiltInTaskOptions } from './tasks/index.ts';
-import type { HttpCallsTaskOptions } from './tasks/httpcalls/httpcalls-task.ts';
+import { ResourceCatalogue } from './resources/catalogue.ts';
+import { builtInTasks, createTaskServices, type TaskServiceOptions } from './tasks/index.ts';
+import type { HttpCallExecutorOptions } from './tasks/httpcalls/executor.ts';
+import type { LlmTaskOptions } from './tasks/llm/llm-task.ts';
 
 const SECRETS_CHANNEL = 'svc_secrets';
 
@@ -45,7 +47,7 @@ export interface ServerOptions {
   /** Where log lines go besides the in-memory buffer (stdout by default; tests pass a sink). */
   readonly logDestination?: { write(line: string): unknown };
   /** Task types besides the built-in ones (an embedder's own tasks). */
-  readonly extraTasks?: readonly LifecycleTask[];
+  readonly extraTasks?: readonly TaskDefinition[];
 }
 
 /**
@@ -88,12 +90,15 @@ export async function startServer(settings: Settings, options: ServerOptions = {
   // The built-in web tools reach whatever URL a model asks for: guarded whatever the setting says.
   const webOutbound = createOutbound(alwaysGuard, { connectTimeoutMillis });
   const closeOutbound = () => Promise.all([outbound.close(), webOutbound.close()]).then(() => undefined);
-  const resources = new ResourceService(storage.resources);
+  const tasks = [...builtInTasks, ...(options.extraTasks ?? [])];
+  const resources = new ResourceService(storage.resources, new ResourceCatalogue(tasks));
+  const authorize = resources.authorize.bind(resources);
   const toolHistory = new ToolHistory({ defaultRateLimitPerMinute: settings['svc.tools.rate-limit-per-minute'], knownTools: BUILT_IN_TOOL_NAMES, rateLimitStore: storage.rateLimits });
   const deployments = new DeploymentService({
     store: storage.deployments,
     read: (kind, id, version) => storage.resources.read(kind, id, version),
-    registry: new TaskRegistry([...builtInTasks({ secretWriter: vault, httpCalls: httpCallsOptions(settings, vault, outbound, logger), llm: llmOptions(settings, vault, toolHistory, outbound, webOutbound) }), ...(options.extraTasks ?? [])]),
+    authorize,
+    registry: new TaskRegistry(tasks, createTaskServices({ secretWriter: vault, httpCalls: httpCallsOptions(settings, vault, outbound, logger), llm: llmOptions(settings, vault, toolHistory, outbound, webOutbound, logger) })),
     log: logger,
     cluster,
   });
@@ -110,6 +115,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     cluster,
     userProperties: storage.userProperties,
     deployments,
+    authorize,
     log: logger,
     turnTimeoutMs: settings['svc.conversations.turn-timeout-seconds'] * 1000,
     claimMarginMs: settings['svc.conversations.claim-margin-millis'],
@@ -118,7 +124,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     maxActiveConversations: settings['svc.coordinator.max-active-conversations'],
     audit,
   });
-  const triggers = new TriggerService(storage.triggers, conversations);
+  const triggers = new TriggerService(storage.triggers, conversations, resources);
   const backup = new BackupService({
     storage,
     resources,
@@ -126,7 +132,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
   });
   const agentDirectory = new AgentDirectory({ resources, deployments });
   const agentChat = new AgentChat(conversations);
-  const a2a = new A2AService({ directory: agentDirectory, chat: agentChat, settings, log: logger });
+  const a2a = new A2AService({ directory: agentDirectory, chat: agentChat, authorize, settings, log: logger });
   const agentTools = new AgentTools({ directory: agentDirectory, chat: agentChat, log: logger });
 
   let app: FastifyInstance | undefined;
@@ -164,7 +170,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
 }
 
 /** HTTP calls: secrets from the vault, the guarded outbound dispatcher and the defaults from the settings. */
-function httpCallsOptions(settings: Settings, vault: Vault, outbound: Outbound, log: HttpCallsTaskOptions['log']): HttpCallsTaskOptions {
+function httpCallsOptions(settings: Settings, vault: Vault, outbound: Outbound, log: HttpCallExecutorOptions['log']): HttpCallExecutorOptions {
   return {
     secrets: vault.resolver(),
     outbound,
@@ -178,10 +184,11 @@ function httpCallsOptions(settings: Settings, vault: Vault, outbound: Outbound, 
 }
 
 /** LLM tasks: secrets from the vault, the tool history, the Ollama default; providers and web tools guarded. */
-function llmOptions(settings: Settings, vault: Vault, tools: ToolHistory, outbound: Outbound, webOutbound: Outbound): BuiltInTaskOptions['llm'] {
+function llmOptions(settings: Settings, vault: Vault, tools: ToolHistory, outbound: Outbound, webOutbound: Outbound, log: LlmTaskOptions['log']): TaskServiceOptions['llm'] {
   return {
     secrets: vault.resolver(),
     tools,
+    log,
     providerDefaults: { ollamaBaseUrl: settings['svc.ollama.default-base-url'], fetch: outbound.fetch },
     web: guardedWebAccess(webOutbound),
   };

@@ -1,4 +1,5 @@
-import { notFound } from '../errors.ts';
+import { AppError, notFound } from '../errors.ts';
+import type { CallerAccess } from '../security/access.ts';
 import type { ResourceService } from '../resources/service.ts';
 import { kindNamed } from '../resources/kinds.ts';
 import { formatReference } from '../resources/uri.ts';
@@ -11,7 +12,10 @@ import { EXPORT_FILE_PATTERN } from './layout.ts';
 import { readZip, type ZipLimits } from './zip-reader.ts';
 
 /**
- * Export and import of agents as ZIP archives (SPEC "Export and import", reference §12.3–12.4).
+ * Export and import of agents as ZIP archives (SPEC "Export and import", reference §12.3–12.4). While access
+ * checks apply to the caller, exporting and downloading need USE on the agent, and imports only create (merge
+ * and upgrade update existing resources: admins only).
+ *
  * Exports are not kept: the download name encodes agent id and version, and the ZIP is built again on each
  * download, so it always matches the stored configuration and nothing accumulates in memory or on disk.
  */
@@ -46,19 +50,21 @@ export class BackupService {
   constructor(options: BackupServiceOptions) {
     this.#options = options;
     this.#clock = options.clock ?? Date.now;
-    this.#exporter = new AgentExporter(options.storage.resources, this.#clock);
+    this.#exporter = new AgentExporter(options.storage.resources, options.resources.catalogue, this.#clock);
   }
 
   /** Checks that the agent version exists and can be exported; returns the download name `<agentId>-<version>.zip`. */
-  exportAgent(agentId: string, version?: number): Promise<string> {
+  async exportAgent(agentId: string, version?: number, caller?: CallerAccess): Promise<string> {
+    await this.#options.resources.authorize(agentId, caller, 'USE');
     return this.#exporter.prepare(agentId, version);
   }
 
   /** The ZIP named by a download name; 404 for any other name or an unknown agent version. */
-  async download(fileName: string): Promise<Uint8Array> {
+  async download(fileName: string, caller?: CallerAccess): Promise<Uint8Array> {
     const match = EXPORT_FILE_PATTERN.exec(fileName);
     if (!match) throw notFound(`No exported archive named '${fileName}'.`);
     const [, agentId, version] = match as unknown as [string, string, string];
+    await this.#options.resources.authorize(agentId, caller, 'USE', 'agent');
     const resolved = await this.#exporter.resolveVersion(agentId, Number(version)).catch(() => {
       throw notFound(`No exported archive named '${fileName}'.`);
     });
@@ -66,12 +72,14 @@ export class BackupService {
   }
 
   /** What an import would do; writes nothing. */
-  async preview(zip: Uint8Array, options: ImportOptions): Promise<ImportPreview> {
+  async preview(zip: Uint8Array, options: ImportOptions, caller?: CallerAccess): Promise<ImportPreview> {
+    checkStrategy(options, caller);
     return previewOf(await this.#plan(zip, options), false);
   }
 
   /** `owner`: owner and space recorded on the resources it creates (authentication on). */
-  async import(zip: Uint8Array, options: ImportOptions, owner: Omit<DescriptorOrigin, 'originId'> = {}): Promise<ImportResult> {
+  async import(zip: Uint8Array, options: ImportOptions, owner: Omit<DescriptorOrigin, 'originId'> = {}, caller?: CallerAccess): Promise<ImportResult> {
+    checkStrategy(options, caller);
     const plan = await this.#plan(zip, options);
     await applyImportPlan(plan, this.#options.storage, this.#clock(), owner);
     const { targetId, targetVersion } = plan.agent;
@@ -85,9 +93,15 @@ export class BackupService {
   }
 
   async #plan(zip: Uint8Array, options: ImportOptions): Promise<ImportPlan> {
-    const archive = readArchive(readZip(zip, this.#options.limits));
+    const archive = readArchive(readZip(zip, this.#options.limits), this.#options.resources.catalogue);
     const { resources } = this.#options;
-    return planImport(archive, options, this.#options.storage.resources, (kind, body) => resources.validate(kind, body));
+    return planImport(archive, options, this.#options.storage.resources, (kind, body) => resources.validate(kind, body), resources.catalogue);
+  }
+}
+
+function checkStrategy(options: ImportOptions, caller: CallerAccess | undefined): void {
+  if (caller?.restricted && options.strategy !== 'create') {
+    throw new AppError('forbidden', `Only an admin may import with strategy '${options.strategy}' (it updates existing resources); use strategy=create.`);
   }
 }
 

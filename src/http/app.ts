@@ -1,5 +1,6 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { KindGuard } from '@sinclair/typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { A2AService } from '../integrations/a2a/a2a-service.ts';
 import type { BackupService } from '../backup/service.ts';
@@ -19,7 +20,7 @@ import type { Storage } from '../storage/ports.ts';
 import { rewriteLegacyPath } from './legacy-paths.ts';
 import { a2aRoutes } from './a2a.ts';
 import { auditRoutes } from './audit.ts';
-import { authPlugin } from './auth.ts';
+import { authPlugin, registerWithAccess } from './auth.ts';
 import { backupRoutes } from './backup.ts';
 import { botRoutes } from './bots.ts';
 import { conversationRoutes } from './conversations.ts';
@@ -80,13 +81,14 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   });
 
   registerProblemHandling(app);
-  // Authentication and the access table: root-level hooks, registered before any route so every route gets its entry.
-  await app.register(authPlugin, { settings, resources: services.resources, conversations: services.conversations });
+  // Authentication and role checks: registered before any route, so every route's access declaration is seen.
+  await app.register(authPlugin, { settings });
   // Bodies are checked strictly (nothing coerced or dropped); query strings and path parameters are text and coerced.
-  // A request without a body is left to its handler (messages and starts may have none).
+  // A request without a body passes only where the route's body schema is `Type.Optional` (messages, starts).
   app.setValidatorCompiler(({ schema, httpPart }) => {
     if (httpPart !== 'body') return compileParameterValidator(schema);
     const validate = compileBodyValidator(schema);
+    if (!(KindGuard.IsSchema(schema) && KindGuard.IsOptional(schema))) return validate;
     const validateIfPresent = (data: unknown) => data === undefined || data === null || validate(data);
     return Object.defineProperty(validateIfPresent, 'errors', { get: () => validate.errors });
   });
@@ -103,8 +105,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'OIDC access token (when svc.oidc.tenant-enabled); x-roles on each operation names the roles that may call it' } } },
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/q/swagger-ui' });
-  app.get('/q/openapi', { schema: { hide: true } }, async () => app.swagger());
+  await registerWithAccess(app, { roles: 'authenticated' }, (docs) => docs.register(swaggerUi, { routePrefix: '/q/swagger-ui' }));
+  app.get('/q/openapi', { config: { access: { roles: 'authenticated' } }, schema: { hide: true } }, async () => app.swagger());
 
   await app.register(storeRoutes, { resources: services.resources });
   await app.register(deploymentRoutes, { deployments: services.deployments, resources: services.resources });

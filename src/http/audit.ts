@@ -1,6 +1,6 @@
-import { Type, type Static } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
 import type { AuditLedger } from '../ops/audit.ts';
+import type { TypedApp } from './typed-app.ts';
 
 /**
  * The audit ledger, read-only (`/auditstore`, BEHAVIOUR §17.4): a conversation's entries in sequence order, their
@@ -61,11 +61,12 @@ const Verification = Type.Object({
 
 const Problem = Type.Object({}, { additionalProperties: true, description: 'problem details' });
 
-export async function auditRoutes(app: FastifyInstance, deps: { ledger: AuditLedger }): Promise<void> {
+export async function auditRoutes(app: TypedApp, deps: { ledger: AuditLedger }): Promise<void> {
   const { ledger } = deps;
   const tags = ['audit'];
 
-  app.get<{ Params: Static<typeof ConversationParams>; Querystring: Static<typeof PageQuery> }>('/auditstore/:conversationId', {
+  app.get('/auditstore/:conversationId', {
+    config: { access: { roles: 'admin' } },
     schema: {
       tags,
       summary: "A conversation's audit entries in sequence order",
@@ -76,7 +77,8 @@ export async function auditRoutes(app: FastifyInstance, deps: { ledger: AuditLed
     },
   }, async (request) => ledger.list(request.params.conversationId, request.query.skip ?? 0, request.query.limit ?? 100));
 
-  app.get<{ Params: Static<typeof ConversationParams> }>('/auditstore/:conversationId/count', {
+  app.get('/auditstore/:conversationId/count', {
+    config: { access: { roles: 'admin' } },
     schema: {
       tags,
       summary: "Number of a conversation's audit entries",
@@ -85,7 +87,8 @@ export async function auditRoutes(app: FastifyInstance, deps: { ledger: AuditLed
     },
   }, async (request) => ledger.count(request.params.conversationId));
 
-  app.get<{ Params: Static<typeof ConversationParams> }>('/auditstore/verify/:conversationId', {
+  app.get('/auditstore/verify/:conversationId', {
+    config: { access: { roles: 'admin' } },
     schema: {
       tags,
       summary: "Verifies a conversation's audit chain",

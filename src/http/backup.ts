@@ -1,11 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError } from 'fastify';
 import { invalid } from '../errors.ts';
 import type { BackupService } from '../backup/service.ts';
 import { STRATEGIES, type ImportOptions } from '../backup/import-plan.ts';
 import { ZipTooLargeError } from '../backup/zip-reader.ts';
 import { problem, sendProblem } from './problems.ts';
-import { resourceOriginOf } from './auth.ts';
+import { resourceOriginOf, SpaceQuery } from './auth.ts';
+import type { TypedApp } from './typed-app.ts';
 
 /**
  * Export and import of agents as ZIP archives. ZIP bodies (`application/zip`, also `application/x-zip-compressed`
@@ -62,7 +63,7 @@ function zipBody(body: unknown): Uint8Array {
   return body;
 }
 
-export async function backupRoutes(app: FastifyInstance, deps: { backup: BackupService; maxZipBytes: number }): Promise<void> {
+export async function backupRoutes(app: TypedApp, deps: { backup: BackupService; maxZipBytes: number }): Promise<void> {
   const { backup, maxZipBytes } = deps;
   // Only ZIP bodies here: any other content type is answered with 415.
   app.removeAllContentTypeParsers();
@@ -77,23 +78,25 @@ export async function backupRoutes(app: FastifyInstance, deps: { backup: BackupS
   });
 
   app.post('/backup/export/:agentId', {
+    config: { access: { roles: 'write', level: 'USE' } },
     schema: {
       tags: ['backup'], summary: 'Export an agent version as a ZIP; Location names the download',
       params: AgentIdParams, querystring: ExportQuery,
       response: { 200: { description: 'Exported; `Location` is /backup/export/<agentId>-<version>.zip', type: 'null' } },
     },
   }, async (request, reply) => {
-    const { agentId } = request.params as Static<typeof AgentIdParams>;
-    const { agentVersion } = request.query as Static<typeof ExportQuery>;
-    const fileName = await backup.exportAgent(agentId, agentVersion);
+    const { agentId } = request.params;
+    const { agentVersion } = request.query;
+    const fileName = await backup.exportAgent(agentId, agentVersion, request.caller);
     return reply.code(200).header('Location', `/backup/export/${fileName}`).send();
   });
 
   app.get('/backup/export/:file', {
+    config: { access: { roles: 'write', level: 'USE', rule: 'on the exported agent' } },
     schema: { tags: ['backup'], summary: 'Download an export ZIP', params: FileParams },
   }, async (request, reply) => {
-    const { file } = request.params as Static<typeof FileParams>;
-    const zip = await backup.download(file);
+    const { file } = request.params;
+    const zip = await backup.download(file, request.caller);
     return reply
       .type('application/zip')
       .header('Content-Disposition', `attachment; filename="${file}"`)
@@ -101,21 +104,23 @@ export async function backupRoutes(app: FastifyInstance, deps: { backup: BackupS
   });
 
   app.post('/backup/import', {
+    config: { access: { roles: 'write', rule: 'strategy create only (merge, upgrade: admins)' } },
     bodyLimit: maxZipBytes,
     schema: {
       tags: ['backup'], summary: 'Import an agent ZIP (create, merge or upgrade); Location is the agent version written',
-      querystring: ImportQuery, response: { 201: ImportBody },
+      querystring: Type.Composite([ImportQuery, SpaceQuery], { additionalProperties: true }), response: { 201: ImportBody },
     },
   }, async (request, reply) => {
-    const result = await backup.import(zipBody(request.body), importOptions(request.query as Static<typeof ImportQuery>), resourceOriginOf(request));
+    const result = await backup.import(zipBody(request.body), importOptions(request.query), resourceOriginOf(request, request.query.space), request.caller);
     return reply.code(201).header('Location', result.location).send(result);
   });
 
   app.post('/backup/import/preview', {
+    config: { access: { roles: 'write', rule: 'strategy create only (merge, upgrade: admins)' } },
     bodyLimit: maxZipBytes,
     schema: {
       tags: ['backup'], summary: 'Dry run of an import: what would be created, updated or skipped; writes nothing',
       querystring: ImportQuery, response: { 200: PreviewBody },
     },
-  }, async (request) => backup.preview(zipBody(request.body), importOptions(request.query as Static<typeof ImportQuery>)));
+  }, async (request) => backup.preview(zipBody(request.body), importOptions(request.query), request.caller));
 }

@@ -1,11 +1,12 @@
-import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
 import { notFound } from '../errors.ts';
 import { conversationReference, type ConversationService } from '../runtime/conversations.ts';
+import type { CallerAccess } from '../security/access.ts';
 import { normalizeEnvironment } from '../runtime/deployments.ts';
 import { canRedo, canUndo, type Conversation } from '../runtime/memory.ts';
-import { snapshot } from '../runtime/snapshot.ts';
-import { ConversationResponse, MessageBody, parseMessage, parseStartBody } from './conversations.ts';
+import { BotConversationSnapshotSchema, snapshot } from '../runtime/snapshot.ts';
+import { MessageBody, parseMessage, parseStartBody } from './conversations.ts';
+import type { TypedApp } from './typed-app.ts';
 
 /**
  * The older environment-based conversation paths (`/bots/{environment}/{botId}/...`), answered by the same
@@ -14,20 +15,19 @@ import { ConversationResponse, MessageBody, parseMessage, parseStartBody } from 
 
 const BotParams = Type.Object({ environment: Type.String(), botId: Type.String() });
 const BotConversationParams = Type.Object({ environment: Type.String(), botId: Type.String(), conversationId: Type.String() });
-type BotConversationParams = { environment: string; botId: string; conversationId: string };
 
 const BotSnapshotQuery = (currentStepOnlyDefault: boolean) => Type.Object({
   returnDetailed: Type.Boolean({ default: false }),
   returnCurrentStepOnly: Type.Boolean({ default: currentStepOnlyDefault }),
 }, { additionalProperties: true });
 
-export async function botRoutes(app: FastifyInstance, deps: { conversations: ConversationService }): Promise<void> {
+export async function botRoutes(app: TypedApp, deps: { conversations: ConversationService }): Promise<void> {
   const { conversations } = deps;
   const tags = ['bots (older paths)'];
 
   /** The conversation, if it belongs to this bot in this environment. */
-  const conversationOf = async ({ environment, botId, conversationId }: BotConversationParams): Promise<Conversation> => {
-    const conversation = await conversations.get(conversationId);
+  const conversationOf = async ({ environment, botId, conversationId }: Static<typeof BotConversationParams>, caller: CallerAccess | undefined): Promise<Conversation> => {
+    const conversation = await conversations.get(conversationId, caller);
     if (conversation.agentId !== botId || conversation.environment !== normalizeEnvironment(environment)) {
       throw notFound(`No conversation ${conversationId} of bot ${botId} in the ${normalizeEnvironment(environment)} environment.`);
     }
@@ -35,51 +35,51 @@ export async function botRoutes(app: FastifyInstance, deps: { conversations: Con
   };
 
   app.post('/bots/:environment/:botId', {
+    config: { access: { roles: 'converse', level: 'USE', rule: 'starts only as oneself' } },
     schema: {
       tags, summary: 'Start a conversation (201, no body; the conversation reference is in Location)',
       params: BotParams, querystring: Type.Object({ userId: Type.Optional(Type.String()) }, { additionalProperties: true }),
       body: Type.Optional(MessageBody), response: { 201: { type: 'null' } },
     },
   }, async (request, reply) => {
-    const { environment, botId } = request.params as { environment: string; botId: string };
-    const { userId } = request.query as { userId?: string };
+    const { environment, botId } = request.params;
+    const { userId } = request.query;
     const { input, context } = parseStartBody(request.body);
-    const conversation = await conversations.start(botId, normalizeEnvironment(environment), { userId, input, context, caller: request.callerIdentity });
+    const conversation = await conversations.start(botId, normalizeEnvironment(environment), { userId, input, context, caller: request.callerIdentity }, request.caller);
     return reply.code(201).header('Location', conversationReference(conversation.id)).send();
   });
 
   app.post('/bots/:environment/:botId/:conversationId', {
+    config: { access: { roles: 'converse', rule: 'own conversations only' } },
     schema: {
       tags, summary: 'Send a message', params: BotConversationParams, querystring: BotSnapshotQuery(true),
-      body: Type.Optional(MessageBody), response: { 200: ConversationResponse },
+      body: Type.Optional(MessageBody), response: { 200: BotConversationSnapshotSchema },
     },
   }, async (request) => {
-    const params = request.params as BotConversationParams;
-    await conversationOf(params);
-    const conversation = await conversations.say(params.conversationId, { ...parseMessage(request.body), caller: request.callerIdentity });
-    return snapshot(conversation, { ...(request.query as { returnDetailed: boolean; returnCurrentStepOnly: boolean }), naming: 'bot' });
+    await conversationOf(request.params, request.caller);
+    const conversation = await conversations.say(request.params.conversationId, { ...parseMessage(request.body), caller: request.callerIdentity }, request.caller);
+    return snapshot(conversation, { ...request.query, naming: 'bot' });
   });
 
   app.get('/bots/:environment/:botId/:conversationId', {
-    schema: { tags, summary: 'Read a conversation (every step unless returnCurrentStepOnly=true)', params: BotConversationParams, querystring: BotSnapshotQuery(false), response: { 200: ConversationResponse } },
+    config: { access: { roles: 'conversation-read', rule: 'own conversations only' } },
+    schema: { tags, summary: 'Read a conversation (every step unless returnCurrentStepOnly=true)', params: BotConversationParams, querystring: BotSnapshotQuery(false), response: { 200: BotConversationSnapshotSchema } },
   }, async (request) => {
-    const conversation = await conversationOf(request.params as BotConversationParams);
-    return snapshot(conversation, { ...(request.query as { returnDetailed: boolean; returnCurrentStepOnly: boolean }), naming: 'bot' });
+    const conversation = await conversationOf(request.params, request.caller);
+    return snapshot(conversation, { ...request.query, naming: 'bot' });
   });
 
-  for (const [operation, available, perform] of [
-    ['undo', canUndo, (id: string) => conversations.undo(id)],
-    ['redo', canRedo, (id: string) => conversations.redo(id)],
-  ] as const) {
+  for (const [operation, available] of [['undo', canUndo], ['redo', canRedo]] as const) {
     app.get(`/bots/:environment/:botId/${operation}/:conversationId`, {
+      config: { access: { roles: 'conversation-read', rule: 'own conversations only' } },
       schema: { tags, summary: `Whether ${operation} is available (body true or false)`, params: BotConversationParams, response: { 200: Type.Boolean() } },
-    }, async (request) => available(await conversationOf(request.params as BotConversationParams)));
+    }, async (request) => available(await conversationOf(request.params, request.caller)));
     app.post(`/bots/:environment/:botId/${operation}/:conversationId`, {
+      config: { access: { roles: 'converse', rule: 'own conversations only' } },
       schema: { tags, summary: `Perform ${operation} (409 when not available)`, params: BotConversationParams, response: { 200: { type: 'null' } } },
     }, async (request, reply) => {
-      const params = request.params as BotConversationParams;
-      await conversationOf(params);
-      await perform(params.conversationId);
+      await conversationOf(request.params, request.caller);
+      await conversations[operation](request.params.conversationId, request.caller);
       return reply.code(200).send();
     });
   }

@@ -1,13 +1,15 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import { AppError, invalid } from '../errors.ts';
+import { openEventStream } from './event-stream.ts';
 import { problemOf } from './problems.ts';
 import { parseContext } from '../runtime/context.ts';
 import { conversationReference, type ConversationService, type Message } from '../runtime/conversations.ts';
 import { normalizeEnvironment } from '../runtime/deployments.ts';
 import { canRedo, canUndo, type ContextValue } from '../runtime/memory.ts';
-import { snapshot } from '../runtime/snapshot.ts';
+import { ConversationSnapshotSchema, snapshot } from '../runtime/snapshot.ts';
 import type { ConversationRow } from '../storage/runtime-ports.ts';
+import type { TypedApp } from './typed-app.ts';
 
 /**
  * The agent-based conversation API (`/agents/...`) and the conversation store (`/conversationstore/...`).
@@ -29,11 +31,27 @@ export const MessageBody = Type.Union([
   Type.String({ description: 'text/plain: the user message' }),
 ], { description: 'JSON {input, context} or the input as text/plain' });
 
-export const ConversationResponse = {
-  description: 'The conversation (spec "Conversation (response model)")',
-  type: 'object',
-  additionalProperties: true,
-} as const;
+const ConversationDescriptorSchema = Type.Object({
+  resource: Type.String({ description: 'svc:// reference of the conversation' }),
+  conversationId: Type.String(),
+  agentId: Type.String(),
+  agentVersion: Type.Integer(),
+  userId: Type.String(),
+  environment: Type.String(),
+  conversationState: ConversationSnapshotSchema.properties.conversationState,
+  conversationStepSize: Type.Integer(),
+  createdOn: Type.Integer({ description: 'epoch milliseconds' }),
+  lastModifiedOn: Type.Integer({ description: 'epoch milliseconds' }),
+}, { title: 'ConversationDescriptor' });
+
+const StoredConversationSchema = Type.Composite([
+  ConversationSnapshotSchema,
+  Type.Object({
+    redoCacheSize: Type.Integer({ description: 'undone steps that redo can restore' }),
+    createdOn: Type.Integer({ description: 'epoch milliseconds' }),
+    lastModifiedOn: Type.Integer({ description: 'epoch milliseconds' }),
+  }),
+], { title: 'StoredConversation', description: 'The conversation with every step and all its data' });
 
 /** Reads a message body: JSON `{input, context}` (unknown fields ignored) or the input as plain text. */
 export function parseMessage(body: unknown): Message {
@@ -57,7 +75,7 @@ export function parseStartBody(body: unknown): { input?: string | undefined; con
   return { context: parseContext(body, '$') };
 }
 
-function conversationDescriptor(row: ConversationRow) {
+function conversationDescriptor(row: ConversationRow): Static<typeof ConversationDescriptorSchema> {
   return {
     resource: conversationReference(row.id),
     conversationId: row.id,
@@ -73,12 +91,14 @@ function conversationDescriptor(row: ConversationRow) {
 }
 
 const emptyReply = (reply: FastifyReply) => reply.code(200).send();
+const TextBoolean = Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'text/plain' });
 
-export async function conversationRoutes(app: FastifyInstance, deps: { conversations: ConversationService }): Promise<void> {
+export async function conversationRoutes(app: TypedApp, deps: { conversations: ConversationService }): Promise<void> {
   const { conversations } = deps;
   const tags = ['conversations'];
 
   app.post('/agents/:agentId/start', {
+    config: { access: { roles: 'converse', level: 'USE', rule: 'starts only as oneself' } },
     schema: {
       tags, summary: 'Start a conversation with the newest READY version of a deployed agent',
       description: 'Step 0 runs with the action CONVERSATION_START and the start context; a given input then runs as the first message. The body holds every step so far.',
@@ -88,31 +108,33 @@ export async function conversationRoutes(app: FastifyInstance, deps: { conversat
         userId: Type.Optional(Type.String()),
       }, { additionalProperties: true }),
       body: Type.Optional(MessageBody),
-      response: { 201: ConversationResponse },
+      response: { 201: ConversationSnapshotSchema },
     },
   }, async (request, reply) => {
-    const { agentId } = request.params as { agentId: string };
-    const { environment, userId } = request.query as { environment: string; userId?: string };
+    const { agentId } = request.params;
+    const { environment, userId } = request.query;
     const { input, context } = parseStartBody(request.body);
-    const conversation = await conversations.start(agentId, normalizeEnvironment(environment), { userId, input, context, caller: request.callerIdentity });
+    const conversation = await conversations.start(agentId, normalizeEnvironment(environment), { userId, input, context, caller: request.callerIdentity }, request.caller);
     return reply.code(201).header('Location', conversationReference(conversation.id))
       .send(snapshot(conversation, { returnDetailed: false, returnCurrentStepOnly: false }));
   });
 
   app.post('/agents/:conversationId', {
+    config: { access: { roles: 'converse', rule: 'own conversations only' } },
     schema: {
       tags, summary: 'Send a message; answers after every message sent before it was processed',
       params: ConversationParams, querystring: SnapshotQuery, body: Type.Optional(MessageBody),
-      response: { 200: ConversationResponse },
+      response: { 200: ConversationSnapshotSchema },
     },
   }, async (request) => {
-    const { conversationId } = request.params as Static<typeof ConversationParams>;
-    const options = request.query as Static<typeof SnapshotQuery>;
-    const conversation = await conversations.say(conversationId, { ...parseMessage(request.body), caller: request.callerIdentity });
+    const { conversationId } = request.params;
+    const options = request.query;
+    const conversation = await conversations.say(conversationId, { ...parseMessage(request.body), caller: request.callerIdentity }, request.caller);
     return snapshot(conversation, options);
   });
 
   app.post('/agents/:conversationId/stream', {
+    config: { access: { roles: 'converse', rule: 'own conversations only' } },
     schema: {
       tags, summary: 'Send a message and follow the turn as server-sent events',
       description: 'Events: task_start and task_complete per task, token per streamed LLM text delta, tool_call, then done (data: the conversation, as the message endpoint answers it) or error (data: a problem).',
@@ -120,67 +142,67 @@ export async function conversationRoutes(app: FastifyInstance, deps: { conversat
       response: { 200: { description: 'text/event-stream', type: 'string' } },
     },
   }, async (request, reply) => {
-    const { conversationId } = request.params as Static<typeof ConversationParams>;
-    const options = request.query as Static<typeof SnapshotQuery>;
+    const { conversationId } = request.params;
+    const options = request.query;
     const message = { ...parseMessage(request.body), caller: request.callerIdentity };
     // Problems found before the turn starts answer as ordinary problems (404, 410, 400, ...).
-    await conversations.checkOpen(conversationId);
-    reply.hijack();
-    const stream = reply.raw;
-    stream.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' });
-    const send = (event: string, data: unknown) => stream.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    await conversations.checkOpen(conversationId, request.caller);
+    // A client that goes away stops receiving events; the turn itself completes and is stored, as a message is.
+    const stream = openEventStream(reply);
     try {
-      const conversation = await conversations.say(conversationId, { ...message, onEvent: (event) => send(event.type, event) });
-      send('done', snapshot(conversation, options));
+      const conversation = await conversations.say(conversationId, { ...message, onEvent: (event) => void stream.send(event, event.type) }, request.caller);
+      void stream.send(snapshot(conversation, options), 'done');
     } catch (error) {
       if (!(error instanceof AppError)) request.log.error({ err: error, conversationId }, 'streamed turn failed');
-      send('error', problemOf(error));
+      void stream.send(problemOf(error), 'error');
     } finally {
-      stream.end();
+      stream.close();
     }
   });
 
   app.get('/agents/:conversationId', {
-    schema: { tags, summary: 'Read a conversation', params: ConversationParams, querystring: SnapshotQuery, response: { 200: ConversationResponse } },
+    config: { access: { roles: 'conversation-read', rule: 'own conversations only' } },
+    schema: { tags, summary: 'Read a conversation', params: ConversationParams, querystring: SnapshotQuery, response: { 200: ConversationSnapshotSchema } },
   }, async (request) => {
-    const { conversationId } = request.params as Static<typeof ConversationParams>;
-    return snapshot(await conversations.get(conversationId), request.query as Static<typeof SnapshotQuery>);
+    return snapshot(await conversations.get(request.params.conversationId, request.caller), request.query);
   });
 
   app.get('/agents/:conversationId/status', {
+    config: { access: { roles: 'conversation-read', rule: 'own conversations only' } },
     schema: { tags, summary: 'The conversation state', params: ConversationParams, response: { 200: Type.String() } },
   }, async (request, reply) => {
-    const { state } = await conversations.get((request.params as Static<typeof ConversationParams>).conversationId);
+    const { state } = await conversations.get(request.params.conversationId, request.caller);
     return reply.type('application/json; charset=utf-8').send(JSON.stringify(state));
   });
 
-  for (const [operation, available, perform] of [
-    ['undo', canUndo, (id: string) => conversations.undo(id)],
-    ['redo', canRedo, (id: string) => conversations.redo(id)],
-  ] as const) {
+  for (const [operation, available] of [['undo', canUndo], ['redo', canRedo]] as const) {
     app.get(`/agents/:conversationId/${operation}`, {
-      schema: { tags, summary: `Whether ${operation} is available (text/plain true or false)`, params: ConversationParams, response: { 200: Type.Boolean() } },
+      config: { access: { roles: 'conversation-read', rule: 'own conversations only' } },
+      schema: { tags, summary: `Whether ${operation} is available (text/plain true or false)`, params: ConversationParams, response: { 200: TextBoolean } },
     }, async (request, reply) => {
-      const conversation = await conversations.get((request.params as Static<typeof ConversationParams>).conversationId);
-      return reply.type('text/plain; charset=utf-8').send(String(available(conversation)));
+      const conversation = await conversations.get(request.params.conversationId, request.caller);
+      return reply.type('text/plain; charset=utf-8').send(available(conversation) ? 'true' : 'false');
     });
     app.post(`/agents/:conversationId/${operation}`, {
+      config: { access: { roles: 'converse', rule: 'own conversations only' } },
       schema: { tags, summary: operation === 'undo' ? 'Take back the last step (409 when nothing to undo)' : 'Restore the last undone step (409 when nothing to redo)', params: ConversationParams, response: { 200: { type: 'null' } } },
     }, async (request, reply) => {
-      await perform((request.params as Static<typeof ConversationParams>).conversationId);
+      await conversations[operation](request.params.conversationId, request.caller);
       return emptyReply(reply);
     });
   }
 
   app.post('/agents/:conversationId/endConversation', {
+    config: { access: { roles: 'converse', rule: 'own conversations only' } },
     schema: { tags, summary: 'End the conversation (idempotent); later messages answer 410', params: ConversationParams, response: { 200: { type: 'null' } } },
   }, async (request, reply) => {
-    await conversations.end((request.params as Static<typeof ConversationParams>).conversationId);
+    await conversations.end(request.params.conversationId, request.caller);
     return emptyReply(reply);
   });
 
   const storeTags = ['conversationstore'];
   app.get('/conversationstore/conversations', {
+    config: { access: { roles: 'conversation-read', rule: 'lists only their own' } },
     schema: {
       tags: storeTags, summary: 'List conversations, most recently active first',
       querystring: Type.Object({
@@ -190,36 +212,40 @@ export async function conversationRoutes(app: FastifyInstance, deps: { conversat
         agentVersion: Type.Optional(Type.Integer({ minimum: 1 })),
         userId: Type.Optional(Type.String()),
         environment: Type.Optional(Type.String()),
-        conversationState: Type.Optional(Type.Union(['READY', 'IN_PROGRESS', 'ENDED', 'EXECUTION_INTERRUPTED', 'ERROR'].map((s) => Type.Literal(s)))),
+        conversationState: Type.Optional(ConversationSnapshotSchema.properties.conversationState),
       }, { additionalProperties: true }),
+      response: { 200: Type.Array(ConversationDescriptorSchema) },
     },
   }, async (request) => {
-    const query = request.query as { index: number; limit: number; agentId?: string; agentVersion?: number; userId?: string; environment?: string; conversationState?: ConversationRow['state'] };
+    const { query } = request;
     const rows = await conversations.list({
       index: query.index, limit: query.limit, agentId: query.agentId, agentVersion: query.agentVersion, userId: query.userId,
       environment: query.environment === undefined ? undefined : normalizeEnvironment(query.environment), state: query.conversationState,
-    });
+    }, request.caller);
     return rows.map(conversationDescriptor);
   });
 
   app.get('/conversationstore/conversations/:conversationId', {
-    schema: { tags: storeTags, summary: 'The whole stored conversation: every step with all its data', params: ConversationParams, response: { 200: ConversationResponse } },
+    config: { access: { roles: 'conversation-read', rule: 'own conversations only' } },
+    schema: { tags: storeTags, summary: 'The whole stored conversation: every step with all its data', params: ConversationParams, response: { 200: StoredConversationSchema } },
   }, async (request) => {
-    const conversation = await conversations.get((request.params as Static<typeof ConversationParams>).conversationId);
+    const conversation = await conversations.get(request.params.conversationId, request.caller);
     return { ...snapshot(conversation, { returnDetailed: true, returnCurrentStepOnly: false }), redoCacheSize: conversation.redo.length, createdOn: conversation.createdOn, lastModifiedOn: conversation.lastModifiedOn };
   });
 
   app.get('/conversationstore/conversations/simple/:conversationId', {
-    schema: { tags: storeTags, summary: 'The conversation response model of a conversation', params: ConversationParams, querystring: SnapshotQuery, response: { 200: ConversationResponse } },
+    config: { access: { roles: 'conversation-read', rule: 'own conversations only' } },
+    schema: { tags: storeTags, summary: 'The conversation response model of a conversation', params: ConversationParams, querystring: SnapshotQuery, response: { 200: ConversationSnapshotSchema } },
   }, async (request) => {
-    const conversation = await conversations.get((request.params as Static<typeof ConversationParams>).conversationId);
-    return snapshot(conversation, request.query as Static<typeof SnapshotQuery>);
+    const conversation = await conversations.get(request.params.conversationId, request.caller);
+    return snapshot(conversation, request.query);
   });
 
   app.delete('/conversationstore/conversations/:conversationId', {
+    config: { access: { roles: 'converse', rule: 'own conversations only' } },
     schema: { tags: storeTags, summary: 'Delete a conversation and its steps', params: ConversationParams, response: { 200: { type: 'null' } } },
   }, async (request, reply) => {
-    await conversations.delete((request.params as Static<typeof ConversationParams>).conversationId);
+    await conversations.delete(request.params.conversationId, request.caller);
     return emptyReply(reply);
   });
 }

@@ -2,9 +2,10 @@ import { existsSync, statSync } from 'node:fs';
 import { join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Settings } from '../settings.ts';
 import { problem, sendProblem } from './problems.ts';
+import type { TypedApp } from './typed-app.ts';
 
 /**
  * The web manager (a single-page application built by Vite into `web/dist`, see `web/`), served at `/`.
@@ -63,7 +64,7 @@ function isFile(path: string): boolean {
   }
 }
 
-export async function managerRoutes(app: FastifyInstance, options: ManagerOptions): Promise<void> {
+export async function managerRoutes(app: TypedApp, options: ManagerOptions): Promise<void> {
   const root = normalize(options.dir ?? DEFAULT_MANAGER_DIR);
   const built = existsSync(join(root, 'index.html'));
   if (built) await app.register(fastifyStatic, { root, serve: false, decorateReply: true });
@@ -93,6 +94,6 @@ export async function managerRoutes(app: FastifyInstance, options: ManagerOption
     return reply.header('cache-control', 'no-cache').sendFile('index.html', { cacheControl: false });
   };
 
-  app.get('/', { schema: { hide: true } }, serve);
-  app.get('/*', { schema: { hide: true } }, serve);
+  app.get('/', { config: { access: { roles: 'public' } }, schema: { hide: true } }, serve);
+  app.get('/*', { config: { access: { roles: 'public' } }, schema: { hide: true } }, serve);
 }

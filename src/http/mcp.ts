@@ -1,6 +1,7 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import type { AgentTools } from '../integrations/mcp/agent-tools.ts';
+import type { TypedApp } from './typed-app.ts';
 
 /**
  * The MCP server at `/mcp` (Streamable HTTP, stateless: every POST gets a fresh server listing the agents deployed
@@ -14,12 +15,13 @@ function sendJsonRpcError(reply: FastifyReply, status: number, code: number, mes
   return reply.code(status).headers(headers).type('application/json').send({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
-export async function mcpRoutes(app: FastifyInstance, deps: { tools: AgentTools }): Promise<void> {
+export async function mcpRoutes(app: TypedApp, deps: { tools: AgentTools }): Promise<void> {
   // The body is read as text and parsed here, so that malformed JSON is a JSON-RPC error, not a problem document.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
   app.post('/mcp', {
+    config: { access: { roles: 'converse' } },
     schema: {
       tags, summary: 'MCP (Streamable HTTP, stateless): list_agents and one agent_<name> tool per deployed production agent',
       response: { 200: { type: 'object', additionalProperties: true } },
@@ -52,6 +54,7 @@ export async function mcpRoutes(app: FastifyInstance, deps: { tools: AgentTools 
 
   for (const method of ['GET', 'DELETE'] as const) {
     app.route({
+      config: { access: { roles: 'converse' } },
       method, url: '/mcp',
       schema: { tags, summary: 'Not offered: the MCP endpoint is stateless (no sessions, no server-sent stream); 405' },
       handler: async (_request, reply) => sendJsonRpcError(reply, 405, -32000, 'Method not allowed: this MCP endpoint is stateless; use POST.', { Allow: 'POST' }),

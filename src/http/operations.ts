@@ -1,8 +1,12 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { addAbortListener } from 'node:events';
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { invalid } from '../errors.ts';
 import { parseLogLevel, type LogBuffer, type LogEntry, type LogFilter, type LogLevel, LOG_LEVELS } from '../ops/log-buffer.ts';
 import { UNMATCHED_ROUTE, type Metrics } from '../ops/metrics.ts';
 import type { Storage } from '../storage/ports.ts';
+import { DEFAULT_HEARTBEAT_MS, type EventStream, openEventStream } from './event-stream.ts';
+import type { TypedApp } from './typed-app.ts';
 
 /**
  * The operational surface: health checks, Prometheus metrics, log administration (JSON and SSE).
@@ -14,74 +18,52 @@ export interface OperationsDeps {
   readonly logBuffer: LogBuffer;
   /** Readiness answers DOWN when the store has not answered within this time; default 3000 ms. */
   readonly readinessTimeoutMs?: number;
-  /** Interval of SSE comment heartbeats; default 15000 ms. */
+  /** Interval of SSE comment heartbeats; default 15 s. */
   readonly heartbeatMs?: number;
 }
 
 /** Entries sent when a log stream opens, before live ones. */
 export const STREAM_BACKLOG = 50;
-/** A stream whose client does not read is not fed beyond this many buffered bytes (entries are dropped). */
-const STREAM_MAX_BUFFERED_BYTES = 1024 * 1024;
+/** A stream whose client does not read is not fed beyond this many queued bytes (entries are dropped). */
+const STREAM_MAX_QUEUED_BYTES = 1024 * 1024;
 
-const healthCheck = {
-  type: 'object',
-  required: ['name', 'status'],
-  properties: {
-    name: { type: 'string' },
-    status: { type: 'string', enum: ['UP', 'DOWN'] },
-    reason: { type: 'string' },
-  },
-} as const;
+const HealthCheck = Type.Object({
+  name: Type.String(),
+  status: Type.Union([Type.Literal('UP'), Type.Literal('DOWN')]),
+  reason: Type.Optional(Type.String()),
+});
 
-const health = {
-  type: 'object',
-  required: ['status', 'checks'],
-  properties: {
-    status: { type: 'string', enum: ['UP', 'DOWN'] },
-    checks: { type: 'array', items: healthCheck },
-  },
-} as const;
+const Health = Type.Object({
+  status: Type.Union([Type.Literal('UP'), Type.Literal('DOWN')]),
+  checks: Type.Array(HealthCheck),
+});
 
-const logEntry = {
-  type: 'object',
-  description: 'one log entry; fields without a value are omitted, other fields of the log line follow as given',
-  required: ['timestamp', 'level', 'message'],
-  properties: {
-    timestamp: { type: 'integer', description: 'epoch milliseconds' },
-    level: { type: 'string', enum: [...LOG_LEVELS] },
-    loggerName: { type: 'string' },
-    message: { type: 'string' },
-    environment: { type: 'string' },
-    agentId: { type: 'string' },
-    agentVersion: { type: 'integer' },
-    conversationId: { type: 'string' },
-    userId: { type: 'string' },
-    instanceId: { type: 'string' },
-  },
-  additionalProperties: true,
-} as const;
+const LogEntrySchema = Type.Object({
+  timestamp: Type.Integer({ description: 'epoch milliseconds' }),
+  level: Type.Union(LOG_LEVELS.map((level) => Type.Literal(level))),
+  loggerName: Type.Optional(Type.String()),
+  message: Type.String(),
+  environment: Type.Optional(Type.String()),
+  agentId: Type.Optional(Type.String()),
+  agentVersion: Type.Optional(Type.Integer()),
+  conversationId: Type.Optional(Type.String()),
+  userId: Type.Optional(Type.String()),
+  instanceId: Type.Optional(Type.String()),
+}, { additionalProperties: true, description: 'one log entry; fields without a value are omitted, other fields of the log line follow as given' });
 
-const problem = {
-  type: 'object',
-  description: 'problem details',
-  additionalProperties: true,
-} as const;
+const Problem = Type.Object({}, { additionalProperties: true, description: 'problem details' });
 
-const levelQuery = {
-  type: 'string',
-  description: `this level and above: ${LOG_LEVELS.join(', ')} (case-insensitive); default INFO`,
-} as const;
-const searchQuery = { type: 'string', maxLength: 1000, description: 'case-insensitive text the message contains' } as const;
-const agentIdQuery = { type: 'string', maxLength: 200, description: 'only entries of this agent' } as const;
-const conversationIdQuery = { type: 'string', maxLength: 200, description: 'only entries of this conversation' } as const;
+const LogStreamQuery = Type.Object({
+  level: Type.Optional(Type.String({ description: `this level and above: ${LOG_LEVELS.join(', ')} (case-insensitive); default INFO` })),
+  search: Type.Optional(Type.String({ maxLength: 1000, description: 'case-insensitive text the message contains' })),
+  agentId: Type.Optional(Type.String({ maxLength: 200, description: 'only entries of this agent' })),
+  conversationId: Type.Optional(Type.String({ maxLength: 200, description: 'only entries of this conversation' })),
+}, { additionalProperties: false });
 
-interface LogsQuery {
-  level?: string;
-  search?: string;
-  limit?: string;
-  agentId?: string;
-  conversationId?: string;
-}
+const LogsQuery = Type.Composite([
+  LogStreamQuery,
+  Type.Object({ limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,9}$', description: 'most entries returned; default 100' })) }),
+], { additionalProperties: false });
 
 function levelOf(value: string | undefined): LogLevel {
   if (value === undefined || value === '') return 'INFO';
@@ -92,7 +74,7 @@ function levelOf(value: string | undefined): LogLevel {
   return level;
 }
 
-function filterOf(query: LogsQuery): LogFilter {
+function filterOf(query: Static<typeof LogStreamQuery>): LogFilter {
   return {
     level: levelOf(query.level),
     search: query.search,
@@ -110,26 +92,28 @@ function withTimeout(promise: Promise<void>, ms: number): Promise<void> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-export async function operationsRoutes(app: FastifyInstance, deps: OperationsDeps): Promise<void> {
+export async function operationsRoutes(app: TypedApp, deps: OperationsDeps): Promise<void> {
   const { storage, metrics, logBuffer } = deps;
   const readinessTimeoutMs = deps.readinessTimeoutMs ?? 3000;
-  const heartbeatMs = deps.heartbeatMs ?? 15_000;
+  const heartbeatMs = deps.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
 
   app.get('/q/health/live', {
+    config: { access: { roles: 'public' } },
     schema: {
       tags: ['operations'],
       summary: 'Liveness: the process answers',
-      response: { 200: health },
+      response: { 200: Health },
     },
-  }, async () => ({ status: 'UP', checks: [] }));
+  }, async (): Promise<Static<typeof Health>> => ({ status: 'UP', checks: [] }));
 
   app.get('/q/health/ready', {
+    config: { access: { roles: 'public' } },
     schema: {
       tags: ['operations'],
       summary: 'Readiness: the store answers',
-      response: { 200: health, 503: health },
+      response: { 200: Health, 503: Health },
     },
-  }, async (request, reply) => {
+  }, async (request, reply): Promise<Static<typeof Health>> => {
     try {
       await withTimeout(storage.ping(), readinessTimeoutMs);
       return { status: 'UP', checks: [{ name: 'store', status: 'UP' }] };
@@ -146,6 +130,7 @@ export async function operationsRoutes(app: FastifyInstance, deps: OperationsDep
   });
 
   app.get('/q/metrics', {
+    config: { access: { roles: 'read' } },
     schema: {
       tags: ['operations'],
       summary: 'Prometheus metrics',
@@ -157,22 +142,13 @@ export async function operationsRoutes(app: FastifyInstance, deps: OperationsDep
     return reply.type(contentType).send(body);
   });
 
-  app.get<{ Querystring: LogsQuery }>('/administration/logs', {
+  app.get('/administration/logs', {
+    config: { access: { roles: 'admin' } },
     schema: {
       tags: ['operations'],
       summary: 'Recent server log entries (newest last)',
-      querystring: {
-        type: 'object',
-        properties: {
-          level: levelQuery,
-          search: searchQuery,
-          limit: { type: 'string', pattern: '^[0-9]{1,9}$', description: 'most entries returned; default 100' },
-          agentId: agentIdQuery,
-          conversationId: conversationIdQuery,
-        },
-        additionalProperties: false,
-      },
-      response: { 200: { type: 'array', items: logEntry }, 400: problem },
+      querystring: LogsQuery,
+      response: { 200: Type.Array(LogEntrySchema), 400: Problem },
     },
   }, async (request) => {
     const query = request.query;
@@ -180,79 +156,38 @@ export async function operationsRoutes(app: FastifyInstance, deps: OperationsDep
     return logBuffer.recent({ ...filterOf(query), limit });
   });
 
-  const openStreams = new Set<() => void>();
+  const openStreams = new Set<EventStream>();
   const endAllStreams = async (): Promise<void> => {
-    for (const end of [...openStreams]) end();
+    for (const stream of [...openStreams]) stream.close();
   };
   // preClose runs before the server stops accepting and waits for open connections; onClose as a fallback
   app.addHook('preClose', endAllStreams);
   app.addHook('onClose', endAllStreams);
 
-  app.get<{ Querystring: Omit<LogsQuery, 'limit'> }>('/administration/logs/stream', {
+  app.get('/administration/logs/stream', {
+    config: { access: { roles: 'admin' } },
     schema: {
       tags: ['operations'],
       summary: 'Server log entries as server-sent events',
       description: `First up to ${STREAM_BACKLOG} recent matching entries, then live ones; each event's data is one entry as JSON. A comment line is sent as a heartbeat.`,
       produces: ['text/event-stream'],
-      querystring: {
-        type: 'object',
-        properties: {
-          level: levelQuery,
-          search: searchQuery,
-          agentId: agentIdQuery,
-          conversationId: conversationIdQuery,
-        },
-        additionalProperties: false,
-      },
+      querystring: LogStreamQuery,
       response: {
-        200: { type: 'string', description: 'text/event-stream: `data: <entry JSON>` events' },
-        400: problem,
+        200: Type.String({ description: 'text/event-stream: `data: <entry JSON>` events' }),
+        400: Problem,
       },
     },
-  }, async (request: FastifyRequest<{ Querystring: Omit<LogsQuery, 'limit'> }>, reply: FastifyReply) => {
+  }, async (request, reply) => {
     const filter = filterOf(request.query); // throws 400 before anything is written
-    const res = reply.raw;
-    reply.hijack();
-    const headers: Record<string, string | number | string[]> = {};
-    for (const [name, value] of Object.entries(reply.getHeaders())) {
-      if (value !== undefined) headers[name] = value;
-    }
-    res.writeHead(200, {
-      ...headers,
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-    });
-
-    const send = (entry: LogEntry): void => {
-      if (res.writableEnded || res.destroyed || res.writableLength > STREAM_MAX_BUFFERED_BYTES) return;
-      res.write(`data: ${JSON.stringify(entry)}\n\n`);
-    };
-
-    let unsubscribe: (() => void) | undefined;
-    const heartbeat = setInterval(() => {
-      if (!res.writableEnded && !res.destroyed) res.write(': heartbeat\n\n');
-    }, heartbeatMs);
-    heartbeat.unref();
-
-    let ended = false;
-    const end = (): void => {
-      if (ended) return;
-      ended = true;
-      clearInterval(heartbeat);
-      unsubscribe?.();
-      openStreams.delete(end);
-      if (!res.writableEnded && !res.destroyed) res.end();
-    };
-    openStreams.add(end);
-    res.on('close', end);
-    res.on('error', end);
-
-    res.write(': log stream\n\n');
+    const stream = openEventStream(reply, { heartbeatMs, maxQueuedBytes: STREAM_MAX_QUEUED_BYTES });
+    openStreams.add(stream);
+    const send = (entry: LogEntry): void => void stream.send(entry);
     for (const entry of logBuffer.recent({ ...filter, limit: STREAM_BACKLOG })) send(entry);
-    unsubscribe = logBuffer.subscribe(send, filter);
-    if (ended) unsubscribe(); // the client was already gone
+    const unsubscribe = logBuffer.subscribe(send, filter);
+    addAbortListener(stream.signal, () => {
+      unsubscribe();
+      openStreams.delete(stream);
+    });
   });
 }
 

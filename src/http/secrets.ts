@@ -1,9 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import { AppError, invalid, notFound } from '../errors.ts';
 import type { SecretMetadata } from '../storage/secret-ports.ts';
 import { VAULT_DISABLED_MESSAGE, type Vault } from '../security/vault.ts';
 import { DEFAULT_TENANT, SECRET_NAME_PATTERN, vaultReference } from '../security/vault-names.ts';
+import type { TypedApp } from './typed-app.ts';
 
 /**
  * The secrets vault API (`/secretstore/secrets/default/...`). Values are write-only: every answer is metadata.
@@ -48,7 +48,7 @@ function checkTenant(tenantId: string): void {
   if (tenantId !== DEFAULT_TENANT) throw notFound(`No tenant '${tenantId}'; this service has the one tenant '${DEFAULT_TENANT}'.`);
 }
 
-export async function secretRoutes(app: FastifyInstance, deps: { vault: Vault }): Promise<void> {
+export async function secretRoutes(app: TypedApp, deps: { vault: Vault }): Promise<void> {
   const { vault } = deps;
   const tags = ['secrets'];
 
@@ -66,31 +66,33 @@ export async function secretRoutes(app: FastifyInstance, deps: { vault: Vault })
   });
 
   app.put('/secretstore/secrets/:tenantId/:name', {
+    config: { access: { roles: 'admin' } },
     schema: {
       tags, summary: 'Create or replace a secret (write-only: the answer is its metadata)',
       params: SecretParams, body: PutBody, response: { 200: Metadata },
     },
   }, async (request) => {
-    const { tenantId, name } = request.params as Static<typeof SecretParams>;
+    const { tenantId, name } = request.params;
     checkTenant(tenantId);
-    const body = request.body as Static<typeof PutBody> | undefined;
-    if (body === undefined || body === null) throw invalid('A body {"value": "...", "description": "..."} is required.', { path: '$' });
-    const { metadata } = await vault.put({ name, value: body.value, description: body.description });
+    const { value, description } = request.body;
+    const { metadata } = await vault.put({ name, value, description });
     return toMetadata(metadata);
   });
 
   app.get('/secretstore/secrets/:tenantId', {
+    config: { access: { roles: 'admin' } },
     schema: { tags, summary: 'Metadata of every secret, by name', params: TenantParams, response: { 200: Type.Array(Metadata) } },
   }, async (request) => {
-    const { tenantId } = request.params as Static<typeof TenantParams>;
+    const { tenantId } = request.params;
     checkTenant(tenantId);
     return (await vault.list()).map(toMetadata);
   });
 
   app.get('/secretstore/secrets/:tenantId/:name', {
+    config: { access: { roles: 'admin' } },
     schema: { tags, summary: 'Metadata of one secret (never its value)', params: SecretParams, response: { 200: Metadata } },
   }, async (request) => {
-    const { tenantId, name } = request.params as Static<typeof SecretParams>;
+    const { tenantId, name } = request.params;
     checkTenant(tenantId);
     const metadata = await vault.describe(name);
     if (metadata === undefined) throw notFound(`No secret '${name}'.`);
@@ -98,9 +100,10 @@ export async function secretRoutes(app: FastifyInstance, deps: { vault: Vault })
   });
 
   app.delete('/secretstore/secrets/:tenantId/:name', {
+    config: { access: { roles: 'admin' } },
     schema: { tags, summary: 'Delete a secret', params: SecretParams },
   }, async (request, reply) => {
-    const { tenantId, name } = request.params as Static<typeof SecretParams>;
+    const { tenantId, name } = request.params;
     checkTenant(tenantId);
     if (!(await vault.remove(name))) throw notFound(`No secret '${name}'.`);
     return reply.code(200).send();

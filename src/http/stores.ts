@@ -1,10 +1,10 @@
-import { Type, type Static } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
 import { invalid } from '../errors.ts';
-import { resourceKinds, type ResourceKindDefinition } from '../resources/kinds.ts';
+import type { ResourceKindDefinition } from '../resources/kinds.ts';
 import type { ResourceService } from '../resources/service.ts';
 import { compileParameterValidator } from '../resources/validation.ts';
-import { descriptorAccessOf, resourceOriginOf } from './auth.ts';
+import { resourceOriginOf, SpaceQuery } from './auth.ts';
+import type { TypedApp } from './typed-app.ts';
 
 /**
  * REST surface of the eight versioned configuration stores and of the descriptor store. Upstream 6.x store paths
@@ -69,20 +69,22 @@ const LocationHeader = { Location: { type: 'string', description: 'svc:// refere
 const created = { description: 'Created; `Location` holds the svc:// reference', headers: LocationHeader, type: 'null' };
 const passThroughSerializer = () => (data: unknown) => (typeof data === 'string' ? data : JSON.stringify(data));
 
-export async function storeRoutes(app: FastifyInstance, deps: { resources: ResourceService }): Promise<void> {
+export async function storeRoutes(app: TypedApp, deps: { resources: ResourceService }): Promise<void> {
   const { resources } = deps;
   // Configuration bodies are JSON only (anything else is 415); the resource service validates them, after it
   // translated upstream aliases, so Fastify checks only parameters here.
   app.removeContentTypeParser('text/plain');
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? () => true : compileParameterValidator(schema)));
 
-  for (const kind of resourceKinds) registerKind(app, resources, kind);
+  for (const kind of resources.catalogue.all) registerKind(app, resources, kind);
 
   app.get('/descriptorstore/descriptors/:id', {
+    config: { access: { roles: 'read', level: 'USE' } },
     schema: { tags: ['descriptors'], summary: 'Read the descriptor of any configuration resource', params: IdParams, response: { 200: DescriptorSchema } },
-  }, async (request) => resources.descriptor((request.params as Static<typeof IdParams>).id, descriptorAccessOf(request)));
+  }, async (request) => resources.descriptor(request.params.id, request.caller));
 
   app.patch('/descriptorstore/descriptors/:id', {
+    config: { access: { roles: 'write', level: 'EDIT' } },
     schema: {
       tags: ['descriptors'],
       summary: 'Set the name and/or description of a configuration resource',
@@ -93,97 +95,106 @@ export async function storeRoutes(app: FastifyInstance, deps: { resources: Resou
     },
     validatorCompiler: ({ schema }) => compileParameterValidator(schema),
   }, async (request) => {
-    const { id } = request.params as Static<typeof IdParams>;
-    const { version } = request.query as { version?: number };
-    const { document } = request.body as Static<typeof DescriptorEdit>;
-    return resources.editDescriptor(id, document, version, descriptorAccessOf(request));
+    const { id } = request.params;
+    const { version } = request.query;
+    const { document } = request.body;
+    return resources.editDescriptor(id, document, version, request.caller);
   });
 }
 
-function registerKind(app: FastifyInstance, resources: ResourceService, kind: ResourceKindDefinition): void {
+function registerKind(app: TypedApp, resources: ResourceService, kind: ResourceKindDefinition): void {
   const base = kind.storePath;
   const tags = [kind.storePath.split('/')[1]!];
   const bodySchema = kind.schema;
 
   app.get(`${base}/jsonSchema`, {
+    config: { access: { roles: 'read' } },
     schema: { tags, summary: `JSON schema of a ${kind.title}` },
   }, async () => bodySchema);
 
   app.get(`${base}/descriptors`, {
+    config: { access: { roles: 'read', rule: 'lists only what the caller can see' } },
     schema: {
       tags, summary: `List ${kind.title} descriptors, newest change first`,
       querystring: kind.name === 'agent' ? AgentDescriptorListQuery : DescriptorListQuery,
       response: { 200: Type.Array(DescriptorSchema) },
     },
-  }, async (request) => resources.listDescriptors(kind.name, request.query as { filter: string; index: number; limit: number; space?: string }, descriptorAccessOf(request)));
+  }, async (request) => resources.listDescriptors(kind.name, request.query, request.caller));
 
   app.post(base, {
-    schema: { tags, summary: `Create a ${kind.title} (version 1)`, body: bodySchema, response: { 201: created } },
+    config: { access: { roles: 'write' } },
+    schema: { tags, summary: `Create a ${kind.title} (version 1)`, querystring: SpaceQuery, body: bodySchema, response: { 201: created } },
   }, async (request, reply) => {
-    const { uri } = await resources.create(kind.name, request.body, resourceOriginOf(request));
+    const { uri } = await resources.create(kind.name, request.body, resourceOriginOf(request, request.query.space));
     request.log.info({ resource: uri }, `created ${kind.title}`);
     return reply.code(201).header('Location', uri).send();
   });
 
   app.get(`${base}/:id`, {
+    config: { access: { roles: 'read', level: 'USE' } },
     schema: {
       tags, summary: `Read one version of a ${kind.title}`, params: IdParams, querystring: VersionQuery,
       response: { 200: bodySchema },
     },
     serializerCompiler: passThroughSerializer,
   }, async (request, reply) => {
-    const { id } = request.params as Static<typeof IdParams>;
-    const { version } = request.query as Static<typeof VersionQuery>;
-    return reply.type('application/json; charset=utf-8').send(await resources.read(kind.name, id, version));
+    const { id } = request.params;
+    const { version } = request.query;
+    return reply.type('application/json; charset=utf-8').send(await resources.read(kind.name, id, version, request.caller));
   });
 
   app.put(`${base}/:id`, {
+    config: { access: { roles: 'write', level: 'EDIT' } },
     schema: {
       tags, summary: `Update a ${kind.title}: creates version n+1 from the current version n`,
       params: IdParams, querystring: VersionQuery, body: bodySchema,
       response: { 200: { description: '`Location` holds the reference of the new version', headers: LocationHeader, type: 'null' } },
     },
   }, async (request, reply) => {
-    const { id } = request.params as Static<typeof IdParams>;
-    const { version } = request.query as Static<typeof VersionQuery>;
-    const { uri } = await resources.update(kind.name, id, version, request.body);
+    const { id } = request.params;
+    const { version } = request.query;
+    const { uri } = await resources.update(kind.name, id, version, request.body, request.caller);
     return reply.header('Location', uri).send();
   });
 
   app.delete(`${base}/:id`, {
+    config: { access: { roles: 'write', level: 'OWN' } },
     schema: { tags, summary: `Delete a ${kind.title}`, params: IdParams, querystring: DeleteQuery, response: { 200: { type: 'null' } } },
   }, async (request, reply) => {
-    const { id } = request.params as Static<typeof IdParams>;
-    const { version, permanent } = request.query as Static<typeof DeleteQuery>;
+    const { id } = request.params;
+    const { version, permanent } = request.query;
     if (!permanent && version === undefined) {
       throw invalid('The query parameter version is required (the current version), unless permanent=true.', { path: 'version' });
     }
-    await resources.delete(kind.name, id, version ?? 0, permanent);
+    await resources.delete(kind.name, id, version ?? 0, permanent, request.caller);
     return reply.send();
   });
 
   app.post(`${base}/:id`, {
-    schema: { tags, summary: `Duplicate one version of a ${kind.title} into a new resource`, params: IdParams, querystring: VersionQuery, response: { 201: created } },
+    config: { access: { roles: 'write', level: 'EDIT' } },
+    schema: { tags, summary: `Duplicate one version of a ${kind.title} into a new resource`, params: IdParams, querystring: Type.Composite([VersionQuery, SpaceQuery], { additionalProperties: true }), response: { 201: created } },
   }, async (request, reply) => {
-    const { id } = request.params as Static<typeof IdParams>;
-    const { version } = request.query as Static<typeof VersionQuery>;
-    const { uri } = await resources.duplicate(kind.name, id, version, resourceOriginOf(request));
+    const { id } = request.params;
+    const { version } = request.query;
+    const { uri } = await resources.duplicate(kind.name, id, version, resourceOriginOf(request, request.query.space), request.caller);
     return reply.code(201).header('Location', uri).send();
   });
 
   app.get(`${base}/:id/currentversion`, {
+    config: { access: { roles: 'read', level: 'USE' } },
     schema: { tags, summary: `Current version number of a ${kind.title}`, params: IdParams, response: { 200: { type: 'integer', description: 'text/plain' } } },
     serializerCompiler: passThroughSerializer,
   }, async (request, reply) => {
-    const { id } = request.params as Static<typeof IdParams>;
-    return reply.type('text/plain; charset=utf-8').send(String(await resources.currentVersion(kind.name, id)));
+    const { id } = request.params;
+    return reply.type('text/plain; charset=utf-8').send(String(await resources.currentVersion(kind.name, id, request.caller)));
   });
 
   app.post(`${base}/:id/currentversion`, {
+    config: { access: { roles: 'read', level: 'USE' } },
     schema: { tags, summary: `Redirect (303) to the current version of a ${kind.title}`, params: IdParams, response: { 303: { type: 'null', headers: { Location: { type: 'string' } } } } },
   }, async (request, reply) => {
-    const { id } = request.params as Static<typeof IdParams>;
-    const version = await resources.currentVersion(kind.name, id);
+    const { id } = request.params;
+    const version = await resources.currentVersion(kind.name, id, request.caller);
     return reply.code(303).header('Location', `${base}/${id}?version=${version}`).send();
   });
 }

@@ -1,7 +1,7 @@
-import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
 import { notFound } from '../errors.ts';
 import type { ToolHistory } from '../llm/tool-history.ts';
+import type { TypedApp } from './typed-app.ts';
 
 /**
  * Tool history of the LLM tasks (`/llm/tools`; `/langchain/tools` is rewritten here): costs, the result cache and
@@ -66,20 +66,21 @@ const ToolCall = Type.Object({
   timestamp: Type.Integer({ description: 'epoch milliseconds' }),
 });
 
-export async function toolRoutes(app: FastifyInstance, deps: { tools: ToolHistory }): Promise<void> {
+export async function toolRoutes(app: TypedApp, deps: { tools: ToolHistory }): Promise<void> {
   const { tools } = deps;
   const tags = ['LLM tools'];
-  const knownTool = (params: unknown): string => {
-    const { tool } = params as { tool: string };
+  const knownTool = ({ tool }: Static<typeof ToolParams>): string => {
     if (!tools.isKnown(tool)) throw notFound(`No tool named '${tool}'; known tools: ${tools.knownTools.join(', ')}.`);
     return tool;
   };
 
   app.get('/llm/tools/costs', {
+    config: { access: { roles: 'admin' } },
     schema: { tags, summary: 'Total cost and a summary per tool and model', response: { 200: CostsResponse } },
   }, async () => tools.costs.summary());
 
   app.post('/llm/tools/costs/reset', {
+    config: { access: { roles: 'admin' } },
     schema: { tags, summary: 'Forget every recorded cost', response: { 200: Message } },
   }, async () => {
     tools.costs.reset();
@@ -87,14 +88,17 @@ export async function toolRoutes(app: FastifyInstance, deps: { tools: ToolHistor
   });
 
   app.get('/llm/tools/costs/conversation/:id', {
+    config: { access: { roles: 'admin' } },
     schema: { tags, summary: 'Costs of one conversation (zero when it made no calls)', params: IdParams, response: { 200: ConversationCosts } },
-  }, async (request) => tools.costs.conversation((request.params as { id: string }).id));
+  }, async (request) => tools.costs.conversation(request.params.id));
 
   app.get('/llm/tools/costs/tool/:tool', {
+    config: { access: { roles: 'admin' } },
     schema: { tags, summary: 'Costs of one tool', params: ToolParams, response: { 200: ToolCosts } },
   }, async (request) => tools.costs.tool(knownTool(request.params)));
 
   app.delete('/llm/tools/cache', {
+    config: { access: { roles: 'admin' } },
     schema: { tags, summary: 'Clear the tool result cache', response: { 200: Message } },
   }, async () => {
     tools.cache.clear();
@@ -102,30 +106,37 @@ export async function toolRoutes(app: FastifyInstance, deps: { tools: ToolHistor
   });
 
   app.get('/llm/tools/cache/stats', {
+    config: { access: { roles: 'admin' } },
     schema: { tags, summary: 'Cache statistics', response: { 200: CacheStats } },
   }, async () => tools.cache.stats());
 
   app.get('/llm/tools/cache/ttl/:tool', {
+    config: { access: { roles: 'admin' } },
     schema: { tags, summary: "A tool's cache lifetime", params: ToolParams, response: { 200: TtlInfo } },
   }, async (request) => tools.cache.ttl(knownTool(request.params)));
 
   app.put('/llm/tools/cache/ttl/:tool', {
+    config: { access: { roles: 'admin' } },
     schema: { tags, summary: "Change a tool's cache lifetime (its cached results are dropped)", params: ToolParams, body: TtlBody, response: { 200: TtlInfo } },
-  }, async (request) => tools.cache.setTtl(knownTool(request.params), (request.body as { ttlSeconds: number }).ttlSeconds));
+  }, async (request) => tools.cache.setTtl(knownTool(request.params), request.body.ttlSeconds));
 
   app.get('/llm/tools/ratelimit/:tool', {
+    config: { access: { roles: 'admin' } },
     schema: { tags, summary: "A tool's rate limit and what is left of it", params: ToolParams, response: { 200: RateLimitInfo } },
   }, async (request) => tools.rateLimits.info(knownTool(request.params)));
 
   app.put('/llm/tools/ratelimit/:tool', {
+    config: { access: { roles: 'admin' } },
     schema: { tags, summary: "Change a tool's rate limit (calls per minute; the bucket starts full)", params: ToolParams, body: RateLimitBody, response: { 200: RateLimitInfo } },
-  }, async (request) => tools.rateLimits.setLimit(knownTool(request.params), (request.body as { limit: number }).limit));
+  }, async (request) => tools.rateLimits.setLimit(knownTool(request.params), request.body.limit));
 
   app.post('/llm/tools/ratelimit/:tool/reset', {
+    config: { access: { roles: 'admin' } },
     schema: { tags, summary: "Refill a tool's rate-limit bucket", params: ToolParams, response: { 200: RateLimitInfo } },
   }, async (request) => tools.rateLimits.reset(knownTool(request.params)));
 
   app.get('/llm/tools/history/:conversationId', {
+    config: { access: { roles: 'admin' } },
     schema: { tags, summary: 'The tool calls of a conversation, oldest first', params: ConversationParams, response: { 200: Type.Array(ToolCall) } },
-  }, async (request) => tools.history((request.params as { conversationId: string }).conversationId));
+  }, async (request) => tools.history(request.params.conversationId));
 }

@@ -1,12 +1,10 @@
-import { Type, type Static } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
-import { invalid } from '../errors.ts';
+import { Type } from '@sinclair/typebox';
 import type { ResourceService } from '../resources/service.ts';
-import { parseGrants } from '../resources/service.ts';
 import { compileParameterValidator } from '../resources/validation.ts';
-import { LEVELS, parseGrantList, VISIBILITIES, type Visibility } from '../security/access.ts';
+import { LEVELS, parseGrants, VISIBILITIES } from '../security/access.ts';
 import { workspaceCapabilities } from '../security/workspaces.ts';
 import type { Settings } from '../settings.ts';
+import type { TypedApp } from './typed-app.ts';
 
 /**
  * Workspaces and sharing (DESIGN §4.12):
@@ -14,7 +12,7 @@ import type { Settings } from '../settings.ts';
  * - `GET|PUT /descriptorstore/descriptors/:id/grants`: the grant list `[{principal, level}]` of a resource
  *   (owner level; PUT replaces the list);
  * - `PUT /descriptorstore/descriptors/:id/visibility`: `{visibility, spaceId?}` (owner level).
- * Who may call them is in the access table (`src/security/access-policy.ts`); the hook checks the level.
+ * The resource service checks the caller's level (owner level for grants and visibility).
  */
 
 const IdParams = Type.Object({ id: Type.String({ description: 'resource id (24 lower-case hex characters)' }) });
@@ -38,6 +36,9 @@ const GrantSchema = Type.Object({
   level: Type.Union(LEVELS.map((level) => Type.Literal(level))),
 }, { additionalProperties: false, title: 'Grant' });
 
+/** A grant as stored: its level as written (one this service does not know grants nothing). */
+const StoredGrantSchema = Type.Object({ principal: Type.String(), level: Type.String({ description: 'USE, EDIT or OWN' }) }, { title: 'StoredGrant' });
+
 const VisibilityBody = Type.Object({
   visibility: Type.Union(VISIBILITIES.map((visibility) => Type.Literal(visibility)), { description: 'private: owner and grantees; space: also every member of its space (workspaces); public: every signed-in user may use it' }),
   spaceId: Type.Optional(Type.String({ description: 'move it to one of the caller\'s spaces' })),
@@ -47,14 +48,15 @@ const AccessView = Type.Object({
   ownerId: Type.Optional(Type.String()),
   spaceId: Type.Optional(Type.String()),
   visibility: Type.String(),
-  grants: Type.Array(GrantSchema),
+  grants: Type.Array(StoredGrantSchema),
 });
 
-export async function workspaceRoutes(app: FastifyInstance, deps: { resources: ResourceService; settings: Settings }): Promise<void> {
+export async function workspaceRoutes(app: TypedApp, deps: { resources: ResourceService; settings: Settings }): Promise<void> {
   const { resources, settings } = deps;
   const tags = ['workspaces'];
 
   app.get('/workspaces', {
+    config: { access: { roles: 'authenticated' } },
     schema: { tags, summary: 'The workspace capability record of the caller', response: { 200: CapabilitiesSchema } },
   }, async (request) => {
     const caller = request.caller;
@@ -66,38 +68,29 @@ export async function workspaceRoutes(app: FastifyInstance, deps: { resources: R
   });
 
   app.get('/descriptorstore/descriptors/:id/grants', {
-    schema: { tags, summary: 'Who else may use, edit or own a resource (owner level)', params: IdParams, response: { 200: Type.Array(GrantSchema) } },
+    config: { access: { roles: 'read', level: 'OWN' } },
+    schema: { tags, summary: 'Who else may use, edit or own a resource (owner level)', params: IdParams, response: { 200: Type.Array(StoredGrantSchema) } },
   }, async (request) => {
-    const { id } = request.params as Static<typeof IdParams>;
-    await resources.descriptor(id); // 404 for an unknown id
-    return parseGrants((await resources.record(id))?.grants);
+    return resources.grants(request.params.id, request.caller);
   });
 
   app.put('/descriptorstore/descriptors/:id/grants', {
+    config: { access: { roles: 'write', level: 'OWN' } },
     schema: {
       tags, summary: 'Replace the grant list of a resource (owner level); answers the list stored',
       description: 'A principal named twice keeps its highest level; a grant to the owner is dropped.',
-      params: IdParams, body: Type.Array(GrantSchema, { maxItems: 1000 }), response: { 200: Type.Array(GrantSchema) },
+      params: IdParams, body: Type.Array(GrantSchema, { maxItems: 1000 }), response: { 200: Type.Array(StoredGrantSchema) },
     },
     validatorCompiler: ({ schema, httpPart }) => (httpPart === 'body' ? () => true : compileParameterValidator(schema)),
   }, async (request) => {
-    const { id } = request.params as Static<typeof IdParams>;
-    await resources.descriptor(id);
-    const record = await resources.record(id);
-    const grants = parseGrantList(request.body ?? null, record?.ownerId);
-    const stored = await resources.setAccess(id, { grants: JSON.stringify(grants) });
-    return parseGrants(stored.grants);
+    return resources.setGrants(request.params.id, request.body ?? null, request.caller);
   });
 
   app.put('/descriptorstore/descriptors/:id/visibility', {
+    config: { access: { roles: 'write', level: 'OWN' } },
     schema: { tags, summary: 'Set who besides the grantees may use a resource, and its space (owner level)', params: IdParams, body: VisibilityBody, response: { 200: AccessView } },
   }, async (request) => {
-    const { id } = request.params as Static<typeof IdParams>;
-    const body = request.body as Static<typeof VisibilityBody> | undefined;
-    if (body === undefined || body === null) throw invalid('A body {"visibility": "private" | "space" | "public"} is required.', { path: '$' });
-    await resources.descriptor(id);
-    const spaceId = body.spaceId === undefined ? undefined : (request.caller ? request.caller.origin(body.spaceId).spaceId : body.spaceId);
-    const stored = await resources.setAccess(id, { visibility: body.visibility satisfies Visibility, spaceId });
+    const stored = await resources.setVisibility(request.params.id, request.body, request.caller);
     return {
       ...(stored.ownerId === undefined ? {} : { ownerId: stored.ownerId }),
       ...(stored.spaceId === undefined ? {} : { spaceId: stored.spaceId }),

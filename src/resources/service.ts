@@ -1,8 +1,10 @@
 import type { ValidateFunction } from 'ajv';
 import { conflict, invalid, notFound } from '../errors.ts';
+import { parseGrantList, parseGrants, type AccessLevel, type CallerAccess, type StoredGrant, type Visibility } from '../security/access.ts';
 import { isId, newId } from '../ids.ts';
 import type { ConfigResourceStore, DescriptorAccessChange, DescriptorOrigin, DescriptorRecord } from '../storage/ports.ts';
-import { kindNamed, resourceKinds, type ResourceKindDefinition } from './kinds.ts';
+import type { ResourceCatalogue } from './catalogue.ts';
+import { kindNamed, type ResourceKind } from './kinds.ts';
 import { formatReference } from './uri.ts';
 import { compileBodyValidator, describeSchemaError } from './validation.ts';
 
@@ -24,14 +26,6 @@ export interface DescriptorView {
   readonly callerLevel?: string;
 }
 
-/**
- * How descriptors are shown to one caller while access enforcement is on (`src/security/access.ts`): the caller's
- * level on a resource, undefined when the caller may not see it at all.
- */
-export interface DescriptorAccess {
-  levelOf(record: DescriptorRecord): 'USE' | 'EDIT' | 'OWN' | undefined;
-}
-
 export interface DescriptorListQuery {
   readonly filter?: string | undefined;
   readonly index?: number | undefined;
@@ -45,20 +39,29 @@ export const MAX_PAGE_SIZE = 10_000;
 /**
  * The versioned configuration stores: validation (aliases, schema, semantic rules), versioning and descriptors.
  * Bodies are kept as the JSON text of their validated form, so reads return exactly what was stored.
+ *
+ * Operations take the caller (`request.caller`; undefined while authentication is off) and decide the access
+ * level it needs while enforcement is on: reading needs USE, changing and duplicating EDIT, deleting and changing
+ * who may use it OWN. A caller without any level gets 404 (the resource's existence is not disclosed), one with
+ * a level too low 403 (`CallerAccess.require`).
  */
 export class ResourceService {
   readonly #store: ConfigResourceStore;
   readonly #clock: () => number;
   readonly #validators = new Map<string, ValidateFunction>();
+  /** The kinds' body contracts (the workflow's derived from the registered tasks). */
+  readonly catalogue: ResourceCatalogue;
 
-  constructor(store: ConfigResourceStore, clock: () => number = Date.now) {
+  constructor(store: ConfigResourceStore, catalogue: ResourceCatalogue, clock: () => number = Date.now) {
     this.#store = store;
     this.#clock = clock;
-    for (const kind of resourceKinds) this.#validators.set(kind.name, compileBodyValidator(kind.schema));
+    this.catalogue = catalogue;
+    for (const kind of catalogue.all) this.#validators.set(kind.name, compileBodyValidator(kind.schema));
   }
 
   /** Translates aliases and checks a body; returns the body in the spec's names. Throws `invalid` naming the problem. */
-  validate(kind: ResourceKindDefinition, rawBody: unknown): unknown {
+  validate(kindFacts: ResourceKind, rawBody: unknown): unknown {
+    const kind = this.catalogue.named(kindFacts.name);
     if (rawBody === null || typeof rawBody !== 'object' || Array.isArray(rawBody)) {
       throw invalid(`A ${kind.title} must be a JSON object.`, { path: '$' });
     }
@@ -85,17 +88,19 @@ export class ResourceService {
   }
 
   /** The stored JSON text of one version. */
-  async read(kindName: string, id: string, version: number): Promise<string> {
+  async read(kindName: string, id: string, version: number, caller?: CallerAccess): Promise<string> {
     const kind = kindNamed(kindName);
     checkId(id);
+    await this.authorize(id, caller, 'USE');
     const json = await this.#store.read(kind.name, id, version);
     if (json === undefined) throw notFound(`No ${kind.title} with id ${id} and version ${version}.`);
     return json;
   }
 
-  async update(kindName: string, id: string, expectedVersion: number, rawBody: unknown) {
+  async update(kindName: string, id: string, expectedVersion: number, rawBody: unknown, caller?: CallerAccess) {
     const kind = kindNamed(kindName);
     checkId(id);
+    await this.authorize(id, caller, 'EDIT');
     const body = this.validate(kind, rawBody);
     const outcome = await this.#store.update(kind.name, id, expectedVersion, JSON.stringify(body), this.#clock());
     if (outcome.status === 'not-found') throw notFound(`No ${kind.title} with id ${id}.`);
@@ -103,9 +108,10 @@ export class ResourceService {
     return { id, version: outcome.version, uri: formatReference(kind.uriType, kind.storePath, id, outcome.version) };
   }
 
-  async delete(kindName: string, id: string, version: number, permanent: boolean): Promise<void> {
+  async delete(kindName: string, id: string, version: number, permanent: boolean, caller?: CallerAccess): Promise<void> {
     const kind = kindNamed(kindName);
     checkId(id);
+    await this.authorize(id, caller, 'OWN');
     if (permanent) {
       if (!(await this.#store.purge(kind.name, id))) throw notFound(`No ${kind.title} with id ${id}.`);
       return;
@@ -115,13 +121,18 @@ export class ResourceService {
     if (outcome.status === 'stale') throw staleVersion(kind, id, version, outcome.currentVersion);
   }
 
-  async currentVersion(kindName: string, id: string): Promise<number> {
-    return (await this.#liveDescriptor(kindNamed(kindName), id)).currentVersion;
+  async currentVersion(kindName: string, id: string, caller?: CallerAccess): Promise<number> {
+    const kind = kindNamed(kindName);
+    checkId(id);
+    await this.authorize(id, caller, 'USE');
+    return (await this.#liveDescriptor(kind, id)).currentVersion;
   }
 
   /** Copies one version into a new resource (version 1) with the same name and description. */
-  async duplicate(kindName: string, id: string, version: number, origin: DescriptorOrigin = {}) {
+  async duplicate(kindName: string, id: string, version: number, origin: DescriptorOrigin = {}, caller?: CallerAccess) {
     const kind = kindNamed(kindName);
+    checkId(id);
+    await this.authorize(id, caller, 'EDIT');
     const json = await this.read(kind.name, id, version);
     const source = await this.#liveDescriptor(kind, id);
     const copyId = newId();
@@ -132,7 +143,9 @@ export class ResourceService {
     return { id: copyId, version: 1, uri: formatReference(kind.uriType, kind.storePath, copyId, 1) };
   }
 
-  async listDescriptors(kindName: string, query: DescriptorListQuery, access?: DescriptorAccess): Promise<DescriptorView[]> {
+  /** While enforcement is on, only what the caller may see, each with the caller's level. */
+  async listDescriptors(kindName: string, query: DescriptorListQuery, caller?: CallerAccess): Promise<DescriptorView[]> {
+    const access = enforcedFor(caller);
     const kind = kindNamed(kindName);
     const index = query.index ?? 0;
     if (!Number.isInteger(index) || index < 0) throw invalid('index must be a non-negative integer.', { path: 'index' });
@@ -157,11 +170,9 @@ export class ResourceService {
     return visible.slice(index * limit, wanted);
   }
 
-  async descriptor(id: string, access?: DescriptorAccess): Promise<DescriptorView> {
-    checkId(id);
-    const record = await this.#store.descriptorById(id);
-    if (!record || record.deleted) throw notFound(`No configuration resource with id ${id}.`);
-    return descriptorView(record, access?.levelOf(record));
+  async descriptor(id: string, caller?: CallerAccess): Promise<DescriptorView> {
+    const record = await this.#liveRecord(id, caller, 'USE');
+    return descriptorView(record, enforcedFor(caller)?.levelOf(record));
   }
 
   /** The live descriptor record of a resource (any kind), undefined when unknown, deleted or not an id. */
@@ -171,14 +182,51 @@ export class ResourceService {
     return record && !record.deleted ? record : undefined;
   }
 
-  /** Sets the access fields of a live resource (`src/security/access.ts` checks who may). */
-  async setAccess(id: string, access: DescriptorAccessChange): Promise<DescriptorRecord> {
+  /**
+   * Throws unless the caller holds `level` on the resource with this id (nothing to check while enforcement is
+   * off or for admins). Unknown ids pass: the operation answers its own 404.
+   */
+  async authorize(id: string, caller: CallerAccess | undefined, level: AccessLevel, what = 'resource'): Promise<void> {
+    if (!caller?.restricted) return;
+    const record = await this.record(id);
+    if (record !== undefined) caller.require(record, level, what);
+  }
+
+  /** Who else may use, edit or own a resource (owner level). */
+  async grants(id: string, caller?: CallerAccess): Promise<StoredGrant[]> {
+    return parseGrants((await this.#liveRecord(id, caller, 'OWN')).grants);
+  }
+
+  /**
+   * Replaces the grant list (owner level) with a list `[{principal, level}]` read strictly (`parseGrantList`);
+   * a grant to the owner is dropped (the owner holds OWN anyway).
+   */
+  async setGrants(id: string, list: unknown, caller?: CallerAccess): Promise<StoredGrant[]> {
+    const record = await this.#liveRecord(id, caller, 'OWN');
+    const kept = parseGrantList(list).filter((grant) => grant.principal !== record.ownerId);
+    return parseGrants((await this.#setAccess(record, { grants: JSON.stringify(kept) })).grants);
+  }
+
+  /** Sets who besides the grantees may use a resource and, optionally, moves it to one of the caller's spaces (owner level). */
+  async setVisibility(id: string, change: { visibility: Visibility; spaceId?: string | undefined }, caller?: CallerAccess): Promise<DescriptorRecord> {
+    const record = await this.#liveRecord(id, caller, 'OWN');
+    const spaceId = change.spaceId === undefined || caller === undefined ? change.spaceId : caller.origin(change.spaceId).spaceId;
+    return this.#setAccess(record, { visibility: change.visibility, spaceId });
+  }
+
+  async #setAccess(record: DescriptorRecord, change: DescriptorAccessChange): Promise<DescriptorRecord> {
+    const changed = await this.#store.setAccess(record.kind, record.id, change);
+    if (!changed) throw notFound(`No configuration resource with id ${record.id}.`);
+    return changed;
+  }
+
+  /** The live record of a resource of any kind, after the caller's level on it was checked; 404 when unknown. */
+  async #liveRecord(id: string, caller: CallerAccess | undefined, level: AccessLevel): Promise<DescriptorRecord> {
     checkId(id);
     const record = await this.#store.descriptorById(id);
     if (!record || record.deleted) throw notFound(`No configuration resource with id ${id}.`);
-    const changed = await this.#store.setAccess(record.kind, id, access);
-    if (!changed) throw notFound(`No configuration resource with id ${id}.`);
-    return changed;
+    if (caller?.restricted) caller.require(record, level, 'resource');
+    return record;
   }
 
   /** Renames or re-describes a resource. `expectedVersion`, when given, must be the current version. */
@@ -186,21 +234,19 @@ export class ResourceService {
     id: string,
     changes: { name?: string | undefined; description?: string | undefined },
     expectedVersion?: number,
-    access?: DescriptorAccess,
+    caller?: CallerAccess,
   ): Promise<DescriptorView> {
-    checkId(id);
-    const record = await this.#store.descriptorById(id);
-    if (!record || record.deleted) throw notFound(`No configuration resource with id ${id}.`);
+    const record = await this.#liveRecord(id, caller, 'EDIT');
     const kind = kindNamed(record.kind);
     if (expectedVersion !== undefined && expectedVersion !== record.currentVersion) {
       throw staleVersion(kind, id, expectedVersion, record.currentVersion);
     }
     const edited = await this.#store.editDescriptor(record.kind, id, changes, this.#clock());
     if (!edited) throw notFound(`No configuration resource with id ${id}.`);
-    return descriptorView(edited, access?.levelOf(edited));
+    return descriptorView(edited, enforcedFor(caller)?.levelOf(edited));
   }
 
-  async #liveDescriptor(kind: ResourceKindDefinition, id: string): Promise<DescriptorRecord> {
+  async #liveDescriptor(kind: ResourceKind, id: string): Promise<DescriptorRecord> {
     checkId(id);
     const record = await this.#store.descriptor(kind.name, id);
     if (!record || record.deleted) throw notFound(`No ${kind.title} with id ${id}.`);
@@ -208,11 +254,16 @@ export class ResourceService {
   }
 }
 
+/** The caller whose view of descriptors is filtered and shows `callerLevel`: only while enforcement is on. */
+function enforcedFor(caller: CallerAccess | undefined): CallerAccess | undefined {
+  return caller?.options.enforcement ? caller : undefined;
+}
+
 function checkId(id: string): void {
   if (!isId(id)) throw invalid(`'${id}' is not a resource id (24 lower-case hex characters).`, { path: 'id' });
 }
 
-function staleVersion(kind: ResourceKindDefinition, id: string, given: number, current: number) {
+function staleVersion(kind: ResourceKind, id: string, given: number, current: number) {
   return conflict(
     `Version ${given} of ${kind.title} ${id} is not the current version (${current}); read the current version and apply the change to it.`,
   );
@@ -234,7 +285,7 @@ export function filterPattern(filter: string): string {
   return filter;
 }
 
-function descriptorView(record: DescriptorRecord, callerLevel?: 'USE' | 'EDIT' | 'OWN'): DescriptorView {
+function descriptorView(record: DescriptorRecord, callerLevel?: AccessLevel): DescriptorView {
   const kind = kindNamed(record.kind);
   const view: Record<string, unknown> = {
     resource: formatReference(kind.uriType, kind.storePath, record.id, record.currentVersion),
@@ -252,18 +303,4 @@ function descriptorView(record: DescriptorRecord, callerLevel?: 'USE' | 'EDIT' |
     if (callerLevel === 'OWN') view['grants'] = parseGrants(record.grants);
   }
   return view as unknown as DescriptorView;
-}
-
-/** The stored grant list (JSON text); anything unreadable counts as no grants. */
-export function parseGrants(json: string | undefined): { principal: string; level: string }[] {
-  if (json === undefined || json === '') return [];
-  try {
-    const parsed: unknown = JSON.parse(json);
-    return Array.isArray(parsed)
-      ? parsed.filter((g): g is { principal: string; level: string } => typeof g?.principal === 'string' && typeof g?.level === 'string')
-        .map(({ principal, level }) => ({ principal, level }))
-      : [];
-  } catch {
-    return [];
-  }
 }

@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { AppError, conflict, notFound } from '../errors.ts';
 import { isId, newId } from '../ids.ts';
+import type { AuthorizeResource, CallerAccess } from '../security/access.ts';
 import type { CallerIdentity } from '../security/auth-caller.ts';
 import type { ClusterCoordination } from '../storage/cluster-ports.ts';
 import type { ConversationQuery, ConversationRow, ConversationStateName, ConversationStore, UserPropertyStore } from '../storage/runtime-ports.ts';
@@ -30,6 +31,8 @@ export interface ConversationServiceOptions {
   readonly cluster: ClusterCoordination;
   readonly userProperties: UserPropertyStore;
   readonly deployments: DeploymentService;
+  /** Checks a caller's level on the agent a conversation starts with. */
+  readonly authorize: AuthorizeResource;
   readonly log: FastifyBaseLogger;
   readonly turnTimeoutMs: number;
   /** How long a turn's claim on its conversation outlives the turn timeout (the wait before another instance takes over). */
@@ -98,6 +101,10 @@ export function conversationReference(id: string): string {
  * Conversations: start, messages, undo/redo, end, reads. Turns of one conversation run one at a time through the
  * coordinator; every acknowledged turn is committed to the store before its answer is sent. Live conversations are
  * cached in memory, so a turn costs the same at step 1000 as at step 10.
+ *
+ * Operations take the caller (`request.caller`, absent for internal use). While access checks apply to it, it
+ * starts conversations only with agents it may USE and only as itself, and it reads, continues, lists and deletes
+ * only its own conversations (403 otherwise).
  */
 export class ConversationService {
   readonly #options: ConversationServiceOptions;
@@ -120,17 +127,22 @@ export class ConversationService {
 
   /**
    * Starts a conversation with the newest READY version of the agent in the environment: step 0 runs with the
-   * action CONVERSATION_START and the start context; a given input then runs as the first message.
+   * action CONVERSATION_START and the start context; a given input then runs as the first message. The user is
+   * `userId`, else the start context's `userId`, else the signed-in caller, else an anonymous id.
    */
-  async start(agentId: string, environment: Environment, options: { userId?: string | undefined; input?: string | undefined; context: Readonly<Record<string, ContextValue>>; caller?: CallerIdentity | undefined }): Promise<Conversation> {
+  async start(agentId: string, environment: Environment, options: { userId?: string | undefined; input?: string | undefined; context: Readonly<Record<string, ContextValue>>; caller?: CallerIdentity | undefined }, caller?: CallerAccess): Promise<Conversation> {
+    await this.#options.authorize(agentId, caller, 'USE');
+    const userContext = options.context['userId'];
+    const contextUserId = userContext?.type === 'string' && typeof userContext.value === 'string' ? userContext.value : undefined;
+    caller?.requireSelf(options.userId);
+    caller?.requireSelf(contextUserId);
     const deployed = this.#options.deployments.latestReady(environment, agentId);
     if (!deployed) {
       throw notFound(`Agent ${agentId} is not deployed (or not ready) in the ${environment} environment; deploy it first.`);
     }
     const agent = await deployed.agent;
     const now = this.#clock();
-    const userContext = options.context['userId'];
-    const userId = options.userId || (userContext?.type === 'string' && typeof userContext.value === 'string' && userContext.value) || `anonymous-${randomUUID().replaceAll('-', '')}`;
+    const userId = options.userId || contextUserId || caller?.principal.name || `anonymous-${randomUUID().replaceAll('-', '')}`;
     const conversation: LiveConversation = {
       id: newId(now), agentId, agentVersion: deployed.version, userId, environment, state: 'READY',
       createdOn: now, lastModifiedOn: now, revision: 0, steps: [], redo: [],
@@ -151,8 +163,8 @@ export class ConversationService {
   }
 
   /** Processes one message, after every message queued before it for the same conversation. */
-  async say(conversationId: string, message: Message): Promise<Conversation> {
-    const queued = await this.#load(conversationId);
+  async say(conversationId: string, message: Message, caller?: CallerAccess): Promise<Conversation> {
+    const queued = ownedBy(await this.#load(conversationId), caller);
     if (queued.state === 'ENDED') throw ended(conversationId);
     const agent = await this.#agentOf(queued);
     return this.#exclusive(conversationId, async () => {
@@ -172,21 +184,21 @@ export class ConversationService {
     });
   }
 
-  async get(conversationId: string): Promise<Conversation> {
-    return this.#load(conversationId);
+  async get(conversationId: string, caller?: CallerAccess): Promise<Conversation> {
+    return ownedBy(await this.#load(conversationId), caller);
   }
 
-  /** Throws what `say` would throw before running a turn: 404 for an unknown, 410 for an ended conversation. */
-  async checkOpen(conversationId: string): Promise<void> {
-    if ((await this.#load(conversationId)).state === 'ENDED') throw ended(conversationId);
+  /** Throws what `say` would throw before running a turn: 404 for an unknown, 410 for an ended conversation, 403. */
+  async checkOpen(conversationId: string, caller?: CallerAccess): Promise<void> {
+    if ((await this.get(conversationId, caller)).state === 'ENDED') throw ended(conversationId);
   }
 
   /**
    * Takes back the last step: it moves to the redo stack (the oldest undone step is dropped when the stack is
    * full) and the conversation-scoped properties return to what they were after the step that is now current.
    */
-  async undo(conversationId: string): Promise<Conversation> {
-    await this.#load(conversationId);
+  async undo(conversationId: string, caller?: CallerAccess): Promise<Conversation> {
+    await this.get(conversationId, caller);
     return this.#exclusive(conversationId, async () => {
       const conversation = await this.#load(conversationId);
       if (!canUndo(conversation)) throw conflict('Nothing to undo: the conversation is at its first step or has ended.');
@@ -201,8 +213,8 @@ export class ConversationService {
   }
 
   /** Puts the most recently undone step back. */
-  async redo(conversationId: string): Promise<Conversation> {
-    await this.#load(conversationId);
+  async redo(conversationId: string, caller?: CallerAccess): Promise<Conversation> {
+    await this.get(conversationId, caller);
     return this.#exclusive(conversationId, async () => {
       const conversation = await this.#load(conversationId);
       if (!canRedo(conversation)) throw conflict('Nothing to redo.');
@@ -218,8 +230,8 @@ export class ConversationService {
   }
 
   /** Ends the conversation (idempotent); the redo stack is dropped. */
-  async end(conversationId: string): Promise<Conversation> {
-    await this.#load(conversationId);
+  async end(conversationId: string, caller?: CallerAccess): Promise<Conversation> {
+    await this.get(conversationId, caller);
     return this.#exclusive(conversationId, async () => {
       const conversation = await this.#load(conversationId);
       if (conversation.state === 'ENDED') return conversation;
@@ -231,12 +243,17 @@ export class ConversationService {
     });
   }
 
-  async list(query: ConversationQuery): Promise<ConversationRow[]> {
-    return this.#store.list(query);
+  /** A caller whom checks apply to lists only its own conversations (naming another user is a 403). */
+  async list(query: ConversationQuery, caller?: CallerAccess): Promise<ConversationRow[]> {
+    if (!caller?.restricted) return this.#store.list(query);
+    const { name } = caller.principal;
+    if (query.userId !== undefined && query.userId !== name) throw new AppError('forbidden', `${name} may only list their own conversations.`);
+    return this.#store.list({ ...query, userId: name });
   }
 
-  async delete(conversationId: string): Promise<void> {
+  async delete(conversationId: string, caller?: CallerAccess): Promise<void> {
     checkConversationId(conversationId);
+    if (caller?.restricted) await this.get(conversationId, caller);
     await this.#exclusive(conversationId, async () => {
       this.#cache.delete(conversationId);
       if (!(await this.#store.delete(conversationId))) throw notFound(`No conversation with id ${conversationId}.`);
@@ -496,6 +513,14 @@ function fromStored(row: ConversationRow, steps: StoredStep[]): LiveConversation
 
 function checkConversationId(id: string): void {
   if (!isId(id)) throw notFound(`No conversation with id ${id}.`);
+}
+
+/** The conversation, unless checks apply to the caller and it belongs to another user (403). */
+function ownedBy<C extends Conversation>(conversation: C, caller: CallerAccess | undefined): C {
+  if (caller?.restricted && conversation.userId !== caller.principal.name) {
+    throw new AppError('forbidden', `Conversation ${conversation.id} belongs to another user; ${caller.principal.name} may only use their own conversations.`);
+  }
+  return conversation;
 }
 
 function ended(conversationId: string): AppError {

@@ -4,6 +4,7 @@ import type { ClusterCoordination } from '../storage/cluster-ports.ts';
 import type { DeploymentStore } from '../storage/runtime-ports.ts';
 import { compileAgent, type CompiledAgent, type ConfigurationSource } from './compiler.ts';
 import { DeploymentError, type TaskRegistry } from './tasks.ts';
+import type { AuthorizeResource, CallerAccess } from '../security/access.ts';
 
 export type DeploymentStatus = 'NOT_FOUND' | 'IN_PROGRESS' | 'READY' | 'ERROR';
 
@@ -47,6 +48,8 @@ export interface DeploymentServiceOptions {
   /** How often recorded deployments are compared with the local ones (a missed notification heals itself). */
   readonly reconcileMillis?: number;
   readonly read: ConfigurationSource;
+  /** Checks a caller's level on the agent it deploys or undeploys (EDIT). */
+  readonly authorize: AuthorizeResource;
   readonly registry: TaskRegistry;
   readonly log: FastifyBaseLogger;
   readonly clock?: () => number;
@@ -96,7 +99,8 @@ export class DeploymentService {
    * or IN_PROGRESS changes nothing; one in ERROR is tried again. Resolves with the deployment as it is now;
    * `completion` resolves when compiling ended.
    */
-  async deploy(environment: Environment, agentId: string, version: number, autoDeploy: boolean): Promise<{ view: DeploymentView; completion: Promise<DeploymentView> }> {
+  async deploy(environment: Environment, agentId: string, version: number, autoDeploy: boolean, caller?: CallerAccess): Promise<{ view: DeploymentView; completion: Promise<DeploymentView> }> {
+    await this.#options.authorize(agentId, caller, 'EDIT');
     if ((await this.#options.read('agent', agentId, version)) === undefined) {
       throw notFound(`No agent with id ${agentId} and version ${version}.`);
     }
@@ -160,7 +164,8 @@ export class DeploymentService {
   }
 
   /** Removes a deployment (and its start-up record). False when it was not deployed. */
-  async undeploy(environment: Environment, agentId: string, version: number): Promise<boolean> {
+  async undeploy(environment: Environment, agentId: string, version: number, caller?: CallerAccess): Promise<boolean> {
+    await this.#options.authorize(agentId, caller, 'EDIT');
     const existed = this.#deployments.delete(key(environment, agentId, version));
     const recorded = await this.#options.store.remove(environment, agentId, version);
     await this.#notify({ op: 'undeploy', environment, agentId, agentVersion: version, autoDeploy: false });

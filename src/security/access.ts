@@ -1,5 +1,4 @@
 import { AppError, invalid } from '../errors.ts';
-import { parseGrants, type DescriptorAccess } from '../resources/service.ts';
 import type { DescriptorOrigin, DescriptorRecord } from '../storage/ports.ts';
 import { ROLES, type Principal } from './auth.ts';
 import { personalSpace, spacesOf, type Space } from './workspaces.ts';
@@ -27,6 +26,12 @@ export interface Grant {
   readonly level: AccessLevel;
 }
 
+/** A grant as stored (levels as written; a level this service does not know grants nothing). */
+export interface StoredGrant {
+  readonly principal: string;
+  readonly level: string;
+}
+
 const rank = (level: AccessLevel | undefined): number => (level === undefined ? 0 : LEVELS.indexOf(level) + 1);
 export const atLeast = (held: AccessLevel | undefined, needed: AccessLevel): boolean => rank(held) >= rank(needed);
 const higher = (a: AccessLevel | undefined, b: AccessLevel | undefined) => (rank(a) >= rank(b) ? a : b);
@@ -39,7 +44,7 @@ export interface AccessOptions {
 }
 
 /** One authenticated caller's view of resources. */
-export class CallerAccess implements DescriptorAccess {
+export class CallerAccess {
   readonly principal: Principal;
   readonly options: AccessOptions;
   readonly spaces: readonly Space[];
@@ -92,6 +97,12 @@ export class CallerAccess implements DescriptorAccess {
     }
   }
 
+  /** Throws unless the caller may converse as `userId`: while checks apply, only as themselves. */
+  requireSelf(userId: string | undefined): void {
+    if (!this.restricted || userId === undefined || userId === '' || userId === this.principal.name) return;
+    throw new AppError('forbidden', `${this.principal.name} may only converse as themselves, not as '${userId}'.`);
+  }
+
   /** Owner and space stamped on what the caller creates; `space` (optional) must be one of the caller's spaces. */
   origin(space?: string): DescriptorOrigin {
     if (space !== undefined && space !== '' && !this.#spaceIds.has(space)) {
@@ -101,17 +112,17 @@ export class CallerAccess implements DescriptorAccess {
   }
 }
 
+/** Checks the caller's level on the configuration resource with this id (`ResourceService.authorize`). */
+export type AuthorizeResource = (id: string, caller: CallerAccess | undefined, level: AccessLevel, what?: string) => Promise<void>;
+
 export function isLevel(value: unknown): value is AccessLevel {
   return typeof value === 'string' && (LEVELS as readonly string[]).includes(value);
 }
 
 const MAX_GRANTS = 1000;
 
-/**
- * Reads a grant list `[{principal, level}]` (strict: unknown members are a 400). A principal named twice keeps
- * its highest level; a grant to the owner is dropped (the owner holds OWN anyway).
- */
-export function parseGrantList(body: unknown, ownerId: string | undefined): Grant[] {
+/** Reads a grant list `[{principal, level}]` (strict: unknown members are a 400). A principal named twice keeps its highest level. */
+export function parseGrantList(body: unknown): Grant[] {
   if (!Array.isArray(body)) throw invalid('The grant list must be a JSON array of {principal, level}.', { path: '$' });
   if (body.length > MAX_GRANTS) throw invalid(`At most ${MAX_GRANTS} grants per resource.`, { path: '$' });
   const byPrincipal = new Map<string, AccessLevel>();
@@ -127,5 +138,19 @@ export function parseGrantList(body: unknown, ownerId: string | undefined): Gran
     if (!isLevel(level)) throw invalid(`${path}.level must be one of ${LEVELS.join(', ')}.`, { path: `${path}.level` });
     byPrincipal.set(principal, higher(byPrincipal.get(principal), level)!);
   });
-  return [...byPrincipal].filter(([principal]) => principal !== ownerId).map(([principal, level]) => ({ principal, level }));
+  return [...byPrincipal].map(([principal, level]) => ({ principal, level }));
+}
+
+/** The stored grant list (JSON text); anything unreadable counts as no grants. */
+export function parseGrants(json: string | undefined): StoredGrant[] {
+  if (json === undefined || json === '') return [];
+  try {
+    const parsed: unknown = JSON.parse(json);
+    return Array.isArray(parsed)
+      ? parsed.filter((g): g is { principal: string; level: string } => typeof g?.principal === 'string' && typeof g?.level === 'string')
+        .map(({ principal, level }) => ({ principal, level }))
+      : [];
+  } catch {
+    return [];
+  }
 }

@@ -1,4 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { notFound } from '../../errors.ts';
+import type { AuthorizeResource, CallerAccess } from '../../security/access.ts';
 import type { Settings } from '../../settings.ts';
 import type { AgentDirectory } from './agent-directory.ts';
 import type { AgentChat } from './agent-chat.ts';
@@ -9,18 +11,24 @@ import { answerJsonRpc, type JsonRpcResponse } from './json-rpc.ts';
 type A2ASettings = Pick<Settings,
   'svc.a2a.capabilities.enabled' | 'svc.a2a.capabilities.public' | 'svc.a2a.public-token-endpoint' | 'svc.oidc.public-url' | 'svc.oidc.auth-server-url'>;
 
+/** The 404 of an agent that is not exposed over agent-to-agent. */
+export const notExposed = (agentId: string) =>
+  notFound(`No agent-to-agent exposed agent with id ${agentId} (it must have a2aEnabled: true and be deployed READY in production).`);
+
 /**
  * The agent-to-agent surface: cards of the exposed agents (A2A-enabled and deployed READY in production), the
  * capability discovery documents, and each exposed agent's JSON-RPC task endpoint.
  */
 export class A2AService {
   readonly #directory: AgentDirectory;
+  readonly #authorize: AuthorizeResource;
   readonly #tasks: A2ATasks;
   readonly #settings: A2ASettings;
   readonly #log: FastifyBaseLogger;
 
-  constructor(options: { directory: AgentDirectory; chat: AgentChat; settings: A2ASettings; log: FastifyBaseLogger; taskCapacity?: number }) {
+  constructor(options: { directory: AgentDirectory; chat: AgentChat; authorize: AuthorizeResource; settings: A2ASettings; log: FastifyBaseLogger; taskCapacity?: number }) {
     this.#directory = options.directory;
+    this.#authorize = options.authorize;
     this.#settings = options.settings;
     this.#log = options.log;
     this.#tasks = new A2ATasks(options.taskCapacity === undefined ? { chat: options.chat } : { chat: options.chat, capacity: options.taskCapacity });
@@ -56,12 +64,13 @@ export class A2AService {
     return skillNames(await this.#directory.listExposed());
   }
 
-  async isExposed(agentId: string): Promise<boolean> {
-    return (await this.#directory.exposed(agentId)) !== undefined;
-  }
-
-  /** Answers one JSON-RPC request (the raw body text) addressed to an exposed agent. */
-  async answer(call: A2ACall, body: string): Promise<JsonRpcResponse> {
+  /**
+   * Answers one JSON-RPC request (the raw body text) addressed to an exposed agent; 404 when the agent is not
+   * exposed, or not visible to a caller whom access checks apply to (USE needed).
+   */
+  async answer(call: A2ACall, body: string, caller?: CallerAccess): Promise<JsonRpcResponse> {
+    await this.#authorize(call.agentId, caller, 'USE');
+    if ((await this.#directory.exposed(call.agentId)) === undefined) throw notExposed(call.agentId);
     return answerJsonRpc(body, this.#tasks.methods(call), (error) =>
       this.#log.error({ err: error, agentId: call.agentId }, 'an A2A request failed unexpectedly'));
   }

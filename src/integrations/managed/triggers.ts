@@ -1,9 +1,11 @@
-import { conflict, invalid, notFound } from '../../errors.ts';
+import { AppError, conflict, invalid, notFound } from '../../errors.ts';
 import { isId } from '../../ids.ts';
 import { parseContext } from '../../runtime/context.ts';
 import type { ConversationService, Message } from '../../runtime/conversations.ts';
 import { normalizeEnvironment, type Environment } from '../../runtime/deployments.ts';
 import type { ContextValue, Conversation } from '../../runtime/memory.ts';
+import type { ResourceService } from '../../resources/service.ts';
+import type { CallerAccess } from '../../security/access.ts';
 import type { TriggerStore } from '../../storage/runtime-ports.ts';
 
 /**
@@ -50,21 +52,28 @@ export function parseTrigger(body: unknown, intentFromPath?: string): BotTrigger
   return { intent, botDeployments };
 }
 
+/**
+ * Triggers and managed conversations. While access checks apply to the caller, a trigger it writes may reference
+ * only agents it can use, and it reaches only its own managed conversations (the path's userId is the caller).
+ */
 export class TriggerService {
   readonly #store: TriggerStore;
   readonly #conversations: ConversationService;
+  readonly #resources: Pick<ResourceService, 'record'>;
   readonly #clock: () => number;
   readonly #random: () => number;
 
-  constructor(store: TriggerStore, conversations: ConversationService, clock: () => number = Date.now, random: () => number = Math.random) {
+  constructor(store: TriggerStore, conversations: ConversationService, resources: Pick<ResourceService, 'record'>, clock: () => number = Date.now, random: () => number = Math.random) {
     this.#store = store;
     this.#conversations = conversations;
+    this.#resources = resources;
     this.#clock = clock;
     this.#random = random;
   }
 
-  async create(body: unknown): Promise<BotTrigger> {
+  async create(body: unknown, caller?: CallerAccess): Promise<BotTrigger> {
     const trigger = parseTrigger(body);
+    await this.#checkReferences(trigger, caller);
     if ((await this.#store.get(trigger.intent)) !== undefined) {
       throw conflict(`A trigger for intent '${trigger.intent}' exists already; update it with PUT.`);
     }
@@ -72,8 +81,9 @@ export class TriggerService {
     return trigger;
   }
 
-  async replace(intent: string, body: unknown): Promise<BotTrigger> {
+  async replace(intent: string, body: unknown, caller?: CallerAccess): Promise<BotTrigger> {
     const trigger = parseTrigger(body, intent);
+    await this.#checkReferences(trigger, caller);
     await this.#store.put(intent, JSON.stringify(trigger), this.#clock());
     return trigger;
   }
@@ -93,7 +103,8 @@ export class TriggerService {
   }
 
   /** The user's conversation for the intent, started (with a deployment picked at random) when there is none or it ended. */
-  async conversation(intent: string, userId: string): Promise<Conversation> {
+  async conversation(intent: string, userId: string, caller?: CallerAccess): Promise<Conversation> {
+    caller?.requireSelf(userId);
     const trigger = await this.get(intent);
     const kept = await this.#store.managedConversation(intent, userId);
     if (kept !== undefined) {
@@ -107,16 +118,28 @@ export class TriggerService {
     return started;
   }
 
-  async say(intent: string, userId: string, message: Message): Promise<Conversation> {
-    const conversation = await this.conversation(intent, userId);
+  async say(intent: string, userId: string, message: Message, caller?: CallerAccess): Promise<Conversation> {
+    const conversation = await this.conversation(intent, userId, caller);
     return this.#conversations.say(conversation.id, message);
   }
 
-  async end(intent: string, userId: string): Promise<void> {
+  async end(intent: string, userId: string, caller?: CallerAccess): Promise<void> {
+    caller?.requireSelf(userId);
     await this.get(intent);
     const kept = await this.#store.managedConversation(intent, userId);
     if (kept === undefined) throw notFound(`User ${userId} has no conversation for intent '${intent}'.`);
     await this.#conversations.end(kept);
     await this.#store.clearManagedConversation(intent, userId, kept);
+  }
+
+  /** Every agent the trigger references must be usable by the caller (an agent it cannot see at all is a 403 here). */
+  async #checkReferences(trigger: BotTrigger, caller: CallerAccess | undefined): Promise<void> {
+    if (!caller?.restricted) return;
+    for (const agentId of new Set(trigger.botDeployments.map((deployment) => deployment.botId))) {
+      const record = await this.#resources.record(agentId);
+      if (record !== undefined && caller.levelOf(record) === undefined) {
+        throw new AppError('forbidden', `The trigger references agent ${agentId}, which ${caller.principal.name} cannot use (USE access needed).`);
+      }
+    }
   }
 }
