@@ -96,14 +96,14 @@ async function authentication(app: FastifyInstance, options: AuthPluginOptions):
   app.decorate('declaredAccess', declared);
 
   app.addHook('onRoute', function declareAccess(this: FastifyInstance, route: RouteOptions) {
-    const method = [route.method].flat().join(', ');
+    const methods = [route.method].flat();
     const access = route.config?.access ?? this.pluginRouteAccess;
     if (access === undefined) {
-      throw new Error(`Route ${method} ${route.url} declares no access: give it config: { access: { roles: ... } } (src/security/route-access.ts).`);
+      throw new Error(`Route ${methods.join(', ')} ${route.url} declares no access: give it config: { access: { roles: ... } } (src/security/route-access.ts).`);
     }
     route.config = { ...route.config, access };
     route.schema = { ...route.schema, ...openApiAccess(access) } as FastifySchema;
-    const listed = [route.method].flat().filter((verb) => verb !== 'HEAD');
+    const listed = methods.filter((method) => method !== 'HEAD');
     if (listed.length > 0) declared.push({ method: listed.join(', '), url: route.url ?? '/', access });
   });
 

@@ -19,7 +19,7 @@ import type { TypedApp } from './typed-app.ts';
  * `GET /manager/config.json` tells the manager how to sign in: `{authEnabled, issuer, clientId}` (issuer:
  * `svc.oidc.public-url`, the identity provider's address as browsers reach it, else `svc.oidc.auth-server-url`;
  * client id: `svc.oidc.client-id`, a public client of the provider, which is also the audience the service checks).
- * It is answered by the same catch-all route, so it is anonymous like the shell (the access table's `GET /*`):
+ * It is answered by the same catch-all route, so it is public like the shell (its `GET /*` route):
  * the manager reads it before anyone has signed in. It names no secret (the manager is a public client).
  */
 
