@@ -189,6 +189,39 @@ for (const storeType of storeTypes) {
       assert.equal((await as('admin', 'GET', `/descriptorstore/descriptors/${agentOfA}/grants`)).status, 200);
     });
 
+    it("the services check the rest: exports, downloads, imports, deployments, starts and other users' conversations", async () => {
+      // C reaches A's group, but A's agent is private: C has no level on it, so it does not exist for C.
+      for (const [method, path] of [
+        ['POST', `/backup/export/${agentOfA}`], ['GET', `/backup/export/${agentOfA}-1.zip`], ['POST', `/bots/production/${agentOfA}`],
+        ['POST', `/administration/production/deploy/${agentOfA}?version=1`], ['GET', `/agentstore/agents/${agentOfA}/currentversion`],
+      ] as const) {
+        assert.equal((await as('userC', method, path)).status, 404, `${method} ${path}`);
+      }
+      // B holds USE: exports and downloads it, but only an admin imports over existing resources.
+      const exported = await as('userB', 'POST', `/backup/export/${agentOfA}`);
+      assert.equal(exported.status, 200, exported.text);
+      assert.equal((await as('userB', 'GET', exported.headers.get('location')!)).status, 200);
+      const importing = (strategy: string) => call(server.url, 'POST', `/backup/import?strategy=${strategy}`, {
+        body: new Uint8Array([0x50, 0x4b, 0x05, 0x06]), headers: { authorization: `Bearer ${tokens.get('userB')}`, 'content-type': 'application/zip' },
+      });
+      const merge = await importing('merge');
+      assert.equal(merge.status, 403, merge.text);
+      assert.match(merge.json.detail, /strategy=create/);
+      assert.equal((await importing('create')).status, 400, 'a create import gets as far as reading the (broken) ZIP');
+      // A conversation is its user's own, on every path that names it.
+      const started = await as('userA', 'POST', `/agents/${agentOfA}/start`);
+      assert.equal(started.status, 201, started.text);
+      const conversationOfA = idFromLocation(started.headers.get('location'));
+      for (const [method, path] of [
+        ['GET', `/agents/${conversationOfA}`], ['POST', `/agents/${conversationOfA}/endConversation`], ['GET', `/bots/production/${agentOfA}/${conversationOfA}`],
+        ['DELETE', `/conversationstore/conversations/${conversationOfA}`], ['GET', `/conversationstore/conversations?userId=${A}`],
+      ] as const) {
+        const answer = await as('userB', method, path);
+        assert.equal(answer.status, 403, `${method} ${path}: ${answer.text}`);
+      }
+      assert.equal((await as('userA', 'DELETE', `/conversationstore/conversations/${conversationOfA}`)).status, 200);
+    });
+
     it('with enforcement off: no callerLevel, nothing enforced, but owners are still recorded', async () => {
       await server.restart({ 'svc.authorization.enabled': false, 'svc.workspaces.enabled': false });
       const descriptor = await as('userB', 'GET', `/descriptorstore/descriptors/${agentOfA}`);
