@@ -108,7 +108,7 @@ class Target {
   }
 }
 
-const ACTIONS = ['weather', 'submit', 'broken', 'slow', 'refused', 'httpcall(ping)', 'flaky', 'big', 'fire', 'moved', 'secret', 'plain', 'batch'];
+const ACTIONS = ['weather', 'submit', 'broken', 'slow', 'refused', 'httpcall(ping)', 'flaky', 'big', 'fire', 'moved', 'secret', 'plain', 'batch', 'login'];
 
 /** One rule per action: it fires when the message's context `do` names the action. */
 const rules = {
@@ -185,6 +185,11 @@ function httpCallSet(targetUrl: string, refusedUrl: string) {
           headers: { Authorization: 'Bearer ${vault:apiToken}', 'X-Plain': 'p-${vault:apiToken}' },
           body: 'user said: {memory.current.input}',
         },
+      },
+      {
+        name: 'login', actions: ['login'], saveResponse: true,
+        request: { method: 'POST', path: '/echo', body: '{memory.current.input}' },
+        postResponse: { propertyInstructions: [{ name: 'sessionToken', fromObjectPath: 'login.body', scope: 'secret' }] },
       },
     ],
   };
@@ -386,6 +391,18 @@ for (const storeType of storeTypes) {
       assert.equal(conversation.status, 200);
       assert.ok(!conversation.text.includes(API_TOKEN), 'the secret is nowhere in the conversation (the echoed one is masked)');
       assert.ok(!server.logLines.some((line) => line.includes(API_TOKEN)), 'nor in the log');
+    });
+
+    it('a post-response instruction with scope secret keeps a value of the response in the vault, never in the conversation', async () => {
+      const conversationId = await start();
+      const token = 'session-token-from-the-target-77aa';
+      const answer = await say(conversationId, 'login', token);
+      assert.equal(answer.conversationState, 'READY');
+      assert.deepEqual(answer.conversationProperties.sessionToken, { name: 'sessionToken', value: `\${vault:${agentId}.sessionToken}`, scope: 'conversation' });
+      const conversation = await api.get(`/agents/${conversationId}?returnDetailed=true&returnCurrentStepOnly=false`);
+      assert.ok(!conversation.text.includes(token), 'the input and the saved response lose the value');
+      const secrets = await api.get('/secretstore/secrets/default');
+      assert.ok(secrets.json.some((secret: { name: string }) => secret.name === `${agentId}.sessionToken`), 'the vault holds it');
     });
   });
 
