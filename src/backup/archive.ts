@@ -1,5 +1,6 @@
 import { AppError, invalid } from '../errors.ts';
-import { kindNamed } from '../resources/kinds.ts';
+import type { ResourceCatalogue } from '../resources/catalogue.ts';
+import { kindNamed, type KindName } from '../resources/kinds.ts';
 import { AGENT_FILE_PATTERN, classifyEntry, descriptorFileName } from './layout.ts';
 import { migrateLegacyContent } from './legacy-migration.ts';
 import { formatJsonPath, parseLooseReference, referenceSlots, type JsonPath } from './references.ts';
@@ -43,12 +44,13 @@ export interface Archive {
   readonly ignoredEntries: readonly string[];
 }
 
-/** Which kinds a body of each kind may reference (others are left for validation to report). */
-const REFERENCEABLE: Readonly<Record<string, readonly string[]>> = {
-  agent: ['workflow'],
-  workflow: ['dictionary', 'behavior', 'property', 'httpcalls', 'llm', 'output'],
-  llm: ['httpcalls'],
-};
+/**
+ * Whether a reference that names `target` is followed: it names the kind its place asks for, or, where any kind
+ * may be named, a resource of a workflow step (others are left for validation to report).
+ */
+function follows(expected: KindName | undefined, target: KindName): boolean {
+  return expected === undefined ? target !== 'agent' && target !== 'workflow' : target === expected;
+}
 
 export const childSlot = (parent: string, kind: string, ordinal: number) => `${parent}/${kind}[${ordinal}]`;
 
@@ -71,7 +73,7 @@ function findAgentFile(names: readonly string[]): { name: string; base: string }
   return { name, base: AGENT_FILE_PATTERN.exec(name)![1]! };
 }
 
-export function readArchive(files: ReadonlyMap<string, Uint8Array>): Archive {
+export function readArchive(files: ReadonlyMap<string, Uint8Array>, catalogue: ResourceCatalogue): Archive {
   const { name: agentEntry, base } = findAgentFile([...files.keys()]);
   const decoder = new TextDecoder('utf-8', { fatal: true });
   const used = new Set<string>();
@@ -111,15 +113,15 @@ export function readArchive(files: ReadonlyMap<string, Uint8Array>): Archive {
     if (seen) return seen;
     let body: unknown;
     try {
-      body = kindNamed(kind).renameAliases(migrateLegacyContent(parseJson(file)));
+      body = catalogue.named(kind).renameAliases(migrateLegacyContent(parseJson(file)));
     } catch (error) {
       throw withFile(file, error);
     }
     const references: ArchiveReference[] = [];
     const ordinals = new Map<string, number>();
-    for (const reference of referenceSlots(kind, body)) {
+    for (const reference of referenceSlots(catalogue.named(kind), body)) {
       const target = parseLooseReference(reference.uri);
-      if (!target || !(REFERENCEABLE[kind] ?? []).includes(target.kind)) continue;
+      if (!target || !follows(reference.kind, target.kind)) continue;
       const ordinal = ordinals.get(target.kind) ?? 0;
       ordinals.set(target.kind, ordinal + 1);
       const childFile = locate(target.kind, target.id, target.version, folder);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { strToU8, zipSync, type Zippable } from 'fflate';
 import { conflict, notFound } from '../errors.ts';
+import type { ResourceCatalogue } from '../resources/catalogue.ts';
 import { kindNamed, kindOfUriType } from '../resources/kinds.ts';
 import { formatReference, parseReference } from '../resources/uri.ts';
 import type { ConfigResourceStore, DescriptorRecord } from '../storage/ports.ts';
@@ -50,10 +51,12 @@ export interface ExportMetadata {
 
 export class AgentExporter {
   readonly #store: ConfigResourceStore;
+  readonly #catalogue: ResourceCatalogue;
   readonly #clock: () => number;
 
-  constructor(store: ConfigResourceStore, clock: () => number = Date.now) {
+  constructor(store: ConfigResourceStore, catalogue: ResourceCatalogue, clock: () => number = Date.now) {
     this.#store = store;
+    this.#catalogue = catalogue;
     this.#clock = clock;
   }
 
@@ -96,14 +99,15 @@ export class AgentExporter {
 
     const agentDescriptor = await this.#store.descriptor('agent', agentId);
     const agent = await addResource('agent', agentId, version, agentFileName(agentId), descriptorFileName('', agentId), `Agent ${agentId}`);
-    for (const slot of referenceSlots('agent', agent)) {
+    const slotsOf = (kind: string, body: unknown) => referenceSlots(this.#catalogue.named(kind), body);
+    for (const slot of slotsOf('agent', agent)) {
       const workflow = parseReference(slot.uri);
       if (!workflow) throw conflict(`Agent ${agentId} holds '${slot.uri}', which is not a workflow reference; the agent cannot be exported.`);
       const folder = workflowFolder(workflow.id, workflow.version);
       const workflowFile = workflowFileName(workflow.id, workflow.version);
       if (files[workflowFile] !== undefined) continue;
       const workflowBody = await addResource('workflow', workflow.id, workflow.version, workflowFile, descriptorFileName(folder, workflow.id), `Agent ${agentId}`);
-      const pending = referenceSlots('workflow', workflowBody).map((s) => ({ uri: s.uri, from: `Workflow ${workflow.id}` }));
+      const pending = slotsOf('workflow', workflowBody).map((s) => ({ uri: s.uri, from: `Workflow ${workflow.id}` }));
       while (pending.length > 0) {
         const { uri, from } = pending.shift()!;
         const reference = parseReference(uri);
@@ -112,7 +116,7 @@ export class AgentExporter {
         const file = resourceFileName(folder, kind.name, reference.id);
         if (files[file] !== undefined) continue;
         const body = await addResource(kind.name, reference.id, reference.version, file, descriptorFileName(folder, reference.id), from);
-        for (const nested of referenceSlots(kind.name, body)) pending.push({ uri: nested.uri, from: `${kind.title} ${reference.id}` });
+        for (const nested of slotsOf(kind.name, body)) pending.push({ uri: nested.uri, from: `${kind.title} ${reference.id}` });
       }
     }
 

@@ -1,5 +1,6 @@
 import { AppError, conflict, invalid, notFound } from '../errors.ts';
 import { isId, newId } from '../ids.ts';
+import type { ResourceCatalogue } from '../resources/catalogue.ts';
 import { kindNamed, kindOfUriType, type ResourceKindDefinition } from '../resources/kinds.ts';
 import { formatReference, parseReference } from '../resources/uri.ts';
 import { canonicalJson } from '../shared/json.ts';
@@ -54,12 +55,18 @@ interface ExistingResource {
 
 export type Validate = (kind: ResourceKindDefinition, body: unknown) => unknown;
 
-export async function planImport(archive: Archive, options: ImportOptions, store: ConfigResourceStore, validate: Validate): Promise<ImportPlan> {
-  const match = await matcher(archive, options, store);
+export async function planImport(
+  archive: Archive,
+  options: ImportOptions,
+  store: ConfigResourceStore,
+  validate: Validate,
+  catalogue: ResourceCatalogue,
+): Promise<ImportPlan> {
+  const match = await matcher(archive, options, store, catalogue);
   const planned = new Map<string, PlannedResource>();
   const claimed = new Set<string>();
   for (const node of archive.nodes) {
-    const kind = kindNamed(node.kind);
+    const kind = catalogue.named(node.kind);
     const finalUris = new Map<string, string>();
     for (const reference of node.references) {
       const child = planned.get(reference.key)!;
@@ -68,7 +75,7 @@ export async function planImport(archive: Archive, options: ImportOptions, store
     }
     let body: unknown;
     try {
-      body = validate(kind, rewriteAt(node.body, finalUris, referenceSlots(node.kind, node.body)));
+      body = validate(kind, rewriteAt(node.body, finalUris, referenceSlots(kind, node.body)));
     } catch (error) {
       if (error instanceof AppError && error.kind === 'invalid') {
         throw invalid(`${node.file}: ${error.message}`, { ...error.details, file: node.file });
@@ -111,7 +118,7 @@ async function targetAgent(store: ConfigResourceStore, targetAgentId: string): P
   return agent;
 }
 
-async function matcher(archive: Archive, options: ImportOptions, store: ConfigResourceStore): Promise<Matcher> {
+async function matcher(archive: Archive, options: ImportOptions, store: ConfigResourceStore, catalogue: ResourceCatalogue): Promise<Matcher> {
   if (options.strategy === 'create') {
     if (options.targetAgentId !== undefined) throw invalid('targetAgentId is used by the merge and upgrade strategies only.', { path: 'targetAgentId' });
     return async () => undefined;
@@ -128,7 +135,7 @@ async function matcher(archive: Archive, options: ImportOptions, store: ConfigRe
   const agent = options.targetAgentId !== undefined
     ? await targetAgent(store, options.targetAgentId)
     : await agentByName(store, archive.agent.name);
-  const slots = await structureOf(store, agent);
+  const slots = await structureOf(store, agent, catalogue);
   return async (node) => {
     const id = slots.get(node.slot);
     return id === undefined ? undefined : liveResource(store, node.kind, id);
@@ -147,14 +154,14 @@ async function agentByName(store: ConfigResourceStore, name: string): Promise<Ex
 }
 
 /** Slot -> resource id of the target agent's current version, walked the way the archive is. */
-async function structureOf(store: ConfigResourceStore, agent: ExistingResource): Promise<Map<string, string>> {
+async function structureOf(store: ConfigResourceStore, agent: ExistingResource, catalogue: ResourceCatalogue): Promise<Map<string, string>> {
   const slots = new Map<string, string>();
   const walk = async (kind: string, id: string, version: number, slot: string, depth: number): Promise<void> => {
     slots.set(slot, id);
     const json = depth < 4 ? await store.read(kind, id, version) : undefined;
     if (json === undefined) return;
     const ordinals = new Map<string, number>();
-    for (const reference of referenceSlots(kind, JSON.parse(json))) {
+    for (const reference of referenceSlots(catalogue.named(kind), JSON.parse(json))) {
       const parsed = parseReference(reference.uri);
       const childKind = parsed && kindOfUriType(parsed.type)?.name;
       if (!parsed || !childKind) continue;

@@ -1,3 +1,5 @@
+import { kindNamed, kindOfExportName } from '../resources/kinds.ts';
+
 /**
  * The export ZIP layout (reference §12.3), shared by export and import:
  *
@@ -10,32 +12,6 @@
  * ```
  */
 
-/** Resource kinds below a workflow, by the file extension the export writes. */
-export const EXTENSION_OF_KIND: Readonly<Record<string, string>> = {
-  dictionary: 'regulardictionary',
-  behavior: 'behavior',
-  httpcalls: 'httpcalls',
-  llm: 'langchain',
-  property: 'property',
-  output: 'output',
-};
-
-/** Every file extension an import accepts (upstream and older names included), by kind. */
-const KIND_OF_EXTENSION: Readonly<Record<string, string>> = {
-  regulardictionary: 'dictionary',
-  dictionary: 'dictionary',
-  behavior: 'behavior',
-  rules: 'behavior',
-  httpcalls: 'httpcalls',
-  apicalls: 'httpcalls',
-  langchain: 'llm',
-  llm: 'llm',
-  property: 'property',
-  output: 'output',
-  workflow: 'workflow',
-  package: 'workflow',
-};
-
 export const METADATA_FILE = 'metadata.json';
 export const EXPORT_FORMAT_VERSION = 1;
 
@@ -43,7 +19,7 @@ export const agentFileName = (agentId: string) => `${agentId}.agent.json`;
 export const descriptorFileName = (folder: string, id: string) => `${folder}${id}.descriptor.json`;
 export const workflowFolder = (workflowId: string, version: number) => `${workflowId}/${version}/`;
 export const workflowFileName = (workflowId: string, version: number) => `${workflowFolder(workflowId, version)}${workflowId}.workflow.json`;
-export const resourceFileName = (folder: string, kind: string, id: string) => `${folder}${id}.${EXTENSION_OF_KIND[kind]}.json`;
+export const resourceFileName = (folder: string, kind: string, id: string) => `${folder}${id}.${kindNamed(kind).exportName}.json`;
 
 /** The download name of an export, and its pattern (nothing else is ever served). */
 export const exportFileName = (agentId: string, version: number) => `${agentId}-${version}.zip`;
@@ -67,7 +43,7 @@ export function classifyEntry(path: string): ArchiveEntry {
   const descriptor = /^((?:[^/]+\/[^/]+\/)?)([^/]+)\.descriptor\.json$/.exec(path);
   if (descriptor) return { role: 'descriptor', folder: descriptor[1]!, id: descriptor[2]! };
   const resource = /^([^/]+\/[^/]+\/)([^/]+)\.([a-z]+)\.json$/.exec(path);
-  const kind = resource ? KIND_OF_EXTENSION[resource[3]!] : undefined;
-  if (resource && kind) return { role: 'resource', folder: resource[1]!, id: resource[2]!, kind };
+  const kind = resource ? kindOfExportName(resource[3]!) : undefined;
+  if (resource && kind && kind !== 'agent') return { role: 'resource', folder: resource[1]!, id: resource[2]!, kind };
   return { role: 'other' };
 }

@@ -1,17 +1,18 @@
-import { kindOfHost, type KindName } from '../resources/schemas/common.ts';
+import { kindOfUriType, type JsonPath, type KindName, type ResourceKindDefinition } from '../resources/kinds.ts';
 import { isRecord } from '../shared/json.ts';
 
-/**
- * Where configuration bodies (in the spec's names) hold references to other resources, and how to rewrite them.
- * Agents reference workflows; workflows reference the resources of their extensions (also parser dictionaries);
- * LLM configurations reference HTTP-call sets as tools.
- */
+export type { JsonPath };
 
-export type JsonPath = readonly (string | number)[];
+/**
+ * The references configuration bodies (in the spec's names) hold, and how to rewrite them. Where a kind holds them
+ * is its own contract (`references` of its kind definition; the workflow's comes from the registered tasks).
+ */
 
 export interface ReferenceSlot {
   readonly path: JsonPath;
   readonly uri: string;
+  /** The kind the reference must name (any configuration kind when absent). */
+  readonly kind?: KindName;
 }
 
 /** A reference as an archive writes it: any id of 18+ hex digits or dashes (upstream PostgreSQL ids are UUIDs). */
@@ -26,7 +27,7 @@ const LOOSE_REFERENCE = /^svc:\/\/ai\.svc\.([A-Za-z][\w.-]*)\/(?:[\w.-]+\/)*([0-
 export function parseLooseReference(uri: string): LooseReference | undefined {
   const match = LOOSE_REFERENCE.exec(uri);
   if (!match) return undefined;
-  const kind = kindOfHost(match[1]!);
+  const kind = kindOfUriType(match[1]!)?.name;
   const version = Number(match[3]);
   if (!kind || !Number.isSafeInteger(version) || version < 1) return undefined;
   return { kind, id: match[2]!, version };
@@ -41,37 +42,11 @@ function stringAt(value: unknown, path: JsonPath): string | undefined {
   return typeof current === 'string' ? current : undefined;
 }
 
-function listLength(value: unknown, path: JsonPath): number {
-  let current = value;
-  for (const key of path) {
-    if (!isRecord(current) && !Array.isArray(current)) return 0;
-    current = (current as Record<string | number, unknown>)[key];
-  }
-  return Array.isArray(current) ? current.length : 0;
-}
-
 /** Every reference a body of `kind` holds, in document order, with its JSON path. */
-export function referenceSlots(kind: string, body: unknown): ReferenceSlot[] {
-  const paths: JsonPath[] = [];
-  if (kind === 'agent') {
-    for (let i = 0; i < listLength(body, ['packages']); i++) paths.push(['packages', i]);
-  } else if (kind === 'workflow') {
-    for (let i = 0; i < listLength(body, ['packageExtensions']); i++) {
-      const extension = ['packageExtensions', i];
-      paths.push([...extension, 'config', 'uri'], [...extension, 'extensions', 'uri']);
-      for (const list of ['dictionaries', 'corrections', 'normalizer']) {
-        const at = [...extension, 'extensions', list];
-        for (let j = 0; j < listLength(body, at); j++) paths.push([...at, j, 'config', 'uri']);
-      }
-    }
-  } else if (kind === 'llm') {
-    for (let i = 0; i < listLength(body, ['tasks']); i++) {
-      for (let j = 0; j < listLength(body, ['tasks', i, 'tools']); j++) paths.push(['tasks', i, 'tools', j]);
-    }
-  }
-  return paths.flatMap((path) => {
-    const uri = stringAt(body, path);
-    return uri === undefined ? [] : [{ path, uri }];
+export function referenceSlots(kind: ResourceKindDefinition, body: unknown): ReferenceSlot[] {
+  return (kind.references?.(body) ?? []).flatMap((reference) => {
+    const uri = stringAt(body, reference.path);
+    return uri === undefined ? [] : [{ ...reference, uri }];
   });
 }
 

@@ -1,22 +1,19 @@
 import type { TSchema } from '@sinclair/typebox';
-import { agentKind } from './schemas/agent.ts';
-import { behaviorKind } from './schemas/behavior.ts';
-import { dictionaryKind } from './schemas/dictionary.ts';
-import { httpCallsKind } from './schemas/httpcalls.ts';
-import { llmKind } from './schemas/llm.ts';
-import { outputKind } from './schemas/output.ts';
-import { propertyKind } from './schemas/property.ts';
-import { workflowKind } from './schemas/workflow.ts';
 
 /**
- * The eight versioned configuration kinds. Everything the store service and the HTTP layer need to know about
- * a kind is here; each kind's own file under `schemas/` holds its body schema and its upstream aliases.
+ * The versioned configuration kinds, one row each: every fact about a kind that is not its body (names, paths,
+ * reference types, export file names, what the manager shows). The store routes, the legacy path rewrites, the
+ * access rules, reference checks, the export layout and the manager (`GET /resourcekinds`) read this table.
+ * A kind's body contract (schema, upstream aliases, semantic checks, where it holds references) is its module
+ * under `schemas/`, registered in `catalogue.ts`.
  */
-export interface ResourceKindDefinition {
+export interface ResourceKind {
   /** Internal name, used as the storage key. */
   readonly name: string;
   /** Human name for messages: "dictionary", "behavior set", ... */
   readonly title: string;
+  /** Plural label for lists in the manager. */
+  readonly label: string;
   /** Type host after `ai.svc.` in references and in `Location`. */
   readonly uriType: string;
   /** Other type hosts that name this kind in references (upstream 6.x names). */
@@ -25,6 +22,139 @@ export interface ResourceKindDefinition {
   readonly storePath: string;
   /** Upstream store paths answered as well (rewritten to `storePath` before routing). */
   readonly legacyStorePaths: readonly string[];
+  /** File name extension in export archives: `<id>.<exportName>.json`. */
+  readonly exportName: string;
+  /** Older file name extensions an import accepts besides `exportName`. */
+  readonly importNames: readonly string[];
+  /** A minimal valid body the manager offers for "new". */
+  readonly template: unknown;
+}
+
+export const resourceKinds = [
+  {
+    name: 'dictionary',
+    title: 'dictionary',
+    label: 'Dictionaries',
+    uriType: 'regulardictionary',
+    uriTypeAliases: ['dictionary'],
+    storePath: '/regulardictionarystore/regulardictionaries',
+    legacyStorePaths: ['/dictionarystore/dictionaries'],
+    exportName: 'regulardictionary',
+    importNames: ['dictionary'],
+    template: { words: [{ word: 'hello', expressions: 'greeting(hello)' }], phrases: [] },
+  },
+  {
+    name: 'behavior',
+    title: 'behavior set',
+    label: 'Behavior sets',
+    uriType: 'behavior',
+    uriTypeAliases: ['rules'],
+    storePath: '/behaviorstore/behaviorsets',
+    legacyStorePaths: ['/rulestore/rulesets'],
+    exportName: 'behavior',
+    importNames: ['rules'],
+    template: {
+      behaviorGroups: [
+        { name: 'Main', behaviorRules: [{ name: 'Greeting', actions: ['greet'], conditions: [{ type: 'inputmatcher', configs: { expressions: 'greeting(*)' } }] }] },
+      ],
+    },
+  },
+  {
+    name: 'output',
+    title: 'output set',
+    label: 'Output sets',
+    uriType: 'output',
+    uriTypeAliases: [],
+    storePath: '/outputstore/outputsets',
+    legacyStorePaths: [],
+    exportName: 'output',
+    importNames: [],
+    template: { outputSet: [{ action: 'greet', timesOccurred: 0, outputs: [{ valueAlternatives: [{ type: 'text', text: 'Hello!' }] }] }] },
+  },
+  {
+    name: 'workflow',
+    title: 'workflow',
+    label: 'Workflows',
+    uriType: 'package',
+    uriTypeAliases: ['workflow'],
+    storePath: '/packagestore/packages',
+    legacyStorePaths: ['/workflowstore/workflows'],
+    exportName: 'workflow',
+    importNames: ['package'],
+    template: { packageExtensions: [{ type: 'svc://ai.svc.templating', config: {} }] },
+  },
+  {
+    name: 'agent',
+    title: 'agent',
+    label: 'Agents',
+    uriType: 'agent',
+    uriTypeAliases: ['bot'],
+    storePath: '/agentstore/agents',
+    legacyStorePaths: ['/botstore/bots'],
+    exportName: 'agent',
+    importNames: ['bot'],
+    template: { packages: [] },
+  },
+  {
+    name: 'property',
+    title: 'property setter',
+    label: 'Property setters',
+    uriType: 'property',
+    uriTypeAliases: [],
+    storePath: '/propertysetterstore/propertysetters',
+    legacyStorePaths: [],
+    exportName: 'property',
+    importNames: [],
+    template: { setOnActions: [{ actions: ['greet'], setProperties: [{ name: 'lastInput', fromObjectPath: 'memory.current.input', scope: 'conversation' }] }] },
+  },
+  {
+    name: 'httpcalls',
+    title: 'HTTP-call set',
+    label: 'HTTP calls',
+    uriType: 'httpcalls',
+    uriTypeAliases: ['apicalls'],
+    storePath: '/httpcallsstore/httpcalls',
+    legacyStorePaths: ['/apicallstore/apicalls'],
+    exportName: 'httpcalls',
+    importNames: ['apicalls'],
+    template: {
+      targetServerUrl: 'https://example.org',
+      httpCalls: [{ name: 'lookup', actions: ['lookup'], saveResponse: true, responseObjectName: 'lookup', request: { method: 'GET', path: '/api' } }],
+    },
+  },
+  {
+    name: 'llm',
+    title: 'LLM configuration',
+    label: 'LLM configurations',
+    uriType: 'llm',
+    uriTypeAliases: [],
+    storePath: '/langchainstore/langchains',
+    legacyStorePaths: ['/llmstore/llms'],
+    exportName: 'langchain',
+    importNames: ['llm'],
+    template: {
+      tasks: [
+        {
+          actions: ['ask_llm'],
+          id: 'assistant',
+          type: 'openai',
+          description: 'Answers questions',
+          parameters: { apiKey: '${vault:OPENAI_API_KEY}', modelName: 'gpt-4o-mini', systemMessage: 'You are helpful.', addToOutput: 'true' },
+        },
+      ],
+    },
+  },
+] as const satisfies readonly ResourceKind[];
+
+export type KindName = (typeof resourceKinds)[number]['name'];
+
+/** A kind's facts together with its body contract (see `catalogue.ts`). */
+export interface ResourceKindDefinition extends ResourceKind, KindBody {
+  readonly name: KindName;
+}
+
+/** What a kind's module under `schemas/` says about its bodies. */
+export interface KindBody {
   /** The body schema in the spec's names (TypeBox; `additionalProperties: false` at every depth). */
   readonly schema: TSchema;
   /**
@@ -37,36 +167,45 @@ export interface ResourceKindDefinition {
    * each naming the JSON path, or an empty list. Runs after the schema accepted the body.
    */
   readonly checkSemantics: (body: unknown) => readonly SemanticProblem[];
+  /** Where a body holds references to other resources (export, import), in document order. */
+  readonly references?: (body: unknown) => readonly BodyReference[];
 }
+
+/** A reference in a body: where it is, and the kind it must name (any configuration kind when absent). */
+export interface BodyReference {
+  readonly path: JsonPath;
+  readonly kind?: KindName;
+}
+
+/** A location in a JSON body: field names and list indexes. */
+export type JsonPath = readonly (string | number)[];
 
 export interface SemanticProblem {
   readonly path: string;
   readonly message: string;
 }
 
-export const resourceKinds: readonly ResourceKindDefinition[] = [
-  dictionaryKind,
-  behaviorKind,
-  outputKind,
-  workflowKind,
-  agentKind,
-  propertyKind,
-  httpCallsKind,
-  llmKind,
-];
-
-const byUriType = new Map<string, ResourceKindDefinition>();
+const byName = new Map<string, ResourceKind & { readonly name: KindName }>(resourceKinds.map((kind) => [kind.name, kind]));
+const byUriType = new Map<string, KindName>();
+const byExportName = new Map<string, KindName>();
 for (const kind of resourceKinds) {
-  for (const type of [kind.uriType, ...kind.uriTypeAliases]) byUriType.set(type, kind);
+  for (const type of [kind.uriType, ...kind.uriTypeAliases]) byUriType.set(type, kind.name);
+  for (const fileName of [kind.exportName, ...kind.importNames]) byExportName.set(fileName, kind.name);
 }
 
 /** The kind named by a reference's type host (`regulardictionary`, `dictionary`, `rules`, ...). */
-export function kindOfUriType(type: string): ResourceKindDefinition | undefined {
-  return byUriType.get(type);
+export function kindOfUriType(type: string): (ResourceKind & { readonly name: KindName }) | undefined {
+  const name = byUriType.get(type);
+  return name === undefined ? undefined : byName.get(name);
 }
 
-export function kindNamed(name: string): ResourceKindDefinition {
-  const kind = resourceKinds.find((k) => k.name === name);
+/** The kind of an export file extension (`regulardictionary`, or an older name such as `rules`). */
+export function kindOfExportName(fileName: string): KindName | undefined {
+  return byExportName.get(fileName);
+}
+
+export function kindNamed(name: string): ResourceKind & { readonly name: KindName } {
+  const kind = byName.get(name);
   if (!kind) throw new Error(`unknown resource kind ${name}`);
   return kind;
 }

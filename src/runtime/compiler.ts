@@ -1,6 +1,13 @@
-import { kindOfUriType } from '../resources/kinds.ts';
+import { kindOfUriType, type KindName } from '../resources/kinds.ts';
 import { parseExtensionType, parseReference } from '../resources/uri.ts';
-import { DeploymentError, type CompiledTask, type TaskRegistry, type WorkflowExtension } from './tasks.ts';
+import { DeploymentError, type CompiledTask, type TaskRegistry } from './tasks.ts';
+
+/** One step of a workflow's `packageExtensions`, as stored. */
+interface WorkflowStep {
+  readonly type: string;
+  readonly config?: unknown;
+  readonly extensions?: unknown;
+}
 
 /** An agent version compiled for execution: its workflows in order, each an ordered list of compiled tasks. */
 export interface CompiledWorkflow {
@@ -39,7 +46,7 @@ export async function compileAgent(
     }
     return loaded.get(key);
   };
-  const resolve = async (reference: string, expectedKind: string) => {
+  const resolve = async (reference: string, expectedKind: KindName) => {
     const parsed = parseReference(reference);
     const kind = parsed && kindOfUriType(parsed.type);
     if (!parsed || !kind) throw new DeploymentError(`'${reference}' is not a resource reference.`);
@@ -52,18 +59,14 @@ export async function compileAgent(
   for (const [index, reference] of (agent.packages ?? []).entries()) {
     const parsed = parseReference(reference);
     if (!parsed) throw new DeploymentError(`packages[${index}] '${reference}' is not a resource reference.`);
-    const workflow = (await resolve(reference, 'workflow')) as { packageExtensions?: WorkflowExtension[] };
+    const workflow = (await resolve(reference, 'workflow')) as { packageExtensions?: WorkflowStep[] };
     const tasks: CompiledTask[] = [];
     for (const [position, extension] of (workflow.packageExtensions ?? []).entries()) {
       const where = `workflow ${parsed.id} version ${parsed.version}, packageExtensions[${position}]`;
       const type = parseExtensionType(extension.type);
-      const task = type === undefined ? undefined : registry.get(type);
-      if (!task) throw new DeploymentError(`Unknown extension type '${extension.type}' in ${where}.`);
+      if (type === undefined || !registry.get(type)) throw new DeploymentError(`Unknown extension type '${extension.type}' in ${where}.`);
       try {
-        tasks.push(await task.compile(
-          { type: extension.type, config: extension.config ?? {}, extensions: extension.extensions ?? {} },
-          { workflowId: parsed.id, resolve },
-        ));
+        tasks.push(await registry.compile(type, extension.config ?? {}, extension.extensions ?? {}, { workflowId: parsed.id, resolve }));
       } catch (error) {
         if (error instanceof DeploymentError) throw new DeploymentError(`${error.message} (${where})`);
         throw error;

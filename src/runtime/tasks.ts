@@ -1,16 +1,17 @@
+import type { Static, TObject } from '@sinclair/typebox';
+import type { ValidateFunction } from 'ajv';
+import type { KindName, SemanticProblem } from '../resources/kinds.ts';
+import { compileBodyValidator, describeSchemaError } from '../resources/validation.ts';
+import type { TaskServices } from '../tasks/services.ts';
 import type { Turn } from './turn.ts';
 
 /**
- * The lifecycle-task plug-in interface. A task type compiles its configuration once, at deployment, into a
+ * The lifecycle-task plug-in interface. A task module declares its whole contract in one `TaskDefinition`: its
+ * type id, the schemas of a workflow step's `config` and `extensions`, where a step holds references to other
+ * resources, and `compile`. The workflow schema, its write-time checks and the export layout are derived from the
+ * registered definitions. `compile` runs once, at deployment, on a config that has passed the schemas, into a
  * `CompiledTask` whose `execute` runs on every turn and only looks things up. Memory is the only thing tasks share.
  */
-
-/** One entry of a workflow's `packageExtensions`. */
-export interface WorkflowExtension {
-  readonly type: string;
-  readonly config: Readonly<Record<string, unknown>>;
-  readonly extensions: Readonly<Record<string, unknown>>;
-}
 
 export interface CompileContext {
   /** Id of the workflow being compiled. */
@@ -19,7 +20,9 @@ export interface CompileContext {
    * Loads a referenced configuration resource by its versioned `svc://` reference, as parsed JSON (spec names).
    * Throws a `DeploymentError` naming the reference when it is malformed, of the wrong kind or missing.
    */
-  resolve(reference: string, expectedKind: string): Promise<unknown>;
+  resolve(reference: string, expectedKind: KindName): Promise<unknown>;
+  /** What the running service offers tasks (vault, HTTP-call executor, LLM providers); see `tasks/services.ts`. */
+  readonly services: TaskServices;
 }
 
 export interface CompiledTask {
@@ -28,12 +31,39 @@ export interface CompiledTask {
   execute(turn: Turn): void | Promise<void>;
 }
 
-export interface LifecycleTask {
+/**
+ * A place in a workflow step that holds a reference: a path below the step (`'*'` stands for every element of a
+ * list) and the kind it must name (any configuration kind when absent).
+ */
+export interface TaskReference {
+  readonly path: readonly string[];
+  readonly kind?: KindName;
+}
+
+export interface TaskDefinition<C extends TObject = TObject, E extends TObject = TObject> {
   /** The task type id, e.g. `ai.svc.output`; a workflow names it as `svc://ai.svc.output`. */
   readonly type: string;
-  /** Other ids that name the same task (upstream names). */
+  /** Other ids that name the same task (upstream names); written workflows are stored with `type`. */
   readonly aliases?: readonly string[];
-  compile(extension: WorkflowExtension, context: CompileContext): CompiledTask | Promise<CompiledTask>;
+  /** Schema of the step's `config` (closed: every field the task reads, nothing else). */
+  readonly configSchema: C;
+  /** Schema of the step's `extensions` (closed). */
+  readonly extensionsSchema: E;
+  /** Where a step holds references (write-time kind checks, export and import). */
+  readonly references?: readonly TaskReference[];
+  /** Write-time rules the schemas cannot express; `path` is the step's JSON path. */
+  checkStep?(config: Static<C>, extensions: Static<E>, path: string): readonly SemanticProblem[];
+  compile(config: Static<C>, extensions: Static<E>, context: CompileContext): CompiledTask | Promise<CompiledTask>;
+}
+
+/** Declares a task; only here so that `compile` gets its parameter types from the schemas. */
+export function defineTask<C extends TObject, E extends TObject>(definition: TaskDefinition<C, E>): TaskDefinition<C, E> {
+  return definition;
+}
+
+/** `uri` in `config` or `extensions` names a resource of `kind`: the references of most tasks. */
+export function uriReferences(kind: KindName): readonly TaskReference[] {
+  return [{ path: ['config', 'uri'], kind }, { path: ['extensions', 'uri'], kind }];
 }
 
 /** A deployment failed for a reason the agent's author can fix; the message is shown as the deployment error. */
@@ -44,22 +74,58 @@ export class DeploymentError extends Error {
   }
 }
 
+interface RegisteredTask {
+  readonly definition: TaskDefinition;
+  readonly validateConfig: ValidateFunction;
+  readonly validateExtensions: ValidateFunction;
+}
+
 export class TaskRegistry {
-  readonly #tasks = new Map<string, LifecycleTask>();
+  readonly #tasks = new Map<string, RegisteredTask>();
+  readonly #definitions: TaskDefinition[] = [];
+  readonly #services: TaskServices;
 
-  constructor(tasks: readonly LifecycleTask[] = []) {
-    for (const task of tasks) this.register(task);
+  constructor(definitions: readonly TaskDefinition[] = [], services: TaskServices = {}) {
+    this.#services = services;
+    for (const definition of definitions) this.register(definition);
   }
 
-  register(task: LifecycleTask): void {
-    for (const id of [task.type, ...(task.aliases ?? [])]) this.#tasks.set(id, task);
+  register(definition: TaskDefinition): void {
+    const registered = {
+      definition,
+      validateConfig: compileBodyValidator(definition.configSchema),
+      validateExtensions: compileBodyValidator(definition.extensionsSchema),
+    };
+    this.#definitions.push(definition);
+    for (const id of [definition.type, ...(definition.aliases ?? [])]) this.#tasks.set(id, registered);
   }
 
-  get(type: string): LifecycleTask | undefined {
-    return this.#tasks.get(type);
+  get(type: string): TaskDefinition | undefined {
+    return this.#tasks.get(type)?.definition;
   }
 
-  get types(): string[] {
-    return [...this.#tasks.keys()];
+  /** Every registered definition, once each, in registration order. */
+  get definitions(): readonly TaskDefinition[] {
+    return this.#definitions;
+  }
+
+  /**
+   * Checks a step against its task's schemas (it was checked when written, but the task may have changed since)
+   * and compiles it. Throws a `DeploymentError` naming the field for a config the schemas refuse.
+   */
+  async compile(
+    type: string,
+    config: unknown,
+    extensions: unknown,
+    context: Omit<CompileContext, 'services'>,
+  ): Promise<CompiledTask> {
+    const task = this.#tasks.get(type);
+    if (!task) throw new DeploymentError(`Unknown extension type '${type}'.`);
+    for (const [part, value, validate] of [['config', config, task.validateConfig], ['extensions', extensions, task.validateExtensions]] as const) {
+      if (validate(value)) continue;
+      const error = validate.errors![0]!;
+      throw new DeploymentError(describeSchemaError({ ...error, instancePath: `/${part}${error.instancePath}` }, `${type} step`).message);
+    }
+    return task.definition.compile(config as never, extensions as never, { ...context, services: this.#services });
   }
 }

@@ -1,33 +1,41 @@
-import type { LifecycleTask } from '../runtime/tasks.ts';
-import { createBehaviorTask } from './behavior/behavior-task.ts';
-import { createHttpCallsTask, type HttpCallsTaskOptions } from './httpcalls/httpcalls-task.ts';
-import { createHttpCallTools } from './llm/http-call-tools.ts';
-import { createLlmTask, type LlmTaskOptions } from './llm/llm-task.ts';
-import { createOutputTask } from './output/output-task.ts';
-import { createParserTask } from './parser/parser-task.ts';
+import type { TaskDefinition } from '../runtime/tasks.ts';
 import type { SecretWriter } from '../properties/secret-properties.ts';
-import { createPropertyTask } from './property/property-task.ts';
-import { createTemplatingTask } from './templating/templating-task.ts';
+import { behaviorTask } from './behavior/behavior-task.ts';
+import { createHttpCallExecutor, type HttpCallExecutorOptions } from './httpcalls/executor.ts';
+import { httpCallsTask } from './httpcalls/httpcalls-task.ts';
+import { createHttpCallTools } from './llm/http-call-tools.ts';
+import { createLlmServices, llmTask, type LlmTaskOptions } from './llm/llm-task.ts';
+import { outputTask } from './output/output-task.ts';
+import { parserTask } from './parser/parser-task.ts';
+import { propertyTask } from './property/property-task.ts';
+import type { TaskServices } from './services.ts';
+import { templatingTask } from './templating/templating-task.ts';
 
-export interface BuiltInTaskOptions {
-  /** Where secret-scoped properties store their values (the vault); without it they fail the turn. */
+/** Every lifecycle task type the service ships; a new task type is one module plus one line here. */
+export const builtInTasks: readonly TaskDefinition[] = [
+  parserTask,
+  behaviorTask,
+  propertyTask,
+  outputTask,
+  templatingTask,
+  httpCallsTask,
+  llmTask,
+];
+
+export interface TaskServiceOptions {
   readonly secretWriter?: SecretWriter | undefined;
-  /** Secrets resolver, URL guard and defaults of HTTP calls; without it the HTTP-calls task is not registered. */
-  readonly httpCalls?: HttpCallsTaskOptions | undefined;
-  /** Secrets, tool history and provider defaults of LLM tasks; without it the LLM task is not registered. */
+  /** Secrets resolver, URL guard and defaults of HTTP calls. */
+  readonly httpCalls?: HttpCallExecutorOptions | undefined;
+  /** Secrets, tool history and provider defaults of LLM tasks. */
   readonly llm?: Omit<LlmTaskOptions, 'httpCallTools'> | undefined;
 }
 
-/** Every lifecycle task type the service ships, registered at start-up. */
-export function builtInTasks(options: BuiltInTaskOptions = {}): LifecycleTask[] {
-  const httpCalls = options.httpCalls ? createHttpCallsTask({ ...options.httpCalls, secretWriter: options.secretWriter }) : undefined;
-  return [
-    createParserTask(),
-    createBehaviorTask(),
-    createPropertyTask({ secretWriter: options.secretWriter }),
-    createOutputTask(),
-    createTemplatingTask(),
-    ...(httpCalls ? [httpCalls] : []),
-    ...(options.llm ? [createLlmTask({ ...options.llm, httpCallTools: httpCalls && createHttpCallTools(httpCalls.executor) })] : []),
-  ];
+/** The services the built-in tasks use, built once at start-up. */
+export function createTaskServices(options: TaskServiceOptions): TaskServices {
+  const httpCalls = options.httpCalls ? createHttpCallExecutor({ ...options.httpCalls, secretWriter: options.secretWriter }) : undefined;
+  return {
+    secretWriter: options.secretWriter,
+    httpCalls,
+    llm: options.llm ? createLlmServices({ ...options.llm, httpCallTools: httpCalls && createHttpCallTools(httpCalls) }) : undefined,
+  };
 }

@@ -1,8 +1,9 @@
 import { applyTallies, emptyTallies, type ContextValue, type Property, type StoredStep, type Tallies } from '../../src/runtime/memory.ts';
-import type { CompiledTask, CompileContext } from '../../src/runtime/tasks.ts';
+import type { CompiledTask } from '../../src/runtime/tasks.ts';
 import type { Turn } from '../../src/runtime/turn.ts';
-import { createBehaviorTask } from '../../src/tasks/behavior/behavior-task.ts';
+import { behaviorTask } from '../../src/tasks/behavior/behavior-task.ts';
 import type { BehaviorConditionDefinition } from '../../src/tasks/behavior/conditions.ts';
+import { compileStep } from './tasks.ts';
 import { testTurn } from './turns.ts';
 
 /** Helpers shared by the behavior rules' unit tests: conversations built step by step as the runtime builds them (steps frozen, tallies applied). */
@@ -10,8 +11,7 @@ import { testTurn } from './turns.ts';
 export const SET_URI = 'svc://ai.svc.behavior/behaviorstore/behaviorsets/0123456789abcdef01234567?version=1';
 
 export async function compileSet(set: unknown, config: Record<string, unknown> = { uri: SET_URI }): Promise<CompiledTask> {
-  const context: CompileContext = { workflowId: 'w', resolve: async () => structuredClone(set) };
-  return createBehaviorTask().compile({ type: 'svc://ai.svc.behavior', config, extensions: {} }, context);
+  return compileStep(behaviorTask, { config }, async () => structuredClone(set));
 }
 
 /** A set of one rule `R` (action `hit`) with the given conditions. */

@@ -1,4 +1,5 @@
-import type { LifecycleTask } from '../../src/runtime/tasks.ts';
+import { Type } from '@sinclair/typebox';
+import { defineTask } from '../../src/runtime/tasks.ts';
 
 /**
  * A barrier between a test and a turn of the control task: the turn says when it has started (`reached`) and then
@@ -49,8 +50,12 @@ async function waitAtGate(name: string, signal: AbortSignal): Promise<void> {
  * - `gate` (string): stop at that gate until the test releases it (see `turnGate`)
  * - `fail` (string): throw
  */
-export const controlTask: LifecycleTask = {
+const NoSettings = Type.Object({}, { additionalProperties: false });
+
+export const controlTask = defineTask({
   type: 'ai.svc.test.control',
+  configSchema: NoSettings,
+  extensionsSchema: NoSettings,
   compile: () => ({
     type: 'ai.svc.test.control',
     async execute(turn) {
@@ -63,6 +68,6 @@ export const controlTask: LifecycleTask = {
       if (property) turn.setProperty(property.value as { name: string; value: unknown; scope: 'step' | 'conversation' | 'longTerm' });
     },
   }),
-};
+});
 
 export const controlExtension = { type: 'svc://ai.svc.test.control', config: {} };

@@ -1,7 +1,8 @@
 import type { Property, StoredStep } from '../../src/runtime/memory.ts';
-import type { CompiledTask, CompileContext } from '../../src/runtime/tasks.ts';
+import type { CompiledTask } from '../../src/runtime/tasks.ts';
 import type { Turn } from '../../src/runtime/turn.ts';
-import { createParserTask } from '../../src/tasks/parser/parser-task.ts';
+import { parserTask } from '../../src/tasks/parser/parser-task.ts';
+import { compileStep } from './tasks.ts';
 import { testTurn } from './turns.ts';
 
 /** Helpers shared by the parser's unit tests. */
@@ -34,14 +35,10 @@ export async function compileTask(
   config: Record<string, unknown> = {},
   dictionaries: Record<string, unknown> = { [DICTIONARY_URI]: basicDictionary },
 ): Promise<CompiledTask> {
-  const context: CompileContext = {
-    workflowId: 'w',
-    resolve: async (reference) => {
-      if (!(reference in dictionaries)) throw new Error(`no dictionary ${reference}`);
-      return dictionaries[reference];
-    },
-  };
-  return createParserTask().compile({ type: 'svc://ai.svc.parser', config, extensions }, context);
+  return compileStep(parserTask, { config, extensions }, async (reference) => {
+    if (!(reference in dictionaries)) throw new Error(`no dictionary ${reference}`);
+    return dictionaries[reference];
+  });
 }
 
 export function makeTurn(input: string, options: { lang?: string; quickReplies?: unknown[] } = {}): Turn {

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
-import type { LifecycleTask } from '../../src/runtime/tasks.ts';
+import type { TaskDefinition } from '../../src/runtime/tasks.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { loadSettings, type SettingName } from '../../src/settings.ts';
 import { client } from './http.ts';
@@ -26,7 +26,7 @@ export interface TestServer {
   dispose(): Promise<void>;
 }
 
-export async function startTestServer(store: StoreType, overrides: Overrides = {}, extraTasks: readonly LifecycleTask[] = []): Promise<TestServer> {
+export async function startTestServer(store: StoreType, overrides: Overrides = {}, extraTasks: readonly TaskDefinition[] = []): Promise<TestServer> {
   let storeOverrides: Overrides;
   let removeStore: () => Promise<void>;
   if (store === 'sqlite') {

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { ResourceKindDefinition, SemanticProblem } from '../kinds.ts';
-import { aliasRenamer, canonicalReference, checkReference, closed, indexPath, kindLocations, stringMap, type AliasSpec } from './common.ts';
+import { kindNamed, type ResourceKindDefinition, type SemanticProblem } from '../kinds.ts';
+import { aliasRenamer, canonicalReference, checkReference, closed, indexPath, stringMap, type AliasSpec } from './common.ts';
 import { isRecord } from '../../shared/json.ts';
 
 export const ChannelSchema = closed(
@@ -40,10 +40,9 @@ function checkSemantics(body: unknown): SemanticProblem[] {
 }
 
 export const agentKind: ResourceKindDefinition = {
-  name: 'agent',
-  title: 'agent',
-  ...kindLocations.agent,
+  ...kindNamed('agent'),
   schema: AgentSchema,
   renameAliases: aliasRenamer(aliases, AgentSchema),
   checkSemantics,
+  references: (body) => (isRecord(body) && Array.isArray(body['packages']) ? body['packages'].map((_, i) => ({ path: ['packages', i], kind: 'workflow' as const })) : []),
 };

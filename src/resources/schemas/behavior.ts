@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import type { ResourceKindDefinition, SemanticProblem } from '../kinds.ts';
-import { aliasRenamer, arrayField, closed, fieldPath, indexPath, isBlank, kindLocations, stringEnum, stringMap, type AliasSpec, type JsonObject } from './common.ts';
+import { kindNamed, type ResourceKindDefinition, type SemanticProblem } from '../kinds.ts';
+import { aliasRenamer, arrayField, closed, fieldPath, indexPath, isBlank, stringEnum, stringMap, type AliasSpec, type JsonObject } from './common.ts';
 import { isRecord } from '../../shared/json.ts';
 
 /** Nested conditions (negation, connector) are described this many levels deep; deeper nesting is refused. */
@@ -205,9 +205,7 @@ function checkSemantics(body: unknown): SemanticProblem[] {
 }
 
 export const behaviorKind: ResourceKindDefinition = {
-  name: 'behavior',
-  title: 'behavior set',
-  ...kindLocations.behavior,
+  ...kindNamed('behavior'),
   schema: BehaviorSetSchema,
   renameAliases: aliasRenamer(aliases, BehaviorSetSchema),
   checkSemantics,

@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { invalid } from '../../errors.ts';
-import type { SemanticProblem } from '../kinds.ts';
+import { kindNamed, kindOfUriType, type KindName, type SemanticProblem } from '../kinds.ts';
 import { formatReference, parseReference } from '../uri.ts';
 import { isRecord } from '../../shared/json.ts';
 
@@ -9,62 +9,6 @@ import { isRecord } from '../../shared/json.ts';
  * setters, HTTP-call pre/post instructions, LLM pre/post instructions), the generic alias renamer, the
  * reference-form check and JSON-path helpers.
  */
-
-// ---------------------------------------------------------------------------------------------------------------
-// Where each kind lives: reference type host (plus upstream aliases) and store path (plus upstream paths).
-// The kind files build their definitions from this table, and reference checks/rewrites read it, so the kinds
-// and the reference rules cannot drift apart (kinds.ts cannot be imported here without an import cycle).
-// ---------------------------------------------------------------------------------------------------------------
-
-export interface KindLocation {
-  readonly uriType: string;
-  readonly uriTypeAliases: readonly string[];
-  readonly storePath: string;
-  readonly legacyStorePaths: readonly string[];
-}
-
-export const kindLocations = {
-  dictionary: {
-    uriType: 'regulardictionary',
-    uriTypeAliases: ['dictionary'],
-    storePath: '/regulardictionarystore/regulardictionaries',
-    legacyStorePaths: ['/dictionarystore/dictionaries'],
-  },
-  behavior: {
-    uriType: 'behavior',
-    uriTypeAliases: ['rules'],
-    storePath: '/behaviorstore/behaviorsets',
-    legacyStorePaths: ['/rulestore/rulesets'],
-  },
-  output: { uriType: 'output', uriTypeAliases: [], storePath: '/outputstore/outputsets', legacyStorePaths: [] },
-  workflow: {
-    uriType: 'package',
-    uriTypeAliases: ['workflow'],
-    storePath: '/packagestore/packages',
-    legacyStorePaths: ['/workflowstore/workflows'],
-  },
-  agent: { uriType: 'agent', uriTypeAliases: ['bot'], storePath: '/agentstore/agents', legacyStorePaths: ['/botstore/bots'] },
-  property: { uriType: 'property', uriTypeAliases: [], storePath: '/propertysetterstore/propertysetters', legacyStorePaths: [] },
-  httpcalls: {
-    uriType: 'httpcalls',
-    uriTypeAliases: ['apicalls'],
-    storePath: '/httpcallsstore/httpcalls',
-    legacyStorePaths: ['/apicallstore/apicalls'],
-  },
-  llm: { uriType: 'llm', uriTypeAliases: [], storePath: '/langchainstore/langchains', legacyStorePaths: ['/llmstore/llms'] },
-} as const satisfies Record<string, KindLocation>;
-
-export type KindName = keyof typeof kindLocations;
-
-const kindByHost = new Map<string, KindName>();
-for (const [name, location] of Object.entries(kindLocations) as [KindName, KindLocation][]) {
-  for (const host of [location.uriType, ...location.uriTypeAliases]) kindByHost.set(host, name);
-}
-
-/** The configuration kind named by a reference type host (`regulardictionary`, `dictionary`, `rules`, ...). */
-export function kindOfHost(host: string): KindName | undefined {
-  return kindByHost.get(host);
-}
 
 /**
  * A reference written with an upstream host or store path (`svc://ai.svc.rules/rulestore/rulesets/<id>?version=1`)
@@ -75,10 +19,9 @@ export function canonicalReference(value: unknown): unknown {
   if (typeof value !== 'string') return value;
   const reference = parseReference(value);
   if (!reference) return value;
-  const kind = kindOfHost(reference.type);
+  const kind = kindOfUriType(reference.type);
   if (!kind) return value;
-  const location = kindLocations[kind];
-  return formatReference(location.uriType, location.storePath, reference.id, reference.version);
+  return formatReference(kind.uriType, kind.storePath, reference.id, reference.version);
 }
 
 /**
@@ -93,12 +36,12 @@ export function checkReference(value: unknown, path: string, expected?: readonly
       message: `'${String(value)}' at ${path} is not a resource reference of the form svc://ai.svc.<type>/<store path>/<24 hex id>?version=<n>.`,
     };
   }
-  const kind = kindOfHost(reference.type);
+  const kind = kindOfUriType(reference.type)?.name;
   if (!kind) {
     return { path, message: `The reference at ${path} names the type 'ai.svc.${reference.type}', which is not a configuration kind.` };
   }
   if (expected && !expected.includes(kind)) {
-    const wanted = expected.map((k) => `ai.svc.${kindLocations[k].uriType}`).join(' or ');
+    const wanted = expected.map((k) => `ai.svc.${kindNamed(k).uriType}`).join(' or ');
     return { path, message: `The reference at ${path} must name ${wanted}, not 'ai.svc.${reference.type}'.` };
   }
   return undefined;

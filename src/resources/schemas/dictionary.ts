@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { ResourceKindDefinition } from '../kinds.ts';
+import { kindNamed, type ResourceKindDefinition } from '../kinds.ts';
 import type { SemanticProblem } from '../kinds.ts';
-import { aliasRenamer, arrayField, closed, fieldPath, indexPath, kindLocations, type AliasSpec } from './common.ts';
+import { aliasRenamer, arrayField, closed, fieldPath, indexPath, type AliasSpec } from './common.ts';
 
 const expressions = Type.Optional(
   Type.String({
@@ -69,9 +69,7 @@ function checkSemantics(body: unknown): SemanticProblem[] {
 }
 
 export const dictionaryKind: ResourceKindDefinition = {
-  name: 'dictionary',
-  title: 'dictionary',
-  ...kindLocations.dictionary,
+  ...kindNamed('dictionary'),
   schema: DictionarySchema,
   renameAliases: aliasRenamer(aliases, DictionarySchema),
   checkSemantics,

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { ResourceKindDefinition, SemanticProblem } from '../kinds.ts';
+import { kindNamed, type ResourceKindDefinition, type SemanticProblem } from '../kinds.ts';
 import {
   aliasRenamer,
   arrayField,
@@ -8,7 +8,6 @@ import {
   fieldPath,
   HttpCodeValidatorSchema,
   indexPath,
-  kindLocations,
   oneOrMany,
   PropertyInstructionList,
   stringMap,
@@ -200,9 +199,7 @@ function checkSemantics(body: unknown): SemanticProblem[] {
 }
 
 export const httpCallsKind: ResourceKindDefinition = {
-  name: 'httpcalls',
-  title: 'HTTP-call set',
-  ...kindLocations.httpcalls,
+  ...kindNamed('httpcalls'),
   schema: HttpCallSetSchema,
   renameAliases: aliasRenamer(aliases, HttpCallSetSchema),
   checkSemantics,

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { ResourceKindDefinition, SemanticProblem } from '../kinds.ts';
+import { kindNamed, type ResourceKindDefinition, type SemanticProblem } from '../kinds.ts';
 import {
   aliasRenamer,
   arrayField,
@@ -8,7 +8,6 @@ import {
   fieldPath,
   indexPath,
   isBlank,
-  kindLocations,
   PropertyInstructionList,
   stringMap,
   StringList,
@@ -39,9 +38,9 @@ export const LlmTaskSchema = closed(
         'Provider parameters, all as text: apiKey, modelName, baseUrl, temperature, systemMessage, prompt, sendConversation, addToOutput, ... A value ${vault:NAME} is read from the secrets vault at run time.',
       ),
     ),
-    preRequest: Type.Optional(instructions('Property instructions run before the model is called.')),
-    postResponse: Type.Optional(instructions('Property instructions run with the response available to templates.')),
-    responseObjectName: Type.Optional(Type.String({ description: 'Name the response is bound to for postResponse templates (default: the task id).' })),
+    preRequest: Type.Optional(instructions('Property instructions run before the model is called; their properties can be used in prompt and systemMessage.')),
+    postResponse: Type.Optional(instructions('Property instructions run after the answer arrived, which they see under responseObjectName (a JSON answer as an object).')),
+    responseObjectName: Type.Optional(Type.String({ description: 'Name the answer is bound to for the postResponse instructions (default: the task id); not stored in the memory.' })),
     responseMetadataObjectName: Type.Optional(Type.String({ description: 'Name under which token usage, finish reason and model are stored.' })),
     tools: Type.Optional(StringList('HTTP-call set references whose calls the model may use as tools.')),
     enableBuiltInTools: Type.Optional(Type.Boolean({ description: 'Offer the built-in tools to the model (default false).' })),
@@ -94,10 +93,10 @@ function checkSemantics(body: unknown): SemanticProblem[] {
 }
 
 export const llmKind: ResourceKindDefinition = {
-  name: 'llm',
-  title: 'LLM configuration',
-  ...kindLocations.llm,
+  ...kindNamed('llm'),
   schema: LlmConfigurationSchema,
   renameAliases: aliasRenamer({}, LlmConfigurationSchema),
   checkSemantics,
+  references: (body) =>
+    arrayField(body, 'tasks').flatMap((task, i) => (Array.isArray(task['tools']) ? task['tools'].map((_, j) => ({ path: ['tasks', i, 'tools', j], kind: 'httpcalls' as const })) : [])),
 };

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { ResourceKindDefinition } from '../kinds.ts';
-import { aliasRenamer, closed, discriminated, kindLocations, type AliasSpec } from './common.ts';
+import { kindNamed, type ResourceKindDefinition } from '../kinds.ts';
+import { aliasRenamer, closed, discriminated, type AliasSpec } from './common.ts';
 
 const delay = Type.Optional(Type.Integer({ minimum: 0, description: 'Delay in milliseconds, passed to the client (the server never waits; default 0).' }));
 const typeIs = <T extends string>(type: T) => Type.Literal(type, { description: `Always '${type}'.` });
@@ -142,9 +142,7 @@ export type OutputSet = Static<typeof OutputSetSchema>;
 const aliases: AliasSpec = { aliases: { lang: 'language' } };
 
 export const outputKind: ResourceKindDefinition = {
-  name: 'output',
-  title: 'output set',
-  ...kindLocations.output,
+  ...kindNamed('output'),
   schema: OutputSetSchema,
   renameAliases: aliasRenamer(aliases, OutputSetSchema),
   checkSemantics: () => [],

@@ -1,11 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { ResourceKindDefinition, SemanticProblem } from '../kinds.ts';
+import { kindNamed, type ResourceKindDefinition, type SemanticProblem } from '../kinds.ts';
 import {
   aliasRenamer,
   checkPropertyInstructions,
   checkSetOnActions,
   closed,
-  kindLocations,
   PropertyInstructionList,
   SetOnActionList,
 } from './common.ts';
@@ -33,9 +32,7 @@ function checkSemantics(body: unknown): SemanticProblem[] {
 }
 
 export const propertyKind: ResourceKindDefinition = {
-  name: 'property',
-  title: 'property setter',
-  ...kindLocations.property,
+  ...kindNamed('property'),
   schema: PropertySetterSchema,
   renameAliases: aliasRenamer({}, PropertySetterSchema),
   checkSemantics,

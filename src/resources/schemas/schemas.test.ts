@@ -11,7 +11,10 @@ import { httpCallsKind } from './httpcalls.ts';
 import { llmKind } from './llm.ts';
 import { outputKind } from './output.ts';
 import { propertyKind } from './property.ts';
-import { workflowKind } from './workflow.ts';
+import { builtInTasks } from '../../tasks/index.ts';
+import { workflowKindFor } from './workflow.ts';
+
+const workflowKind = workflowKindFor(builtInTasks);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Harness: rename aliases, validate with the strict body validator, run the semantic checks
@@ -768,9 +771,10 @@ describe('workflow', () => {
     );
   });
 
-  it('reports config fields the extension type does not read', () => {
-    assertProblem(workflowKind, { packageExtensions: [{ type: 'svc://ai.svc.output', config: { uri: outputRef, appendActions: true } }] }, '$.packageExtensions[0].config.appendActions');
-    assertProblem(workflowKind, { packageExtensions: [{ type: 'svc://ai.svc.parser', extensions: { uri: dictionaryRef } }] }, '$.packageExtensions[0].extensions.uri');
+  it('refuses config fields the extension type does not read, by the schema of its task', () => {
+    assertUnknownField(workflowKind, { packageExtensions: [{ type: 'svc://ai.svc.output', config: { uri: outputRef, appendActions: true } }] }, 'appendActions', '$.packageExtensions[0].config.appendActions');
+    assertUnknownField(workflowKind, { packageExtensions: [{ type: 'svc://ai.svc.parser', extensions: { uri: dictionaryRef } }] }, 'uri', '$.packageExtensions[0].extensions.uri');
+    assertUnknownField(workflowKind, { packageExtensions: [{ type: 'svc://ai.svc.rules', config: { uri: behaviorRef, includeUnused: true } }] }, 'includeUnused', '$.packageExtensions[0].config.includeUnused');
   });
 
   it('checks inline property instructions', () => {
@@ -935,7 +939,8 @@ describe('HTTP-call set', () => {
 // ---------------------------------------------------------------------------------------------------------------
 
 describe('LLM configuration', () => {
-  it('accepts tasks with tools, retry and pre/post instructions', () => assertValid(llmKind, llmConfig));
+  // What preRequest / postResponse / responseObjectName do is tested end to end in test/llm.test.ts.
+  it('accepts a task with every field the kind defines', () => assertValid(llmKind, llmConfig));
 
   it('reports an unknown field with its JSON path', () => {
     assertUnknownField(llmKind, { tasks: [{ type: 'openai', retry: { attempts: 2 } }] }, 'attempts', '$.tasks[0].retry.attempts');

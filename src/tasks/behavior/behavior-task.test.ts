@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import { emptyTallies, type Conversation } from '../../runtime/memory.ts';
 import { DeploymentError, TaskRegistry } from '../../runtime/tasks.ts';
 import { Turn } from '../../runtime/turn.ts';
-import { createBehaviorTask } from './behavior-task.ts';
+import { behaviorTask } from './behavior-task.ts';
+import { compileStep } from '../../../test/support/tasks.ts';
 import { compileSet, Dialogue, SET_URI, successes } from '../../../test/support/behavior.ts';
 
 const when = (expressions: string) => [{ type: 'inputmatcher', configs: { expressions } }];
@@ -31,20 +32,18 @@ const groups = {
 };
 
 test('the task type, its alias, and config.uri being required', async () => {
-  const task = createBehaviorTask();
+  const task = behaviorTask;
   assert.equal(task.type, 'ai.svc.behavior');
   assert.deepEqual(task.aliases, ['ai.svc.rules']);
   assert.equal(new TaskRegistry([task]).get('ai.svc.rules'), task);
-  const context = { workflowId: 'w', resolve: async () => groups };
-  await assert.rejects(async () => task.compile({ type: 'svc://ai.svc.behavior', config: {}, extensions: { uri: SET_URI } }, context), DeploymentError);
-  await assert.rejects(async () => task.compile({ type: 'svc://ai.svc.behavior', config: { uri: ' ' }, extensions: {} }, context), DeploymentError);
+  const resolve = async () => groups;
+  await assert.rejects(async () => compileStep(task, { config: {}, extensions: { uri: SET_URI } }, resolve), DeploymentError);
+  await assert.rejects(async () => compileStep(task, { config: { uri: ' ' } }, resolve), DeploymentError);
+  await assert.rejects(async () => compileStep(task, { config: { uri: SET_URI, surprise: true } }, resolve), /'surprise' at \$\.config\.surprise/);
   let asked: [string, string] | undefined;
-  await task.compile({ type: 'svc://ai.svc.rules', config: { uri: SET_URI }, extensions: {} }, {
-    workflowId: 'w',
-    resolve: async (uri, kind) => {
-      asked = [uri, kind];
-      return groups;
-    },
+  await compileStep(task, { type: 'ai.svc.rules', config: { uri: SET_URI } }, async (uri, kind) => {
+    asked = [uri, kind];
+    return groups;
   });
   assert.deepEqual(asked, [SET_URI, 'behavior']);
   await assert.rejects(compileSet('not a set'), DeploymentError);
@@ -73,7 +72,7 @@ test('appendActions: appended by default, replaced when false, the workflow conf
   assert.deepEqual(await start(await compileSet({ ...set, appendActions: false })), ['welcome']);
   assert.deepEqual(await start(await compileSet({ ...set, appendActions: false }, { uri: SET_URI, appendActions: true })), ['CONVERSATION_START', 'welcome']);
   assert.deepEqual(await start(await compileSet(set, { uri: SET_URI, appendActions: false })), ['welcome']);
-  assert.deepEqual(await start(await compileSet(set, { uri: SET_URI, appendActions: 'false' })), ['welcome']);
+  await assert.rejects(compileSet(set, { uri: SET_URI, appendActions: 'false' }), /\$\.config\.appendActions/);
 
   const again = await compileSet({ behaviorGroups: [{ behaviorRules: [{ name: 'Again', actions: ['x', 'CONVERSATION_START'] }] }] });
   assert.deepEqual(await start(again), ['CONVERSATION_START', 'x'], 'de-duplicated with the existing actions');

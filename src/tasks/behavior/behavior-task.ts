@@ -1,4 +1,6 @@
-import { DeploymentError, type CompiledTask, type LifecycleTask } from '../../runtime/tasks.ts';
+import { Type } from '@sinclair/typebox';
+import { closed } from '../../resources/schemas/common.ts';
+import { defineTask, DeploymentError, uriReferences } from '../../runtime/tasks.ts';
 import type { Turn } from '../../runtime/turn.ts';
 import {
   allOf,
@@ -55,14 +57,6 @@ interface CompiledGroup {
 export interface BehaviorOptions {
   readonly appendActions: boolean;
   readonly expressionsAsActions: boolean;
-}
-
-/** A workflow config flag: a boolean, or the text `true` / `false`; anything else is not set. */
-function flag(value: unknown): boolean | undefined {
-  if (typeof value === 'boolean') return value;
-  if (value === 'true') return true;
-  if (value === 'false') return false;
-  return undefined;
 }
 
 
@@ -151,26 +145,35 @@ export function executeBehavior(turn: Turn, groups: readonly CompiledGroup[], op
   turn.setActions(options.appendActions ? [...turn.actions, ...actions] : actions);
 }
 
-export function createBehaviorTask(): LifecycleTask {
-  return {
-    type: BEHAVIOR_TASK_TYPE,
-    aliases: ['ai.svc.rules'],
-    async compile(extension, context): Promise<CompiledTask> {
-      const uri = extension.config['uri'];
-      if (typeof uri !== 'string' || uri.trim() === '') {
-        throw new DeploymentError("The behavior task needs 'config.uri', the reference of its behavior set.");
-      }
-      const { groups, options: fromSet } = compileBehaviorSet(await context.resolve(uri, 'behavior'));
-      const options: BehaviorOptions = {
-        appendActions: flag(extension.config['appendActions']) ?? fromSet.appendActions ?? true,
-        expressionsAsActions: flag(extension.config['expressionsAsActions']) ?? fromSet.expressionsAsActions ?? false,
-      };
-      return {
-        type: BEHAVIOR_TASK_TYPE,
-        execute(turn) {
-          executeBehavior(turn, groups, options);
-        },
-      };
+const uri = Type.Optional(Type.String({ description: 'Reference of the behavior set: svc://ai.svc.behavior/behaviorstore/behaviorsets/<id>?version=<n>.' }));
+
+export const behaviorTask = defineTask({
+  type: BEHAVIOR_TASK_TYPE,
+  aliases: ['ai.svc.rules'],
+  configSchema: closed(
+    {
+      uri,
+      appendActions: Type.Optional(Type.Boolean({ description: "Append the produced actions to the step's actions (overrides the behavior set)." })),
+      expressionsAsActions: Type.Optional(Type.Boolean({ description: 'Also add the names of the input expressions as actions (overrides the behavior set).' })),
     },
-  };
-}
+    { description: 'The behavior set to evaluate and how its actions are applied.' },
+  ),
+  extensionsSchema: closed({ uri }, { description: "Accepted for upstream workflows; the behavior task reads 'config.uri'." }),
+  references: uriReferences('behavior'),
+  async compile(config, _extensions, context) {
+    if (config.uri === undefined || config.uri.trim() === '') {
+      throw new DeploymentError("The behavior task needs 'config.uri', the reference of its behavior set.");
+    }
+    const { groups, options: fromSet } = compileBehaviorSet(await context.resolve(config.uri, 'behavior'));
+    const options: BehaviorOptions = {
+      appendActions: config.appendActions ?? fromSet.appendActions ?? true,
+      expressionsAsActions: config.expressionsAsActions ?? fromSet.expressionsAsActions ?? false,
+    };
+    return {
+      type: BEHAVIOR_TASK_TYPE,
+      execute(turn) {
+        executeBehavior(turn, groups, options);
+      },
+    };
+  },
+});

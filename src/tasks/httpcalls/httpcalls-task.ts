@@ -1,6 +1,7 @@
-import { DeploymentError, type CompiledTask, type LifecycleTask, type WorkflowExtension } from '../../runtime/tasks.ts';
+import { Type } from '@sinclair/typebox';
+import { closed } from '../../resources/schemas/common.ts';
+import { defineTask, DeploymentError, uriReferences } from '../../runtime/tasks.ts';
 import { compileHttpCallSet, type CompiledHttpCall } from './compile.ts';
-import { createHttpCallExecutor, type HttpCallExecutor, type HttpCallExecutorOptions } from './executor.ts';
 
 /**
  * `svc://ai.svc.httpcalls` (alias `ai.svc.apicalls`): runs the HTTP calls of an HTTP-call set (`config.uri`) that
@@ -15,8 +16,6 @@ import { createHttpCallExecutor, type HttpCallExecutor, type HttpCallExecutorOpt
 export const HTTP_CALLS_TASK_TYPE = 'ai.svc.httpcalls';
 const HTTPCALL_ACTION = /^httpcall\((.+)\)$/;
 
-export type HttpCallsTaskOptions = HttpCallExecutorOptions;
-
 /** The calls `actions` trigger, in run order. */
 export function selectCalls(calls: readonly CompiledHttpCall[], byName: ReadonlyMap<string, CompiledHttpCall>, actions: readonly string[]): CompiledHttpCall[] {
   const selected = new Set<CompiledHttpCall>();
@@ -29,35 +28,32 @@ export function selectCalls(calls: readonly CompiledHttpCall[], byName: Readonly
   return [...selected];
 }
 
-function reference(extension: WorkflowExtension): string {
-  for (const holder of [extension.config, extension.extensions]) {
-    const uri = holder['uri'];
-    if (typeof uri === 'string' && uri.trim() !== '') return uri;
-  }
-  throw new DeploymentError("The HTTP-calls extension (svc://ai.svc.httpcalls) needs the 'uri' of an HTTP-call set in its config.");
-}
+const uri = Type.Optional(Type.String({ description: 'Reference of the HTTP-call set: svc://ai.svc.httpcalls/httpcallsstore/httpcalls/<id>?version=<n>.' }));
+const UriOnly = closed({ uri }, { description: 'The HTTP-call set.' });
 
-export function createHttpCallsTask(options: HttpCallsTaskOptions): LifecycleTask & { readonly executor: HttpCallExecutor } {
-  const executor = createHttpCallExecutor(options);
-  return {
-    type: HTTP_CALLS_TASK_TYPE,
-    aliases: ['ai.svc.apicalls'],
-    executor,
-    async compile(extension, context): Promise<CompiledTask> {
-      const uri = reference(extension);
-      const set = compileHttpCallSet(await context.resolve(uri, 'httpcalls'), uri);
-      const byName = new Map(set.calls.map((call) => [call.name, call]));
-      return {
-        type: HTTP_CALLS_TASK_TYPE,
-        async execute(turn) {
-          const selected = selectCalls(set.calls, byName, turn.actions);
-          const saved: Record<string, unknown> = {};
-          for (const call of selected) {
-            const result = await executor.execute(call, turn, saved);
-            if (result.saved) saved[call.responseObjectName] = result.response;
-          }
-        },
-      };
-    },
-  };
-}
+export const httpCallsTask = defineTask({
+  type: HTTP_CALLS_TASK_TYPE,
+  aliases: ['ai.svc.apicalls'],
+  configSchema: UriOnly,
+  extensionsSchema: UriOnly,
+  references: uriReferences('httpcalls'),
+  async compile(config, extensions, context) {
+    const executor = context.services.httpCalls;
+    if (!executor) throw new DeploymentError('HTTP calls are not available in this service.');
+    const reference = config.uri?.trim() || extensions.uri?.trim();
+    if (!reference) throw new DeploymentError("The HTTP-calls extension (svc://ai.svc.httpcalls) needs the 'uri' of an HTTP-call set in its config.");
+    const set = compileHttpCallSet(await context.resolve(reference, 'httpcalls'), reference);
+    const byName = new Map(set.calls.map((call) => [call.name, call]));
+    return {
+      type: HTTP_CALLS_TASK_TYPE,
+      async execute(turn) {
+        const selected = selectCalls(set.calls, byName, turn.actions);
+        const saved: Record<string, unknown> = {};
+        for (const call of selected) {
+          const result = await executor.execute(call, turn, saved);
+          if (result.saved) saved[call.responseObjectName] = result.response;
+        }
+      },
+    };
+  },
+});

@@ -4,10 +4,11 @@ import { startFakeAnthropic, startFakeOpenAi, type FakeProvider } from '../../..
 import { BUILT_IN_TOOL_NAMES } from '../../llm/built-in-tools.ts';
 import { ToolHistory } from '../../llm/tool-history.ts';
 import { emptyTallies, type Conversation } from '../../runtime/memory.ts';
-import type { CompiledTask, CompileContext } from '../../runtime/tasks.ts';
+import type { CompiledTask } from '../../runtime/tasks.ts';
 import { Turn, type TurnEvent } from '../../runtime/turn.ts';
 import { MissingSecretError, VAULT_REFERENCE, type SecretResolver } from '../../security/secret-references.ts';
-import { createLlmTask } from './llm-task.ts';
+import { createLlmServices, llmTask } from './llm-task.ts';
+import { compileStep } from '../../../test/support/tasks.ts';
 
 const VAULT_KEY = 'sk-from-the-vault-42';
 
@@ -35,8 +36,9 @@ function turnOf(input: string, options: { listener?: (event: TurnEvent) => void;
 }
 
 async function compile(tasks: unknown[], history = new ToolHistory({ defaultRateLimitPerMinute: 100, knownTools: BUILT_IN_TOOL_NAMES })): Promise<CompiledTask> {
-  const context: CompileContext = { workflowId: 'w', resolve: async () => ({ tasks }) };
-  return createLlmTask({ secrets: vault, tools: history }).compile({ type: 'svc://ai.svc.llm', config: { uri: 'svc://ai.svc.llm/langchainstore/langchains/x?version=1' }, extensions: {} }, context);
+  return compileStep(llmTask, { config: { uri: 'svc://ai.svc.llm/langchainstore/langchains/x?version=1' } }, async () => ({ tasks }), {
+    llm: createLlmServices({ secrets: vault, tools: history }),
+  });
 }
 
 describe('LLM task', () => {

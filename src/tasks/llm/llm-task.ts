@@ -9,9 +9,13 @@ import type { ToolHistory } from '../../llm/tool-history.ts';
 import { toolSetOf, type TraceEntry } from '../../llm/tool-runner.ts';
 import { unguardedWebAccess, type WebAccess } from '../../llm/web-page.ts';
 import { redact, type SecretResolver } from '../../security/secret-references.ts';
-import { templateData } from '../../templating/data-model.ts';
+import { runPropertyInstructions, type InstructionRun } from '../../properties/run-instructions.ts';
+import type { SecretWriter } from '../../properties/secret-properties.ts';
+import { TemplateData } from '../../templating/data-model.ts';
 import { TemplateError } from '../../templating/engine.ts';
-import type { CompiledTask, LifecycleTask } from '../../runtime/tasks.ts';
+import { Type } from '@sinclair/typebox';
+import { closed } from '../../resources/schemas/common.ts';
+import { defineTask, DeploymentError, uriReferences } from '../../runtime/tasks.ts';
 import type { Turn } from '../../runtime/turn.ts';
 import { isRecord } from '../../shared/json.ts';
 import { compileLlmTask, type CompiledLlmTask, type LlmTaskConfig, type TaskTool } from './llm-config.ts';
@@ -38,46 +42,60 @@ export interface LlmTaskOptions {
   readonly httpCallTools?: HttpCallTools;
   /** How the web-page tools reach the web (default: http and https URLs only, unguarded). */
   readonly web?: WebAccess;
+  /** Where a failing pre-request or post-response property instruction is reported (it is skipped). */
+  readonly log?: { warn(details: Record<string, unknown>, message: string): void } | undefined;
 }
 
-export function createLlmTask(options: LlmTaskOptions): LifecycleTask {
-  const models = new ModelRegistry(options.providerDefaults ?? { ollamaBaseUrl: 'http://localhost:11434' });
-  const web = options.web ?? unguardedWebAccess;
-  return {
-    type: LLM_TASK_TYPE,
-    aliases: ['ai.svc.langchain'],
-    async compile(extension, context): Promise<CompiledTask> {
-      const uri = extension.config['uri'] ?? extension.extensions['uri'];
-      const configuration = typeof uri === 'string' ? ((await context.resolve(uri, 'llm')) as { tasks?: LlmTaskConfig[] }) : {};
-      const tasks: CompiledLlmTask[] = [];
-      for (const [index, task] of (configuration.tasks ?? []).entries()) tasks.push(await compileLlmTask(task, index, context, options.httpCallTools));
-      return {
-        type: LLM_TASK_TYPE,
-        async execute(turn) {
-          for (const task of tasks) {
-            if (task.anyAction || turn.actions.some((action) => task.actions.has(action))) await runTask(task, turn, { ...options, models, web });
-          }
-        },
-      };
-    },
-  };
-}
-
-interface RunDependencies extends LlmTaskOptions {
+/** What LLM steps need from the running service: the options, a provider registry and web access. */
+export interface LlmServices extends LlmTaskOptions {
   readonly models: ModelRegistry;
   readonly web: WebAccess;
 }
 
+export function createLlmServices(options: LlmTaskOptions): LlmServices {
+  return {
+    ...options,
+    models: new ModelRegistry(options.providerDefaults ?? { ollamaBaseUrl: 'http://localhost:11434' }),
+    web: options.web ?? unguardedWebAccess,
+  };
+}
+
+const uri = Type.Optional(Type.String({ description: 'Reference of the LLM configuration: svc://ai.svc.llm/langchainstore/langchains/<id>?version=<n>.' }));
+const UriOnly = closed({ uri }, { description: 'The LLM configuration.' });
+
+export const llmTask = defineTask({
+  type: LLM_TASK_TYPE,
+  aliases: ['ai.svc.langchain'],
+  configSchema: UriOnly,
+  extensionsSchema: UriOnly,
+  references: uriReferences('llm'),
+  async compile(config, extensions, context) {
+    const services = context.services.llm;
+    if (!services) throw new DeploymentError('LLM tasks are not available in this service.');
+    const reference = config.uri ?? extensions.uri;
+    const configuration = reference === undefined ? {} : ((await context.resolve(reference, 'llm')) as { tasks?: LlmTaskConfig[] });
+    const tasks: CompiledLlmTask[] = [];
+    for (const [index, task] of (configuration.tasks ?? []).entries()) tasks.push(await compileLlmTask(task, index, context, services.httpCallTools));
+    return {
+      type: LLM_TASK_TYPE,
+      async execute(turn) {
+        for (const task of tasks) {
+          if (task.anyAction || turn.actions.some((action) => task.actions.has(action))) await runTask(task, turn, services, context.services.secretWriter);
+        }
+      },
+    };
+  },
+});
+
 /** Renders templated parameters and resolves vault references; reports the secret values that went in. */
-async function resolveParameters(task: CompiledLlmTask, turn: Turn, secrets: SecretResolver): Promise<{ parameters: Parameters; secretValues: string[] }> {
-  const data = task.parameters.some((parameter) => parameter.template) ? templateData(turn) : {};
+async function resolveParameters(task: CompiledLlmTask, data: TemplateData, secrets: SecretResolver): Promise<{ parameters: Parameters; secretValues: string[] }> {
   const parameters: Record<string, string> = {};
   const secretValues: string[] = [];
   for (const parameter of task.parameters) {
     let value = parameter.literal;
     if (parameter.template) {
       try {
-        value = parameter.template.render(data);
+        value = parameter.template.render(data.get());
       } catch (error) {
         if (error instanceof TemplateError) throw new Error(`LLM task '${task.id}': the parameter '${parameter.name}' could not be rendered: ${error.message}`);
         throw error;
@@ -113,8 +131,39 @@ function toolDefinitions(task: CompiledLlmTask, turn: Turn, httpCallTools: HttpC
   });
 }
 
-async function runTask(task: CompiledLlmTask, turn: Turn, deps: RunDependencies): Promise<void> {
-  const { parameters, secretValues } = await resolveParameters(task, turn, deps.secrets);
+/**
+ * The answer as the post-response instructions see it: a JSON object or list (also inside a Markdown code fence)
+ * parsed, so that its fields can become properties, unless the parameter `convertToObject` is "false"; otherwise
+ * the text.
+ */
+export function responseObject(text: string, parameters: Parameters): unknown {
+  if (!flag(parameters, 'convertToObject', true)) return text;
+  const json = (/^\s*```(?:json)?[ \t]*\n([\s\S]*?)\n\s*```\s*$/i.exec(text)?.[1] ?? text).trim();
+  if (!(json.startsWith('{') && json.endsWith('}')) && !(json.startsWith('[') && json.endsWith(']'))) return text;
+  try {
+    return JSON.parse(json) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+/** How the task's pre-request and post-response instructions run: a failing one is logged and skipped (reference §7.5). */
+function instructionRun(task: CompiledLlmTask, turn: Turn, data: TemplateData, deps: LlmServices, secretWriter: SecretWriter | undefined): InstructionRun {
+  return {
+    turn,
+    data,
+    secretWriter,
+    skipFailed: (error, index) => {
+      const problem = error instanceof Error ? error.message : String(error);
+      deps.log?.warn({ llmTask: task.id, instruction: index, problem }, 'an LLM-task property instruction failed and was skipped');
+    },
+  };
+}
+
+async function runTask(task: CompiledLlmTask, turn: Turn, deps: LlmServices, secretWriter: SecretWriter | undefined): Promise<void> {
+  const data = new TemplateData(turn);
+  await runPropertyInstructions(task.preRequest, instructionRun(task, turn, data, deps, secretWriter));
+  const { parameters, secretValues } = await resolveParameters(task, data, deps.secrets);
   const hide = (value: string) => redact(value, secretValues);
   let spec: ModelSpec;
   let maxSteps: number;
@@ -160,8 +209,9 @@ async function runTask(task: CompiledLlmTask, turn: Turn, deps: RunDependencies)
 
   let cost = 0;
   for (const step of result.steps) cost += deps.tools.recordModelCall(turn.conversationId, spec.provider, spec.modelName, step.inputTokens, step.outputTokens);
+  const answer = hide(result.text);
   writeResults(task, turn, {
-    text: hide(result.text),
+    text: answer,
     addToOutput: flag(parameters, 'addToOutput', task.agentMode),
     metadata: {
       provider: spec.provider,
@@ -174,6 +224,10 @@ async function runTask(task: CompiledLlmTask, turn: Turn, deps: RunDependencies)
     },
     trace,
   });
+  if (task.postResponse.length > 0) {
+    data.put(task.responseObjectName, responseObject(answer, parameters));
+    await runPropertyInstructions(task.postResponse, instructionRun(task, turn, data, deps, secretWriter));
+  }
 }
 
 function writeResults(task: CompiledLlmTask, turn: Turn, result: { text: string; addToOutput: boolean; metadata: Record<string, unknown>; trace: TraceEntry[] }): void {

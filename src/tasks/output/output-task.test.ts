@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { emptyTallies, type Conversation } from '../../runtime/memory.ts';
-import type { CompileContext } from '../../runtime/tasks.ts';
 import { Turn } from '../../runtime/turn.ts';
 import { createOutputTask } from './output-task.ts';
+import { compileStep } from '../../../test/support/tasks.ts';
 
 const outputSet = {
   outputSet: [
@@ -14,7 +14,6 @@ const outputSet = {
   ],
 };
 
-const context: CompileContext = { workflowId: 'w', resolve: async () => outputSet };
 
 function turnWith(actions: string[], previous: Record<string, number> = {}, language?: string): Turn {
   const conversation: Conversation = {
@@ -27,10 +26,7 @@ function turnWith(actions: string[], previous: Record<string, number> = {}, lang
   return turn;
 }
 
-const compile = async (set: object = outputSet) => createOutputTask(() => 0).compile(
-  { type: 'svc://ai.svc.output', config: { uri: 'svc://ai.svc.output/outputstore/outputsets/0123456789abcdef01234567?version=1' }, extensions: {} },
-  { ...context, resolve: async () => set },
-);
+const compile = async (set: object = outputSet) => compileStep(createOutputTask(() => 0), { config: { uri: 'svc://ai.svc.output/outputstore/outputsets/0123456789abcdef01234567?version=1' } }, async () => set);
 
 test('the entry for the occurrence count is chosen; past the last entry the highest one repeats', async () => {
   const task = await compile();
@@ -72,9 +68,9 @@ test('an output set with a language speaks only in a conversation of that langua
 });
 
 test('outputs built by an earlier task from outside data are not templated again; client context outputs are', async () => {
-  const { createTemplatingTask } = await import('../templating/templating-task.ts');
-  const output = await createOutputTask(() => 0).compile({ type: 'svc://ai.svc.output', config: {}, extensions: {} }, context);
-  const templating = await createTemplatingTask().compile({ type: 'svc://ai.svc.templating', config: {}, extensions: {} }, context);
+  const { templatingTask } = await import('../templating/templating-task.ts');
+  const output = await compileStep(createOutputTask(() => 0), {});
+  const templating = await compileStep(templatingTask, {});
   const turn = turnWith([]);
   turn.setProperty({ name: 'secret', value: 'hidden', scope: 'conversation' });
   turn.set('context:output_fromServer', { type: 'object', value: [{ valueAlternatives: ['Server says {properties.secret}'] }] });

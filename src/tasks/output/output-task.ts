@@ -1,5 +1,7 @@
 import type { ContextValue } from '../../runtime/memory.ts';
-import type { CompiledTask, LifecycleTask } from '../../runtime/tasks.ts';
+import { Type } from '@sinclair/typebox';
+import { closed } from '../../resources/schemas/common.ts';
+import { defineTask, uriReferences, type TaskDefinition } from '../../runtime/tasks.ts';
 import type { Turn } from '../../runtime/turn.ts';
 
 /**
@@ -111,12 +113,18 @@ function renderContextOutputs(turn: Turn, choose: Choose): void {
   }
 }
 
-export function createOutputTask(choose: Choose = randomChoice): LifecycleTask {
-  return {
+const uri = Type.Optional(Type.String({ description: 'Reference of the output set: svc://ai.svc.output/outputstore/outputsets/<id>?version=<n>.' }));
+const UriOnly = closed({ uri }, { description: 'The output set (optional: outputs may also come through the context).' });
+
+/** `choose` picks one of `count` alternatives (tests pass a fixed choice). */
+export function createOutputTask(choose: Choose = randomChoice): TaskDefinition<typeof UriOnly, typeof UriOnly> {
+  return defineTask({
     type: 'ai.svc.output',
-    async compile(extension, context): Promise<CompiledTask> {
-      const uri = extension.config['uri'];
-      const set = typeof uri === 'string' ? ((await context.resolve(uri, 'output')) as OutputSet) : {};
+    configSchema: UriOnly,
+    extensionsSchema: UriOnly,
+    references: uriReferences('output'),
+    async compile(config, _extensions, context) {
+      const set = config.uri === undefined ? {} : ((await context.resolve(config.uri, 'output')) as OutputSet);
       const byAction = groupByAction(set);
       const language = set.language?.toLowerCase();
       return {
@@ -135,5 +143,7 @@ export function createOutputTask(choose: Choose = randomChoice): LifecycleTask {
         },
       };
     },
-  };
+  });
 }
+
+export const outputTask = createOutputTask();

@@ -47,16 +47,10 @@ export interface SubExtension {
 
 const TYPE_PREFIX = /^(?:(?:svc|eddi):\/\/)?ai\.(?:svc|labs)\.parser\./;
 
-export function readSubExtensions(extensions: ConfigMap, field: string): SubExtension[] {
-  const list = extensions[field];
-  if (list === undefined || list === null) return [];
-  if (!Array.isArray(list)) throw new DeploymentError(`The parser's 'extensions.${field}' must be a list.`);
-  return list.map((item: unknown, index) => {
-    const where = `The parser's extensions.${field}[${index}]`;
-    if (!isRecord(item) || typeof item['type'] !== 'string') throw new DeploymentError(`${where} must be an object with a 'type'.`);
-    const config = item['config'] ?? {};
-    if (!isRecord(config)) throw new DeploymentError(`${where}: 'config' must be an object.`);
-    const type = item['type'];
-    return { type, kind: type.replace(TYPE_PREFIX, ''), config, where: `${where} (${type})` };
+/** The sub-extensions of one list (`dictionaries`, `corrections`, `normalizer`), with their place for messages. */
+export function readSubExtensions(list: readonly { readonly type: string; readonly config?: ConfigMap }[] | undefined, field: string): SubExtension[] {
+  return (list ?? []).map((item, index) => {
+    const where = `The parser's extensions.${field}[${index}] (${item.type})`;
+    return { type: item.type, kind: item.type.replace(TYPE_PREFIX, ''), config: item.config ?? {}, where };
   });
 }

@@ -164,7 +164,7 @@ test('includeUnknown=false and includeUnused=false filter; an empty solution sto
   assert.equal(turn.output['intents'], undefined);
   assert.equal(turn.get('input:normalized'), 'Vienna the', 'the normalised input is still recorded');
 
-  const keeping = await compileTask({ dictionaries: [regular()] }, { includeUnknown: 'true', includeUnused: true }, { [DICTIONARY_URI]: dictionary });
+  const keeping = await compileTask({ dictionaries: [regular()] }, { includeUnknown: true, includeUnused: true }, { [DICTIONARY_URI]: dictionary });
   assert.equal(await parse(keeping, 'hello the Vienna'), 'greeting(hello), unused(the), unknown(Vienna)');
 });
 
@@ -227,12 +227,13 @@ test('configuration errors fail the deployment with a DeploymentError naming the
     [{ corrections: [correction('stemming', { language: 'klingon' })] }, {}, /unknown stemming language 'klingon'/],
     [{ corrections: [correction('stemming')] }, {}, /'language' is required/],
     [{ corrections: [correction('levenshtein', { distance: 0 })] }, {}, /'distance' must be an integer of at least 1/],
-    [{ corrections: [correction('levenshtein', { distance: 'far' })] }, {}, /'distance'/],
-    [{ corrections: [correction('phonetic', { lookupIfKnown: 'sometimes' })] }, {}, /'lookupIfKnown' must be true or false/],
+    [{ corrections: [correction('levenshtein', { distance: 'far' })] }, {}, /\$\.extensions\.corrections\[0\]\.config\.distance/],
+    [{ corrections: [correction('phonetic', { lookupIfKnown: 'sometimes' })] }, {}, /\$\.extensions\.corrections\[0\]\.config\.lookupIfKnown/],
     [{ dictionaries: [{ type: 'svc://ai.svc.parser.dictionaries.regular', config: {} }] }, {}, /'config.uri'/],
-    [{ dictionaries: 'all' }, {}, /must be a list/],
-    [{}, { maxInputTokens: 0 }, /'maxInputTokens'/],
-    [{}, { appendExpressions: 'yes' }, /'appendExpressions' must be true or false/],
+    [{ dictionaries: 'all' }, {}, /\$\.extensions\.dictionaries.*must be array/],
+    [{}, { maxInputTokens: 0 }, /\$\.config\.maxInputTokens/],
+    [{}, { appendExpressions: 'yes' }, /\$\.config\.appendExpressions/],
+    [{}, { surprise: 1 }, /Unknown field 'surprise' at \$\.config\.surprise/],
   ];
   for (const [extensions, config, message] of cases) {
     await assert.rejects(compileTask(extensions, config), (error: unknown) => error instanceof DeploymentError && message.test(error.message));
@@ -248,10 +249,10 @@ test('configuration errors fail the deployment with a DeploymentError naming the
   );
 });
 
-test('upstream spellings of the types and string-valued settings are accepted', async () => {
+test('upstream spellings of the sub-extension types are accepted', async () => {
   const task = await compileTask(
-    { dictionaries: [{ type: 'eddi://ai.labs.parser.dictionaries.regular', config: { uri: DICTIONARY_URI } }], corrections: [{ type: 'eddi://ai.labs.parser.corrections.levenshtein', config: { distance: '1' } }] },
-    { maxInputTokens: '10', appendExpressions: 'false' },
+    { dictionaries: [{ type: 'eddi://ai.labs.parser.dictionaries.regular', config: { uri: DICTIONARY_URI } }], corrections: [{ type: 'eddi://ai.labs.parser.corrections.levenshtein', config: { distance: 1 } }] },
+    { maxInputTokens: 10, appendExpressions: false },
   );
   assert.equal(await parse(task, 'helo'), 'greeting(hello)');
 });

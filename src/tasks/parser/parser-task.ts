@@ -1,12 +1,15 @@
 import { formatExpression, parseExpressions, type Expression } from '../../expressions/expressions.ts';
-import { DeploymentError, type CompiledTask, type LifecycleTask } from '../../runtime/tasks.ts';
+import { Type, type Static } from '@sinclair/typebox';
+import { closed, fieldPath, indexPath, scalarMap } from '../../resources/schemas/common.ts';
+import { parseExtensionType } from '../../resources/uri.ts';
+import type { KindName, SemanticProblem } from '../../resources/kinds.ts';
+import { defineTask, DeploymentError, type CompileContext } from '../../runtime/tasks.ts';
 import type { Turn } from '../../runtime/turn.ts';
-import { readBoolean, readInteger, readSubExtensions, type ConfigMap } from './config.ts';
+import { readSubExtensions } from './config.ts';
 import { compileCorrection } from './corrections.ts';
 import { builtInDictionary, compileDictionary, isPlaceholder, RegularDictionary, type TokenDictionary } from './dictionaries.ts';
 import { compileNormalizer } from './normalizers.ts';
 import { Parser, type Match } from './parser.ts';
-import { isRecord } from '../../shared/json.ts';
 
 /**
  * `svc://ai.svc.parser`: turns the user's input into expressions (reference §3, DESIGN §4.9/§4.16).
@@ -17,7 +20,50 @@ import { isRecord } from '../../shared/json.ts';
  */
 
 const TYPE = 'ai.svc.parser';
-const WHERE = "The parser's config";
+
+const SubExtensionSchema = closed(
+  {
+    type: Type.String({ description: "Type of a parser dictionary, correction or normalizer, e.g. 'svc://ai.svc.parser.dictionaries.regular'." }),
+    config: Type.Optional(
+      scalarMap('Configuration of the dictionary, correction or normalizer.', {
+        uri: Type.String({ description: 'Regular dictionary: reference of the dictionary.' }),
+        distance: Type.Integer({ description: 'Levenshtein: largest edit distance (default 2).' }),
+        maxCandidates: Type.Integer({ description: 'Levenshtein: candidates kept (default 5).' }),
+        lookupIfKnown: Type.Boolean({ description: 'Corrections: also correct tokens that are already known.' }),
+        language: Type.String({ description: "Stemming: language ('english', 'german', ... or 'en', 'de', ...)." }),
+        removePunctuation: Type.Boolean({ description: 'Punctuation normalizer: remove punctuation instead of spacing it out.' }),
+        punctuationRegexPattern: Type.String({ description: 'Punctuation normalizer: the punctuation characters.' }),
+      }),
+    ),
+  },
+  { description: 'A parser dictionary, correction or normalizer.' },
+);
+
+export const ParserConfigSchema = closed(
+  {
+    appendExpressions: Type.Optional(Type.Boolean({ description: 'Merge with expressions already parsed in this step (default true).' })),
+    includeUnused: Type.Optional(Type.Boolean({ description: "Keep 'unused(...)' expressions (default true)." })),
+    includeUnknown: Type.Optional(Type.Boolean({ description: "Keep 'unknown(...)' expressions (default true)." })),
+    maxInputTokens: Type.Optional(Type.Integer({ minimum: 1, description: 'Tokens parsed at most (default 200).' })),
+    // Accepted for compatibility; only the first solution is ever built, so there is nothing to bound.
+    maxSuggestions: Type.Optional(Type.Integer({ minimum: 1, description: 'Alternative combinations tried at most (accepted, not needed).' })),
+    maxSolutions: Type.Optional(Type.Integer({ minimum: 1, description: 'Solutions kept at most (accepted, not needed).' })),
+  },
+  { description: 'Parser settings.' },
+);
+
+const SUB_EXTENSION_LISTS = ['dictionaries', 'corrections', 'normalizer'] as const;
+
+export const ParserExtensionsSchema = closed(
+  {
+    dictionaries: Type.Optional(Type.Array(SubExtensionSchema, { description: 'Dictionaries, consulted in order.' })),
+    corrections: Type.Optional(Type.Array(SubExtensionSchema, { description: 'Corrections, tried in order.' })),
+    normalizer: Type.Optional(Type.Array(SubExtensionSchema, { description: 'Input normalizers, run in order.' })),
+  },
+  { description: 'The parser\'s dictionaries, corrections and normalizers.' },
+);
+export type ParserConfig = Static<typeof ParserConfigSchema>;
+export type ParserExtensions = Static<typeof ParserExtensionsSchema>;
 
 export interface ParserSettings {
   readonly appendExpressions: boolean;
@@ -27,24 +73,21 @@ export interface ParserSettings {
 
 /** Compiles a parser extension (`config`, `extensions`) into a parser and its settings. */
 export async function compileParser(
-  config: ConfigMap,
-  extensions: ConfigMap,
-  resolve: (reference: string, kind: string) => Promise<unknown>,
+  config: ParserConfig,
+  extensions: ParserExtensions,
+  resolve: CompileContext['resolve'],
 ): Promise<{ parser: Parser; settings: ParserSettings }> {
   const settings: ParserSettings = {
-    appendExpressions: readBoolean(config, 'appendExpressions', true, WHERE),
-    includeUnused: readBoolean(config, 'includeUnused', true, WHERE),
-    includeUnknown: readBoolean(config, 'includeUnknown', true, WHERE),
+    appendExpressions: config.appendExpressions ?? true,
+    includeUnused: config.includeUnused ?? true,
+    includeUnknown: config.includeUnknown ?? true,
   };
-  const maxInputTokens = readInteger(config, 'maxInputTokens', 200, 1, WHERE);
-  // Accepted for compatibility; only the first solution is ever built, so there is nothing to bound.
-  readInteger(config, 'maxSuggestions', 1000, 1, WHERE);
-  readInteger(config, 'maxSolutions', 100, 1, WHERE);
+  const maxInputTokens = config.maxInputTokens ?? 200;
 
-  const normalizers = readSubExtensions(extensions, 'normalizer').map(compileNormalizer);
+  const normalizers = readSubExtensions(extensions.normalizer, 'normalizer').map(compileNormalizer);
   const dictionaries: TokenDictionary[] = [];
   const cache = new Map<string, Promise<RegularDictionary>>();
-  for (const extension of readSubExtensions(extensions, 'dictionaries')) {
+  for (const extension of readSubExtensions(extensions.dictionaries, 'dictionaries')) {
     if (extension.kind === 'dictionaries.regular') {
       const uri = extension.config['uri'];
       if (typeof uri !== 'string' || uri.trim() === '') throw new DeploymentError(`${extension.where}: 'config.uri' naming the dictionary is required.`);
@@ -63,7 +106,7 @@ export async function compileParser(
     dictionaries.push(builtIn);
   }
   const regular = dictionaries.filter((dictionary) => dictionary instanceof RegularDictionary);
-  const corrections = readSubExtensions(extensions, 'corrections').map((extension) => compileCorrection(extension, regular));
+  const corrections = readSubExtensions(extensions.corrections, 'corrections').map((extension) => compileCorrection(extension, regular));
   return { parser: new Parser({ normalizers, dictionaries, corrections, maxInputTokens }), settings };
 }
 
@@ -125,13 +168,25 @@ export function storeResult(turn: Turn, matches: readonly Match[], settings: Par
   if (matchLines.length > 0) turn.set('expressions:matches', matchLines);
 }
 
-export function createParserTask(): LifecycleTask {
-  return {
-    type: TYPE,
-    async compile(extension, context): Promise<CompiledTask> {
-      const config = isRecord(extension.config) ? extension.config : {};
-      const extensions = isRecord(extension.extensions) ? extension.extensions : {};
-      const { parser, settings } = await compileParser(config, extensions, (reference, kind) => context.resolve(reference, kind));
+/** Sub-extension types must have the form `svc://ai.svc.<name>` (older spellings are translated on input). */
+function checkSubExtensionTypes(extensions: ParserExtensions, path: string): SemanticProblem[] {
+  return SUB_EXTENSION_LISTS.flatMap((list) =>
+    (extensions[list] ?? []).flatMap((sub, i) => {
+      const at = fieldPath(indexPath(fieldPath(path, list), i), 'type');
+      return parseExtensionType(sub.type) === undefined ? [{ path: at, message: `The extension type '${sub.type}' at ${at} is not of the form svc://ai.svc.<name>.` }] : [];
+    }));
+}
+
+const subExtensionUri = (list: string, kind?: KindName) => ({ path: ['extensions', list, '*', 'config', 'uri'], ...(kind ? { kind } : {}) });
+
+export const parserTask = defineTask({
+  type: TYPE,
+  configSchema: ParserConfigSchema,
+  extensionsSchema: ParserExtensionsSchema,
+  references: [subExtensionUri('dictionaries', 'dictionary'), subExtensionUri('corrections'), subExtensionUri('normalizer')],
+  checkStep: (_config, extensions, path) => checkSubExtensionTypes(extensions, fieldPath(path, 'extensions')),
+  async compile(config, extensions, context) {
+      const { parser, settings } = await compileParser(config, extensions, context.resolve);
       return {
         type: TYPE,
         execute(turn) {
@@ -146,6 +201,5 @@ export function createParserTask(): LifecycleTask {
           storeResult(turn, matches, settings);
         },
       };
-    },
-  };
-}
+  },
+});

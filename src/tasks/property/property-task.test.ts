@@ -7,22 +7,17 @@ import { Turn } from '../../runtime/turn.ts';
 import { MAX_ITERATIONS } from '../../templating/engine.ts';
 import { openVault, type Vault } from '../../security/vault.ts';
 import { openSqliteStorage } from '../../storage/sqlite/sqlite-storage.ts';
-import { createPropertyTask, propertyFromExpression, typedValue } from './property-task.ts';
+import { propertyFromExpression, propertyTask, typedValue } from './property-task.ts';
+import { compileStep } from '../../../test/support/tasks.ts';
 
 const SETTER_URI = 'svc://ai.svc.property/propertysetterstore/propertysetters/0123456789abcdef01234567?version=1';
 
 async function compile(config: Record<string, unknown>, stored?: unknown, extensions: Record<string, unknown> = {}): Promise<CompiledTask> {
-  return createPropertyTask().compile(
-    { type: 'svc://ai.svc.property', config, extensions },
-    {
-      workflowId: 'w',
-      resolve: async (reference, kind) => {
-        assert.equal(reference, SETTER_URI);
-        assert.equal(kind, 'property');
-        return stored;
-      },
-    },
-  );
+  return compileStep(propertyTask, { config, extensions }, async (reference, kind) => {
+    assert.equal(reference, SETTER_URI);
+    assert.equal(kind, 'property');
+    return stored;
+  });
 }
 
 const onActions = (...entries: Array<[actions: string[] | string, setProperties: object[]]>) => ({
@@ -230,7 +225,6 @@ test('value fields: each one alone, and the last non-null wins', async () => {
     [{ valueInt: 5, valueFloat: 0.5 }, 0.5],
     [{ valueString: 'text', valueObject: { a: 1 }, valueList: [1], valueInt: 1, valueFloat: 1.5, valueBoolean: true }, true],
     [{ valueList: [1], valueString: 'text' }, [1]],
-    [{ valueString: 'text', valueInt: null }, 'text'],
     [{ valueString: '' }, ''],
   ];
   for (const [fields, expected] of cases) {
@@ -239,6 +233,10 @@ test('value fields: each one alone, and the last non-null wins', async () => {
     await task.execute(turn);
     assert.deepEqual(turn.properties.get('p')?.value, expected, JSON.stringify(fields));
   }
+  const stored = await compile({ uri: SETTER_URI }, onActions(['*', [{ name: 'p', valueString: 'text', valueInt: null }]]));
+  const storedTurn = turnWith({ actions: ['a'] });
+  await stored.execute(storedTurn);
+  assert.equal(storedTurn.properties.get('p')?.value, 'text', 'a null value field is skipped');
   const nothing = await compile(onActions(['*', [{ name: 'p' }]]));
   const turn = turnWith({ actions: ['a'] });
   await nothing.execute(turn);
@@ -364,10 +362,7 @@ const SECRET = 'sk-secret-value-0123456789';
 async function compileWithVault(config: Record<string, unknown>): Promise<{ task: CompiledTask; vault: Vault; close(): Promise<void> }> {
   const storage = await openSqliteStorage(':memory:');
   const vault = await openVault(storage.secrets, 'a master key for property tests');
-  const task = await createPropertyTask({ secretWriter: vault }).compile(
-    { type: 'svc://ai.svc.property', config, extensions: {} },
-    { workflowId: 'w', resolve: async () => ({}) },
-  );
+  const task = await compileStep(propertyTask, { config }, async () => ({}), { secretWriter: vault });
   return { task, vault, close: () => storage.close() };
 }
 
@@ -440,10 +435,7 @@ test('without a vault, or with a disabled one, a secret-scoped property fails th
   const storage = await openSqliteStorage(':memory:');
   try {
     const disabled = await openVault(storage.secrets, undefined);
-    const task = await createPropertyTask({ secretWriter: disabled }).compile(
-      { type: 'svc://ai.svc.property', config, extensions: {} },
-      { workflowId: 'w', resolve: async () => ({}) },
-    );
+    const task = await compileStep(propertyTask, { config }, async () => ({}), { secretWriter: disabled });
     await assert.rejects(async () => task.execute(turnWith({ actions: ['a'] })), /'apiKey' cannot be set: The vault is disabled: set svc\.vault\.master-key/);
   } finally {
     await storage.close();
@@ -474,7 +466,8 @@ test('malformed paths and unknown scopes are refused at deployment', async () =>
   await assert.rejects(compile(onActions(['*', [{ name: 'p', fromObjectPath: 'a..b' }]])), DeploymentError);
   await assert.rejects(compile(onActions(['*', [{ name: 'p', fromObjectPath: "'open" }]])), /malformed path/);
   await assert.rejects(compile(onActions(['*', [{ fromObjectPath: 'a', toObjectPath: 'x[' }]])), DeploymentError);
-  await assert.rejects(compile(onActions(['*', [{ name: 'p', valueInt: 1, scope: 'forever' }]])), /unknown scope 'forever'/);
+  await assert.rejects(compile({ uri: SETTER_URI }, onActions(['*', [{ name: 'p', valueInt: 1, scope: 'forever' }]])), /unknown scope 'forever'/);
+  await assert.rejects(compile(onActions(['*', [{ name: 'p', valueInt: 1, scope: 'forever' }]])), /\$\.config\.setOnActions\[0\]\.setProperties\[0\]\.scope/);
 });
 
 test('a malformed template is refused at deployment', async () => {

@@ -4,7 +4,9 @@ import { runPropertyInstructions } from '../../properties/run-instructions.ts';
 import type { SecretWriter } from '../../properties/secret-properties.ts';
 import { latestEntry, type Property, type PropertyScope } from '../../runtime/memory.ts';
 import { canonicalJson, isRecord } from '../../shared/json.ts';
-import { DeploymentError, type CompiledTask, type LifecycleTask, type WorkflowExtension } from '../../runtime/tasks.ts';
+import { Type } from '@sinclair/typebox';
+import { checkSetOnActions, closed, fieldPath, SetOnActionList } from '../../resources/schemas/common.ts';
+import { defineTask, DeploymentError, uriReferences } from '../../runtime/tasks.ts';
 import type { Turn } from '../../runtime/turn.ts';
 import { TemplateData } from '../../templating/data-model.ts';
 
@@ -24,10 +26,6 @@ import { TemplateData } from '../../templating/data-model.ts';
  * `conversation`) keeps only the reference `${vault:<agentId>.<name>}`; the value is scrubbed from the step.
  * Without a vault the turn fails (fail-closed: a secret is never kept as plain text).
  */
-
-export interface PropertyTaskOptions {
-  readonly secretWriter?: SecretWriter | undefined;
-}
 
 export const PROPERTY_TASK_TYPE = 'ai.svc.property';
 export const CATCH_ANY_INPUT_AS_PROPERTY = 'CATCH_ANY_INPUT_AS_PROPERTY';
@@ -149,26 +147,27 @@ function previousActions(turn: Turn): readonly unknown[] {
   return Array.isArray(actions) ? actions : [];
 }
 
-function configReference(extension: WorkflowExtension): string | undefined {
-  const fromConfig = extension.config['uri'];
-  if (typeof fromConfig === 'string' && fromConfig !== '') return fromConfig;
-  const fromExtensions = extension.extensions['uri'];
-  return typeof fromExtensions === 'string' && fromExtensions !== '' ? fromExtensions : undefined;
-}
+const uri = Type.Optional(Type.String({ description: 'Reference of the property setter: svc://ai.svc.property/propertysetterstore/propertysetters/<id>?version=<n>.' }));
 
-export function createPropertyTask(options: PropertyTaskOptions = {}): LifecycleTask {
-  const writer = options.secretWriter;
-  return {
-    type: PROPERTY_TASK_TYPE,
-    async compile(extension, context): Promise<CompiledTask> {
-      const reference = configReference(extension);
+export const propertyTask = defineTask({
+  type: PROPERTY_TASK_TYPE,
+  configSchema: closed(
+    { uri, setOnActions: Type.Optional(SetOnActionList) },
+    { description: "The property setter, and inline 'setOnActions' run before its own." },
+  ),
+  extensionsSchema: closed({ uri }, { description: "The property setter (when 'config.uri' is not given)." }),
+  references: uriReferences('property'),
+  checkStep: (config, _extensions, path) => checkSetOnActions(config.setOnActions, fieldPath(fieldPath(path, 'config'), 'setOnActions')),
+    async compile(config, extensions, context) {
+      const writer = context.services.secretWriter;
+      const reference = config.uri || extensions.uri || undefined;
       const stored = reference === undefined ? {} : ((await context.resolve(reference, 'property')) as PropertySetterConfig);
       if (!isRecord(stored)) throw new DeploymentError(`The property setter ${reference} is not an object.`);
       const storedAt = `the property setter ${reference}`;
 
       const everyTurn = compilePropertyInstructions(stored['propertyInstructions'], `propertyInstructions of ${storedAt}`);
       const entries = [
-        ...compileEntries(extension.config['setOnActions'], 'config.setOnActions'),
+        ...compileEntries(config.setOnActions, 'config.setOnActions'),
         ...compileEntries(stored['setOnActions'], `setOnActions of ${storedAt}`),
       ];
       const named = new Set(entries.flatMap((entry) => [...entry.actions].filter((action) => action !== '*')));
@@ -195,5 +194,4 @@ export function createPropertyTask(options: PropertyTaskOptions = {}): Lifecycle
         },
       };
     },
-  };
-}
+});

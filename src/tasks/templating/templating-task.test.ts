@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { emptyTallies, type ContextValue, type Conversation, type Property } from '../../runtime/memory.ts';
-import type { CompileContext } from '../../runtime/tasks.ts';
 import { Turn } from '../../runtime/turn.ts';
 import { createOutputTask } from '../output/output-task.ts';
-import { createTemplatingTask, TEMPLATING_ERRORS_KEY } from './templating-task.ts';
+import { templatingTask, TEMPLATING_ERRORS_KEY } from './templating-task.ts';
+import { compileStep } from '../../../test/support/tasks.ts';
 
 const outputSet = {
   outputSet: [
@@ -27,7 +27,7 @@ const outputSet = {
   ],
 };
 
-const compileContext: CompileContext = { workflowId: 'w', resolve: async () => outputSet };
+const resolve = async () => outputSet;
 
 function turnWith(actions: string[], properties: Record<string, unknown> = { name: 'Anna', city: 'Vienna' }): Turn {
   const props: Record<string, Property> = {};
@@ -44,21 +44,17 @@ function turnWith(actions: string[], properties: Record<string, unknown> = { nam
 }
 
 async function runTasks(turn: Turn): Promise<void> {
-  const output = await createOutputTask(() => 0).compile(
-    { type: 'svc://ai.svc.output', config: { uri: 'svc://ai.svc.output/outputstore/outputsets/0123456789abcdef01234567?version=1' }, extensions: {} },
-    compileContext,
-  );
+  const output = await compileStep(createOutputTask(() => 0), { config: { uri: 'svc://ai.svc.output/outputstore/outputsets/0123456789abcdef01234567?version=1' } }, resolve);
   await output.execute(turn);
-  const templating = await createTemplatingTask().compile({ type: 'svc://ai.svc.templating', config: {}, extensions: {} }, compileContext);
+  const templating = await compileStep(templatingTask, {});
   await templating.execute(turn);
 }
 
 const keys = (turn: Turn) => turn.entriesWithPrefix('').map((entry) => entry.key);
 
 test('the task has the templating type and compiles without configuration', async () => {
-  const task = createTemplatingTask();
-  assert.equal(task.type, 'ai.svc.templating');
-  const compiled = await task.compile({ type: 'svc://ai.svc.templating', config: {}, extensions: {} }, compileContext);
+  assert.equal(templatingTask.type, 'ai.svc.templating');
+  const compiled = await compileStep(templatingTask, {});
   assert.equal(compiled.type, 'ai.svc.templating');
 });
 
@@ -171,7 +167,7 @@ test('a second templating task in the same turn does not render templated text a
   const turn = turnWith(['later'], { name: '{properties.secret}', secret: 'TOP SECRET' });
   await runTasks(turn);
   assert.equal((turn.get('output:text:later') as { text: string }).text, 'Second: {properties.secret}');
-  const again = await createTemplatingTask().compile({ type: 'svc://ai.svc.templating', config: {}, extensions: {} }, compileContext);
+  const again = await compileStep(templatingTask, {});
   await again.execute(turn);
   assert.equal((turn.get('output:text:later') as { text: string }).text, 'Second: {properties.secret}');
   assert.deepEqual(turn.get('quickReplies:later'), [{ value: '{properties.secret}!', expressions: 'x' }]);

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { CompiledTask, LifecycleTask } from '../../runtime/tasks.ts';
+import { closed } from '../../resources/schemas/common.ts';
+import { defineTask, type CompiledTask } from '../../runtime/tasks.ts';
 import type { Turn } from '../../runtime/turn.ts';
 import { templateData } from '../../templating/data-model.ts';
 import { needsRendering, renderTemplate } from '../../templating/engine.ts';
@@ -165,10 +166,12 @@ function templateTurn(turn: Turn): void {
   }
 }
 
-export function createTemplatingTask(): LifecycleTask {
-  const compiled: CompiledTask = { type: TEMPLATING_TASK_TYPE, execute: templateTurn };
-  return {
-    type: TEMPLATING_TASK_TYPE,
-    compile: () => compiled,
-  };
-}
+const compiled: CompiledTask = { type: TEMPLATING_TASK_TYPE, execute: templateTurn };
+const Nothing = closed({}, { description: 'The templating task has no settings.' });
+
+export const templatingTask = defineTask({
+  type: TEMPLATING_TASK_TYPE,
+  configSchema: Nothing,
+  extensionsSchema: Nothing,
+  compile: () => compiled,
+});
