@@ -83,20 +83,16 @@ const snapshotProperties = {
   conversationSteps: Type.Array(ConversationStepSchema, { description: 'the public step entries (every entry when detailed)' }),
 };
 
-export const ConversationSnapshotSchema = Type.Object({
-  conversationId: Type.String(),
-  agentId: Type.String(),
-  agentVersion: Type.Integer(),
-  ...snapshotProperties,
-}, { title: 'Conversation', description: 'The conversation (spec "Conversation (response model)")' });
+export const ConversationSnapshotSchema = Type.Object(
+  { conversationId: Type.String(), agentId: Type.String(), agentVersion: Type.Integer(), ...snapshotProperties },
+  { title: 'Conversation', description: 'The conversation (spec "Conversation (response model)")' },
+);
 
 /** The same model on the `/bots/...` paths, which name the agent `botId`/`botVersion`. */
-export const BotConversationSnapshotSchema = Type.Object({
-  conversationId: Type.String(),
-  botId: Type.String(),
-  botVersion: Type.Integer(),
-  ...snapshotProperties,
-}, { title: 'BotConversation', description: 'The conversation, naming the agent botId/botVersion' });
+export const BotConversationSnapshotSchema = Type.Object(
+  { conversationId: Type.String(), botId: Type.String(), botVersion: Type.Integer(), ...snapshotProperties },
+  { title: 'BotConversation', description: 'The conversation, naming the agent botId/botVersion' },
+);
 
 export type ConversationSnapshot = Static<typeof ConversationSnapshotSchema>;
 export type BotConversationSnapshot = Static<typeof BotConversationSnapshotSchema>;
