@@ -1,4 +1,5 @@
 import { builtInTools } from '../../llm/built-in-tools.ts';
+import { compilePropertyInstructions, type CompiledPropertyInstruction } from '../../properties/instructions.ts';
 import type { HttpCallTools } from '../../llm/http-call-tools.ts';
 import { ParameterError, text, type Parameters } from '../../llm/parameters.ts';
 import { callSettingsOf, checkProvider, ProviderConfigurationError } from '../../llm/providers.ts';
@@ -19,6 +20,9 @@ export interface LlmTaskConfig {
   readonly type: string;
   readonly actions?: readonly string[];
   readonly parameters?: Readonly<Record<string, string>>;
+  readonly preRequest?: { readonly propertyInstructions?: readonly unknown[] };
+  readonly postResponse?: { readonly propertyInstructions?: readonly unknown[] };
+  readonly responseObjectName?: string;
   readonly responseMetadataObjectName?: string;
   readonly tools?: readonly string[];
   readonly enableBuiltInTools?: boolean;
@@ -48,6 +52,12 @@ export interface CompiledLlmTask {
   readonly anyAction: boolean;
   readonly actions: ReadonlySet<string>;
   readonly parameters: readonly CompiledParameter[];
+  /** Run before the model is called: the properties they set reach the templated parameters (prompt, systemMessage). */
+  readonly preRequest: readonly CompiledPropertyInstruction[];
+  /** Run after the answer arrived, with the answer bound under `responseObjectName` in the task's template data. */
+  readonly postResponse: readonly CompiledPropertyInstruction[];
+  /** Default: the task id. */
+  readonly responseObjectName: string;
   readonly responseMetadataObjectName: string | undefined;
   readonly historyLimit: number;
   readonly retry: RetryPolicy;
@@ -133,6 +143,9 @@ export async function compileLlmTask(
     anyAction: (config.actions ?? []).includes('*'),
     actions: new Set(config.actions ?? []),
     parameters,
+    preRequest: compilePropertyInstructions(config.preRequest?.propertyInstructions, `${where}, preRequest.propertyInstructions`),
+    postResponse: compilePropertyInstructions(config.postResponse?.propertyInstructions, `${where}, postResponse.propertyInstructions`),
+    responseObjectName: config.responseObjectName?.trim() || id,
     responseMetadataObjectName: config.responseMetadataObjectName,
     historyLimit: config.conversationHistoryLimit ?? DEFAULT_HISTORY_LIMIT,
     retry,
