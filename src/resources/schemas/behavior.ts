@@ -1,26 +1,9 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { kindNamed, type ResourceKindDefinition, type SemanticProblem } from '../kinds.ts';
-import { aliasRenamer, arrayField, closed, fieldPath, indexPath, isBlank, stringEnum, stringMap, type AliasSpec, type JsonObject } from './common.ts';
-import { isRecord } from '../../shared/json.ts';
-
-/** Nested conditions (negation, connector) are described this many levels deep; deeper nesting is refused. */
-export const MAX_CONDITION_DEPTH = 8;
-
-export const CONDITION_TYPES = [
-  'inputmatcher',
-  'actionmatcher',
-  'occurrence',
-  'negation',
-  'connector',
-  'contextmatcher',
-  'dynamicvaluematcher',
-  'sizematcher',
-  'dependency',
-] as const;
-
-export const OCCURRENCES = ['currentStep', 'lastStep', 'anyStep', 'never'] as const;
-export const CONTEXT_TYPES = ['string', 'expressions', 'object'] as const;
-export const CONNECTOR_OPERATORS = ['AND', 'OR'] as const;
+import { compileBehaviorSet } from '../../tasks/behavior/behavior-task.ts';
+import { MAX_CONDITION_DEPTH } from '../../tasks/behavior/conditions.ts';
+import { conditionTypes } from '../../tasks/behavior/conditions/index.ts';
+import { aliasRenamer, closed, stringEnum, stringMap, type AliasSpec } from './common.ts';
 
 export interface BehaviorCondition {
   type: string;
@@ -28,25 +11,31 @@ export interface BehaviorCondition {
   conditions?: BehaviorCondition[];
 }
 
-const CONDITION_DESCRIPTION =
-  "A rule condition. 'type' is one of " +
-  CONDITION_TYPES.join(', ') +
-  "; 'configs' holds its parameters as text (numbers too, e.g. \"maxTimesOccurred\": \"0\"); 'conditions' nests child conditions (negation, connector).";
+const CONDITION_NAMES = conditionTypes.map((type) => type.name).join(', ');
 
-/** The condition schema, unrolled to a fixed depth so that it needs no `$id`/`$ref`. */
+/**
+ * The condition schema, unrolled to a fixed depth so that it needs no `$id`/`$ref`; each condition type's
+ * `configs` are described by its own module (values are text; keys it does not read are left alone).
+ */
 function conditionSchema(level: number): TSchema {
   const nested =
     level < MAX_CONDITION_DEPTH
       ? Type.Array(conditionSchema(level + 1), { description: 'Child conditions (negation, connector).' })
       : Type.Array(Type.Unknown(), { description: `Child conditions; nesting deeper than ${MAX_CONDITION_DEPTH} levels is refused.` });
-  return closed(
-    {
-      type: Type.String({ description: `Condition type: ${CONDITION_TYPES.join(', ')}.` }),
-      configs: Type.Optional(stringMap('Parameters of the condition, all values as text.')),
-      conditions: Type.Optional(nested),
-    },
-    { description: CONDITION_DESCRIPTION },
-  );
+  const properties = {
+    type: Type.String({ description: `Condition type: ${CONDITION_NAMES}.` }),
+    configs: Type.Optional(stringMap('Parameters of the condition, all values as text.')),
+    conditions: Type.Optional(nested),
+  };
+  return Type.Unsafe({
+    ...closed(properties, {
+      description: `A rule condition. 'type' is one of ${CONDITION_NAMES}; 'configs' holds its parameters as text (numbers too, e.g. "maxTimesOccurred": "0"); 'conditions' nests child conditions (negation, connector).`,
+    }),
+    allOf: conditionTypes.map((type) => ({
+      if: { type: 'object', required: ['type'], properties: { type: { const: type.name } } },
+      then: { properties: { configs: type.configSchema } },
+    })),
+  });
 }
 
 export const BehaviorConditionSchema = Type.Unsafe<BehaviorCondition>(conditionSchema(1));
@@ -99,108 +88,10 @@ const aliases: AliasSpec = {
   fields: { behaviorGroups: { aliases: { rules: 'behaviorRules' } } },
 };
 
-// ---------------------------------------------------------------------------------------------------------------
-// Semantic checks: what instantiating each condition would refuse (BEHAVIOUR 4.1, 4.3)
-// ---------------------------------------------------------------------------------------------------------------
-
-const INTEGER_TEXT = /^-?\d+$/;
-
-interface ConditionContext {
-  readonly rule: string;
-  readonly ruleNames: ReadonlySet<string>;
-  readonly problems: SemanticProblem[];
-}
-
-function checkCondition(condition: JsonObject, path: string, depth: number, context: ConditionContext): void {
-  const type = String(condition['type']);
-  const configs = isRecord(condition['configs']) ? (condition['configs'] as Record<string, string>) : {};
-  const configsPath = fieldPath(path, 'configs');
-  const children = Array.isArray(condition['conditions']) ? (condition['conditions'] as unknown[]) : [];
-  const report = (at: string, what: string) =>
-    context.problems.push({ path: at, message: `Invalid '${type}' condition in behavior rule '${context.rule}' at ${path}: ${what}` });
-  const need = (key: string, what = `needs a non-blank '${key}' config.`) => {
-    if (isBlank(configs[key])) report(fieldPath(configsPath, key), what);
-  };
-  const oneOf = (key: string, allowed: readonly string[]) => {
-    const value = configs[key];
-    if (value !== undefined && !allowed.includes(value)) {
-      report(fieldPath(configsPath, key), `'${key}' is '${value}'; allowed: ${allowed.join(', ')}.`);
-    }
-  };
-  const integer = (key: string) => {
-    const value = configs[key];
-    if (value !== undefined && !INTEGER_TEXT.test(value.trim())) report(fieldPath(configsPath, key), `'${key}' must be an integer written as text, not '${value}'.`);
-  };
-
-  switch (type) {
-    case 'inputmatcher':
-      need('expressions');
-      oneOf('occurrence', OCCURRENCES);
-      break;
-    case 'actionmatcher':
-      need('actions');
-      oneOf('occurrence', OCCURRENCES);
-      break;
-    case 'occurrence':
-      need('behaviorRuleName');
-      if (configs['minTimesOccurred'] === undefined && configs['maxTimesOccurred'] === undefined) {
-        report(configsPath, "needs 'minTimesOccurred' or 'maxTimesOccurred' (or both).");
-      }
-      integer('minTimesOccurred');
-      integer('maxTimesOccurred');
-      break;
-    case 'contextmatcher':
-      need('contextKey');
-      if (isBlank(configs['contextType'])) need('contextType', `needs a 'contextType' config (${CONTEXT_TYPES.join(', ')}).`);
-      else oneOf('contextType', CONTEXT_TYPES);
-      break;
-    case 'negation':
-    case 'connector':
-      if (children.length === 0) report(fieldPath(path, 'conditions'), "needs at least one nested condition in 'conditions'.");
-      if (type === 'connector') oneOf('operator', CONNECTOR_OPERATORS);
-      break;
-    case 'dependency':
-      need('reference');
-      if (!isBlank(configs['reference']) && !context.ruleNames.has(configs['reference']!)) {
-        report(fieldPath(configsPath, 'reference'), `no behavior rule named '${configs['reference']}' exists in this set.`);
-      }
-      break;
-    case 'sizematcher':
-      integer('min');
-      integer('max');
-      integer('equal');
-      break;
-    case 'dynamicvaluematcher':
-      break;
-    default:
-      context.problems.push({
-        path: fieldPath(path, 'type'),
-        message: `Unknown condition type '${type}' at ${fieldPath(path, 'type')} in behavior rule '${context.rule}'; known types: ${CONDITION_TYPES.join(', ')}.`,
-      });
-  }
-
-  if (children.length > 0 && depth >= MAX_CONDITION_DEPTH) {
-    const at = fieldPath(path, 'conditions');
-    context.problems.push({ path: at, message: `Conditions may be nested at most ${MAX_CONDITION_DEPTH} levels deep (${at}).` });
-    return;
-  }
-  children.forEach((child, i) => {
-    if (isRecord(child)) checkCondition(child, indexPath(fieldPath(path, 'conditions'), i), depth + 1, context);
-  });
-}
-
+/** What deploying the set would refuse: a dry run of the same compilation, every problem with its JSON path. */
 function checkSemantics(body: unknown): SemanticProblem[] {
   const problems: SemanticProblem[] = [];
-  const groups = arrayField(body, 'behaviorGroups');
-  const ruleNames = new Set(groups.flatMap((group) => arrayField(group, 'behaviorRules').map((rule) => String(rule['name']))));
-  groups.forEach((group, g) => {
-    const groupPath = indexPath('$.behaviorGroups', g);
-    arrayField(group, 'behaviorRules').forEach((rule, r) => {
-      const rulePath = indexPath(fieldPath(groupPath, 'behaviorRules'), r);
-      const context: ConditionContext = { rule: String(rule['name']), ruleNames, problems };
-      arrayField(rule, 'conditions').forEach((condition, c) => checkCondition(condition, indexPath(fieldPath(rulePath, 'conditions'), c), 1, context));
-    });
-  });
+  compileBehaviorSet(body, (problem) => problems.push({ path: problem.path, message: problem.message }));
   return problems;
 }
 

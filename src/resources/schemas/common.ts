@@ -315,7 +315,12 @@ function effectiveSchema(schema: SchemaNode, value: unknown): SchemaNode {
     const allOf = current['allOf'];
     if (Array.isArray(allOf)) {
       const hit = (allOf as SchemaNode[]).map((s) => effectiveSchema(s, value)).find((s) => s !== undefined && isRecord(s['properties']) && !('if' in s));
-      if (hit) return hit;
+      // The branch that applies refines the object's own fields (it may list only those it changes).
+      if (hit) {
+        const own = isRecord(current['properties']) ? current['properties'] : {};
+        const required = [current['required'], hit['required']].flatMap((list) => (Array.isArray(list) ? list : []));
+        return { ...hit, properties: { ...own, ...(hit['properties'] as SchemaNode) }, required };
+      }
     }
     return current;
   }

@@ -627,6 +627,13 @@ describe('behavior set', () => {
     assertValid(behaviorKind, withCondition({ type: 'dependency', configs: { reference: 'Other' } }, [{ name: 'Other', actions: ['o'] }]));
     assertProblem(behaviorKind, withCondition({ type: 'dependency', configs: {} }), `${at}.configs.reference`);
     assertProblem(behaviorKind, withCondition({ type: 'dependency', configs: { reference: 'Missing' } }), `${at}.configs.reference`, /Missing/);
+    const cycle = withCondition({ type: 'dependency', configs: { reference: 'Other' } }, [{ name: 'Other', conditions: [{ type: 'dependency', configs: { reference: 'R' } }] }]);
+    assertProblem(behaviorKind, cycle, '$.behaviorGroups[0].behaviorRules[1].conditions[0].configs.reference', /cycle: 'R' -> 'Other' -> 'R'/);
+  });
+
+  it('checks what only compiling finds: expressions that do not parse, paths that are not paths', () => {
+    assertProblem(behaviorKind, withCondition({ type: 'inputmatcher', configs: { expressions: 'greeting(' } }), `${at}.configs.expressions`, /does not parse/);
+    assertProblem(behaviorKind, withCondition({ type: 'dynamicvaluematcher', configs: { valuePath: 'a..b' } }), `${at}.configs.valuePath`, /not a valid path/);
   });
 
   it('sizematcher bounds are integers', () => {

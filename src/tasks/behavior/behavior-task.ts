@@ -7,7 +7,8 @@ import {
   compileCondition,
   Evaluation,
   type BehaviorRuleDefinition,
-  type ConditionCompiler,
+  type ConditionProblem,
+  type ConditionScope,
   type Evaluator,
 } from './conditions.ts';
 import { isRecord } from '../../shared/json.ts';
@@ -60,8 +61,14 @@ export interface BehaviorOptions {
 }
 
 
-/** Compiles a behavior set (spec names) into its groups of rule evaluators. */
-export function compileBehaviorSet(set: unknown): { groups: readonly CompiledGroup[]; options: Partial<BehaviorOptions> } {
+/**
+ * Compiles a behavior set (spec names) into its groups of rule evaluators. With `report`, a dry run: every
+ * condition problem is reported (with its JSON path) instead of failing at the first (write-time checks).
+ */
+export function compileBehaviorSet(
+  set: unknown,
+  report?: (problem: ConditionProblem) => void,
+): { groups: readonly CompiledGroup[]; options: Partial<BehaviorOptions> } {
   if (!isRecord(set)) throw new DeploymentError('The behavior set is not an object.');
   const definition = set as BehaviorSetDefinition;
   const groups = (definition.behaviorGroups ?? []).map((group, index) => {
@@ -69,31 +76,36 @@ export function compileBehaviorSet(set: unknown): { groups: readonly CompiledGro
     return group;
   });
   const rulesOf = (group: GroupDefinition) => group.behaviorRules ?? group.rules ?? [];
+  const rulePath = (g: number, r: number) => `$.behaviorGroups[${g}].behaviorRules[${r}]`;
 
-  const byName = new Map<string, BehaviorRuleDefinition>();
-  for (const group of groups) for (const rule of rulesOf(group)) if (isRecord(rule) && !byName.has(rule.name)) byName.set(rule.name, rule);
+  const byName = new Map<string, { rule: BehaviorRuleDefinition; path: string }>();
+  groups.forEach((group, g) => rulesOf(group).forEach((rule, r) => {
+    if (isRecord(rule) && !byName.has(rule.name)) byName.set(rule.name, { rule, path: rulePath(g, r) });
+  }));
 
   const compiled = new Map<BehaviorRuleDefinition, Evaluator>();
   const inProgress: BehaviorRuleDefinition[] = [];
-  const compileRule = (rule: BehaviorRuleDefinition): Evaluator => {
+  const compileRule = (rule: BehaviorRuleDefinition, path: string): Evaluator => {
     const done = compiled.get(rule);
     if (done) return done;
-    if (inProgress.includes(rule)) {
-      const cycle = [...inProgress.slice(inProgress.indexOf(rule)), rule].map((r) => `'${r.name}'`).join(' -> ');
-      throw new DeploymentError(`Behavior rule dependencies form a cycle: ${cycle}.`);
-    }
     inProgress.push(rule);
-    const evaluator = allOf((rule.conditions ?? []).map((condition) => compileCondition(condition, rule.name, compiler)));
+    const scope: ConditionScope = {
+      rule: rule.name,
+      report,
+      ruleEvaluator(name, invalid) {
+        const other = byName.get(name);
+        if (!other) throw invalid(`no behavior rule named '${name}' exists in this set.`);
+        if (inProgress.includes(other.rule)) {
+          const cycle = [...inProgress.slice(inProgress.indexOf(other.rule)), other.rule].map((r) => `'${r.name}'`).join(' -> ');
+          throw invalid(`the rule dependencies form a cycle: ${cycle}.`);
+        }
+        return compileRule(other.rule, other.path);
+      },
+    };
+    const evaluator = allOf((rule.conditions ?? []).map((condition, c) => compileCondition(condition, `${path}.conditions[${c}]`, 1, scope)));
     inProgress.pop();
     compiled.set(rule, evaluator);
     return evaluator;
-  };
-  const compiler: ConditionCompiler = {
-    ruleEvaluator(name, from) {
-      const rule = byName.get(name);
-      if (!rule) throw new DeploymentError(`Invalid 'dependency' condition in behavior rule '${from}': no behavior rule named '${name}' exists in this set.`);
-      return compileRule(rule);
-    },
   };
 
   const compiledGroups = groups.map((group, g): CompiledGroup => ({
@@ -102,7 +114,7 @@ export function compileBehaviorSet(set: unknown): { groups: readonly CompiledGro
       if (!isRecord(rule) || typeof rule.name !== 'string') {
         throw new DeploymentError(`behaviorGroups[${g}].behaviorRules[${r}] is not a behavior rule with a name.`);
       }
-      return { name: rule.name, actions: (rule.actions ?? []).map(String), evaluate: compileRule(rule) };
+      return { name: rule.name, actions: (rule.actions ?? []).map(String), evaluate: compileRule(rule, rulePath(g, r)) };
     }),
   }));
 
