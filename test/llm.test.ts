@@ -355,3 +355,102 @@ describe('LLM answers streamed to a client', () => {
     });
   });
 });
+
+/** A loopback fake OpenAI server for the tests of the enclosing describe block. */
+function fakeOpenAiForBlock(): () => FakeProvider {
+  let fake: FakeProvider | undefined;
+  before(async () => {
+    fake = await startFakeOpenAi();
+  });
+  after(async () => {
+    await fake?.close();
+  });
+  return () => fake!;
+}
+
+describe('LLM pre-request and post-response property instructions', () => {
+  withServer('sqlite', (_server, api) => {
+    const fakeServer = fakeOpenAiForBlock();
+    const openai = providerCases[0]!;
+    const properties = async (conversationId: string) => (await api.get(`/agents/${conversationId}`)).json.conversationProperties;
+
+    it('pre-request instructions run before the model is called: their properties reach the prompt and the system message', async () => {
+      const fake = fakeServer();
+      fake.reset();
+      const agentId = await llmAgent(api, {
+        ...chatTask(openai, fake, { systemMessage: 'You help {userInfo.userId} in a {properties.style} way.', prompt: 'Tell me about {properties.topic}.' }),
+        preRequest: {
+          propertyInstructions: [
+            { name: 'topic', fromObjectPath: 'memory.current.input', scope: 'step' },
+            { name: 'style', valueString: 'short', scope: 'conversation' },
+          ],
+        },
+      });
+      await deploy(api, agentId);
+      const id = await start(api, agentId);
+      fake.reply({ text: 'Rome is old.' });
+      const answer = await say(api, id, 'Rome');
+      assert.deepEqual(answer.conversationOutputs[0].output, ['Rome is old.']);
+      const sent = sentConversation('openai', fake.requests[0]!);
+      assert.equal(sent.system, 'You help ada in a short way.');
+      assert.deepEqual(sent.messages.at(-1), { role: 'user', text: 'Tell me about Rome.' });
+      assert.deepEqual(await properties(id), { style: { name: 'style', value: 'short', scope: 'conversation' } }, 'the step-scoped topic ended with the turn');
+    });
+
+    it('post-response instructions turn a JSON answer into properties, under the task id by default', async () => {
+      const fake = fakeServer();
+      fake.reset();
+      const agentId = await llmAgent(api, {
+        ...chatTask(openai, fake, { addToOutput: 'false' }),
+        postResponse: {
+          propertyInstructions: [
+            { name: 'city', fromObjectPath: 'chat.city' },
+            { name: 'temperature', fromObjectPath: 'chat.temperature' },
+            { name: 'summary', valueString: '{chat.city}: {chat.temperature} degrees' },
+          ],
+        },
+      });
+      await deploy(api, agentId);
+      const id = await start(api, agentId);
+      fake.reply({ text: '```json\n{"city": "Vienna", "temperature": 21.5}\n```' });
+      const answer = await say(api, id, 'Weather in Vienna as JSON, please');
+      assert.equal(answer.conversationState, 'READY');
+      assert.equal(answer.conversationOutputs[0].output, undefined, 'addToOutput false: the JSON is not shown to the user');
+      assert.deepEqual(await properties(id), {
+        city: { name: 'city', value: 'Vienna', scope: 'conversation' },
+        temperature: { name: 'temperature', value: 21.5, scope: 'conversation' },
+        summary: { name: 'summary', value: 'Vienna: 21.5 degrees', scope: 'conversation' },
+      });
+    });
+
+    it('responseObjectName binds the answer under another name; a text answer is bound as text', async () => {
+      const fake = fakeServer();
+      fake.reset();
+      const agentId = await llmAgent(api, {
+        ...chatTask(openai, fake),
+        responseObjectName: 'reply',
+        postResponse: { propertyInstructions: [{ name: 'lastAnswer', fromObjectPath: 'reply' }, { name: 'underTheId', fromObjectPath: 'chat' }] },
+      });
+      await deploy(api, agentId);
+      const id = await start(api, agentId);
+      fake.reply({ text: 'Plain text, no JSON.' });
+      const answer = await say(api, id, 'Hello');
+      assert.deepEqual(answer.conversationOutputs[0].output, ['Plain text, no JSON.']);
+      assert.deepEqual(await properties(id), { lastAnswer: { name: 'lastAnswer', value: 'Plain text, no JSON.', scope: 'conversation' } });
+    });
+
+    it('convertToObject "false" keeps a JSON answer as text', async () => {
+      const fake = fakeServer();
+      fake.reset();
+      const agentId = await llmAgent(api, {
+        ...chatTask(openai, fake, { convertToObject: 'false' }),
+        postResponse: { propertyInstructions: [{ name: 'raw', fromObjectPath: 'chat' }, { name: 'field', fromObjectPath: 'chat.a' }] },
+      });
+      await deploy(api, agentId);
+      const id = await start(api, agentId);
+      fake.reply({ text: '{"a": 1}' });
+      await say(api, id, 'Hello');
+      assert.deepEqual(await properties(id), { raw: { name: 'raw', value: '{"a": 1}', scope: 'conversation' } });
+    });
+  });
+});
