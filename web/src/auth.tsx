@@ -4,7 +4,8 @@
  * - on: the manager is a public OIDC client (no secret in the browser) and uses the authorization code flow with
  *   PKCE (S256). It discovers the provider (`<issuer>/.well-known/openid-configuration`), sends the browser to its
  *   `authorization_endpoint` with `state`, `nonce` and `code_challenge`, and on the way back (`/manager/callback`)
- *   checks `state`, exchanges the code at the `token_endpoint` and checks the ID token's `nonce`.
+ *   checks `state`, exchanges the code at the `token_endpoint` and checks the ID token in full (signature, `iss`,
+ *   `aud`, `exp`, `nonce`). The protocol is `lib/oidc.ts` (oauth4webapi); this module keeps the session.
  *
  * Tokens live in this module's memory only; sessionStorage holds just the pending request (state, nonce, PKCE
  * verifier, where to return) during the redirect. A reload therefore signs in again, which the provider's own
@@ -23,8 +24,8 @@ import { createContext, useContext, useMemo, useSyncExternalStore, type ReactNod
 import { createApiClient } from './api/client.ts';
 import { endpoints, type Api } from './api/endpoints.ts';
 import {
-  authorizationUrl, codeChallenge, EVERYTHING, expiryOf, jwtClaims, permissionsOf, principalOf, randomValue, refreshDelay, rolesOf,
-  type Permissions, type ProviderMetadata, type TokenResponse,
+  authorizationRequest, describeFailure, discover, endSessionUrl, EVERYTHING, exchangeCode, expiryOf, jwtClaims, permissionsOf,
+  principalOf, refreshDelay, refreshTokens, rolesOf, subjectOf, type OidcProvider, type PendingSignIn, type Permissions, type Tokens,
 } from './lib/oidc.ts';
 import { BASE, navigate } from './router.tsx';
 
@@ -39,10 +40,7 @@ interface ManagerConfig {
   readonly clientId?: string | null;
 }
 
-interface Pending {
-  readonly state: string;
-  readonly nonce: string;
-  readonly verifier: string;
+interface Pending extends PendingSignIn {
   readonly returnTo: string;
 }
 
@@ -50,6 +48,8 @@ interface Session {
   readonly accessToken: string;
   readonly refreshToken?: string | undefined;
   readonly idToken?: string | undefined;
+  /** The ID token's `sub`: a refreshed ID token must name the same user. */
+  readonly subject?: string | undefined;
   readonly expiresAt?: number | undefined;
   /** Claims of the access token; undefined when it is not a JWT. */
   readonly claims?: Record<string, unknown> | undefined;
@@ -71,7 +71,7 @@ export interface AuthSnapshot {
 }
 
 let config: ManagerConfig | undefined;
-let provider: ProviderMetadata | undefined;
+let provider: OidcProvider | undefined;
 let session: Session | undefined;
 let refreshTimer: ReturnType<typeof setTimeout> | undefined;
 let refreshing: Promise<boolean> | undefined;
@@ -93,26 +93,14 @@ function update(status: AuthStatus, message?: string): void {
 
 const redirectUri = () => `${window.location.origin}${CALLBACK_PATH}`;
 
-async function tokenRequest(parameters: Record<string, string>): Promise<TokenResponse> {
-  const response = await fetch(provider!.token_endpoint, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-    body: new URLSearchParams(parameters).toString(),
-  });
-  const body = (await response.json().catch(() => ({}))) as Partial<TokenResponse> & { error?: string; error_description?: string };
-  if (!response.ok || typeof body.access_token !== 'string') {
-    throw new Error(`The identity provider refused the token request (${body.error ?? response.status}${body.error_description ? `: ${body.error_description}` : ''}).`);
-  }
-  return body as TokenResponse;
-}
-
-function accept(tokens: TokenResponse): void {
+function accept(tokens: Tokens): void {
   const previous = session;
   session = {
     accessToken: tokens.access_token,
     // Refresh tokens may be rotated; a provider that does not rotate answers none, so the old one stays.
     refreshToken: tokens.refresh_token ?? previous?.refreshToken,
     idToken: tokens.id_token ?? previous?.idToken,
+    subject: subjectOf(tokens) ?? previous?.subject,
     expiresAt: expiryOf(tokens, Date.now()),
     claims: jwtClaims(tokens.access_token),
   };
@@ -134,9 +122,9 @@ function forget(): void {
 function refresh(): Promise<boolean> {
   refreshing ??= (async () => {
     const refreshToken = session?.refreshToken;
-    if (!refreshToken || !config?.clientId) return false;
+    if (!refreshToken || !provider) return false;
     try {
-      accept(await tokenRequest({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: config.clientId }));
+      accept(await refreshTokens(provider, refreshToken, session?.subject));
       return true;
     } catch {
       forget();
@@ -174,15 +162,12 @@ const safeReturn = (path: string | undefined) =>
 
 /** Sends the browser to the identity provider; it comes back to `/manager/callback`. */
 export async function signIn(returnTo: string = window.location.pathname + window.location.search): Promise<void> {
-  if (!provider || !config?.clientId) return;
+  if (!provider) return;
   try {
-    const pending: Pending = { state: randomValue(), nonce: randomValue(), verifier: randomValue(), returnTo: safeReturn(returnTo) };
-    const challenge = await codeChallenge(pending.verifier);
-    sessionStorage.setItem(PENDING_KEY, JSON.stringify(pending));
+    const { url, pending } = await authorizationRequest(provider, redirectUri());
+    sessionStorage.setItem(PENDING_KEY, JSON.stringify({ ...pending, returnTo: safeReturn(returnTo) } satisfies Pending));
     update('redirecting');
-    window.location.assign(authorizationUrl(provider.authorization_endpoint, {
-      clientId: config.clientId, redirectUri: redirectUri(), state: pending.state, nonce: pending.nonce, challenge,
-    }));
+    window.location.assign(url);
   } catch (error) {
     update('needs-sign-in', (error as Error).message);
   }
@@ -190,24 +175,19 @@ export async function signIn(returnTo: string = window.location.pathname + windo
 
 /** Forgets the tokens and ends the provider's session; the provider sends the browser back to /manager/signed-out. */
 export function signOut(): void {
-  const idToken = session?.idToken;
+  const url = provider && endSessionUrl(provider, session?.idToken, `${window.location.origin}${SIGNED_OUT_PATH}`);
   forget();
-  if (provider?.end_session_endpoint && config?.clientId) {
-    const url = new URL(provider.end_session_endpoint);
-    if (idToken) url.searchParams.set('id_token_hint', idToken);
-    url.searchParams.set('client_id', config.clientId);
-    url.searchParams.set('post_logout_redirect_uri', `${window.location.origin}${SIGNED_OUT_PATH}`);
+  if (url) {
     update('redirecting');
-    window.location.assign(url.toString());
+    window.location.assign(url);
   } else {
     navigate(SIGNED_OUT_PATH, { replace: true });
     update('signed-out');
   }
 }
 
-/** The redirect back from the provider: check state, exchange the code, check the nonce, go where the user was. */
-async function completeSignIn(): Promise<void> {
-  const params = new URLSearchParams(window.location.search);
+/** The redirect back from the provider: check state, exchange the code, check the ID token, go where the user was. */
+async function completeSignIn(activeProvider: OidcProvider): Promise<void> {
   let pending: Pending | undefined;
   try {
     pending = JSON.parse(sessionStorage.getItem(PENDING_KEY) ?? 'null') ?? undefined;
@@ -219,22 +199,13 @@ async function completeSignIn(): Promise<void> {
     navigate(SIGNED_OUT_PATH, { replace: true });
     update('needs-sign-in', message);
   };
-  const error = params.get('error');
-  if (error) return fail(`The identity provider did not sign you in (${error}${params.get('error_description') ? `: ${params.get('error_description')}` : ''}).`);
-  const code = params.get('code');
-  if (!pending || !code || params.get('state') !== pending.state) return fail('The answer of the identity provider does not belong to a sign-in started here. Sign in again.');
+  if (!pending) return fail('The answer of the identity provider does not belong to a sign-in started here. Sign in again.');
   try {
-    const tokens = await tokenRequest({
-      grant_type: 'authorization_code', code, redirect_uri: redirectUri(), client_id: config!.clientId!, code_verifier: pending.verifier,
-    });
-    // The ID token comes straight from the token endpoint; its nonce ties it to this sign-in.
-    if (tokens.id_token !== undefined && jwtClaims(tokens.id_token)?.nonce !== pending.nonce) {
-      return fail('The ID token does not answer this sign-in (nonce). Sign in again.');
-    }
+    const tokens = await exchangeCode(activeProvider, new URL(window.location.href), pending, redirectUri());
     navigate(pending.returnTo, { replace: true });
     accept(tokens);
-  } catch (e) {
-    fail((e as Error).message);
+  } catch (error) {
+    fail(describeFailure(error));
   }
 }
 
@@ -250,15 +221,12 @@ async function start(): Promise<void> {
     return update('needs-sign-in', 'The service requires sign-in, but names no identity provider or client id (svc.oidc.auth-server-url / svc.oidc.public-url, svc.oidc.client-id).');
   }
   try {
-    const response = await fetch(`${config.issuer}/.well-known/openid-configuration`, { headers: { accept: 'application/json' } });
-    if (!response.ok) throw new Error(`status ${response.status}`);
-    provider = (await response.json()) as ProviderMetadata;
-    if (typeof provider.authorization_endpoint !== 'string' || typeof provider.token_endpoint !== 'string') throw new Error('no authorization or token endpoint');
+    provider = await discover(config.issuer, config.clientId);
   } catch (error) {
     return update('needs-sign-in', `The identity provider at ${config.issuer} could not be reached (${(error as Error).message}).`);
   }
   const path = window.location.pathname.replace(/\/+$/, '');
-  if (path === CALLBACK_PATH) return completeSignIn();
+  if (path === CALLBACK_PATH) return completeSignIn(provider);
   if (path === SIGNED_OUT_PATH) return update('signed-out');
   return signIn();
 }

@@ -1,26 +1,11 @@
 /**
- * The pure parts of signing in with OpenID Connect (authorization code flow with PKCE, public client): random
- * values, the S256 code challenge, the authorization URL, reading a JWT's claims, the roles of an access token and
- * when to refresh it. No DOM beyond Web Crypto (also in Node), so it is unit-tested in Node.
+ * Signing in with OpenID Connect as a public client (authorization code flow with PKCE), through `oauth4webapi`:
+ * discovery, the authorization request, the code exchange and the refresh with the ID token checked in full
+ * (signature against the provider's JWKS, `iss`, `aud`, `azp`, `exp`, `iat`, and `nonce` on sign-in), and the
+ * end-session URL. Then the pure parts: reading a token's claims, its roles, and when to refresh it. No DOM beyond
+ * fetch and Web Crypto (both also in Node), so it is unit-tested in Node against a loopback provider.
  */
-
-/** The provider's discovery document (the members used). */
-export interface ProviderMetadata {
-  readonly issuer?: string;
-  readonly authorization_endpoint: string;
-  readonly token_endpoint: string;
-  readonly end_session_endpoint?: string;
-}
-
-/** A token endpoint answer. */
-export interface TokenResponse {
-  readonly access_token: string;
-  readonly token_type?: string;
-  readonly expires_in?: number;
-  readonly refresh_token?: string;
-  readonly id_token?: string;
-  readonly scope?: string;
-}
+import * as oauth from 'oauth4webapi';
 
 /** The scopes the manager asks for: an ID token, a username, and a refresh token. */
 export const SCOPE = 'openid profile offline_access';
@@ -28,48 +13,103 @@ export const SCOPE = 'openid profile offline_access';
 /** Role names of the service (src/security/auth.ts). */
 export const ROLES = { admin: 'svc-admin', editor: 'svc-editor', viewer: 'svc-viewer', user: 'svc-user' } as const;
 
-export function base64url(bytes: Uint8Array): string {
-  let text = '';
-  for (const b of bytes) text += String.fromCharCode(b);
-  return btoa(text).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+/** A discovered provider and the manager as its client. */
+export interface OidcProvider {
+  readonly server: oauth.AuthorizationServer;
+  readonly client: oauth.Client;
+  /** For every request to the provider: whether plain HTTP is allowed, and the cache of its signing keys. */
+  readonly requestOptions: Pick<oauth.HttpRequestOptions<'GET'>, typeof oauth.allowInsecureRequests> & oauth.JWKSCacheOptions;
 }
 
-/** A random URL-safe value (state, nonce, PKCE verifier: 32 random bytes = 43 characters). */
-export function randomValue(bytes = 32): string {
-  return base64url(crypto.getRandomValues(new Uint8Array(bytes)));
-}
-
-/** The S256 code challenge of a verifier (RFC 7636). Web Crypto needs a secure context (HTTPS or localhost). */
-export async function codeChallenge(verifier: string): Promise<string> {
-  if (!crypto.subtle) throw new Error('Signing in needs a secure context (HTTPS or localhost) for the PKCE code challenge.');
-  return base64url(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier))));
-}
-
-export interface AuthorizeRequest {
-  readonly clientId: string;
-  readonly redirectUri: string;
+/** What a sign-in keeps across the redirect to the provider. */
+export interface PendingSignIn {
   readonly state: string;
   readonly nonce: string;
-  readonly challenge: string;
-  readonly scope?: string;
-  readonly prompt?: string;
+  readonly verifier: string;
 }
 
-export function authorizationUrl(endpoint: string, r: AuthorizeRequest): string {
-  const url = new URL(endpoint);
-  const params: Record<string, string> = {
+export type Tokens = oauth.TokenEndpointResponse;
+
+/** Reads the provider's discovery document; its `issuer` must be the configured one. */
+export async function discover(issuer: string, clientId: string): Promise<OidcProvider> {
+  const issuerUrl = new URL(issuer);
+  const requestOptions = {
+    // oauth4webapi refuses plain HTTP unless told; an http issuer is the operator's choice (a local provider),
+    // and a manager served over HTTPS cannot reach one anyway (mixed content).
+    [oauth.allowInsecureRequests]: issuerUrl.protocol === 'http:',
+    [oauth.jwksCache]: {},
+  };
+  const server = await oauth.processDiscoveryResponse(issuerUrl, await oauth.discoveryRequest(issuerUrl, requestOptions));
+  return { server, client: { client_id: clientId }, requestOptions };
+}
+
+/** The authorization URL (code flow, PKCE S256, state, nonce) and what to keep until the provider answers. */
+export async function authorizationRequest(provider: OidcProvider, redirectUri: string): Promise<{ url: string; pending: PendingSignIn }> {
+  if (!crypto.subtle) throw new Error('Signing in needs a secure context (HTTPS or localhost) for the PKCE code challenge.');
+  if (!provider.server.authorization_endpoint) throw new Error('The identity provider names no authorization endpoint.');
+  const pending: PendingSignIn = { state: oauth.generateRandomState(), nonce: oauth.generateRandomNonce(), verifier: oauth.generateRandomCodeVerifier() };
+  const url = new URL(provider.server.authorization_endpoint);
+  const parameters = {
     response_type: 'code',
-    client_id: r.clientId,
-    redirect_uri: r.redirectUri,
-    scope: r.scope ?? SCOPE,
-    state: r.state,
-    nonce: r.nonce,
-    code_challenge: r.challenge,
+    client_id: provider.client.client_id,
+    redirect_uri: redirectUri,
+    scope: SCOPE,
+    state: pending.state,
+    nonce: pending.nonce,
+    code_challenge: await oauth.calculatePKCECodeChallenge(pending.verifier),
     code_challenge_method: 'S256',
   };
-  if (r.prompt) params.prompt = r.prompt;
-  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+  for (const [name, value] of Object.entries(parameters)) url.searchParams.set(name, value);
+  return { url: url.toString(), pending };
+}
+
+/**
+ * The provider's redirect back (`callbackUrl`): checks the state (and the `iss` parameter where the provider sends
+ * one), exchanges the code with the PKCE verifier and checks the ID token, which must answer this sign-in's nonce.
+ */
+export async function exchangeCode(provider: OidcProvider, callbackUrl: URL, pending: PendingSignIn, redirectUri: string): Promise<Tokens> {
+  const { server, client, requestOptions } = provider;
+  const parameters = oauth.validateAuthResponse(server, client, callbackUrl, pending.state);
+  const response = await oauth.authorizationCodeGrantRequest(server, client, oauth.None(), parameters, redirectUri, pending.verifier, requestOptions);
+  const tokens = await oauth.processAuthorizationCodeResponse(server, client, response, { expectedNonce: pending.nonce, requireIdToken: true });
+  await oauth.validateApplicationLevelSignature(server, response, requestOptions);
+  return tokens;
+}
+
+/** New tokens for a refresh token; an ID token in the answer is checked as on sign-in and must name the same user. */
+export async function refreshTokens(provider: OidcProvider, refreshToken: string, subject: string | undefined): Promise<Tokens> {
+  const { server, client, requestOptions } = provider;
+  const response = await oauth.refreshTokenGrantRequest(server, client, oauth.None(), refreshToken, requestOptions);
+  const tokens = await oauth.processRefreshTokenResponse(server, client, response);
+  const claims = oauth.getValidatedIdTokenClaims(tokens);
+  if (claims) {
+    await oauth.validateApplicationLevelSignature(server, response, requestOptions);
+    if (subject !== undefined && claims.sub !== subject) throw new Error('The refreshed ID token names another user.');
+  }
+  return tokens;
+}
+
+/** The subject of the ID token of a sign-in or refresh answer (validated by `exchangeCode`/`refreshTokens`). */
+export function subjectOf(tokens: Tokens): string | undefined {
+  return oauth.getValidatedIdTokenClaims(tokens)?.sub;
+}
+
+/** Where to end the provider's session (RP-initiated logout), when it has an end-session endpoint. */
+export function endSessionUrl(provider: OidcProvider, idToken: string | undefined, postLogoutRedirectUri: string): string | undefined {
+  if (!provider.server.end_session_endpoint) return undefined;
+  const url = new URL(provider.server.end_session_endpoint);
+  if (idToken) url.searchParams.set('id_token_hint', idToken);
+  url.searchParams.set('client_id', provider.client.client_id);
+  url.searchParams.set('post_logout_redirect_uri', postLogoutRedirectUri);
   return url.toString();
+}
+
+/** A sentence for a failed protocol step: the provider's own error where it gave one. */
+export function describeFailure(error: unknown): string {
+  if (error instanceof oauth.ResponseBodyError || error instanceof oauth.AuthorizationResponseError) {
+    return `The identity provider refused (${error.error}${error.error_description ? `: ${error.error_description}` : ''}).`;
+  }
+  return `Signing in failed: ${error instanceof Error ? error.message : String(error)}.`;
 }
 
 /** The claims of a JWT (not verified: the service verifies access tokens; the browser only reads them). */
@@ -104,7 +144,7 @@ export function principalOf(claims: Record<string, unknown> | undefined): string
   return typeof claims?.sub === 'string' ? claims.sub : undefined;
 }
 
-/** What the user may do, from their roles (mirrors the access table: src/security/access-policy.ts). */
+/** What the user may do, from their roles (mirrors the role classes of the routes: the README's access table). */
 export interface Permissions {
   /** Create, edit, delete configuration; deploy and undeploy; import, export; triggers. */
   readonly canWrite: boolean;
@@ -126,7 +166,7 @@ export function permissionsOf(roles: readonly string[]): Permissions {
 }
 
 /** When the token expires (epoch ms): `expires_in` of the answer, else the token's `exp`. */
-export function expiryOf(response: TokenResponse, now: number): number | undefined {
+export function expiryOf(response: Pick<Tokens, 'access_token' | 'expires_in'>, now: number): number | undefined {
   if (typeof response.expires_in === 'number' && response.expires_in > 0) return now + response.expires_in * 1000;
   const exp = jwtClaims(response.access_token)?.exp;
   return typeof exp === 'number' ? exp * 1000 : undefined;
