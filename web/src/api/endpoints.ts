@@ -1,6 +1,7 @@
 /** The service's endpoints as typed functions over the client. No DOM. */
-import { createSseParser } from '../lib/sse.ts';
+import { sseEvents } from '../lib/sse.ts';
 import { ApiError, type ApiClient, type Problem } from './client.ts';
+import type { ResourceKind } from './resources.ts';
 import type {
   AgentDeployments, BotTrigger, Conversation, ConversationDescriptor, DeploymentStatus, Descriptor, HealthReport,
   LogEntry, SecretMetadata,
@@ -15,6 +16,7 @@ export function endpoints(client: ApiClient) {
     client,
 
     // Configuration stores
+    resourceKinds: () => client.get<ResourceKind[]>('/resourcekinds'),
     descriptors: (storePath: string, query: { filter?: string; index?: number; limit?: number } = {}) =>
       client.get<Descriptor[]>(`${storePath}/descriptors`, { query }),
     read: <T = unknown>(storePath: string, id: string, version: number) => client.get<T>(`${storePath}/${enc(id)}`, { query: { version } }),
@@ -57,17 +59,11 @@ export function endpoints(client: ApiClient) {
       }, 'POST');
       let result: Conversation | undefined;
       let failure: ApiError | undefined;
-      const parser = createSseParser((event) => {
+      for await (const event of sseEvents(response.body!)) {
         const data: unknown = JSON.parse(event.data);
         if (event.event === 'token') onToken((data as { text: string }).text);
         else if (event.event === 'done') result = data as Conversation;
         else if (event.event === 'error') failure = new ApiError((data as Problem).status ?? 500, data as Problem);
-      });
-      const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        parser.feed(value);
       }
       if (failure) throw failure;
       if (!result) throw new ApiError(0, { title: 'Incomplete answer', detail: 'The turn ended without a result.' });

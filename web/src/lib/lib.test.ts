@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { formatBytes, formatDuration, keyMetrics, parsePrometheus } from './metrics.ts';
-import { createSseParser, type SseEvent } from './sse.ts';
 import { groupStep } from './steps.ts';
 import { idOfLocation, parseResourceUri } from './uri.ts';
 
@@ -33,16 +32,6 @@ describe('metrics', () => {
     assert.equal(m.meanLatencyMs, 50);
     assert.equal(formatBytes(m.residentBytes!), '1.0 MiB');
     assert.equal(formatDuration(3700), '1 h 1 min');
-  });
-});
-
-describe('server-sent events', () => {
-  it('parses events split across chunks, skipping comments', () => {
-    const events: SseEvent[] = [];
-    const parser = createSseParser((e) => events.push(e));
-    parser.feed(': heartbeat\n\ndata: {"a"');
-    parser.feed(':1}\n\nevent: x\ndata: one\r\ndata: two\n\n');
-    assert.deepEqual(events, [{ event: 'message', data: '{"a":1}' }, { event: 'x', data: 'one\ntwo' }]);
   });
 });
 

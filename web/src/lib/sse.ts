@@ -1,41 +1,23 @@
-/** An incremental server-sent-events parser (for a fetch body stream, which can carry a bearer token). Pure. */
+/**
+ * The events of a server-sent-events body read with fetch (which, unlike EventSource, can carry a bearer token).
+ * Parsing is `eventsource-parser`'s; the bytes are decoded as a stream, so neither a character nor a line end
+ * (`\r\n`) split across chunks is misread.
+ */
+import { EventSourceParserStream, type EventSourceMessage } from 'eventsource-parser/stream';
 
-export interface SseEvent {
-  readonly event: string;
-  readonly data: string;
-  readonly id?: string;
-}
+/** An event; `event` is undefined for the default type (`message`). */
+export type SseEvent = EventSourceMessage;
 
-export function createSseParser(onEvent: (event: SseEvent) => void): { feed(chunk: string): void } {
-  let buffer = '';
-  let data: string[] = [];
-  let event = '';
-  let id: string | undefined;
-  const dispatch = () => {
-    if (data.length > 0) onEvent({ event: event || 'message', data: data.join('\n'), ...(id !== undefined ? { id } : {}) });
-    data = [];
-    event = '';
-  };
-  return {
-    feed(chunk: string) {
-      buffer += chunk;
-      for (;;) {
-        const nl = buffer.search(/\r\n|\r|\n/);
-        if (nl < 0) return;
-        const line = buffer.slice(0, nl);
-        buffer = buffer.slice(buffer[nl] === '\r' && buffer[nl + 1] === '\n' ? nl + 2 : nl + 1);
-        if (line === '') {
-          dispatch();
-          continue;
-        }
-        if (line.startsWith(':')) continue; // comment / heartbeat
-        const colon = line.indexOf(':');
-        const field = colon < 0 ? line : line.slice(0, colon);
-        const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-        if (field === 'data') data.push(value);
-        else if (field === 'event') event = value;
-        else if (field === 'id') id = value;
-      }
-    },
-  };
+export async function* sseEvents(body: ReadableStream<Uint8Array<ArrayBuffer>>): AsyncGenerator<SseEvent> {
+  const reader = body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    // A consumer that stops early closes the connection; after the end or an error this does nothing.
+    await reader.cancel().catch(() => undefined);
+  }
 }

@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { LogEntry } from '../../api/types.ts';
 import { useAuth } from '../../auth.tsx';
 import { ErrorMessage, Field, PageHeader, Select } from '../../components/ui.tsx';
-import { createSseParser } from '../../lib/sse.ts';
+import { sseEvents } from '../../lib/sse.ts';
 import { useDebounced } from '../../useDebounced.ts';
 
 const LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'FATAL'];
@@ -42,18 +42,12 @@ export function Logs() {
       try {
         const response = await api.logStream({ level, search: search || undefined }, abort.signal);
         setState('live');
-        const parser = createSseParser((event) => {
+        for await (const event of sseEvents(response.body!)) {
           try {
             pending.current.push(JSON.parse(event.data) as LogEntry);
           } catch {
             /* not an entry */
           }
-        });
-        const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          parser.feed(value);
         }
         setState('closed');
       } catch (e) {
