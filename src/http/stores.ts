@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { invalid } from '../errors.ts';
-import type { ResourceKindDefinition } from '../resources/kinds.ts';
+import { resourceKinds, type ResourceKindDefinition } from '../resources/kinds.ts';
 import type { ResourceService } from '../resources/service.ts';
 import { compileParameterValidator } from '../resources/validation.ts';
 import { resourceOriginOf, SpaceQuery } from './auth.ts';
@@ -65,6 +65,19 @@ const DescriptorEdit = Type.Object(
   { additionalProperties: false, title: 'DescriptorEdit' },
 );
 
+const ResourceKindSchema = Type.Object(
+  {
+    name: Type.String({ description: 'internal name of the kind' }),
+    title: Type.String({ description: 'human name of one resource' }),
+    label: Type.String({ description: 'human name of the list' }),
+    slug: Type.String({ description: "the manager's route segment" }),
+    uriType: Type.String({ description: 'type host of references: svc://ai.svc.<uriType>/...' }),
+    storePath: Type.String({ description: 'store path of the REST API' }),
+    template: Type.Unknown({ description: 'a minimal valid body for a new resource' }),
+  },
+  { title: 'ResourceKind' },
+);
+
 const LocationHeader = { Location: { type: 'string', description: 'svc:// reference of the written version' } };
 const created = { description: 'Created; `Location` holds the svc:// reference', headers: LocationHeader, type: 'null' };
 const passThroughSerializer = () => (data: unknown) => (typeof data === 'string' ? data : JSON.stringify(data));
@@ -77,6 +90,15 @@ export async function storeRoutes(app: TypedApp, deps: { resources: ResourceServ
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? () => true : compileParameterValidator(schema)));
 
   for (const kind of resources.catalogue.all) registerKind(app, resources, kind);
+
+  app.get('/resourcekinds', {
+    config: { access: { roles: 'authenticated' } },
+    schema: {
+      tags: ['descriptors'],
+      summary: 'The configuration kinds: names, store paths, reference types and what the manager shows',
+      response: { 200: Type.Array(ResourceKindSchema) },
+    },
+  }, async () => resourceKinds);
 
   app.get('/descriptorstore/descriptors/:id', {
     config: { access: { roles: 'read', level: 'USE' } },

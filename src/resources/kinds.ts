@@ -14,6 +14,8 @@ export interface ResourceKind {
   readonly title: string;
   /** Plural label for lists in the manager. */
   readonly label: string;
+  /** The manager's route segment: `/manager/resources/<slug>`. */
+  readonly slug: string;
   /** Type host after `ai.svc.` in references and in `Location`. */
   readonly uriType: string;
   /** Other type hosts that name this kind in references (upstream 6.x names). */
@@ -33,6 +35,7 @@ export interface ResourceKind {
 export const resourceKinds = [
   {
     name: 'dictionary',
+    slug: 'dictionaries',
     title: 'dictionary',
     label: 'Dictionaries',
     uriType: 'regulardictionary',
@@ -45,6 +48,7 @@ export const resourceKinds = [
   },
   {
     name: 'behavior',
+    slug: 'behaviorsets',
     title: 'behavior set',
     label: 'Behavior sets',
     uriType: 'behavior',
@@ -61,6 +65,7 @@ export const resourceKinds = [
   },
   {
     name: 'output',
+    slug: 'outputsets',
     title: 'output set',
     label: 'Output sets',
     uriType: 'output',
@@ -73,6 +78,7 @@ export const resourceKinds = [
   },
   {
     name: 'workflow',
+    slug: 'workflows',
     title: 'workflow',
     label: 'Workflows',
     uriType: 'package',
@@ -85,6 +91,7 @@ export const resourceKinds = [
   },
   {
     name: 'agent',
+    slug: 'agents',
     title: 'agent',
     label: 'Agents',
     uriType: 'agent',
@@ -97,6 +104,7 @@ export const resourceKinds = [
   },
   {
     name: 'property',
+    slug: 'propertysetters',
     title: 'property setter',
     label: 'Property setters',
     uriType: 'property',
@@ -109,6 +117,7 @@ export const resourceKinds = [
   },
   {
     name: 'httpcalls',
+    slug: 'httpcalls',
     title: 'HTTP-call set',
     label: 'HTTP calls',
     uriType: 'httpcalls',
@@ -124,6 +133,7 @@ export const resourceKinds = [
   },
   {
     name: 'llm',
+    slug: 'llms',
     title: 'LLM configuration',
     label: 'LLM configurations',
     uriType: 'llm',

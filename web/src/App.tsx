@@ -1,6 +1,6 @@
 /** Routes -> screens. Every screen lives in its own folder under screens/. */
 import { useEffect, type ReactNode } from 'react';
-import { kindBySlug } from './api/resources.ts';
+import { useResourceKinds } from './api/resources.ts';
 import { useAuth } from './auth.tsx';
 import { Layout } from './components/Layout.tsx';
 import { PageHeader } from './components/ui.tsx';
@@ -57,7 +57,8 @@ export function App() {
   const { pathname } = useLocation();
   const { status } = useAuth();
   const found = resolve(pathname);
-  const kind = found?.params.kind ? kindBySlug(found.params.kind) : undefined;
+  const kinds = useResourceKinds();
+  const kind = found?.params.kind ? kinds?.bySlug(found.params.kind) : undefined;
   const waiting = status === 'starting' || status === 'redirecting';
   const signInRequired = status === 'signed-out' || status === 'needs-sign-in';
   const title = waiting ? 'Signing in' : signInRequired ? (status === 'signed-out' ? 'Signed out' : 'Sign in') : (kind ? `${kind.label}` : found?.route.title) ?? 'Not found';

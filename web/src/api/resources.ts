@@ -1,35 +1,59 @@
-/** The configuration kinds the manager edits, with their store paths (README "Configuration resources"). */
+import { useQuery } from '@tanstack/react-query';
+import { useAuth } from '../auth.tsx';
 
+/** A configuration kind as the service describes it (`GET /resourcekinds`; the table is `src/resources/kinds.ts`). */
 export interface ResourceKind {
+  readonly name: string;
   /** Route segment, e.g. `dictionaries`. */
   readonly slug: string;
-  /** `svc://ai.svc.<type>` */
-  readonly type: string;
-  readonly storePath: string;
+  /** One resource, for people: `dictionary`, `behavior set`, ... */
+  readonly title: string;
+  /** The list, for people. */
   readonly label: string;
-  readonly singular: string;
+  /** `svc://ai.svc.<uriType>/...` */
+  readonly uriType: string;
+  readonly storePath: string;
   /** A minimal valid body for "new". */
   readonly template: unknown;
 }
 
-export const resourceKinds: readonly ResourceKind[] = [
-  { slug: 'dictionaries', type: 'regulardictionary', storePath: '/regulardictionarystore/regulardictionaries', label: 'Dictionaries', singular: 'dictionary', template: { words: [{ word: 'hello', expressions: 'greeting(hello)' }], phrases: [] } },
-  { slug: 'behaviorsets', type: 'behavior', storePath: '/behaviorstore/behaviorsets', label: 'Behavior sets', singular: 'behavior set', template: { behaviorGroups: [{ name: 'Main', behaviorRules: [{ name: 'Greeting', actions: ['greet'], conditions: [{ type: 'inputmatcher', configs: { expressions: 'greeting(*)' } }] }] }] } },
-  { slug: 'outputsets', type: 'output', storePath: '/outputstore/outputsets', label: 'Output sets', singular: 'output set', template: { outputSet: [{ action: 'greet', timesOccurred: 0, outputs: [{ valueAlternatives: [{ type: 'text', text: 'Hello!' }] }] }] } },
-  { slug: 'propertysetters', type: 'property', storePath: '/propertysetterstore/propertysetters', label: 'Property setters', singular: 'property setter', template: { setOnActions: [{ actions: ['greet'], setProperties: [{ name: 'lastInput', fromObjectPath: 'memory.current.input', scope: 'conversation' }] }] } },
-  { slug: 'httpcalls', type: 'httpcalls', storePath: '/httpcallsstore/httpcalls', label: 'HTTP calls', singular: 'HTTP-call set', template: { targetServerUrl: 'https://example.org', httpCalls: [{ name: 'lookup', actions: ['lookup'], saveResponse: true, responseObjectName: 'lookup', request: { method: 'GET', path: '/api' } }] } },
-  { slug: 'llms', type: 'llm', storePath: '/langchainstore/langchains', label: 'LLM configurations', singular: 'LLM configuration', template: { tasks: [{ actions: ['ask_llm'], id: 'assistant', type: 'openai', description: 'Answers questions', parameters: { apiKey: '${vault:OPENAI_API_KEY}', modelName: 'gpt-4o-mini', systemMessage: 'You are helpful.', addToOutput: 'true' } }] } },
-  { slug: 'workflows', type: 'package', storePath: '/packagestore/packages', label: 'Workflows', singular: 'workflow', template: { packageExtensions: [{ type: 'svc://ai.svc.templating', config: {} }] } },
-];
-
-export const agentKind: ResourceKind = { slug: 'agents', type: 'agent', storePath: '/agentstore/agents', label: 'Agents', singular: 'agent', template: { packages: [] } };
-
-export function kindBySlug(slug: string): ResourceKind | undefined {
-  return [...resourceKinds, agentKind].find((k) => k.slug === slug);
+/** The kinds, and the look-ups the screens need. Pure. */
+export interface ResourceKinds {
+  /** The configuration kinds a workflow uses, in the service's order (agents have their own screens). */
+  readonly configuration: readonly ResourceKind[];
+  readonly agent: ResourceKind;
+  /** By internal name (`dictionary`, `workflow`, ...); throws for a name the service does not describe. */
+  named(name: string): ResourceKind;
+  bySlug(slug: string): ResourceKind | undefined;
+  byStorePath(storePath: string): ResourceKind | undefined;
 }
 
-export function kindByStorePath(storePath: string): ResourceKind | undefined {
-  return [...resourceKinds, agentKind].find((k) => k.storePath === storePath);
+export function resourceKindsOf(kinds: readonly ResourceKind[]): ResourceKinds {
+  const agent = kinds.find((kind) => kind.name === 'agent');
+  if (!agent) throw new Error('the service describes no agent kind');
+  return {
+    configuration: kinds.filter((kind) => kind !== agent),
+    agent,
+    named(name) {
+      const kind = kinds.find((candidate) => candidate.name === name);
+      if (!kind) throw new Error(`the service describes no kind '${name}'`);
+      return kind;
+    },
+    bySlug: (slug) => kinds.find((kind) => kind.slug === slug),
+    byStorePath: (storePath) => kinds.find((kind) => kind.storePath === storePath),
+  };
+}
+
+/** The kinds, fetched once per session; undefined until they arrive (or before sign-in). */
+export function useResourceKinds(): ResourceKinds | undefined {
+  const { api, status } = useAuth();
+  const kinds = useQuery({
+    queryKey: ['resourcekinds'],
+    queryFn: async () => resourceKindsOf(await api.resourceKinds()),
+    enabled: status === 'off' || status === 'signed-in',
+    staleTime: Infinity,
+  });
+  return kinds.data;
 }
 
 /** Known extension types, for people. */

@@ -4,7 +4,7 @@
  * role, secrets and logs the admin role).
  */
 import { useEffect, useState, type ReactNode } from 'react';
-import { resourceKinds } from '../api/resources.ts';
+import { useResourceKinds } from '../api/resources.ts';
 import { signOut, useAuth } from '../auth.tsx';
 import type { Permissions } from '../lib/oidc.ts';
 import { BASE, Link, useLocation } from '../router.tsx';
@@ -31,6 +31,7 @@ function isCurrent(to: string, pathname: string): boolean {
 export function Layout({ children }: { children: ReactNode }) {
   const { pathname } = useLocation();
   const { status, user, permissions } = useAuth();
+  const kinds = useResourceKinds();
   const [menuOpen, setMenuOpen] = useState(false);
   useEffect(() => setMenuOpen(false), [pathname]);
 
@@ -63,7 +64,7 @@ export function Layout({ children }: { children: ReactNode }) {
       <nav id="nav" aria-label="Main" className={menuOpen ? 'open' : ''}>
         <ul>{sections.map(link)}</ul>
         <h2 className="nav-heading">Resources</h2>
-        <ul>{resourceKinds.map((k) => link({ to: `${BASE}/resources/${k.slug}`, label: k.label }))}</ul>
+        <ul>{(kinds?.configuration ?? []).map((k) => link({ to: `${BASE}/resources/${k.slug}`, label: k.label }))}</ul>
         <h2 className="nav-heading">Operations</h2>
         <ul>{operations.filter((o) => o.allowed(permissions)).map(link)}</ul>
         <p className="nav-foot">

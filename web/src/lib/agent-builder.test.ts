@@ -62,22 +62,22 @@ describe('guided agent form -> resources', () => {
     const calls: string[] = [];
     let n = 0;
     const ports = {
-      create: async (path: string, body: unknown) => {
-        calls.push(`POST ${path} ${JSON.stringify(body).includes('svc://x/') ? 'refs' : ''}`.trim());
-        return `svc://x/${path}/${++n}`;
+      create: async (kind: string, body: unknown) => {
+        calls.push(`POST ${kind} ${JSON.stringify(body).includes('svc://x/') ? 'refs' : ''}`.trim());
+        return `svc://x/${kind}/${++n}`;
       },
       describe: async (uri: string, name: string) => {
         calls.push(`name ${uri.split('/').pop()} ${name}`);
       },
     };
     const result = await createSimpleAgent(exampleForm(), ports);
-    assert.equal(result.agentUri, 'svc://x//agentstore/agents/5');
+    assert.equal(result.agentUri, 'svc://x/agent/5');
     assert.deepEqual(calls.filter((c) => c.startsWith('POST')), [
-      'POST /regulardictionarystore/regulardictionaries',
-      'POST /behaviorstore/behaviorsets',
-      'POST /outputstore/outputsets',
-      'POST /packagestore/packages refs',
-      'POST /agentstore/agents refs',
+      'POST dictionary',
+      'POST behavior',
+      'POST output',
+      'POST workflow refs',
+      'POST agent refs',
     ]);
     assert.ok(calls.includes('name 5 Greeter'));
     const blank = await createBlankAgent('Empty', '', ports);

@@ -176,8 +176,8 @@ export function buildSimpleAgent(form: SimpleAgentForm): SimpleAgentResources {
 
 /** The store calls the creation needs (the API client in the app, fakes in tests). */
 export interface CreationPorts {
-  /** POSTs a body to a store path and answers the new resource's URI (the Location). */
-  create(storePath: string, body: unknown): Promise<string>;
+  /** Creates a resource of a kind (by its name: `dictionary`, `workflow`, ...) and answers its URI (the Location). */
+  create(kind: string, body: unknown): Promise<string>;
   /** Names a resource through its descriptor. */
   describe(uri: string, name: string, description: string): Promise<void>;
 }
@@ -192,26 +192,26 @@ export async function createSimpleAgent(form: SimpleAgentForm, ports: CreationPo
   const built = buildSimpleAgent(form);
   const name = form.name.trim();
   const created: { kind: string; uri: string }[] = [];
-  const make = async (kind: string, storePath: string, body: unknown, label: string) => {
-    progress(`Creating ${kind}`);
-    const uri = await ports.create(storePath, body);
-    await ports.describe(uri, label, kind === 'agent' ? form.description.trim() : `${kind} of the agent ${name}`);
-    created.push({ kind, uri });
+  const make = async (kind: string, title: string, body: unknown, label: string) => {
+    progress(`Creating ${title}`);
+    const uri = await ports.create(kind, body);
+    await ports.describe(uri, label, kind === 'agent' ? form.description.trim() : `${title} of the agent ${name}`);
+    created.push({ kind: title, uri });
     return uri;
   };
-  const dictionary = await make('dictionary', '/regulardictionarystore/regulardictionaries', built.dictionary, `${name} words`);
-  const behaviorSet = await make('behavior set', '/behaviorstore/behaviorsets', built.behaviorSet, `${name} rules`);
-  const outputSet = await make('output set', '/outputstore/outputsets', built.outputSet, `${name} replies`);
-  const workflow = await make('workflow', '/packagestore/packages', built.workflow({ dictionary, behaviorSet, outputSet }), `${name} workflow`);
-  const agentUri = await make('agent', '/agentstore/agents', built.agent(workflow), name);
+  const dictionary = await make('dictionary', 'dictionary', built.dictionary, `${name} words`);
+  const behaviorSet = await make('behavior', 'behavior set', built.behaviorSet, `${name} rules`);
+  const outputSet = await make('output', 'output set', built.outputSet, `${name} replies`);
+  const workflow = await make('workflow', 'workflow', built.workflow({ dictionary, behaviorSet, outputSet }), `${name} workflow`);
+  const agentUri = await make('agent', 'agent', built.agent(workflow), name);
   return { agentUri, created };
 }
 
 /** A blank agent: one empty workflow (extensions are added later in the resource editors). */
 export async function createBlankAgent(name: string, description: string, ports: CreationPorts): Promise<CreatedAgent> {
-  const workflow = await ports.create('/packagestore/packages', { packageExtensions: [] });
+  const workflow = await ports.create('workflow', { packageExtensions: [] });
   await ports.describe(workflow, `${name} workflow`, `workflow of the agent ${name}`);
-  const agentUri = await ports.create('/agentstore/agents', { packages: [workflow] });
+  const agentUri = await ports.create('agent', { packages: [workflow] });
   await ports.describe(agentUri, name, description);
   return { agentUri, created: [{ kind: 'workflow', uri: workflow }, { kind: 'agent', uri: agentUri }] };
 }

@@ -4,6 +4,7 @@
  */
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import { useResourceKinds } from '../../api/resources.ts';
 import { useAuth, usePermissions } from '../../auth.tsx';
 import { ErrorMessage, Field, PageHeader, Select } from '../../components/ui.tsx';
 import {
@@ -30,8 +31,12 @@ function AgentCreateForm() {
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
 
+  const kinds = useResourceKinds();
   const ports: CreationPorts = {
-    create: (storePath, body) => api.create(storePath, body),
+    create: (kind, body) => {
+      if (!kinds) throw new Error('The configuration kinds are still loading; try again.');
+      return api.create(kinds.named(kind).storePath, body);
+    },
     describe: async (uri, name, description) => {
       const ref = parseResourceUri(uri);
       if (ref) await api.describe(ref.id, ref.version, { name, description });

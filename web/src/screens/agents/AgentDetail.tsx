@@ -1,7 +1,7 @@
 /** One agent: its workflows and extensions in pipeline order, versions with a diff, deployments, export, delete. */
 import { useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { agentKind, environments, extensionLabels, kindByStorePath } from '../../api/resources.ts';
+import { environments, extensionLabels, useResourceKinds } from '../../api/resources.ts';
 import type { Agent, DeploymentStatus, Workflow, WorkflowExtension } from '../../api/types.ts';
 import { useAuth, usePermissions } from '../../auth.tsx';
 import { Badge, ConfirmButton, ErrorMessage, Loading, Notice, PageHeader, formatTime, saveBlob } from '../../components/ui.tsx';
@@ -15,21 +15,26 @@ export function AgentDetail({ id }: { id: string }) {
   const queryClient = useQueryClient();
   const { search } = useLocation();
   const descriptor = useQuery({ queryKey: ['descriptor', id], queryFn: () => api.descriptor(id) });
-  const current = useQuery({ queryKey: ['currentversion', agentKind.storePath, id], queryFn: () => api.currentVersion(agentKind.storePath, id) });
+  const agentPath = useResourceKinds()?.agent.storePath;
+  const current = useQuery({
+    queryKey: ['currentversion', agentPath, id],
+    queryFn: () => api.currentVersion(agentPath!, id),
+    enabled: agentPath !== undefined,
+  });
   const [version, setVersion] = useState<number>();
   useEffect(() => {
     if (current.data !== undefined && version === undefined) setVersion(current.data);
   }, [current.data, version]);
   const agent = useQuery({
-    queryKey: ['resource', agentKind.storePath, id, version],
-    queryFn: () => api.read<Agent>(agentKind.storePath, id, version!),
-    enabled: version !== undefined,
+    queryKey: ['resource', agentPath, id, version],
+    queryFn: () => api.read<Agent>(agentPath!, id, version!),
+    enabled: version !== undefined && agentPath !== undefined,
   });
   const [exportError, setExportError] = useState<unknown>();
   const [exporting, setExporting] = useState(false);
 
   const remove = useMutation({
-    mutationFn: async () => api.remove(agentKind.storePath, id, current.data!),
+    mutationFn: async () => api.remove(agentPath!, id, current.data!),
     onSuccess: async () => {
       await queryClient.invalidateQueries({ queryKey: ['descriptors'] });
       navigate(`${BASE}/agents`);
@@ -88,7 +93,7 @@ export function AgentDetail({ id }: { id: string }) {
         )}
       </section>
 
-      {current.data !== undefined && <VersionDiff storePath={agentKind.storePath} id={id} current={current.data} />}
+      {current.data !== undefined && <VersionDiff storePath={agentPath!} id={id} current={current.data} />}
     </>
   );
 }
@@ -175,10 +180,11 @@ function referencesOf(extension: WorkflowExtension): { label: string; uri: strin
 }
 
 function ResourceLink({ uri, label }: { uri: string; label: string }) {
+  const kinds = useResourceKinds();
   const ref = parseResourceUri(uri);
-  const kind = ref && kindByStorePath(ref.storePath);
+  const kind = ref && kinds?.byStorePath(ref.storePath);
   if (!ref || !kind) return <code>{uri}</code>;
-  return <Link to={`${BASE}/resources/${kind.slug}/${ref.id}?version=${ref.version ?? ''}`}>{label}: {kind.singular} v{ref.version}</Link>;
+  return <Link to={`${BASE}/resources/${kind.slug}/${ref.id}?version=${ref.version ?? ''}`}>{label}: {kind.title} v{ref.version}</Link>;
 }
 
 function WorkflowItem({ uri }: { uri: string }) {

@@ -1,7 +1,7 @@
 /** Agents: search the descriptors, see where each is deployed. */
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { agentKind } from '../../api/resources.ts';
+import { useResourceKinds } from '../../api/resources.ts';
 import { useAuth, usePermissions } from '../../auth.tsx';
 import { Badge, Empty, ErrorMessage, Field, Loading, PageHeader, formatTime } from '../../components/ui.tsx';
 import { parseResourceUri } from '../../lib/uri.ts';
@@ -13,7 +13,12 @@ export function AgentList() {
   const { canWrite } = usePermissions();
   const [search, setSearch] = useState('');
   const filter = useDebounced(search, 250);
-  const agents = useQuery({ queryKey: ['descriptors', agentKind.storePath, filter], queryFn: () => api.descriptors(agentKind.storePath, { filter, limit: 200 }) });
+  const agentPath = useResourceKinds()?.agent.storePath;
+  const agents = useQuery({
+    queryKey: ['descriptors', agentPath, filter],
+    queryFn: () => api.descriptors(agentPath!, { filter, limit: 200 }),
+    enabled: agentPath !== undefined,
+  });
   const deployments = useQuery({ queryKey: ['deployments'], queryFn: api.deployments, refetchInterval: 5_000 });
 
   return (

@@ -1,13 +1,18 @@
 /** Agent id -> name, from the agent descriptors (shared by screens that show agent ids). */
 import { useQuery } from '@tanstack/react-query';
-import { agentKind } from '../../api/resources.ts';
+import { useResourceKinds } from '../../api/resources.ts';
 import type { Descriptor } from '../../api/types.ts';
 import { useAuth } from '../../auth.tsx';
 import { parseResourceUri } from '../../lib/uri.ts';
 
 export function useAgentDescriptors() {
   const { api } = useAuth();
-  return useQuery({ queryKey: ['descriptors', agentKind.storePath, ''], queryFn: () => api.descriptors(agentKind.storePath, { limit: 1000 }) });
+  const agentPath = useResourceKinds()?.agent.storePath;
+  return useQuery({
+    queryKey: ['descriptors', agentPath, ''],
+    queryFn: () => api.descriptors(agentPath!, { limit: 1000 }),
+    enabled: agentPath !== undefined,
+  });
 }
 
 export function useAgentNames(): Map<string, string> {

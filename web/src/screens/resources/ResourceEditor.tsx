@@ -5,7 +5,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
 import { ApiError } from '../../api/client.ts';
-import { kindBySlug, type ResourceKind } from '../../api/resources.ts';
+import { useResourceKinds, type ResourceKind } from '../../api/resources.ts';
 import { useAuth, usePermissions } from '../../auth.tsx';
 import { JsonEditor } from '../../components/JsonEditor.tsx';
 import { ConfirmButton, ErrorMessage, Field, Loading, Notice, PageHeader } from '../../components/ui.tsx';
@@ -17,11 +17,13 @@ import { VersionDiff } from './VersionDiff.tsx';
 const pretty = (value: unknown) => JSON.stringify(value, null, 2);
 
 export function ResourceEditor({ kindSlug, id }: { kindSlug: string; id?: string }) {
-  const kind = kindBySlug(kindSlug);
+  const kinds = useResourceKinds();
+  const kind = kinds?.bySlug(kindSlug);
   const { canWrite } = usePermissions();
+  if (!kinds) return <Loading />;
   if (!kind) return <PageHeader title="Unknown resource type" />;
   if (id) return <EditExisting kind={kind} id={id} canWrite={canWrite} />;
-  return canWrite ? <CreateNew kind={kind} /> : <><PageHeader title={`New ${kind.singular}`} /><ReadOnlyNote /></>;
+  return canWrite ? <CreateNew kind={kind} /> : <><PageHeader title={`New ${kind.title}`} /><ReadOnlyNote /></>;
 }
 
 /** For roles that may not write (svc-viewer): what they see instead of the controls. */
@@ -79,16 +81,16 @@ function CreateNew({ kind }: { kind: ResourceKind }) {
 
   return (
     <>
-      <PageHeader title={`New ${kind.singular}`} description="Start from the example below; the service checks the document strictly when you save." />
+      <PageHeader title={`New ${kind.title}`} description="Start from the example below; the service checks the document strictly when you save." />
       <form onSubmit={save}>
         <div className="grid-2">
           <Field label="Name" value={name} onChange={setName} />
           <Field label="Description" value={description} onChange={setDescription} />
         </div>
-        <JsonEditor label={`${kind.singular} JSON`} value={doc.text} onChange={doc.change} issues={doc.issues} />
+        <JsonEditor label={`${kind.title} JSON`} value={doc.text} onChange={doc.change} issues={doc.issues} />
         <ErrorMessage error={error} />
         <div className="form-actions">
-          <button type="submit" className="primary" disabled={busy || doc.syntax !== undefined}>{busy ? 'Creating…' : `Create ${kind.singular}`}</button>
+          <button type="submit" className="primary" disabled={busy || doc.syntax !== undefined}>{busy ? 'Creating…' : `Create ${kind.title}`}</button>
           <Link to={kind.slug === 'agents' ? `${BASE}/agents` : `${BASE}/resources/${kind.slug}`} className="button">Cancel</Link>
         </div>
       </form>
@@ -170,7 +172,7 @@ function EditExisting({ kind, id, canWrite }: { kind: ResourceKind; id: string; 
   const duplicate = () => run(async () => {
     const uri = await api.duplicate(kind.storePath, id, version!);
     const ref = parseResourceUri(uri);
-    if (ref) await api.describe(ref.id, ref.version, { name: `${name || kind.singular} (copy)`, description });
+    if (ref) await api.describe(ref.id, ref.version, { name: `${name || kind.title} (copy)`, description });
     await refresh();
     navigate(`${BASE}/resources/${kind.slug}/${ref?.id ?? ''}`);
   });
@@ -181,16 +183,16 @@ function EditExisting({ kind, id, canWrite }: { kind: ResourceKind; id: string; 
     navigate(kind.slug === 'agents' ? `${BASE}/agents` : `${BASE}/resources/${kind.slug}`);
   });
 
-  if (current.error) return <><PageHeader title={kind.singular} /><ErrorMessage error={current.error} /></>;
+  if (current.error) return <><PageHeader title={kind.title} /><ErrorMessage error={current.error} /></>;
   if (current.isPending || resource.isPending) return <Loading />;
   const old = version !== current.data;
 
   return (
     <>
-      <PageHeader title={descriptor.data?.name || `(unnamed ${kind.singular})`} description={<>{kind.singular} <code>{id}</code>, version {version} of {current.data}</>}>
+      <PageHeader title={descriptor.data?.name || `(unnamed ${kind.title})`} description={<>{kind.title} <code>{id}</code>, version {version} of {current.data}</>}>
         {kind.slug === 'agents' && <Link to={`${BASE}/agents/${id}`} className="button">Agent overview</Link>}
         {canWrite && <button type="button" onClick={duplicate} disabled={busy}>Duplicate</button>}
-        {canWrite && <ConfirmButton question={`Delete this ${kind.singular}?`} onConfirm={remove} disabled={busy}>Delete</ConfirmButton>}
+        {canWrite && <ConfirmButton question={`Delete this ${kind.title}?`} onConfirm={remove} disabled={busy}>Delete</ConfirmButton>}
       </PageHeader>
       {!canWrite && <ReadOnlyNote />}
       {message && <Notice kind="success">{message}</Notice>}
@@ -208,7 +210,7 @@ function EditExisting({ kind, id, canWrite }: { kind: ResourceKind; id: string; 
       <section className="panel" aria-labelledby="doc-h">
         <h2 id="doc-h">Document</h2>
         {old && canWrite && <Notice kind="warning">You are looking at version {version}; saving makes version {(current.data ?? 0) + 1} from this text. <Link to={`${BASE}/resources/${kind.slug}/${id}`}>Open the current version</Link>.</Notice>}
-        <JsonEditor label={`${kind.singular} JSON`} value={doc.text} onChange={doc.change} issues={doc.issues} readOnly={!canWrite} />
+        <JsonEditor label={`${kind.title} JSON`} value={doc.text} onChange={doc.change} issues={doc.issues} readOnly={!canWrite} />
         {canWrite && <div className="form-actions">
           <button type="button" className="primary" onClick={saveDocument} disabled={busy || doc.syntax !== undefined}>Save as new version</button>
           <button type="button" onClick={() => { doc.change(pretty(resource.data)); }} disabled={busy}>Revert changes</button>

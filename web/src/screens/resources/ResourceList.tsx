@@ -1,7 +1,7 @@
 /** The resources of one kind: search, open, create. */
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { kindBySlug } from '../../api/resources.ts';
+import { useResourceKinds } from '../../api/resources.ts';
 import { useAuth, usePermissions } from '../../auth.tsx';
 import { Empty, ErrorMessage, Field, Loading, PageHeader, formatTime } from '../../components/ui.tsx';
 import { parseResourceUri } from '../../lib/uri.ts';
@@ -11,7 +11,8 @@ import { useDebounced } from '../../useDebounced.ts';
 export function ResourceList({ kindSlug }: { kindSlug: string }) {
   const { api } = useAuth();
   const { canWrite } = usePermissions();
-  const kind = kindBySlug(kindSlug);
+  const kinds = useResourceKinds();
+  const kind = kinds?.bySlug(kindSlug);
   const [search, setSearch] = useState('');
   const filter = useDebounced(search, 250);
   const list = useQuery({
@@ -19,12 +20,13 @@ export function ResourceList({ kindSlug }: { kindSlug: string }) {
     queryFn: () => api.descriptors(kind!.storePath, { filter, limit: 200 }),
     enabled: kind !== undefined,
   });
+  if (!kinds) return <Loading />;
   if (!kind) return <PageHeader title="Unknown resource type" />;
 
   return (
     <>
       <PageHeader title={kind.label} description={<>Stored at <code>{kind.storePath}</code>. Every save creates a new version.</>}>
-        {canWrite && <Link to={`${BASE}/resources/${kind.slug}/new`} className="button primary">New {kind.singular}</Link>}
+        {canWrite && <Link to={`${BASE}/resources/${kind.slug}/new`} className="button primary">New {kind.title}</Link>}
       </PageHeader>
       <div className="toolbar">
         <Field label={`Search ${kind.label.toLowerCase()}`} value={search} onChange={setSearch} type="search" />
@@ -40,7 +42,7 @@ export function ResourceList({ kindSlug }: { kindSlug: string }) {
               return (
                 <tr key={ref.id}>
                   <td>
-                    <Link to={`${BASE}/resources/${kind.slug}/${ref.id}`}>{d.name || `(unnamed ${kind.singular})`}</Link>
+                    <Link to={`${BASE}/resources/${kind.slug}/${ref.id}`}>{d.name || `(unnamed ${kind.title})`}</Link>
                     {d.description && <div className="muted small">{d.description}</div>}
                   </td>
                   <td>{ref.version}</td>
