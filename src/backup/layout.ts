@@ -15,10 +15,14 @@ import { kindNamed, kindOfExportName } from '../resources/kinds.ts';
 export const METADATA_FILE = 'metadata.json';
 export const EXPORT_FORMAT_VERSION = 1;
 
-export const agentFileName = (agentId: string) => `${agentId}.agent.json`;
+const agentKind = kindNamed('agent');
+/** `agent|bot`: the agent file's export name and the older ones. */
+const AGENT_NAMES = [agentKind.exportName, ...agentKind.importNames].join('|');
+
+export const agentFileName = (agentId: string) => `${agentId}.${agentKind.exportName}.json`;
 export const descriptorFileName = (folder: string, id: string) => `${folder}${id}.descriptor.json`;
 export const workflowFolder = (workflowId: string, version: number) => `${workflowId}/${version}/`;
-export const workflowFileName = (workflowId: string, version: number) => `${workflowFolder(workflowId, version)}${workflowId}.workflow.json`;
+export const workflowFileName = (workflowId: string, version: number) => resourceFileName(workflowFolder(workflowId, version), 'workflow', workflowId);
 export const resourceFileName = (folder: string, kind: string, id: string) => `${folder}${id}.${kindNamed(kind).exportName}.json`;
 
 /** The download name of an export, and its pattern (nothing else is ever served). */
@@ -26,7 +30,8 @@ export const exportFileName = (agentId: string, version: number) => `${agentId}-
 export const EXPORT_FILE_PATTERN = /^([0-9a-f]{24})-([1-9]\d{0,8})\.zip$/;
 
 /** The agent file of an archive: `<id>.agent.json` (or the older `<id>.bot.json`), possibly below a folder. */
-export const AGENT_FILE_PATTERN = /^((?:[^/]+\/)*)([^/]+)\.(?:agent|bot)\.json$/;
+export const AGENT_FILE_PATTERN = new RegExp(`^((?:[^/]+/)*)([^/]+)\\.(?:${AGENT_NAMES})\\.json$`);
+const TOP_AGENT_FILE = new RegExp(`^([^/]+)\\.(?:${AGENT_NAMES})\\.json$`);
 
 export type ArchiveEntry =
   | { readonly role: 'agent'; readonly id: string }
@@ -38,12 +43,12 @@ export type ArchiveEntry =
 /** What an entry (path relative to the agent file's folder) holds. */
 export function classifyEntry(path: string): ArchiveEntry {
   if (path === METADATA_FILE) return { role: 'metadata' };
-  const agent = /^([^/]+)\.(?:agent|bot)\.json$/.exec(path);
+  const agent = TOP_AGENT_FILE.exec(path);
   if (agent) return { role: 'agent', id: agent[1]! };
   const descriptor = /^((?:[^/]+\/[^/]+\/)?)([^/]+)\.descriptor\.json$/.exec(path);
   if (descriptor) return { role: 'descriptor', folder: descriptor[1]!, id: descriptor[2]! };
   const resource = /^([^/]+\/[^/]+\/)([^/]+)\.([a-z]+)\.json$/.exec(path);
   const kind = resource ? kindOfExportName(resource[3]!) : undefined;
-  if (resource && kind && kind !== 'agent') return { role: 'resource', folder: resource[1]!, id: resource[2]!, kind };
+  if (resource && kind && kind !== agentKind.name) return { role: 'resource', folder: resource[1]!, id: resource[2]!, kind };
   return { role: 'other' };
 }
