@@ -1,26 +1,20 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { createAgent, deploy, idFromLocation, sayContext, welcomeOutputs } from './support/agents.ts';
 import { controlExtension, controlTask } from './support/control-task.ts';
-import { client } from './support/http.ts';
-import { startTestServer, storeTypes, type TestServer } from './support/server.ts';
+import { serverOfBlock, storeTypes } from './support/server.ts';
 
 for (const storeType of storeTypes) {
   describe(`older bot paths and managed agents on ${storeType}`, () => {
-    let server: TestServer;
-    const api = client(() => server.url);
+    const { api } = serverOfBlock(storeType, {}, [controlTask]);
     let agentId: string;
     let otherAgentId: string;
 
     before(async () => {
-      server = await startTestServer(storeType, {}, [controlTask]);
       agentId = await createAgent(api, { extensions: [controlExtension], outputSet: welcomeOutputs });
       otherAgentId = await createAgent(api, { extensions: [controlExtension], outputSet: welcomeOutputs });
       await deploy(api, agentId);
       await deploy(api, otherAgentId);
-    });
-    after(async () => {
-      await server?.dispose();
     });
 
     it('/bots/{environment}/{botId}: start (201, no body), message, read, undo and redo', async () => {

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { createResource, deployAgent, sendMessage, startConversation } from './support/agents.ts';
-import { client } from './support/http.ts';
-import { startTestServer, storeTypes, type TestServer } from './support/server.ts';
+import { serverOfBlock, storeTypes } from './support/server.ts';
 
 /** Agents built only from configuration, through the REST API, behaving as the spec and reference §3–7 say. */
 
@@ -72,14 +71,12 @@ const outputs = {
 
 for (const storeType of storeTypes) {
   describe(`agents built from configuration on ${storeType}`, () => {
-    let server: TestServer;
-    const api = client(() => server.url);
+    const { api } = serverOfBlock(storeType);
     let agentId: string;
 
     const create = (path: string, body: unknown) => createResource(api, path, body);
 
     before(async () => {
-      server = await startTestServer(storeType);
       const dictionaryUri = await create('/regulardictionarystore/regulardictionaries', dictionary);
       agentId = await deployAgent(api, {
         extensions: [
@@ -97,9 +94,6 @@ for (const storeType of storeTypes) {
           { type: 'svc://ai.svc.templating', config: {} },
         ],
       });
-    });
-    after(async () => {
-      await server?.dispose();
     });
 
     const start = (userId = 'someone') => startConversation(api, agentId, { query: `?userId=${userId}` });

@@ -2,16 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createResource, deployAgent, sendMessage, startConversation } from './support/agents.ts';
 import { startFakeOpenAi, type FakeProvider } from './support/fake-llm/index.ts';
-import { client } from './support/http.ts';
-import { startTestServer, type TestServer } from './support/server.ts';
+import { serverOfBlock } from './support/server.ts';
 
 /** The tool-history endpoints (`/llm/tools`, legacy `/langchain/tools`): costs, cache, TTLs, rate limits, history. */
 
 describe('LLM tool history', () => {
-  let server: TestServer;
+  const { api } = serverOfBlock('sqlite', { 'svc.tools.rate-limit-per-minute': 50 });
   let fake: FakeProvider;
   let conversationId: string;
-  const api = client(() => server.url);
 
   const say = (input: string) => sendMessage(api, conversationId, input);
   const calculatorCalls = (...expressions: string[]) => ({ toolCalls: expressions.map((expression) => ({ name: 'calculator', args: { expression } })) });
@@ -22,7 +20,6 @@ describe('LLM tool history', () => {
   };
 
   before(async () => {
-    server = await startTestServer('sqlite', { 'svc.tools.rate-limit-per-minute': 50 });
     fake = await startFakeOpenAi();
     const llmUri = await createResource(api, '/langchainstore/langchains', {
       tasks: [{
@@ -37,7 +34,6 @@ describe('LLM tool history', () => {
     conversationId = started.conversationId;
   });
   after(async () => {
-    await server?.dispose();
     await fake?.close();
   });
 
