@@ -1,37 +1,25 @@
-import { DeploymentError } from '../../runtime/tasks.ts';
 import { isRecord } from '../../shared/json.ts';
 
 /**
- * Readers for the parser's configuration values. Configuration maps hold scalars; upstream exports often carry
- * booleans and numbers as strings (`"true"`, `"2"`), so those are accepted too. Anything else is a deployment
- * error that names the setting and where it was found.
+ * Readers for the settings of a parser dictionary, correction or normalizer. The workflow schema (`parser-task.ts`)
+ * has checked the type of each setting these read, so a reader only supplies the default.
  */
 
 export type ConfigMap = Readonly<Record<string, unknown>>;
 
-export function readBoolean(config: ConfigMap, name: string, fallback: boolean, where: string): boolean {
+export function readBoolean(config: ConfigMap, name: string, fallback: boolean): boolean {
   const value = config[name];
-  if (value === undefined || value === null || value === '') return fallback;
-  if (typeof value === 'boolean') return value;
-  if (typeof value === 'string' && /^(true|false)$/i.test(value.trim())) return value.trim().toLowerCase() === 'true';
-  throw new DeploymentError(`${where}: '${name}' must be true or false, not ${JSON.stringify(value)}.`);
+  return typeof value === 'boolean' ? value : fallback;
 }
 
-export function readInteger(config: ConfigMap, name: string, fallback: number, minimum: number, where: string): number {
+export function readInteger(config: ConfigMap, name: string, fallback: number): number {
   const value = config[name];
-  if (value === undefined || value === null || value === '') return fallback;
-  const number = typeof value === 'number' ? value : typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : NaN;
-  if (!Number.isSafeInteger(number) || number < minimum) {
-    throw new DeploymentError(`${where}: '${name}' must be an integer of at least ${minimum}, not ${JSON.stringify(value)}.`);
-  }
-  return number;
+  return typeof value === 'number' ? value : fallback;
 }
 
-export function readString(config: ConfigMap, name: string, where: string): string | undefined {
+export function readString(config: ConfigMap, name: string): string | undefined {
   const value = config[name];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw new DeploymentError(`${where}: '${name}' must be a string, not ${JSON.stringify(value)}.`);
-  return value;
+  return typeof value === 'string' ? value : undefined;
 }
 
 /** One `{type, config}` element of `extensions.dictionaries|corrections|normalizer`. */

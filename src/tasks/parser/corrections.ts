@@ -111,9 +111,9 @@ interface Candidate {
 }
 
 function levenshtein(extension: SubExtension, dictionaries: readonly RegularDictionary[]): Correction {
-  const distance = readInteger(extension.config, 'distance', 2, 1, extension.where);
-  const maxCandidates = readInteger(extension.config, 'maxCandidates', 5, 1, extension.where);
-  const lookupIfKnown = readBoolean(extension.config, 'lookupIfKnown', false, extension.where);
+  const distance = readInteger(extension.config, 'distance', 2);
+  const maxCandidates = readInteger(extension.config, 'maxCandidates', 5);
+  const lookupIfKnown = readBoolean(extension.config, 'lookupIfKnown', false);
   const TAG = ' [levenshtein]';
   /** Per dictionary: vocabulary bucketed by length (index = length). */
   const bucket = (dictionary: RegularDictionary) => {
@@ -160,7 +160,7 @@ function levenshtein(extension: SubExtension, dictionaries: readonly RegularDict
 const MERGED_TERM_MAX_LENGTH = 100;
 
 function mergedTerms(extension: SubExtension): Correction {
-  const lookupIfKnown = readBoolean(extension.config, 'lookupIfKnown', false, extension.where);
+  const lookupIfKnown = readBoolean(extension.config, 'lookupIfKnown', false);
   return {
     lookupIfKnown,
     correct(token, lower, active, temporary, found) {
@@ -214,7 +214,7 @@ function phoneticCodes(word: string): { soundex: string; metaphone: string[] } {
 }
 
 function phonetic(extension: SubExtension, dictionaries: readonly RegularDictionary[]): Correction {
-  const lookupIfKnown = readBoolean(extension.config, 'lookupIfKnown', false, extension.where);
+  const lookupIfKnown = readBoolean(extension.config, 'lookupIfKnown', false);
   const TAG = ' [phonetic]';
   const add = (map: Map<string, Alternative[]>, code: string, entry: Alternative) => {
     if (code === '') return;
@@ -270,13 +270,13 @@ export function snowballAlgorithm(language: string): string | undefined {
 }
 
 function stemming(extension: SubExtension, dictionaries: readonly RegularDictionary[]): Correction {
-  const language = readString(extension.config, 'language', extension.where);
+  const language = readString(extension.config, 'language');
   if (language === undefined || language.trim() === '') throw new DeploymentError(`${extension.where}: 'language' is required.`);
   const algorithm = snowballAlgorithm(language);
   if (algorithm === undefined) {
     throw new DeploymentError(`${extension.where}: unknown stemming language '${language}'; use a Snowball name (${[...SNOWBALL].join(', ')}) or its ISO code.`);
   }
-  const lookupIfKnown = readBoolean(extension.config, 'lookupIfKnown', false, extension.where);
+  const lookupIfKnown = readBoolean(extension.config, 'lookupIfKnown', false);
   const stemmer = snowball.newStemmer(algorithm);
   const TAG = ' [stemming]';
   const indexes = indexPerDictionary(dictionaries, (dictionary) => {

@@ -21,8 +21,8 @@ function escapeForClass(characters: string): string {
  * (`12:30.` -> `12:30 .`).
  */
 function punctuation(extension: SubExtension): Normalizer {
-  const remove = readBoolean(extension.config, 'removePunctuation', false, extension.where);
-  const characters = readString(extension.config, 'punctuationRegexPattern', extension.where) ?? DEFAULT_PUNCTUATION;
+  const remove = readBoolean(extension.config, 'removePunctuation', false);
+  const characters = readString(extension.config, 'punctuationRegexPattern') ?? DEFAULT_PUNCTUATION;
   if (characters === '') throw new DeploymentError(`${extension.where}: 'punctuationRegexPattern' must name at least one character.`);
   const set = `[${escapeForClass(characters)}]`;
   const pattern = new RegExp(set, 'gu');
@@ -88,7 +88,7 @@ const contractedWords: Normalizer = (input) =>
  * `allowedCharacters` (default `!?:;.,`).
  */
 function allowedCharacter(extension: SubExtension): Normalizer {
-  const extra = readString(extension.config, 'allowedCharacters', extension.where) ?? '!?:;.,';
+  const extra = readString(extension.config, 'allowedCharacters') ?? '!?:;.,';
   const disallowed = new RegExp(`[^\\p{L}\\p{N}\\s${escapeForClass(extra)}]`, 'gu');
   return (input) => input.replace(disallowed, '');
 }

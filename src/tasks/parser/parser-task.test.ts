@@ -226,7 +226,7 @@ test('configuration errors fail the deployment with a DeploymentError naming the
     [{ normalizer: [normalizer('lowercase')] }, {}, /unknown normalizer type/],
     [{ corrections: [correction('stemming', { language: 'klingon' })] }, {}, /unknown stemming language 'klingon'/],
     [{ corrections: [correction('stemming')] }, {}, /'language' is required/],
-    [{ corrections: [correction('levenshtein', { distance: 0 })] }, {}, /'distance' must be an integer of at least 1/],
+    [{ corrections: [correction('levenshtein', { distance: 0 })] }, {}, /\$\.extensions\.corrections\[0\]\.config\.distance/],
     [{ corrections: [correction('levenshtein', { distance: 'far' })] }, {}, /\$\.extensions\.corrections\[0\]\.config\.distance/],
     [{ corrections: [correction('phonetic', { lookupIfKnown: 'sometimes' })] }, {}, /\$\.extensions\.corrections\[0\]\.config\.lookupIfKnown/],
     [{ dictionaries: [{ type: 'svc://ai.svc.parser.dictionaries.regular', config: {} }] }, {}, /'config.uri'/],

@@ -27,12 +27,13 @@ const SubExtensionSchema = closed(
     config: Type.Optional(
       scalarMap('Configuration of the dictionary, correction or normalizer.', {
         uri: Type.String({ description: 'Regular dictionary: reference of the dictionary.' }),
-        distance: Type.Integer({ description: 'Levenshtein: largest edit distance (default 2).' }),
-        maxCandidates: Type.Integer({ description: 'Levenshtein: candidates kept (default 5).' }),
+        distance: Type.Integer({ minimum: 1, description: 'Levenshtein: largest edit distance (default 2).' }),
+        maxCandidates: Type.Integer({ minimum: 1, description: 'Levenshtein: candidates kept (default 5).' }),
         lookupIfKnown: Type.Boolean({ description: 'Corrections: also correct tokens that are already known.' }),
         language: Type.String({ description: "Stemming: language ('english', 'german', ... or 'en', 'de', ...)." }),
         removePunctuation: Type.Boolean({ description: 'Punctuation normalizer: remove punctuation instead of spacing it out.' }),
         punctuationRegexPattern: Type.String({ description: 'Punctuation normalizer: the punctuation characters.' }),
+        allowedCharacters: Type.String({ description: "Special-character normalizer: characters kept (default '!?:;.,')." }),
       }),
     ),
   },
