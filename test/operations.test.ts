@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { dictionaryExample } from './fixtures/resources.ts';
-import { client } from './support/http.ts';
-import { startTestServer, type TestServer } from './support/server.ts';
+import { serverOfBlock } from './support/server.ts';
 
 /** Every route the server answers, as `METHOD /path` with OpenAPI-style `{param}`s, read from Fastify's route tree. */
 function registeredRoutes(tree: string): string[] {
@@ -21,14 +20,8 @@ function registeredRoutes(tree: string): string[] {
 }
 
 describe('operations on a running server', () => {
-  let server: TestServer;
-  const api = client(() => server.url);
-  before(async () => {
-    server = await startTestServer('sqlite');
-  });
-  after(async () => {
-    await server?.dispose();
-  });
+  const block = serverOfBlock('sqlite');
+  const { api } = block;
 
   it('the OpenAPI document lists every route the server answers', async () => {
     const document = await api.get('/q/openapi');
@@ -38,7 +31,7 @@ describe('operations on a running server', () => {
     for (const [path, operations] of Object.entries(document.json.paths as Record<string, object>)) {
       for (const method of Object.keys(operations)) documented.add(`${method.toUpperCase()} ${path}`);
     }
-    const routes = registeredRoutes(server.server.app.printRoutes({ commonPrefix: false }))
+    const routes = registeredRoutes(block.server.server.app.printRoutes({ commonPrefix: false }))
       // Swagger UI, the document itself and the web manager's catch-all are not API operations.
       .filter((route) => !route.includes('/q/swagger-ui') && !['GET /q/openapi', 'GET /', 'GET /*'].includes(route));
     assert.ok(routes.length > 60, `found ${routes.length} routes`);
@@ -55,11 +48,11 @@ describe('operations on a running server', () => {
   });
 
   it('serves Swagger UI', async () => {
-    const page = await fetch(`${server.url}/q/swagger-ui`);
+    const page = await fetch(`${block.server.url}/q/swagger-ui`);
     assert.equal(page.status, 200);
     assert.match(page.headers.get('content-type') ?? '', /text\/html/);
     assert.match(await page.text(), /swagger-ui/i);
-    const initializer = await fetch(`${server.url}/q/swagger-ui/static/swagger-initializer.js`);
+    const initializer = await fetch(`${block.server.url}/q/swagger-ui/static/swagger-initializer.js`);
     assert.equal(initializer.status, 200);
   });
 
@@ -104,7 +97,7 @@ describe('operations on a running server', () => {
 
   it('logs: the SSE stream sends matching live entries', async () => {
     const controller = new AbortController();
-    const response = await fetch(`${server.url}/administration/logs/stream?search=created%20output`, { signal: controller.signal });
+    const response = await fetch(`${block.server.url}/administration/logs/stream?search=created%20output`, { signal: controller.signal });
     assert.equal(response.status, 200);
     assert.match(response.headers.get('content-type') ?? '', /^text\/event-stream/);
     const reader = response.body!.getReader();

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { createResource, deployAgent } from './support/agents.ts';
-import { client, type Answer } from './support/http.ts';
-import { startTestServer, storeTypes, type TestServer } from './support/server.ts';
+import type { Answer } from './support/http.ts';
+import { serverOfBlock, storeTypes } from './support/server.ts';
 
 /** The secrets vault through the REST API: write-only secrets, 503 without a master key, secret-scoped properties. */
 
@@ -33,8 +33,8 @@ const startBody = { context: { apiToken: { type: 'string', value: CONTEXT_SECRET
 
 for (const storeType of storeTypes) {
   describe(`secrets vault on ${storeType}`, () => {
-    let server: TestServer;
-    const api = client(() => server.url);
+    const block = serverOfBlock(storeType, { 'svc.log.level': 'trace' });
+    const { api } = block;
     const answers: Answer[] = [];
     const record = (answer: Answer) => {
       answers.push(answer);
@@ -43,11 +43,7 @@ for (const storeType of storeTypes) {
     let agentId: string;
 
     before(async () => {
-      server = await startTestServer(storeType, { 'svc.log.level': 'trace' });
       agentId = await deployAgent(api, { extensions: [secretProperties] });
-    });
-    after(async () => {
-      await server?.dispose();
     });
 
     const assertProblem = (answer: Answer, status: number, detail?: RegExp) => {
@@ -73,11 +69,11 @@ for (const storeType of storeTypes) {
       assert.deepEqual(started.json.conversationProperties, {});
       const detailed = record(await api.get(`/agents/${started.json.conversationId}?returnDetailed=true&returnCurrentStepOnly=false`));
       assert.ok(!detailed.text.includes(CONFIG_SECRET));
-      assert.ok(server.logLines.some((line) => line.includes("secret-scoped property 'configToken' cannot be set")));
+      assert.ok(block.server.logLines.some((line) => line.includes("secret-scoped property 'configToken' cannot be set")));
     });
 
     it('with a master key: PUT creates and replaces, GET and list show metadata only, DELETE removes', async () => {
-      await server.restart({ 'svc.vault.master-key': MASTER_KEY });
+      await block.server.restart({ 'svc.vault.master-key': MASTER_KEY });
       const created = record(await api.put('/secretstore/secrets/default/openai-key', { json: { value: REST_SECRET, description: 'OpenAI' } }));
       assert.equal(created.status, 200, created.text);
       assert.deepEqual(Object.keys(created.json).sort(), ['createdAt', 'description', 'lastModifiedAt', 'name', 'reference']);
@@ -156,30 +152,30 @@ for (const storeType of storeTypes) {
     });
 
     it('after a restart with the same key the secrets read back; a wrong key is refused at start-up', async () => {
-      await server.restart({ 'svc.vault.master-key': MASTER_KEY });
-      const resolved = await server.server.vault.resolver().resolve(
+      await block.server.restart({ 'svc.vault.master-key': MASTER_KEY });
+      const resolved = await block.server.server.vault.resolver().resolve(
         `\${vault:openai-key} \${vault:default/${agentId}.contextToken} \${vault:${agentId}.configToken}`,
       );
       assert.equal(resolved.text, `${REPLACED_SECRET} ${CONTEXT_SECRET} ${CONFIG_SECRET}`);
-      await assert.rejects(server.server.vault.resolver().resolve('${vault:Another.Key_2}'), /Secret 'Another.Key_2' is not in the vault/);
+      await assert.rejects(block.server.server.vault.resolver().resolve('${vault:Another.Key_2}'), /Secret 'Another.Key_2' is not in the vault/);
 
-      await assert.rejects(server.restart({ 'svc.vault.master-key': 'not the master key' }), (error: Error) => {
+      await assert.rejects(block.server.restart({ 'svc.vault.master-key': 'not the master key' }), (error: Error) => {
         assert.match(error.message, /does not match/);
         assert.ok(!error.message.includes('not the master key') && !error.message.includes(MASTER_KEY));
         return true;
       });
-      await server.restart({ 'svc.vault.master-key': MASTER_KEY });
+      await block.server.restart({ 'svc.vault.master-key': MASTER_KEY });
       assert.equal(record(await api.get('/secretstore/secrets/default/openai-key')).status, 200);
     });
 
     it('no answer and no log line ever held a secret value or the master key', () => {
       assert.ok(answers.length > 20);
-      assert.ok(server.logLines.length > 0);
+      assert.ok(block.server.logLines.length > 0);
       for (const value of [...NEVER_SHOWN, MASTER_KEY]) {
         for (const answer of answers) assert.ok(!answer.text.includes(value), `an answer holds ${value.slice(0, 8)}...: ${answer.text.slice(0, 2000)}`);
-        for (const line of server.logLines) assert.ok(!line.includes(value), `a log line holds ${value.slice(0, 8)}...: ${line.slice(0, 300)}`);
+        for (const line of block.server.logLines) assert.ok(!line.includes(value), `a log line holds ${value.slice(0, 8)}...: ${line.slice(0, 300)}`);
       }
-      for (const line of server.logLines) assert.ok(!line.includes(CONFIG_SECRET), 'the configured value is never logged either');
+      for (const line of block.server.logLines) assert.ok(!line.includes(CONFIG_SECRET), 'the configured value is never logged either');
     });
   });
 }
