@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { Role, TaskState } from '@a2a-js/sdk';
 import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
 import { createAgent, deploy } from './support/agents.ts';
 import { client } from './support/http.ts';
-import { startTestServer, type TestServer } from './support/server.ts';
+import { serverOfBlock } from './support/server.ts';
 import { echoTask } from './support/echo-task.ts';
 
 
@@ -19,23 +19,19 @@ const rpc = (method: string, params?: unknown, id: string | number = 1) => ({ js
 const textMessage = (text: string, extra: Record<string, unknown> = {}) => ({ message: { role: 'user', messageId: randomUUID(), parts: [{ kind: 'text', text }], ...extra } });
 
 describe('A2A (agent-to-agent)', () => {
-  let server: TestServer;
-  const api = client(() => server.url);
+  const block = serverOfBlock('sqlite', {}, [echoTask]);
+  const { api } = block;
   let weatherId: string;
   let unnamedId: string;
   let hiddenId: string;
   let undeployedId: string;
 
   before(async () => {
-    server = await startTestServer('sqlite', {}, [echoTask]);
     weatherId = await createExposableAgent(api, { name: 'Weather Agent', description: 'Tells the weather', a2aEnabled: true, a2aSkills: ['Weather Lookup', 'Forecast'] });
     unnamedId = await createExposableAgent(api, { a2aEnabled: true });
     hiddenId = await createExposableAgent(api, { name: 'Hidden', a2aEnabled: false });
     undeployedId = await createExposableAgent(api, { name: 'Undeployed', a2aEnabled: true });
     for (const id of [weatherId, unnamedId, hiddenId]) await deploy(api, id);
-  });
-  after(async () => {
-    await server?.dispose();
   });
 
   const post = (agentId: string, body: unknown) => api.post(`/a2a/agents/${agentId}`, { json: body });
@@ -48,7 +44,7 @@ describe('A2A (agent-to-agent)', () => {
       const card = answer.json;
       assert.equal(card.name, 'Weather Agent');
       assert.equal(card.description, 'Tells the weather');
-      assert.equal(card.url, `${server.url}/a2a/agents/${weatherId}`);
+      assert.equal(card.url, `${block.server.url}/a2a/agents/${weatherId}`);
       assert.equal(card.version, '1');
       assert.equal(card.protocolVersion, '0.3.0');
       assert.equal(card.preferredTransport, 'JSONRPC');
@@ -65,11 +61,11 @@ describe('A2A (agent-to-agent)', () => {
     it('the default card is the oldest exposed agent; the roster lists every exposed agent; an unnamed agent gets defaults', async () => {
       const defaultCard = await api.get('/.well-known/agent.json');
       assert.equal(defaultCard.status, 200, defaultCard.text);
-      assert.equal(defaultCard.json.url, `${server.url}/a2a/agents/${weatherId}`);
+      assert.equal(defaultCard.json.url, `${block.server.url}/a2a/agents/${weatherId}`);
       assert.deepEqual((await api.get('/.well-known/agent-card.json')).json, defaultCard.json, 'the A2A 0.3 path serves it too');
       const roster = await api.get('/a2a/agents');
       assert.equal(roster.status, 200);
-      assert.deepEqual(roster.json.map((card: any) => card.url), [weatherId, unnamedId].map((id) => `${server.url}/a2a/agents/${id}`));
+      assert.deepEqual(roster.json.map((card: any) => card.url), [weatherId, unnamedId].map((id) => `${block.server.url}/a2a/agents/${id}`));
       const unnamed = roster.json[1];
       assert.equal(unnamed.name, `Agent ${unnamedId}`);
       assert.deepEqual(unnamed.skills.map((skill: any) => skill.id), ['chat']);
@@ -113,7 +109,7 @@ describe('A2A (agent-to-agent)', () => {
         transports: [new JsonRpcTransportFactory({ legacyCompat: { enabled: true } })],
         cardResolver: new DefaultAgentCardResolver({ legacyCompat: { enabled: true } }),
       });
-      sdk = await factory.createFromUrl(`${server.url}/a2a/agents/${weatherId}/agent.json`, '');
+      sdk = await factory.createFromUrl(`${block.server.url}/a2a/agents/${weatherId}/agent.json`, '');
     });
 
     const send = (text: string, contextId = '') => sdk.sendMessage({
@@ -248,57 +244,53 @@ describe('A2A (agent-to-agent)', () => {
   });
 
   it('logged no errors', () => {
-    const errors = server.logLines.filter((line) => JSON.parse(line).level >= 50);
+    const errors = block.server.logLines.filter((line) => JSON.parse(line).level >= 50);
     assert.deepEqual(errors, []);
   });
 });
 
 describe('A2A settings', () => {
-  let server: TestServer;
-  const api = client(() => server.url);
+  const block = serverOfBlock('sqlite', {}, [echoTask]);
+  const { api } = block;
   let agentId: string;
 
   before(async () => {
-    server = await startTestServer('sqlite', {}, [echoTask]);
     agentId = await createExposableAgent(api, { name: 'Skilled', a2aEnabled: true, a2aSkills: ['Weather Lookup'] });
     await deploy(api, agentId);
-  });
-  after(async () => {
-    await server?.dispose();
   });
 
   const credentials = async () => (await api.get(`/a2a/agents/${agentId}/agent.json`)).json.authentication?.credentials;
 
   it('the token endpoint: the public-token-endpoint setting verbatim, else derived from the OIDC public URL, else from the issuer URL', async () => {
-    await server.restart({ 'svc.a2a.public-token-endpoint': 'https://tokens.example.com/issue', 'svc.oidc.public-url': 'https://ignored.example.com/realms/x' });
+    await block.server.restart({ 'svc.a2a.public-token-endpoint': 'https://tokens.example.com/issue', 'svc.oidc.public-url': 'https://ignored.example.com/realms/x' });
     assert.equal(await credentials(), 'https://tokens.example.com/issue');
     const card = (await api.get(`/a2a/agents/${agentId}/agent.json`)).json;
     assert.deepEqual(card.authentication, { schemes: ['Bearer'], credentials: 'https://tokens.example.com/issue' });
     assert.equal(card.securitySchemes.oauth2.flows.clientCredentials.tokenUrl, 'https://tokens.example.com/issue');
 
-    await server.restart({ 'svc.oidc.public-url': 'https://auth.example.com/realms/svc/', 'svc.oidc.auth-server-url': 'http://keycloak:8080/realms/svc' });
+    await block.server.restart({ 'svc.oidc.public-url': 'https://auth.example.com/realms/svc/', 'svc.oidc.auth-server-url': 'http://keycloak:8080/realms/svc' });
     assert.equal(await credentials(), 'https://auth.example.com/realms/svc/protocol/openid-connect/token');
 
-    await server.restart({ 'svc.oidc.auth-server-url': 'http://keycloak:8080/realms/svc' });
+    await block.server.restart({ 'svc.oidc.auth-server-url': 'http://keycloak:8080/realms/svc' });
     assert.equal(await credentials(), 'http://keycloak:8080/realms/svc/protocol/openid-connect/token');
 
-    await server.restart({});
+    await block.server.restart({});
     assert.equal(await credentials(), undefined);
   });
 
   it('svc.public-url is the base of card urls', async () => {
-    await server.restart({ 'svc.public-url': 'https://agents.example.com/' });
+    await block.server.restart({ 'svc.public-url': 'https://agents.example.com/' });
     assert.equal((await api.get(`/a2a/agents/${agentId}/agent.json`)).json.url, `https://agents.example.com/a2a/agents/${agentId}`);
     assert.equal((await api.get('/.well-known/agent.json')).json.url, `https://agents.example.com/a2a/agents/${agentId}`);
   });
 
   it('capability discovery is served only when both capability settings are on', async () => {
-    await server.restart({ 'svc.a2a.capabilities.enabled': true });
+    await block.server.restart({ 'svc.a2a.capabilities.enabled': true });
     assert.equal((await api.get('/.well-known/capabilities')).status, 404);
-    await server.restart({ 'svc.a2a.capabilities.public': true });
+    await block.server.restart({ 'svc.a2a.capabilities.public': true });
     assert.equal((await api.get('/.well-known/capabilities/skills')).status, 404);
 
-    await server.restart({ 'svc.a2a.capabilities.enabled': true, 'svc.a2a.capabilities.public': true });
+    await block.server.restart({ 'svc.a2a.capabilities.enabled': true, 'svc.a2a.capabilities.public': true });
     const all = await api.get('/.well-known/capabilities');
     assert.equal(all.status, 200, all.text);
     assert.deepEqual(all.json, [{ agentId, skill: 'Weather Lookup', confidence: 'medium', attributes: { skillId: 'weather-lookup', agentName: 'Skilled' } }]);
