@@ -15,7 +15,7 @@ import type { AuditRow, AuditStore } from '../src/storage/audit-ports.ts';
 import { createResource, deployAgent, sendMessage, startConversation } from './support/agents.ts';
 import { client } from './support/http.ts';
 import { createTestDatabase } from './support/postgres.ts';
-import { startTestServer, storeTypes, type StoreType, type TestServer } from './support/server.ts';
+import { serverOfBlock, startTestServer, storeTypes, type StoreType, type TestServer } from './support/server.ts';
 
 /**
  * The audit ledger (SPEC Events 2, BEHAVIOUR §17): one signed, chained entry per executed task per turn,
@@ -505,15 +505,8 @@ for (const storeType of storeTypes) {
 }
 
 describe('audit queue overflow through the service', () => {
-  let server: TestServer;
-  const api = client(() => server.url);
-
-  before(async () => {
-    server = await startTestServer('sqlite', { 'svc.audit.max-queue-size': 2 });
-  });
-  after(async () => {
-    await server?.dispose();
-  });
+  const block = serverOfBlock('sqlite', { 'svc.audit.max-queue-size': 2 });
+  const { api } = block;
 
   it('drops entries beyond the queue bound and counts them in svc_audit_entries_dropped_total', async () => {
     const create = (path: string, body: unknown) => createResource(api, path, body);
@@ -531,7 +524,7 @@ describe('audit queue overflow through the service', () => {
     assert.ok(dropped, metrics.text.slice(0, 500));
     assert.equal(Number(dropped[1]), 1, 'three tasks ran, the queue holds two');
 
-    await server.server.audit.flush();
+    await block.server.server.audit.flush();
     const report = (await api.get(`/auditstore/verify/${conversationId}`)).json;
     assert.equal(report.signingEnabled, false, 'no master key: unsigned');
     assert.equal(report.entriesChecked, 2);

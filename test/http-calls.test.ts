@@ -3,8 +3,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { createResource, deployAgent, sendMessage, startConversation } from './support/agents.ts';
-import { client } from './support/http.ts';
-import { startTestServer, storeTypes, type TestServer } from './support/server.ts';
+import type { client } from './support/http.ts';
+import { serverOfBlock, storeTypes } from './support/server.ts';
 
 /**
  * HTTP calls (SPEC "HTTP-call set", reference §8), black-box: agents built through the REST API call a real
@@ -224,19 +224,17 @@ function entry(answer: any, key: string): unknown {
 for (const storeType of storeTypes) {
   describe(`HTTP calls on ${storeType}`, () => {
     const target = new Target();
-    let server: TestServer;
-    const api = client(() => server.url);
+    const block = serverOfBlock(storeType, { 'svc.vault.master-key': MASTER_KEY });
+    const { api } = block;
     let agentId: string;
 
     before(async () => {
       await target.start();
-      server = await startTestServer(storeType, { 'svc.vault.master-key': MASTER_KEY });
       const stored = await api.put('/secretstore/secrets/default/apiToken', { json: { value: API_TOKEN } });
       assert.equal(stored.status, 200, stored.text);
       agentId = await buildAgent(api, target.url, await closedPortUrl());
     });
     after(async () => {
-      await server?.dispose();
       await target.stop();
     });
 
@@ -298,7 +296,7 @@ for (const storeType of storeTypes) {
       const answer = await say(conversationId, 'slow');
       assert.equal(answer.conversationState, 'ERROR');
       assert.ok(
-        server.logLines.some((line) => line.includes("HTTP call 'slow' failed: no answer within 300 ms")),
+        block.server.logLines.some((line) => line.includes("HTTP call 'slow' failed: no answer within 300 ms")),
         'the log names the call and the cause',
       );
       const next = await say(conversationId, 'plain');
@@ -310,7 +308,7 @@ for (const storeType of storeTypes) {
       const conversationId = await start();
       const answer = await say(conversationId, 'refused');
       assert.equal(answer.conversationState, 'ERROR');
-      assert.ok(server.logLines.some((line) => line.includes("HTTP call 'refused' failed: the connection was refused")));
+      assert.ok(block.server.logLines.some((line) => line.includes("HTTP call 'refused' failed: the connection was refused")));
     });
 
     it('the action httpcall(<name>) runs the call of that name', async () => {
@@ -390,7 +388,7 @@ for (const storeType of storeTypes) {
       const conversation = await api.get(`/agents/${conversationId}?returnDetailed=true&returnCurrentStepOnly=false`);
       assert.equal(conversation.status, 200);
       assert.ok(!conversation.text.includes(API_TOKEN), 'the secret is nowhere in the conversation (the echoed one is masked)');
-      assert.ok(!server.logLines.some((line) => line.includes(API_TOKEN)), 'nor in the log');
+      assert.ok(!block.server.logLines.some((line) => line.includes(API_TOKEN)), 'nor in the log');
     });
 
     it('a post-response instruction with scope secret keeps a value of the response in the vault, never in the conversation', async () => {
@@ -408,17 +406,15 @@ for (const storeType of storeTypes) {
 
   describe(`HTTP calls with the URL guard on ${storeType}`, () => {
     const target = new Target();
-    let server: TestServer;
-    const api = client(() => server.url);
+    const block = serverOfBlock(storeType, { 'svc.security.ssrf-protection.enabled': true });
+    const { api } = block;
     let agentId: string;
 
     before(async () => {
       await target.start();
-      server = await startTestServer(storeType, { 'svc.security.ssrf-protection.enabled': true });
       agentId = await buildAgent(api, target.url, await closedPortUrl());
     });
     after(async () => {
-      await server?.dispose();
       await target.stop();
     });
 
@@ -429,7 +425,7 @@ for (const storeType of storeTypes) {
       assert.equal(answer.status, 200, answer.text);
       assert.equal(answer.json.conversationState, 'ERROR');
       assert.equal(target.received.length, 0);
-      assert.ok(server.logLines.some((line) => line.includes("HTTP call 'weather' failed: The outbound request to '127.0.0.1' was refused: it is a loopback address")));
+      assert.ok(block.server.logLines.some((line) => line.includes("HTTP call 'weather' failed: The outbound request to '127.0.0.1' was refused: it is a loopback address")));
     });
   });
 }
