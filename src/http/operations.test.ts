@@ -19,6 +19,7 @@ function fakeStorage(ping: () => Promise<void>): Storage {
     audit: {} as Storage['audit'],
     rateLimits: {} as Storage['rateLimits'],
     ping,
+    transaction: () => Promise.reject(new Error('the operations routes use no transactions')),
     close: async () => {},
   };
 }
