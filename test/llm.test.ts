@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createAgent, createResource, deploy, sendMessage, startConversation, welcomeOutputs } from './support/agents.ts';
 import { startFakeAnthropic, startFakeGemini, startFakeOllama, startFakeOpenAi, sentConversation, type FakeProvider, type Protocol } from './support/fake-llm/index.ts';
-import { client } from './support/http.ts';
-import { startTestServer, type StoreType, type TestServer } from './support/server.ts';
+import type { client } from './support/http.ts';
+import { serverOfBlock, type StoreType, type TestServer } from './support/server.ts';
 
 /**
  * LLM tasks through the REST API against loopback fake providers speaking each wire protocol (reference §9):
@@ -81,16 +81,9 @@ async function assertNoSecretAnywhere(api: Api, server: TestServer, conversation
   assert.ok(!server.logLines.join('\n').includes(API_KEY), 'the API key is not in the logs');
 }
 
-async function withServer(store: StoreType, body: (server: TestServer, api: Api) => void): Promise<void> {
-  let server: TestServer;
-  const api = client(() => server.url);
-  before(async () => {
-    server = await startTestServer(store);
-  });
-  after(async () => {
-    await server?.dispose();
-  });
-  body(new Proxy({} as TestServer, { get: (_, name) => Reflect.get(server, name) }), api);
+function withServer(store: StoreType, body: (server: TestServer, api: Api) => void): void {
+  const block = serverOfBlock(store);
+  body(new Proxy({} as TestServer, { get: (_, name) => Reflect.get(block.server, name) }), block.api);
 }
 
 describe('LLM tasks on sqlite', () => {
