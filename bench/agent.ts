@@ -25,23 +25,42 @@ export async function buildBenchmarkAgent(api: BenchApi, options: BenchmarkAgent
     return answer.headers.get('location')!;
   };
 
-  const words = Array.from({ length: DICTIONARY_WORDS }, (_, n) => ({ word: `word${n}`, expressions: `topic${n % RULES}(word${n})` }));
+  const words = Array.from({ length: DICTIONARY_WORDS }, (_, n) => ({
+    word: `word${n}`,
+    expressions: `topic${n % RULES}(word${n})`,
+  }));
   words.push({ word: 'hello', expressions: 'greeting(hello)' });
   const dictionaryUri = await create('/regulardictionarystore/regulardictionaries', { words });
 
   const topicRules = Array.from({ length: RULES - 1 }, (_, n) => ({
-    name: `Topic ${n}`, actions: [`answer_topic_${n}`],
+    name: `Topic ${n}`,
+    actions: [`answer_topic_${n}`],
     conditions: [{ type: 'inputmatcher', configs: { expressions: `topic${n}(*)` } }],
   }));
-  const greeting = { name: 'Greeting', actions: ['greet'], conditions: [{ type: 'inputmatcher', configs: { expressions: 'greeting(*)' } }] };
-  const rulesUri = await create('/behaviorstore/behaviorsets', { behaviorGroups: [{ name: 'Everything', behaviorRules: [...topicRules, greeting] }] });
+  const greeting = {
+    name: 'Greeting',
+    actions: ['greet'],
+    conditions: [{ type: 'inputmatcher', configs: { expressions: 'greeting(*)' } }],
+  };
+  const rulesUri = await create('/behaviorstore/behaviorsets', {
+    behaviorGroups: [{ name: 'Everything', behaviorRules: [...topicRules, greeting] }],
+  });
 
   const text = (value: string) => ({ valueAlternatives: [{ type: 'text', text: value }] });
   const outputSetUri = await create('/outputstore/outputsets', {
     outputSet: [
-      { action: 'CONVERSATION_START', timesOccurred: 0, outputs: [text('Welcome! How can I help?')], quickReplies: [{ value: 'Hi', expressions: 'greeting(hi)' }] },
+      {
+        action: 'CONVERSATION_START',
+        timesOccurred: 0,
+        outputs: [text('Welcome! How can I help?')],
+        quickReplies: [{ value: 'Hi', expressions: 'greeting(hi)' }],
+      },
       { action: 'greet', timesOccurred: 0, outputs: [text('Hi there, {userInfo.userId}!')] },
-      ...topicRules.map((rule, n) => ({ action: rule.actions[0]!, timesOccurred: 0, outputs: [text(`About topic ${n}.`)] })),
+      ...topicRules.map((rule, n) => ({
+        action: rule.actions[0]!,
+        timesOccurred: 0,
+        outputs: [text(`About topic ${n}.`)],
+      })),
     ],
   });
   const workflowUri = await create('/packagestore/packages', {
@@ -55,7 +74,14 @@ export async function buildBenchmarkAgent(api: BenchApi, options: BenchmarkAgent
         config: {},
       },
       { type: 'svc://ai.svc.behavior', config: { uri: rulesUri } },
-      ...(options.httpCallTarget === undefined ? [] : [{ type: 'svc://ai.svc.httpcalls', config: { uri: await create('/httpcallsstore/httpcalls', httpCallSet(options.httpCallTarget)) } }]),
+      ...(options.httpCallTarget === undefined
+        ? []
+        : [
+            {
+              type: 'svc://ai.svc.httpcalls',
+              config: { uri: await create('/httpcallsstore/httpcalls', httpCallSet(options.httpCallTarget)) },
+            },
+          ]),
       { type: 'svc://ai.svc.output', config: { uri: outputSetUri } },
       { type: 'svc://ai.svc.templating', config: {} },
     ],
@@ -67,10 +93,20 @@ export async function buildBenchmarkAgent(api: BenchApi, options: BenchmarkAgent
 function httpCallSet(targetServerUrl: string) {
   return {
     targetServerUrl,
-    httpCalls: [{
-      name: 'lookup', actions: ['greet'], saveResponse: true, responseObjectName: 'lookup',
-      request: { method: 'POST', path: '/lookup', contentType: 'application/json', body: '{"user":"{userInfo.userId}","input":"{memory.current.input}"}' },
-    }],
+    httpCalls: [
+      {
+        name: 'lookup',
+        actions: ['greet'],
+        saveResponse: true,
+        responseObjectName: 'lookup',
+        request: {
+          method: 'POST',
+          path: '/lookup',
+          contentType: 'application/json',
+          body: '{"user":"{userInfo.userId}","input":"{memory.current.input}"}',
+        },
+      },
+    ],
   };
 }
 

@@ -15,16 +15,21 @@ import { startServiceProcess, type ServiceProcess } from '../test/support/proces
 
 const CONNECTIONS = 16;
 const CONVERSATIONS = 64;
-const duration = Number(process.env['BENCH_DURATION'] ?? 5);
+const duration = Number(process.env.BENCH_DURATION ?? 5);
 
 async function main(): Promise<void> {
-  process.env['BENCH_STORE'] = 'postgres';
+  process.env.BENCH_STORE = 'postgres';
   const store = await openBenchStore();
   const instances: ServiceProcess[] = [];
   const echo = await startEchoServer();
   try {
     const start = async () => {
-      const env = Object.fromEntries(Object.entries(store.settings).map(([name, value]) => [name.toUpperCase().replace(/[.-]/g, '_'), String(value)]));
+      const env = Object.fromEntries(
+        Object.entries(store.settings).map(([name, value]) => [
+          name.toUpperCase().replace(/[.-]/g, '_'),
+          String(value),
+        ]),
+      );
       const instance = startServiceProcess({ ...env, SVC_HTTP_PORT: '0', SVC_LOG_LEVEL: 'info' });
       instances.push(instance);
       return instance.listening();
@@ -35,7 +40,9 @@ async function main(): Promise<void> {
     await deployAgent(api, agentId);
     const conversations: string[] = [];
     for (let n = 0; n < CONVERSATIONS; n++) {
-      conversations.push(idFromLocation(expectStatus(await api.post(`/agents/${agentId}/start`), 201, 'start').headers.get('location')));
+      conversations.push(
+        idFromLocation(expectStatus(await api.post(`/agents/${agentId}/start`), 201, 'start').headers.get('location')),
+      );
     }
     let next = 0;
     const path = () => `/agents/${conversations[next++ % conversations.length]}`;
@@ -64,7 +71,11 @@ async function main(): Promise<void> {
       durationSeconds: duration,
       echoReqPerSec: round(echoRun.reqPerSec),
       oneInstance: summary(one, echoRun),
-      twoInstances: { reqPerSec: round(two), ratioToEcho: round(two / echoRun.reqPerSec, 3), perInstance: [summary(a, echoRun), summary(b, echoRun)] },
+      twoInstances: {
+        reqPerSec: round(two),
+        ratioToEcho: round(two / echoRun.reqPerSec, 3),
+        perInstance: [summary(a, echoRun), summary(b, echoRun)],
+      },
       twoOverOne: round(two / one.reqPerSec, 3),
       problems,
     };
@@ -78,7 +89,12 @@ async function main(): Promise<void> {
 }
 
 function summary(run: Measurement, echo: Measurement) {
-  return { reqPerSec: round(run.reqPerSec), ratioToEcho: round(run.reqPerSec / echo.reqPerSec, 3), p50Ms: round(run.latencyMs.p50, 3), p99Ms: round(run.latencyMs.p99, 3) };
+  return {
+    reqPerSec: round(run.reqPerSec),
+    ratioToEcho: round(run.reqPerSec / echo.reqPerSec, 3),
+    p50Ms: round(run.latencyMs.p50, 3),
+    p99Ms: round(run.latencyMs.p99, 3),
+  };
 }
 
 const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;

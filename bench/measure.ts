@@ -37,12 +37,15 @@ export interface Measurement {
 export async function measure(baseUrl: string, spec: LoadSpec): Promise<Measurement> {
   const headers: Record<string, string> = spec.body === undefined ? {} : { 'content-type': 'application/json' };
   const pathOf = spec.path;
-  const request = typeof pathOf === 'string'
-    ? { method: 'POST', path: pathOf, headers, ...(spec.body === undefined ? {} : { body: spec.body }) }
-    : {
-        method: 'POST', headers, ...(spec.body === undefined ? {} : { body: spec.body }),
-        setupRequest: (data: { path?: string }) => ({ ...data, path: pathOf() }),
-      };
+  const request =
+    typeof pathOf === 'string'
+      ? { method: 'POST', path: pathOf, headers, ...(spec.body === undefined ? {} : { body: spec.body }) }
+      : {
+          method: 'POST',
+          headers,
+          ...(spec.body === undefined ? {} : { body: spec.body }),
+          setupRequest: (data: { path?: string }) => ({ ...data, path: pathOf() }),
+        };
   const instance = autocannon({
     url: baseUrl,
     connections: spec.connections,
@@ -73,7 +76,8 @@ export async function measure(baseUrl: string, spec: LoadSpec): Promise<Measurem
   const sorted = latencies.subarray(0, count).sort();
   let sum = 0;
   for (const value of sorted) sum += value;
-  const percentile = (p: number) => (count === 0 ? NaN : sorted[Math.min(count - 1, Math.max(0, Math.ceil((p / 100) * count) - 1))]!);
+  const percentile = (p: number) =>
+    count === 0 ? NaN : sorted[Math.min(count - 1, Math.max(0, Math.ceil((p / 100) * count) - 1))]!;
   const statusCodes: Record<string, number> = {};
   for (const [code, { count: n }] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = Number(n);
   const seconds = count === 0 ? result.duration : (lastAnsweredAt - firstSentAt) / 1000;
@@ -81,7 +85,12 @@ export async function measure(baseUrl: string, spec: LoadSpec): Promise<Measurem
     requests: count,
     seconds,
     reqPerSec: count / seconds,
-    latencyMs: { mean: count === 0 ? NaN : sum / count, p50: percentile(50), p99: percentile(99), max: count === 0 ? NaN : sorted[count - 1]! },
+    latencyMs: {
+      mean: count === 0 ? NaN : sum / count,
+      p50: percentile(50),
+      p99: percentile(99),
+      max: count === 0 ? NaN : sorted[count - 1]!,
+    },
     non2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,

@@ -41,7 +41,8 @@ function durationSetting(): number {
   const raw = process.env.BENCH_DURATION;
   if (raw === undefined || raw.trim() === '') return 5;
   const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`BENCH_DURATION is ${JSON.stringify(raw)}, expected a positive number of seconds`);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new Error(`BENCH_DURATION is ${JSON.stringify(raw)}, expected a positive number of seconds`);
   return value;
 }
 
@@ -85,12 +86,23 @@ async function say(api: BenchApi, conversationId: string): Promise<void> {
 }
 
 async function stepCount(api: BenchApi, conversationId: string): Promise<number> {
-  const answer = expectStatus(await api.get(`/agents/${conversationId}?returnCurrentStepOnly=false`), 200, 'read a conversation');
+  const answer = expectStatus(
+    await api.get(`/agents/${conversationId}?returnCurrentStepOnly=false`),
+    200,
+    'read a conversation',
+  );
   return (answer.json.conversationSteps as unknown[]).length;
 }
 
 /** 1. Messages spread round-robin over 64 conversations started beforehand. */
-async function stepThroughput(api: BenchApi, agentId: string, echo: EchoServer, service: RunningServer, duration: number, warmupSeconds: number) {
+async function stepThroughput(
+  api: BenchApi,
+  agentId: string,
+  echo: EchoServer,
+  service: RunningServer,
+  duration: number,
+  warmupSeconds: number,
+) {
   const ids: string[] = [];
   for (let n = 0; n < STEP_CONVERSATIONS; n++) ids.push(await startConversation(api, agentId));
   const roundRobin = () => {
@@ -98,15 +110,28 @@ async function stepThroughput(api: BenchApi, agentId: string, echo: EchoServer, 
     return () => `/agents/${ids[next++ % ids.length]}`;
   };
   const comparison = await compare('step-throughput', echo, service, {
-    connections: STEP_CONNECTIONS, duration, warmupSeconds, body: MESSAGE, path: () => roundRobin(),
+    connections: STEP_CONNECTIONS,
+    duration,
+    warmupSeconds,
+    body: MESSAGE,
+    path: () => roundRobin(),
   });
   return { conversations: STEP_CONVERSATIONS, ...comparison };
 }
 
 /** 2. Conversation starts (step 0 with CONVERSATION_START, answered 201 with the whole conversation). */
-async function startRate(agentId: string, echo: EchoServer, service: RunningServer, duration: number, warmupSeconds: number) {
+async function startRate(
+  agentId: string,
+  echo: EchoServer,
+  service: RunningServer,
+  duration: number,
+  warmupSeconds: number,
+) {
   return compare('start-rate', echo, service, {
-    connections: START_CONNECTIONS, duration, warmupSeconds, path: () => `/agents/${agentId}/start`,
+    connections: START_CONNECTIONS,
+    duration,
+    warmupSeconds,
+    path: () => `/agents/${agentId}/start`,
   });
 }
 
@@ -131,7 +156,10 @@ async function stepCostAtDepth(api: BenchApi, agentId: string, echo: EchoServer,
     // collection, WAL checkpoints) finish first so it does not land inside the window.
     await setTimeout(SETTLE_MS);
     const comparison = await compare(name, echo, service, {
-      connections: 1, amount: DEPTH_MESSAGES, body: MESSAGE, path: () => `/agents/${id}`,
+      connections: 1,
+      amount: DEPTH_MESSAGES,
+      body: MESSAGE,
+      path: () => `/agents/${id}`,
     });
     return { fromStep, toStep: await stepCount(api, id), ...comparison };
   };
@@ -157,7 +185,15 @@ async function stepCostAtDepth(api: BenchApi, agentId: string, echo: EchoServer,
  * when the measurement ends find it). Reported against the echo server and against the
  * `step-throughput` figure of the same run (1 = the call costs nothing).
  */
-async function httpCallStep(api: BenchApi, target: EchoServer, echo: EchoServer, service: RunningServer, steps: Comparison, duration: number, warmupSeconds: number) {
+async function httpCallStep(
+  api: BenchApi,
+  target: EchoServer,
+  echo: EchoServer,
+  service: RunningServer,
+  steps: Comparison,
+  duration: number,
+  warmupSeconds: number,
+) {
   const agentId = await buildBenchmarkAgent(api, { httpCallTarget: target.url });
   await deployAgent(api, agentId);
   const ids: string[] = [];
@@ -167,7 +203,11 @@ async function httpCallStep(api: BenchApi, target: EchoServer, echo: EchoServer,
     return () => `/agents/${ids[next++ % ids.length]}`;
   };
   const comparison = await compare('httpcall-step', echo, service, {
-    connections: STEP_CONNECTIONS, duration, warmupSeconds, body: MESSAGE, path: () => roundRobin(),
+    connections: STEP_CONNECTIONS,
+    duration,
+    warmupSeconds,
+    body: MESSAGE,
+    path: () => roundRobin(),
   });
   return {
     conversations: STEP_CONVERSATIONS,
@@ -182,22 +222,48 @@ async function httpCallStep(api: BenchApi, target: EchoServer, echo: EchoServer,
 const fixed = (value: number, digits: number) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
 
 function printTable(rows: { name: string; comparison: Comparison }[]): void {
-  const header = ['workload', 'conns', 'echo req/s', 'svc req/s', 'ratio', 'echo p50 ms', 'svc p50 ms', 'p50 x', 'echo p99 ms', 'svc p99 ms', 'p99 x', 'svc mean ms', 'mean x'];
+  const header = [
+    'workload',
+    'conns',
+    'echo req/s',
+    'svc req/s',
+    'ratio',
+    'echo p50 ms',
+    'svc p50 ms',
+    'p50 x',
+    'echo p99 ms',
+    'svc p99 ms',
+    'p99 x',
+    'svc mean ms',
+    'mean x',
+  ];
   const lines = rows.map(({ name, comparison: c }) => [
-    name, String(c.connections),
-    fixed(c.echo.reqPerSec, 0), fixed(c.service.reqPerSec, 0), fixed(c.ratio, 3),
-    fixed(c.echo.latencyMs.p50, 3), fixed(c.service.latencyMs.p50, 3), fixed(c.latencyRatio.p50, 2),
-    fixed(c.echo.latencyMs.p99, 3), fixed(c.service.latencyMs.p99, 3), fixed(c.latencyRatio.p99, 2),
-    fixed(c.service.latencyMs.mean, 3), fixed(c.latencyRatio.mean, 2),
+    name,
+    String(c.connections),
+    fixed(c.echo.reqPerSec, 0),
+    fixed(c.service.reqPerSec, 0),
+    fixed(c.ratio, 3),
+    fixed(c.echo.latencyMs.p50, 3),
+    fixed(c.service.latencyMs.p50, 3),
+    fixed(c.latencyRatio.p50, 2),
+    fixed(c.echo.latencyMs.p99, 3),
+    fixed(c.service.latencyMs.p99, 3),
+    fixed(c.latencyRatio.p99, 2),
+    fixed(c.service.latencyMs.mean, 3),
+    fixed(c.latencyRatio.mean, 2),
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...lines.map((line) => line[column]!.length)));
-  const format = (cells: string[]) => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
+  const format = (cells: string[]) =>
+    cells
+      .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!)))
+      .join('  ');
   console.log(format(header));
   console.log(widths.map((width) => '-'.repeat(width)).join('  '));
   for (const line of lines) console.log(format(line));
 }
 
-const round = (_key: string, value: unknown) => (typeof value === 'number' && !Number.isInteger(value) ? Math.round(value * 1000) / 1000 : value);
+const round = (_key: string, value: unknown) =>
+  typeof value === 'number' && !Number.isInteger(value) ? Math.round(value * 1000) / 1000 : value;
 
 async function main(): Promise<void> {
   const duration = durationSetting();
@@ -211,13 +277,18 @@ async function main(): Promise<void> {
     store = await openBenchStore();
     echo = await startEchoServer();
     service = await startServer(
-      loadSettings({}, { 'svc.http.port': 0, 'svc.http.host': '127.0.0.1', 'svc.log.level': 'warn', ...store.settings }),
+      loadSettings(
+        {},
+        { 'svc.http.port': 0, 'svc.http.host': '127.0.0.1', 'svc.log.level': 'warn', ...store.settings },
+      ),
       { logDestination: process.stderr },
     );
     const api = benchApi(service.url);
     const agentId = await buildBenchmarkAgent(api);
     await deployAgent(api, agentId);
-    console.log(`bench: store ${store.type}, ${duration} s per measurement (+${warmupSeconds} s warm-up), node ${process.version}, ${availableParallelism()} CPUs`);
+    console.log(
+      `bench: store ${store.type}, ${duration} s per measurement (+${warmupSeconds} s warm-up), node ${process.version}, ${availableParallelism()} CPUs`,
+    );
 
     console.log('bench: step-throughput ...');
     const steps = await stepThroughput(api, agentId, echo, service, duration, warmupSeconds);
@@ -241,8 +312,12 @@ async function main(): Promise<void> {
     console.log('');
     console.log(`step-throughput ratio (service/echo req/s):         ${fixed(steps.ratio, 3)}`);
     console.log(`start-rate ratio (service/echo req/s):              ${fixed(starts.ratio, 3)}`);
-    console.log(`httpcall-step ratio (service/echo req/s):           ${fixed(httpCalls.ratio, 3)} (to step-throughput: ${fixed(httpCalls.ratioToStepThroughput, 3)})`);
-    console.log(`step-cost-at-depth latency ratio step${DEPTH_DEEP}/step${DEPTH_SHALLOW}: ${fixed(depth.latencyRatioDeepOverShallow, 3)} (p50 ${fixed(depth.p50RatioDeepOverShallow, 3)}; echo drift ${fixed(depth.echoDriftDeepOverShallow, 3)})`);
+    console.log(
+      `httpcall-step ratio (service/echo req/s):           ${fixed(httpCalls.ratio, 3)} (to step-throughput: ${fixed(httpCalls.ratioToStepThroughput, 3)})`,
+    );
+    console.log(
+      `step-cost-at-depth latency ratio step${DEPTH_DEEP}/step${DEPTH_SHALLOW}: ${fixed(depth.latencyRatioDeepOverShallow, 3)} (p50 ${fixed(depth.p50RatioDeepOverShallow, 3)}; echo drift ${fixed(depth.echoDriftDeepOverShallow, 3)})`,
+    );
 
     const summary = {
       generatedAt: new Date().toISOString(),
@@ -251,7 +326,12 @@ async function main(): Promise<void> {
       store: store.type,
       durationSeconds: duration,
       warmupSeconds,
-      workloads: { 'step-throughput': steps, 'start-rate': starts, 'step-cost-at-depth': depth, 'httpcall-step': httpCalls },
+      workloads: {
+        'step-throughput': steps,
+        'start-rate': starts,
+        'step-cost-at-depth': depth,
+        'httpcall-step': httpCalls,
+      },
       ratios: {
         'step-throughput': steps.ratio,
         'start-rate': starts.ratio,
@@ -264,7 +344,7 @@ async function main(): Promise<void> {
     };
     const json = JSON.stringify(summary, round, 2);
     await mkdir(dirname(resultsFile), { recursive: true });
-    await writeFile(resultsFile, json + '\n');
+    await writeFile(resultsFile, `${json}\n`);
     console.log('');
     console.log(json);
     console.log(`\nbench: written to ${resultsFile}`);

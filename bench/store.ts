@@ -38,7 +38,8 @@ export async function openBenchStore(env: NodeJS.ProcessEnv = process.env): Prom
   return {
     type: 'postgres',
     settings: { 'svc.datastore.type': 'postgres', 'svc.datastore.postgres.url': url.toString() },
-    dispose: () => withAdmin(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => {}),
+    dispose: () =>
+      withAdmin(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => {}),
   };
 }
 

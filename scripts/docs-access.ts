@@ -9,7 +9,15 @@ import { loadSettings } from '../src/settings.ts';
 const readmePath = new URL('../README.md', import.meta.url);
 const dir = await mkdtemp(join(tmpdir(), 'svc-docs-'));
 const server = await startServer(
-  loadSettings({}, { 'svc.http.port': 0, 'svc.http.host': '127.0.0.1', 'svc.datastore.type': 'sqlite', 'svc.datastore.sqlite.path': join(dir, 'svc.db') }),
+  loadSettings(
+    {},
+    {
+      'svc.http.port': 0,
+      'svc.http.host': '127.0.0.1',
+      'svc.datastore.type': 'sqlite',
+      'svc.datastore.sqlite.path': join(dir, 'svc.db'),
+    },
+  ),
   { logDestination: { write: () => undefined } },
 );
 try {

@@ -3,14 +3,14 @@
  * Messages are written for the API user and must never carry a secret value.
  */
 export type ErrorKind =
-  | 'invalid'        // 400: the request is malformed or breaks a rule
-  | 'unauthorized'   // 401
-  | 'forbidden'      // 403
-  | 'not-found'      // 404
-  | 'conflict'       // 409: stale version, already exists, wrong state
-  | 'gone'           // 410: the conversation has ended
-  | 'timeout'        // 408: the turn took longer than allowed
-  | 'unavailable';   // 503: disabled feature or capacity
+  | 'invalid' // 400: the request is malformed or breaks a rule
+  | 'unauthorized' // 401
+  | 'forbidden' // 403
+  | 'not-found' // 404
+  | 'conflict' // 409: stale version, already exists, wrong state
+  | 'gone' // 410: the conversation has ended
+  | 'timeout' // 408: the turn took longer than allowed
+  | 'unavailable'; // 503: disabled feature or capacity
 
 export class AppError extends Error {
   readonly kind: ErrorKind;
@@ -25,6 +25,7 @@ export class AppError extends Error {
   }
 }
 
-export const invalid = (message: string, details?: Record<string, unknown>) => new AppError('invalid', message, details);
+export const invalid = (message: string, details?: Record<string, unknown>) =>
+  new AppError('invalid', message, details);
 export const notFound = (message: string) => new AppError('not-found', message);
 export const conflict = (message: string) => new AppError('conflict', message);

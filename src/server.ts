@@ -69,12 +69,14 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     ),
     metrics,
   );
-  const cluster = settings['svc.datastore.type'] === 'postgres'
-    ? new (await import('./storage/postgres/cluster.ts')).PostgresCluster(settings['svc.datastore.postgres.url'])
-    : new LocalCluster();
+  const cluster =
+    settings['svc.datastore.type'] === 'postgres'
+      ? new (await import('./storage/postgres/cluster.ts')).PostgresCluster(settings['svc.datastore.postgres.url'])
+      : new LocalCluster();
   // A wrong master key fails here, before anything else starts. Every instance forgets a secret changed anywhere.
   const vault = await openVault(storage.secrets, settings['svc.vault.master-key'], {
-    onChange: (tenant, name) => void cluster.publish(SECRETS_CHANNEL, JSON.stringify({ tenant, name })).catch(() => undefined),
+    onChange: (tenant, name) =>
+      void cluster.publish(SECRETS_CHANNEL, JSON.stringify({ tenant, name })).catch(() => undefined),
   }).catch(async (error: unknown) => {
     await cluster.close();
     await storage.close();
@@ -86,19 +88,32 @@ export async function startServer(settings: Settings, options: ServerOptions = {
   });
 
   const connectTimeoutMillis = settings['svc.httpcalls.connect-timeout-millis'];
-  const outbound = createOutbound(createUrlGuard({ enabled: settings['svc.security.ssrf-protection.enabled'] }), { connectTimeoutMillis });
+  const outbound = createOutbound(createUrlGuard({ enabled: settings['svc.security.ssrf-protection.enabled'] }), {
+    connectTimeoutMillis,
+  });
   // The built-in web tools reach whatever URL a model asks for: guarded whatever the setting says.
   const webOutbound = createOutbound(alwaysGuard, { connectTimeoutMillis });
   const closeOutbound = () => Promise.all([outbound.close(), webOutbound.close()]).then(() => undefined);
   const tasks = [...builtInTasks, ...(options.extraTasks ?? [])];
   const resources = new ResourceService(storage.resources, new ResourceCatalogue(tasks));
   const authorize = resources.authorize.bind(resources);
-  const toolHistory = new ToolHistory({ defaultRateLimitPerMinute: settings['svc.tools.rate-limit-per-minute'], knownTools: BUILT_IN_TOOL_NAMES, rateLimitStore: storage.rateLimits });
+  const toolHistory = new ToolHistory({
+    defaultRateLimitPerMinute: settings['svc.tools.rate-limit-per-minute'],
+    knownTools: BUILT_IN_TOOL_NAMES,
+    rateLimitStore: storage.rateLimits,
+  });
   const deployments = new DeploymentService({
     store: storage.deployments,
     read: (kind, id, version) => storage.resources.read(kind, id, version),
     authorize,
-    registry: new TaskRegistry(tasks, createTaskServices({ secretWriter: vault, httpCalls: httpCallsOptions(settings, vault, outbound, logger), llm: llmOptions(settings, vault, toolHistory, outbound, webOutbound, logger) })),
+    registry: new TaskRegistry(
+      tasks,
+      createTaskServices({
+        secretWriter: vault,
+        httpCalls: httpCallsOptions(settings, vault, outbound, logger),
+        llm: llmOptions(settings, vault, toolHistory, outbound, webOutbound, logger),
+      }),
+    ),
     log: logger,
     cluster,
   });
@@ -138,7 +153,25 @@ export async function startServer(settings: Settings, options: ServerOptions = {
   let app: FastifyInstance | undefined;
   try {
     await deployments.restore();
-    app = await buildApp({ settings, storage, metrics, logBuffer, logger, services: { resources, deployments, conversations, triggers, backup, vault, a2a, agentTools, tools: toolHistory, audit } });
+    app = await buildApp({
+      settings,
+      storage,
+      metrics,
+      logBuffer,
+      logger,
+      services: {
+        resources,
+        deployments,
+        conversations,
+        triggers,
+        backup,
+        vault,
+        a2a,
+        agentTools,
+        tools: toolHistory,
+        audit,
+      },
+    });
     await app.listen({ port: settings['svc.http.port'], host: settings['svc.http.host'] });
   } catch (error) {
     await app?.close();
@@ -159,18 +192,24 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     vault,
     audit,
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
-    close: () => (closing ??= running.close().then(async () => {
-      await audit.close();
-      await deployments.close();
-      await closeOutbound();
-      await cluster.close();
-      await storage.close();
-    })),
+    close: () =>
+      (closing ??= running.close().then(async () => {
+        await audit.close();
+        await deployments.close();
+        await closeOutbound();
+        await cluster.close();
+        await storage.close();
+      })),
   };
 }
 
 /** HTTP calls: secrets from the vault, the guarded outbound dispatcher and the defaults from the settings. */
-function httpCallsOptions(settings: Settings, vault: Vault, outbound: Outbound, log: HttpCallExecutorOptions['log']): HttpCallExecutorOptions {
+function httpCallsOptions(
+  settings: Settings,
+  vault: Vault,
+  outbound: Outbound,
+  log: HttpCallExecutorOptions['log'],
+): HttpCallExecutorOptions {
   return {
     secrets: vault.resolver(),
     outbound,
@@ -184,7 +223,14 @@ function httpCallsOptions(settings: Settings, vault: Vault, outbound: Outbound, 
 }
 
 /** LLM tasks: secrets from the vault, the tool history, the Ollama default; providers and web tools guarded. */
-function llmOptions(settings: Settings, vault: Vault, tools: ToolHistory, outbound: Outbound, webOutbound: Outbound, log: LlmTaskOptions['log']): TaskServiceOptions['llm'] {
+function llmOptions(
+  settings: Settings,
+  vault: Vault,
+  tools: ToolHistory,
+  outbound: Outbound,
+  webOutbound: Outbound,
+  log: LlmTaskOptions['log'],
+): TaskServiceOptions['llm'] {
   return {
     secrets: vault.resolver(),
     tools,

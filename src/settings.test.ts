@@ -25,22 +25,31 @@ test('every setting has a default, an environment form and a description', () =>
 });
 
 test('the environment sets values by their environment form; unknown variables are ignored', () => {
-  const settings = loadSettings({ SVC_HTTP_PORT: '8081', SVC_DATASTORE_TYPE: 'postgres', SVC_OIDC_TENANT_ENABLED: 'TRUE', SVC_NO_SUCH_THING: 'x' }, {});
+  const settings = loadSettings(
+    { SVC_HTTP_PORT: '8081', SVC_DATASTORE_TYPE: 'postgres', SVC_OIDC_TENANT_ENABLED: 'TRUE', SVC_NO_SUCH_THING: 'x' },
+    {},
+  );
   assert.equal(settings['svc.http.port'], 8081);
   assert.equal(settings['svc.datastore.type'], 'postgres');
   assert.equal(settings['svc.oidc.tenant-enabled'], true);
 });
 
 test('a malformed value stops start-up with a message naming the setting', () => {
-  assert.throws(() => loadSettings({ ...noFile, SVC_HTTP_PORT: 'abc' }), (error: unknown) => {
-    assert.ok(error instanceof SettingsError);
-    assert.match(error.message, /svc\.http\.port/);
-    assert.match(error.message, /SVC_HTTP_PORT/);
-    assert.match(error.message, /"abc"/);
-    return true;
-  });
+  assert.throws(
+    () => loadSettings({ ...noFile, SVC_HTTP_PORT: 'abc' }),
+    (error: unknown) => {
+      assert.ok(error instanceof SettingsError);
+      assert.match(error.message, /svc\.http\.port/);
+      assert.match(error.message, /SVC_HTTP_PORT/);
+      assert.match(error.message, /"abc"/);
+      return true;
+    },
+  );
   assert.throws(() => loadSettings({ ...noFile, SVC_HTTP_PORT: '70000' }), /svc\.http\.port/);
-  assert.throws(() => loadSettings({ ...noFile, SVC_DATASTORE_TYPE: 'mongodb' }), /svc\.datastore\.type.*one of sqlite, postgres/);
+  assert.throws(
+    () => loadSettings({ ...noFile, SVC_DATASTORE_TYPE: 'mongodb' }),
+    /svc\.datastore\.type.*one of sqlite, postgres/,
+  );
   assert.throws(() => loadSettings({ ...noFile, SVC_AUTHORIZATION_ENABLED: 'yes' }), /svc\.authorization\.enabled/);
   assert.throws(() => loadSettings({ ...noFile, SVC_CONVERSATIONS_REDO_CACHE_SIZE: '-3' }), /redo-cache-size/);
 });
@@ -48,7 +57,10 @@ test('a malformed value stops start-up with a message naming the setting', () =>
 test('the settings file sets values; the environment wins over it', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'svc-settings-'));
   const file = join(dir, 'svc.properties');
-  await writeFile(file, '# comment\nsvc.http.port = 9090\nsvc.log.level=debug\n! another comment\nsvc.datastore.sqlite.path: /tmp/x.db\n');
+  await writeFile(
+    file,
+    '# comment\nsvc.http.port = 9090\nsvc.log.level=debug\n! another comment\nsvc.datastore.sqlite.path: /tmp/x.db\n',
+  );
   const fromFile = loadSettings({ SVC_CONFIG_FILE: file });
   assert.equal(fromFile['svc.http.port'], 9090);
   assert.equal(fromFile['svc.log.level'], 'debug');
@@ -60,10 +72,20 @@ test('the settings file sets values; the environment wins over it', async () => 
   assert.throws(() => loadSettings({ SVC_CONFIG_FILE: file }), /svc\.http\.prot/);
   await writeFile(file, 'svc.http.port=eighty\n');
   assert.throws(() => loadSettings({ SVC_CONFIG_FILE: file }), /svc\.http\.port \(settings file\)/);
-  assert.throws(() => loadSettings({ SVC_CONFIG_FILE: join(dir, 'missing.properties') }), /cannot read the settings file/);
+  assert.throws(
+    () => loadSettings({ SVC_CONFIG_FILE: join(dir, 'missing.properties') }),
+    /cannot read the settings file/,
+  );
 });
 
 test('properties files: separators, blanks and comments', () => {
   const entries = parsePropertiesFile('a=1\n  b : two words \n\n#c=3\nd=x=y\n');
-  assert.deepEqual([...entries], [['a', '1'], ['b', 'two words'], ['d', 'x=y']]);
+  assert.deepEqual(
+    [...entries],
+    [
+      ['a', '1'],
+      ['b', 'two words'],
+      ['d', 'x=y'],
+    ],
+  );
 });

@@ -18,25 +18,48 @@ interface SettingDefinition<T> {
 }
 
 const text = (defaultValue: string, description: string): SettingDefinition<string> => ({
-  description, defaultValue, expected: 'a text', parse: (raw) => raw,
+  description,
+  defaultValue,
+  expected: 'a text',
+  parse: (raw) => raw,
 });
 const optionalText = (description: string, secret = false): SettingDefinition<string | undefined> => ({
-  description, defaultValue: undefined, expected: 'a text', secret, parse: (raw) => (raw === '' ? undefined : raw),
+  description,
+  defaultValue: undefined,
+  expected: 'a text',
+  secret,
+  parse: (raw) => (raw === '' ? undefined : raw),
 });
-const integer = (defaultValue: number, description: string, min = Number.MIN_SAFE_INTEGER): SettingDefinition<number> => ({
-  description, defaultValue, expected: `an integer >= ${min}`,
+const integer = (
+  defaultValue: number,
+  description: string,
+  min = Number.MIN_SAFE_INTEGER,
+): SettingDefinition<number> => ({
+  description,
+  defaultValue,
+  expected: `an integer >= ${min}`,
   parse: (raw) => (/^-?\d+$/.test(raw.trim()) && Number(raw) >= min ? Number(raw) : INVALID),
 });
 const port = (defaultValue: number, description: string): SettingDefinition<number> => ({
-  description, defaultValue, expected: 'a port number between 0 and 65535',
+  description,
+  defaultValue,
+  expected: 'a port number between 0 and 65535',
   parse: (raw) => (/^\d+$/.test(raw.trim()) && Number(raw) <= 65535 ? Number(raw) : INVALID),
 });
 const flag = (defaultValue: boolean, description: string): SettingDefinition<boolean> => ({
-  description, defaultValue, expected: '`true` or `false`',
+  description,
+  defaultValue,
+  expected: '`true` or `false`',
   parse: (raw) => ({ true: true, false: false })[raw.trim().toLowerCase() as 'true' | 'false'] ?? INVALID,
 });
-const oneOf = <const V extends string>(values: readonly V[], defaultValue: V, description: string): SettingDefinition<V> => ({
-  description, defaultValue, expected: `one of ${values.join(', ')}`,
+const oneOf = <const V extends string>(
+  values: readonly V[],
+  defaultValue: V,
+  description: string,
+): SettingDefinition<V> => ({
+  description,
+  defaultValue,
+  expected: `one of ${values.join(', ')}`,
   parse: (raw) => values.find((value) => value === raw.trim().toLowerCase()) ?? INVALID,
 });
 
@@ -52,27 +75,55 @@ export const settingDefinitions = {
   'svc.oidc.auth-server-url': optionalText('OIDC issuer URL'),
   'svc.oidc.client-id': optionalText('OIDC client id (audience)'),
   'svc.oidc.public-url': optionalText('public URL of the identity provider'),
-  'svc.oidc.clock-tolerance-seconds': integer(5, 'seconds of clock skew allowed when checking the exp and nbf of a token', 0),
+  'svc.oidc.clock-tolerance-seconds': integer(
+    5,
+    'seconds of clock skew allowed when checking the exp and nbf of a token',
+    0,
+  ),
   'svc.authorization.enabled': flag(false, 'enforce access levels per resource'),
   'svc.workspaces.enabled': flag(false, 'enforce workspaces'),
-  'svc.caller-identity.allowed-origins': text('', 'comma-separated origins (scheme://host:port) besides the service itself that HTTP-call headers may send ${caller:token} / ${caller:userId} to'),
+  'svc.caller-identity.allowed-origins': text(
+    '',
+    'comma-separated origins (scheme://host:port) besides the service itself that HTTP-call headers may send ${caller:token} / ${caller:userId} to',
+  ),
   'svc.security.ssrf-protection.enabled': flag(false, 'outbound URL guard for HTTP-call, MCP and A2A targets'),
   'svc.a2a.capabilities.enabled': flag(false, 'agent-to-agent capability endpoints'),
   'svc.a2a.capabilities.public': flag(false, 'capability endpoints readable anonymously'),
   'svc.a2a.public-token-endpoint': optionalText('token endpoint advertised in agent cards'),
   'svc.audit.max-queue-size': integer(100_000, 'audit ledger queue bound; overflow is dropped and counted', 1),
-  'svc.audit.dead-letter-path': text('./data/audit-dead-letter.jsonl', 'JSONL file receiving audit entries whose write failed after the retries'),
+  'svc.audit.dead-letter-path': text(
+    './data/audit-dead-letter.jsonl',
+    'JSONL file receiving audit entries whose write failed after the retries',
+  ),
   'svc.usermemories.deleteOlderThanDays': integer(-1, 'long-term property retention in days; -1 = off', -1),
   'svc.conversations.redo-cache-size': integer(20, 'undone steps kept per conversation', 0),
-  'svc.conversations.cache-size': integer(10_000, 'conversations kept in memory; the least recently used beyond it are read from the store again', 1),
+  'svc.conversations.cache-size': integer(
+    10_000,
+    'conversations kept in memory; the least recently used beyond it are read from the store again',
+    1,
+  ),
   'svc.conversations.turn-timeout-seconds': integer(60, 'a turn past this answers 408', 1),
-  'svc.conversations.claim-margin-millis': integer(10_000, 'with several instances: how long past the turn timeout the others wait before taking over a conversation whose instance stopped answering in a turn', 1000),
+  'svc.conversations.claim-margin-millis': integer(
+    10_000,
+    'with several instances: how long past the turn timeout the others wait before taking over a conversation whose instance stopped answering in a turn',
+    1000,
+  ),
   'svc.coordinator.max-active-conversations': integer(10_000, 'conversations with queued work; beyond answers 503', 1),
   'svc.logs.buffer-size': integer(10_000, 'log entries kept in memory for /administration/logs', 1),
-  'svc.public-url': optionalText('public base URL of this service (agent cards, links); default: derived from the request'),
+  'svc.public-url': optionalText(
+    'public base URL of this service (agent cards, links); default: derived from the request',
+  ),
   'svc.httpcalls.default-timeout-millis': integer(30_000, 'timeout of an HTTP call that sets none', 1),
-  'svc.httpcalls.connect-timeout-millis': integer(10_000, 'connect timeout of every outbound request (HTTP calls, web tools, LLM providers)', 1),
-  'svc.httpcalls.default-max-response-size-bytes': integer(2_000_000, 'responses beyond this are truncated before they are stored', 1),
+  'svc.httpcalls.connect-timeout-millis': integer(
+    10_000,
+    'connect timeout of every outbound request (HTTP calls, web tools, LLM providers)',
+    1,
+  ),
+  'svc.httpcalls.default-max-response-size-bytes': integer(
+    2_000_000,
+    'responses beyond this are truncated before they are stored',
+    1,
+  ),
   'svc.httpcalls.max-redirects': integer(5, 'redirects an HTTP call follows', 0),
   'svc.ollama.default-base-url': text('http://localhost:11434', 'Ollama server of LLM tasks that name none'),
   'svc.tools.rate-limit-per-minute': integer(100, 'default calls per minute of each LLM tool', 1),
@@ -107,7 +158,7 @@ export function parsePropertiesFile(content: string): Map<string, string> {
 }
 
 function readSettingsFile(env: NodeJS.ProcessEnv): Map<string, string> {
-  const explicitPath = env['SVC_CONFIG_FILE'];
+  const explicitPath = env.SVC_CONFIG_FILE;
   const path = explicitPath ?? 'svc.properties';
   try {
     return parsePropertiesFile(readFileSync(path, 'utf8'));
@@ -135,10 +186,13 @@ export function loadSettings(
     const envName = environmentName(name);
     const override = overrides[name];
     const [raw, source] =
-      override !== undefined ? [String(override), 'override']
-      : env[envName] !== undefined ? [env[envName], `environment variable ${envName}`]
-      : file.has(name) ? [file.get(name), 'settings file']
-      : [undefined, 'default'];
+      override !== undefined
+        ? [String(override), 'override']
+        : env[envName] !== undefined
+          ? [env[envName], `environment variable ${envName}`]
+          : file.has(name)
+            ? [file.get(name), 'settings file']
+            : [undefined, 'default'];
     if (raw === undefined) {
       resolved[name] = definition.defaultValue;
       continue;

@@ -19,7 +19,14 @@ describe('the access table of the README', () => {
 
   it('names every route of the application, third-party ones included', () => {
     const urls = new Set(server.server.app.declaredAccess.map((route) => route.url));
-    for (const url of ['/agents/:agentId/start', '/q/openapi', '/q/swagger-ui/json', '/', '/*', '/secretstore/secrets/:tenantId']) {
+    for (const url of [
+      '/agents/:agentId/start',
+      '/q/openapi',
+      '/q/swagger-ui/json',
+      '/',
+      '/*',
+      '/secretstore/secrets/:tenantId',
+    ]) {
       assert.ok(urls.has(url), url);
     }
   });

@@ -43,9 +43,11 @@ class MemoryAuditStore implements AuditStore {
   }
 
   async list(conversationId: string, skip: number, limit: number): Promise<string[]> {
-    return this.rows.filter((row) => row.conversationId === conversationId)
+    return this.rows
+      .filter((row) => row.conversationId === conversationId)
       .sort((a, b) => a.sequence - b.sequence || a.id.localeCompare(b.id))
-      .slice(skip, skip + limit).map((row) => row.document);
+      .slice(skip, skip + limit)
+      .map((row) => row.document);
   }
 
   async count(conversationId: string): Promise<number> {
@@ -53,7 +55,8 @@ class MemoryAuditStore implements AuditStore {
   }
 
   async latest(conversationId: string): Promise<string | undefined> {
-    return this.rows.filter((row) => row.conversationId === conversationId).sort((a, b) => b.sequence - a.sequence)[0]?.document;
+    return this.rows.filter((row) => row.conversationId === conversationId).sort((a, b) => b.sequence - a.sequence)[0]
+      ?.document;
   }
 }
 
@@ -61,10 +64,26 @@ let draftCounter = 0;
 function draft(conversationId: string, sequence: number, output: Record<string, unknown> = {}): AuditDraft {
   draftCounter++;
   return {
-    id: `${String(draftCounter).padStart(12, '0')}aaaaaaaaaaaa`, conversationId, agentId: 'agent', agentVersion: 1, userId: 'user',
-    environment: 'production', stepIndex: 0, workflowId: 'wf', taskId: 'wf:0', taskType: 'ai.svc.output', taskIndex: 0,
-    durationMs: 1.5, actions: ['a'], input: {}, output, llmDetail: null, outcome: 'ok', error: null,
-    timestamp: new Date(0).toISOString(), sequence,
+    id: `${String(draftCounter).padStart(12, '0')}aaaaaaaaaaaa`,
+    conversationId,
+    agentId: 'agent',
+    agentVersion: 1,
+    userId: 'user',
+    environment: 'production',
+    stepIndex: 0,
+    workflowId: 'wf',
+    taskId: 'wf:0',
+    taskType: 'ai.svc.output',
+    taskIndex: 0,
+    durationMs: 1.5,
+    actions: ['a'],
+    input: {},
+    output,
+    llmDetail: null,
+    outcome: 'ok',
+    error: null,
+    timestamp: new Date(0).toISOString(),
+    sequence,
   };
 }
 
@@ -85,8 +104,14 @@ describe('audit ledger write path', () => {
   const ledgerOver = (store: AuditStore, extra: Partial<ConstructorParameters<typeof AuditLedger>[0]> = {}) => {
     const registry = new Registry();
     const ledger = new AuditLedger({
-      store, masterKey: MASTER_KEY, kdfIterations: 1000, maxQueueSize: 100, deadLetterPath: join(dir, 'dead', `${Math.random()}.jsonl`),
-      registry, writeRetry: { maxAttempts: 4, backoff: { initialDelayMs: 1, multiplier: 2, maxDelayMs: 4 } }, ...extra,
+      store,
+      masterKey: MASTER_KEY,
+      kdfIterations: 1000,
+      maxQueueSize: 100,
+      deadLetterPath: join(dir, 'dead', `${Math.random()}.jsonl`),
+      registry,
+      writeRetry: { maxAttempts: 4, backoff: { initialDelayMs: 1, multiplier: 2, maxDelayMs: 4 } },
+      ...extra,
     });
     return { ledger, registry };
   };
@@ -101,8 +126,14 @@ describe('audit ledger write path', () => {
     await ledger.flush();
     assert.equal(store.attempts, 4, 'one attempt and three retries');
     assert.equal(store.rows.length, 0);
-    const lines = (await readFile(deadLetterPath, 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
-    assert.deepEqual(lines.map((entry) => entry.sequence), [1, 2]);
+    const lines = (await readFile(deadLetterPath, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    assert.deepEqual(
+      lines.map((entry) => entry.sequence),
+      [1, 2],
+    );
     assert.match(lines[0].hmac, /^v1:[0-9a-f]{64}$/, 'dead-lettered entries keep their signature');
     assert.equal(await counterValue(registry, 'svc_audit_entries_dead_lettered_total'), 2);
 
@@ -124,7 +155,10 @@ describe('audit ledger write path', () => {
     for (let sequence = 1; sequence <= 3; sequence++) ledger.enqueue(draft('c2', sequence));
     await ledger.flush();
     assert.equal(store.attempts, 2);
-    assert.deepEqual(store.rows.map((row) => row.sequence), [1, 2, 3]);
+    assert.deepEqual(
+      store.rows.map((row) => row.sequence),
+      [1, 2, 3],
+    );
     assert.equal(await counterValue(registry, 'svc_audit_entries_dead_lettered_total'), 0);
     const report = await ledger.verify('c2');
     assert.equal(report.intact, true);
@@ -157,7 +191,10 @@ describe('audit ledger write path', () => {
     assert.equal(store.rows.length, 0, 'held back for sequence 1');
     await first.flush();
     await second.flush();
-    assert.deepEqual(store.rows.map((row) => row.sequence), [1, 2]);
+    assert.deepEqual(
+      store.rows.map((row) => row.sequence),
+      [1, 2],
+    );
     assert.equal((await first.verify('c4')).intact, true);
   });
 
@@ -218,16 +255,21 @@ class Target {
 
 const ACTIONS = ['greet', 'keep', 'call'];
 const rules = {
-  behaviorGroups: [{
-    name: 'By context',
-    behaviorRules: ACTIONS.map((action) => ({
-      name: action, actions: [action],
-      conditions: [{ type: 'contextmatcher', configs: { contextKey: 'do', contextType: 'string', string: action } }],
-    })),
-  }],
+  behaviorGroups: [
+    {
+      name: 'By context',
+      behaviorRules: ACTIONS.map((action) => ({
+        name: action,
+        actions: [action],
+        conditions: [{ type: 'contextmatcher', configs: { contextKey: 'do', contextType: 'string', string: action } }],
+      })),
+    },
+  ],
 };
 const properties = {
-  setOnActions: [{ actions: ['keep'], setProperties: [{ name: 'apiKey', fromObjectPath: 'memory.current.input', scope: 'secret' }] }],
+  setOnActions: [
+    { actions: ['keep'], setProperties: [{ name: 'apiKey', fromObjectPath: 'memory.current.input', scope: 'secret' }] },
+  ],
 };
 const text = (value: string) => ({ valueAlternatives: [{ type: 'text', text: value }] });
 const outputs = {
@@ -244,15 +286,28 @@ async function buildAgent(api: ReturnType<typeof client>, targetUrl: string): Pr
   const create = (path: string, body: unknown) => createResource(api, path, body);
   const calls = {
     targetServerUrl: targetUrl,
-    httpCalls: [{
-      name: 'weather', actions: ['call'], saveResponse: true, responseObjectName: 'weather',
-      request: { method: 'POST', path: '/weather', headers: { Authorization: 'Bearer ${vault:apiToken}', 'X-Plain': 'p-${vault:apiToken}' }, body: 'hello' },
-    }],
+    httpCalls: [
+      {
+        name: 'weather',
+        actions: ['call'],
+        saveResponse: true,
+        responseObjectName: 'weather',
+        request: {
+          method: 'POST',
+          path: '/weather',
+          headers: { Authorization: 'Bearer ${vault:apiToken}', 'X-Plain': 'p-${vault:apiToken}' },
+          body: 'hello',
+        },
+      },
+    ],
   };
   return deployAgent(api, {
     extensions: [
       { type: 'svc://ai.svc.behavior', config: { uri: await create('/behaviorstore/behaviorsets', rules) } },
-      { type: 'svc://ai.svc.property', config: { uri: await create('/propertysetterstore/propertysetters', properties) } },
+      {
+        type: 'svc://ai.svc.property',
+        config: { uri: await create('/propertysetterstore/propertysetters', properties) },
+      },
       { type: 'svc://ai.svc.httpcalls', config: { uri: await create('/httpcallsstore/httpcalls', calls) } },
       { type: 'svc://ai.svc.output', config: { uri: await create('/outputstore/outputsets', outputs) } },
     ],
@@ -303,7 +358,9 @@ for (const storeType of storeTypes) {
         };
       }
       server = await startTestServer(storeType, {
-        'svc.vault.master-key': MASTER_KEY, 'svc.audit.dead-letter-path': join(dir, 'dead.jsonl'), ...storeOverride,
+        'svc.vault.master-key': MASTER_KEY,
+        'svc.audit.dead-letter-path': join(dir, 'dead.jsonl'),
+        ...storeOverride,
       });
       const stored = await api.put('/secretstore/secrets/default/apiToken', { json: { value: API_TOKEN } });
       assert.ok([200, 201].includes(stored.status), stored.text);
@@ -336,10 +393,22 @@ for (const storeType of storeTypes) {
       await say(conversationId, 'call');
       const entries = await entriesOf(conversationId);
       assert.equal(entries.length, 3 * TASKS.length);
-      assert.deepEqual(entries.map((entry) => entry.sequence), entries.map((_, i) => i + 1));
-      assert.deepEqual(entries.map((entry) => entry.stepIndex), [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2]);
-      assert.deepEqual(entries.map((entry) => entry.taskType), [...TASKS, ...TASKS, ...TASKS]);
-      assert.deepEqual(entries.map((entry) => entry.taskIndex), [0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3]);
+      assert.deepEqual(
+        entries.map((entry) => entry.sequence),
+        entries.map((_, i) => i + 1),
+      );
+      assert.deepEqual(
+        entries.map((entry) => entry.stepIndex),
+        [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2],
+      );
+      assert.deepEqual(
+        entries.map((entry) => entry.taskType),
+        [...TASKS, ...TASKS, ...TASKS],
+      );
+      assert.deepEqual(
+        entries.map((entry) => entry.taskIndex),
+        [0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3],
+      );
       const [first] = entries;
       assert.equal(first.conversationId, conversationId);
       assert.equal(first.agentId, agentId);
@@ -351,14 +420,20 @@ for (const storeType of storeTypes) {
       assert.match(first.hmac, /^v1:[0-9a-f]{64}$/);
       assert.equal(entries[1].previousHmac, first.hmac);
       assert.deepEqual(entries[4].actions, ['greet'], 'the behavior task of step 1 set the action');
-      assert.deepEqual(Object.keys(entries[4].output), ['behavior_rules:success', 'behavior_rules:fail', 'actions'].filter((key) => key in entries[4].output));
+      assert.deepEqual(
+        Object.keys(entries[4].output),
+        ['behavior_rules:success', 'behavior_rules:fail', 'actions'].filter((key) => key in entries[4].output),
+      );
       assert.ok('httpCalls:weather' in entries[10].output, 'the HTTP-call task wrote its response');
 
       const count = await api.get(`/auditstore/${conversationId}/count`);
       assert.equal(count.status, 200);
       assert.equal(count.json, 12);
       const page = await api.get(`/auditstore/${conversationId}?skip=10&limit=5`);
-      assert.deepEqual(page.json.map((entry: any) => entry.sequence), [11, 12]);
+      assert.deepEqual(
+        page.json.map((entry: any) => entry.sequence),
+        [11, 12],
+      );
 
       const report = await verify(conversationId);
       assert.equal(report.signingEnabled, true);
@@ -398,7 +473,9 @@ for (const storeType of storeTypes) {
       const request = entries[6].output['httpCalls:weatherRequest'];
       assert.equal(request.headers.Authorization, '<REDACTED>');
       const kept = entries.find((entry) => entry.stepIndex === 2 && entry.taskType === 'ai.svc.property');
-      assert.deepEqual(kept.output['properties:apiKey'], [{ name: 'apiKey', value: `\${vault:${agentId}.apiKey}`, scope: 'conversation' }]);
+      assert.deepEqual(kept.output['properties:apiKey'], [
+        { name: 'apiKey', value: `\${vault:${agentId}.apiKey}`, scope: 'conversation' },
+      ]);
       assert.equal(kept.input.userInput, '<REDACTED>');
     });
 
@@ -407,8 +484,14 @@ for (const storeType of storeTypes) {
       await entriesOf(conversationId);
       const db = await openDatabase(storeType, location);
       try {
-        await assert.rejects(db.exec(`UPDATE audit_entries SET document = '{}' WHERE conversation_id = '${conversationId}'`), /write-once/);
-        await assert.rejects(db.exec(`DELETE FROM audit_entries WHERE conversation_id = '${conversationId}'`), /write-once/);
+        await assert.rejects(
+          db.exec(`UPDATE audit_entries SET document = '{}' WHERE conversation_id = '${conversationId}'`),
+          /write-once/,
+        );
+        await assert.rejects(
+          db.exec(`DELETE FROM audit_entries WHERE conversation_id = '${conversationId}'`),
+          /write-once/,
+        );
       } finally {
         await db.close();
       }
@@ -457,7 +540,9 @@ for (const storeType of storeTypes) {
       const deletedReport = await verify(deleted);
       assert.equal(deletedReport.tamperingSuspected, true);
       assert.deepEqual(deletedReport.missingSequences, [removed.sequence]);
-      assert.deepEqual(deletedReport.problems, [{ entryId: deletedEntries[3].id, sequence: removed.sequence + 1, status: 'chain-broken' }]);
+      assert.deepEqual(deletedReport.problems, [
+        { entryId: deletedEntries[3].id, sequence: removed.sequence + 1, status: 'chain-broken' },
+      ]);
     });
 
     it('a turn whose commit fails leaves no entry, and the sequence goes on without a gap', async () => {
@@ -475,17 +560,32 @@ for (const storeType of storeTypes) {
             CREATE TRIGGER refuse_commit BEFORE UPDATE ON conversations FOR EACH ROW WHEN (OLD.id = '${conversationId}')
             EXECUTE FUNCTION refuse_commit();`);
         }
-        const refused = await api.post(`/agents/${conversationId}`, { json: { input: 'hello', context: { do: { type: 'string', value: 'call' } } } });
+        const refused = await api.post(`/agents/${conversationId}`, {
+          json: { input: 'hello', context: { do: { type: 'string', value: 'call' } } },
+        });
         assert.ok(refused.status >= 500, `${refused.status} ${refused.text}`);
-        assert.deepEqual((await entriesOf(conversationId)).map((entry) => entry.id), committed.map((entry) => entry.id));
+        assert.deepEqual(
+          (await entriesOf(conversationId)).map((entry) => entry.id),
+          committed.map((entry) => entry.id),
+        );
       } finally {
-        await db.exec(storeType === 'sqlite' ? 'DROP TRIGGER refuse_commit' : 'DROP TRIGGER refuse_commit ON conversations; DROP FUNCTION refuse_commit()');
+        await db.exec(
+          storeType === 'sqlite'
+            ? 'DROP TRIGGER refuse_commit'
+            : 'DROP TRIGGER refuse_commit ON conversations; DROP FUNCTION refuse_commit()',
+        );
         await db.close();
       }
       await say(conversationId, 'greet');
       const entries = await entriesOf(conversationId);
-      assert.deepEqual(entries.map((entry) => entry.sequence), entries.map((_, i) => i + 1));
-      assert.deepEqual(entries.map((entry) => entry.stepIndex), [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2]);
+      assert.deepEqual(
+        entries.map((entry) => entry.sequence),
+        entries.map((_, i) => i + 1),
+      );
+      assert.deepEqual(
+        entries.map((entry) => entry.stepIndex),
+        [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2],
+      );
       assert.equal((await verify(conversationId)).intact, true);
     });
 
@@ -497,8 +597,14 @@ for (const storeType of storeTypes) {
       await server.restart();
       await say(conversationId, 'greet');
       const entries = await entriesOf(conversationId);
-      assert.deepEqual(entries.map((entry) => entry.sequence), entries.map((_, i) => i + 1));
-      assert.deepEqual(entries.map((entry) => entry.stepIndex), [0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2]);
+      assert.deepEqual(
+        entries.map((entry) => entry.sequence),
+        entries.map((_, i) => i + 1),
+      );
+      assert.deepEqual(
+        entries.map((entry) => entry.stepIndex),
+        [0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2],
+      );
       assert.equal((await verify(conversationId)).intact, true);
     });
   });
@@ -513,7 +619,10 @@ describe('audit queue overflow through the service', () => {
     const agentId = await deployAgent(api, {
       extensions: [
         { type: 'svc://ai.svc.behavior', config: { uri: await create('/behaviorstore/behaviorsets', rules) } },
-        { type: 'svc://ai.svc.property', config: { uri: await create('/propertysetterstore/propertysetters', { setOnActions: [] }) } },
+        {
+          type: 'svc://ai.svc.property',
+          config: { uri: await create('/propertysetterstore/propertysetters', { setOnActions: [] }) },
+        },
         { type: 'svc://ai.svc.output', config: { uri: await create('/outputstore/outputsets', outputs) } },
       ],
     });

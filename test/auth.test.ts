@@ -6,7 +6,13 @@ import { after, before, describe, it } from 'node:test';
 import { createAgent, deploy, idFromLocation, welcomeOutputs } from './support/agents.ts';
 import { controlExtension, controlTask } from './support/control-task.ts';
 import { call, type Answer } from './support/http.ts';
-import { SERVICE_AUDIENCE, startIdentityProvider, TEST_USERS, type TestIdentityProvider, type TestUserKey } from './support/oidc.ts';
+import {
+  SERVICE_AUDIENCE,
+  startIdentityProvider,
+  TEST_USERS,
+  type TestIdentityProvider,
+  type TestUserKey,
+} from './support/oidc.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
 /**
@@ -19,9 +25,18 @@ describe('authentication and roles', () => {
   let server: TestServer;
   const tokens = new Map<TestUserKey, string>();
 
-  const as = (user: TestUserKey | undefined, method: string, path: string, options: { json?: unknown; body?: string; headers?: Record<string, string> } = {}): Promise<Answer> =>
-    call(server.url, method, path, { ...options, headers: { ...options.headers, ...(user ? { authorization: `Bearer ${tokens.get(user)}` } : {}) } });
-  const withToken = (token: string, method: string, path: string) => call(server.url, method, path, { headers: { authorization: `Bearer ${token}` } });
+  const as = (
+    user: TestUserKey | undefined,
+    method: string,
+    path: string,
+    options: { json?: unknown; body?: string; headers?: Record<string, string> } = {},
+  ): Promise<Answer> =>
+    call(server.url, method, path, {
+      ...options,
+      headers: { ...options.headers, ...(user ? { authorization: `Bearer ${tokens.get(user)}` } : {}) },
+    });
+  const withToken = (token: string, method: string, path: string) =>
+    call(server.url, method, path, { headers: { authorization: `Bearer ${token}` } });
 
   /** An API client for the test helpers, signed in as the admin. */
   const adminApi = {
@@ -38,14 +53,18 @@ describe('authentication and roles', () => {
   before(async () => {
     idp = await startIdentityProvider();
     for (const user of Object.keys(TEST_USERS) as TestUserKey[]) tokens.set(user, await idp.token(user));
-    server = await startTestServer('sqlite', {
-      'svc.oidc.tenant-enabled': true,
-      'svc.oidc.auth-server-url': idp.issuer,
-      'svc.oidc.client-id': SERVICE_AUDIENCE,
-      'svc.authorization.enabled': true,
-      'svc.vault.master-key': 'a-master-key-for-the-auth-tests',
-      'svc.log.level': 'debug',
-    }, [controlTask]);
+    server = await startTestServer(
+      'sqlite',
+      {
+        'svc.oidc.tenant-enabled': true,
+        'svc.oidc.auth-server-url': idp.issuer,
+        'svc.oidc.client-id': SERVICE_AUDIENCE,
+        'svc.authorization.enabled': true,
+        'svc.vault.master-key': 'a-master-key-for-the-auth-tests',
+        'svc.log.level': 'debug',
+      },
+      [controlTask],
+    );
     agentId = await createAgent(adminApi as never, { outputSet: welcomeOutputs });
     await adminApi.put(`/descriptorstore/descriptors/${agentId}/visibility`, { json: { visibility: 'public' } });
     await deploy(adminApi as never, agentId);
@@ -70,7 +89,7 @@ describe('authentication and roles', () => {
     ['POST', `/agents/${agentId}/start`],
     ['GET', `/agents/${conversationOfChatter}`],
     ['GET', '/conversationstore/conversations'],
-    ['POST', '/bots/production/' + agentId],
+    ['POST', `/bots/production/${agentId}`],
     ['GET', '/bottriggerstore/bottriggers'],
     ['GET', '/managedbots/some-intent/someone'],
     ['GET', '/secretstore/secrets/default'],
@@ -100,7 +119,13 @@ describe('authentication and roles', () => {
 
   it('a token signed by another key, an expired one, one for another audience or issuer, and garbage are 401', async () => {
     const now = Math.floor(Date.now() / 1000);
-    const valid = { iss: idp.issuer, aud: SERVICE_AUDIENCE, sub: 'x', preferred_username: 'ada-admin', realm_access: { roles: ['svc-admin'] } };
+    const valid = {
+      iss: idp.issuer,
+      aud: SERVICE_AUDIENCE,
+      sub: 'x',
+      preferred_username: 'ada-admin',
+      realm_access: { roles: ['svc-admin'] },
+    };
     const refused = [
       await idp.signWithForeignKey('admin'),
       await idp.signWithProviderKey({ ...valid, iat: now - 7200, exp: now - 3600 }),
@@ -110,22 +135,44 @@ describe('authentication and roles', () => {
       'not-a-jwt',
     ];
     for (const token of refused) {
-      for (const [method, path] of [['GET', '/agentstore/agents/descriptors'], ['GET', '/secretstore/secrets/default'], ['POST', `/agents/${agentId}/start`]] as const) {
+      for (const [method, path] of [
+        ['GET', '/agentstore/agents/descriptors'],
+        ['GET', '/secretstore/secrets/default'],
+        ['POST', `/agents/${agentId}/start`],
+      ] as const) {
         const answer = await withToken(token, method, path);
         assert.equal(answer.status, 401, `${method} ${path}: ${answer.text}`);
         assert.equal(answer.headers.get('www-authenticate'), 'Bearer');
       }
     }
     // `azp` naming the service is accepted in place of `aud`.
-    const viaAzp = await idp.signWithProviderKey({ ...valid, aud: 'account', azp: SERVICE_AUDIENCE, iat: now, exp: now + 600 });
+    const viaAzp = await idp.signWithProviderKey({
+      ...valid,
+      aud: 'account',
+      azp: SERVICE_AUDIENCE,
+      iat: now,
+      exp: now + 600,
+    });
     assert.equal((await withToken(viaAzp, 'GET', '/agentstore/agents/descriptors')).status, 200);
     // A non-bearer scheme is no token at all.
-    const basic = await call(server.url, 'GET', '/agentstore/agents/descriptors', { headers: { authorization: 'Basic YTpi' } });
+    const basic = await call(server.url, 'GET', '/agentstore/agents/descriptors', {
+      headers: { authorization: 'Basic YTpi' },
+    });
     assert.equal(basic.status, 401);
   });
 
   it('anonymous paths answer without a token', async () => {
-    for (const path of ['/q/health/live', '/q/health/ready', `/a2a/agents/${agentId}/agent.json`, '/.well-known/agent.json', '/.well-known/agent-card.json', '/.well-known/capabilities', '/.well-known/capabilities/skills', '/', '/manager/agents']) {
+    for (const path of [
+      '/q/health/live',
+      '/q/health/ready',
+      `/a2a/agents/${agentId}/agent.json`,
+      '/.well-known/agent.json',
+      '/.well-known/agent-card.json',
+      '/.well-known/capabilities',
+      '/.well-known/capabilities/skills',
+      '/',
+      '/manager/agents',
+    ]) {
       const answer = await as(undefined, 'GET', path);
       assert.notEqual(answer.status, 401, `GET ${path}: ${answer.text}`);
       assert.notEqual(answer.status, 403, `GET ${path}: ${answer.text}`);
@@ -137,9 +184,15 @@ describe('authentication and roles', () => {
 
   it('the viewer reads configuration, deployments and docs but may not write, deploy or converse', async () => {
     for (const [method, path] of [
-      ['GET', '/agentstore/agents/descriptors'], ['GET', `/agentstore/agents/${agentId}?version=1`], ['GET', '/deploymentstore/deployments'],
-      ['GET', `/administration/production/deploymentstatus/${agentId}?version=1`], ['GET', '/q/openapi'], ['GET', '/q/metrics'],
-      ['GET', '/conversationstore/conversations'], ['GET', '/workspaces'], ['GET', '/a2a/agents'],
+      ['GET', '/agentstore/agents/descriptors'],
+      ['GET', `/agentstore/agents/${agentId}?version=1`],
+      ['GET', '/deploymentstore/deployments'],
+      ['GET', `/administration/production/deploymentstatus/${agentId}?version=1`],
+      ['GET', '/q/openapi'],
+      ['GET', '/q/metrics'],
+      ['GET', '/conversationstore/conversations'],
+      ['GET', '/workspaces'],
+      ['GET', '/a2a/agents'],
     ] as const) {
       const answer = await as('viewer', method, path);
       assert.equal(answer.status, 200, `${method} ${path}: ${answer.text}`);
@@ -170,20 +223,51 @@ describe('authentication and roles', () => {
     assert.equal(exported.status, 200, exported.text);
     assert.equal((await as('editor', 'POST', `/agents/${agentId}/start`)).status, 201);
     // Deploying needs EDIT on the agent (a public agent gives USE only) until its owner grants it.
-    assert.equal((await as('editor', 'POST', `/administration/production/deploy/${agentId}?version=1&waitForCompletion=true`)).status, 403);
-    assert.equal((await as('admin', 'PUT', `/descriptorstore/descriptors/${agentId}/grants`, { json: [{ principal: TEST_USERS.editor.name, level: 'EDIT' }] })).status, 200);
-    assert.equal((await as('editor', 'POST', `/administration/production/deploy/${agentId}?version=1&waitForCompletion=true`)).status, 200);
-    for (const path of ['/secretstore/secrets/default', '/administration/logs', '/llm/tools/costs', '/llm/tools/history/' + conversationOfChatter]) {
+    assert.equal(
+      (await as('editor', 'POST', `/administration/production/deploy/${agentId}?version=1&waitForCompletion=true`))
+        .status,
+      403,
+    );
+    assert.equal(
+      (
+        await as('admin', 'PUT', `/descriptorstore/descriptors/${agentId}/grants`, {
+          json: [{ principal: TEST_USERS.editor.name, level: 'EDIT' }],
+        })
+      ).status,
+      200,
+    );
+    assert.equal(
+      (await as('editor', 'POST', `/administration/production/deploy/${agentId}?version=1&waitForCompletion=true`))
+        .status,
+      200,
+    );
+    for (const path of [
+      '/secretstore/secrets/default',
+      '/administration/logs',
+      '/llm/tools/costs',
+      `/llm/tools/history/${conversationOfChatter}`,
+    ]) {
       assert.equal((await as('editor', 'GET', path)).status, 403, path);
     }
-    assert.equal((await as('editor', 'PUT', '/secretstore/secrets/default/api-key', { json: { value: 'v' } })).status, 403);
+    assert.equal(
+      (await as('editor', 'PUT', '/secretstore/secrets/default/api-key', { json: { value: 'v' } })).status,
+      403,
+    );
   });
 
   it('the admin reaches everything, including the admin-only families', async () => {
-    for (const path of ['/secretstore/secrets/default', '/administration/logs', '/llm/tools/costs', '/q/metrics', '/agentstore/agents/descriptors']) {
+    for (const path of [
+      '/secretstore/secrets/default',
+      '/administration/logs',
+      '/llm/tools/costs',
+      '/q/metrics',
+      '/agentstore/agents/descriptors',
+    ]) {
       assert.equal((await as('admin', 'GET', path)).status, 200, path);
     }
-    const put = await as('admin', 'PUT', '/secretstore/secrets/default/api-key', { json: { value: 'top-secret-value' } });
+    const put = await as('admin', 'PUT', '/secretstore/secrets/default/api-key', {
+      json: { value: 'top-secret-value' },
+    });
     assert.equal(put.status, 200, put.text);
   });
 
@@ -195,7 +279,10 @@ describe('authentication and roles', () => {
   });
 
   it('the svc-user role converses but cannot read configuration', async () => {
-    assert.equal((await as('chatter', 'POST', `/agents/${conversationOfChatter}`, { json: { input: 'hello' } })).status, 200);
+    assert.equal(
+      (await as('chatter', 'POST', `/agents/${conversationOfChatter}`, { json: { input: 'hello' } })).status,
+      200,
+    );
     assert.equal((await as('chatter', 'GET', `/agents/${conversationOfChatter}`)).status, 200);
     assert.equal((await as('chatter', 'GET', '/agentstore/agents/descriptors')).status, 403);
   });
@@ -210,7 +297,9 @@ describe('authentication and roles', () => {
   it('a non-admin starts conversations only as themselves; the userId defaults to the principal; admins may start as anyone', async () => {
     const other = await as('chatter', 'POST', `/agents/${agentId}/start?userId=somebody-else`);
     assert.equal(other.status, 403, other.text);
-    const viaContext = await as('chatter', 'POST', `/agents/${agentId}/start`, { json: { userId: { type: 'string', value: 'somebody-else' } } });
+    const viaContext = await as('chatter', 'POST', `/agents/${agentId}/start`, {
+      json: { userId: { type: 'string', value: 'somebody-else' } },
+    });
     assert.equal(viaContext.status, 403, viaContext.text);
     const viaBots = await as('chatter', 'POST', `/bots/production/${agentId}?userId=somebody-else`);
     assert.equal(viaBots.status, 403, viaBots.text);
@@ -219,19 +308,30 @@ describe('authentication and roles', () => {
 
     const self = await as('chatter', 'POST', `/agents/${agentId}/start?userId=${TEST_USERS.chatter.name}`);
     assert.equal(self.status, 201, self.text);
-    const conversation = await as('admin', 'GET', `/conversationstore/conversations/${idFromLocation(self.headers.get('location'))}`);
+    const conversation = await as(
+      'admin',
+      'GET',
+      `/conversationstore/conversations/${idFromLocation(self.headers.get('location'))}`,
+    );
     assert.equal(conversation.json.userId, TEST_USERS.chatter.name);
     const defaulted = await as('chatter', 'POST', `/agents/${agentId}/start`);
-    const stored = await as('admin', 'GET', `/conversationstore/conversations/${idFromLocation(defaulted.headers.get('location'))}`);
+    const stored = await as(
+      'admin',
+      'GET',
+      `/conversationstore/conversations/${idFromLocation(defaulted.headers.get('location'))}`,
+    );
     assert.equal(stored.json.userId, TEST_USERS.chatter.name);
 
     const byAdmin = await as('admin', 'POST', `/agents/${agentId}/start?userId=somebody-else`);
     assert.equal(byAdmin.status, 201, byAdmin.text);
   });
 
-  it("non-admins read and continue only their own conversations; listings show only their own", async () => {
+  it('non-admins read and continue only their own conversations; listings show only their own', async () => {
     assert.equal((await as('editor', 'GET', `/agents/${conversationOfChatter}`)).status, 403);
-    assert.equal((await as('editor', 'POST', `/agents/${conversationOfChatter}`, { json: { input: 'hi' } })).status, 403);
+    assert.equal(
+      (await as('editor', 'POST', `/agents/${conversationOfChatter}`, { json: { input: 'hi' } })).status,
+      403,
+    );
     assert.equal((await as('viewer', 'GET', `/conversationstore/conversations/${conversationOfChatter}`)).status, 403);
     assert.equal((await as('admin', 'GET', `/agents/${conversationOfChatter}`)).status, 200);
     const listed = await as('chatter', 'GET', '/conversationstore/conversations?limit=100');
@@ -264,16 +364,34 @@ describe('authentication and roles', () => {
       await server.restart({ 'svc.caller-identity.allowed-origins': targetUrl });
       const httpCalls = (url: string) => ({
         targetServerUrl: url,
-        httpCalls: [{
-          name: 'whoami', actions: ['whoami'], saveResponse: true, responseObjectName: 'who',
-          request: { path: '/who', method: 'get', headers: { Authorization: 'Bearer ${caller:token}', 'X-User': '{caller:userId}' } },
-        }],
+        httpCalls: [
+          {
+            name: 'whoami',
+            actions: ['whoami'],
+            saveResponse: true,
+            responseObjectName: 'who',
+            request: {
+              path: '/who',
+              method: 'get',
+              headers: { Authorization: 'Bearer ${caller:token}', 'X-User': '{caller:userId}' },
+            },
+          },
+        ],
       });
       const build = async (url: string) => {
         const set = await adminApi.post('/httpcallsstore/httpcalls', { json: httpCalls(url) });
         assert.equal(set.status, 201, set.text);
-        const workflow = await adminApi.post('/packagestore/packages', { json: { packageExtensions: [controlExtension, { type: 'svc://ai.svc.httpcalls', config: { uri: set.headers.get('location') } }] } });
-        const agent = await adminApi.post('/agentstore/agents', { json: { packages: [workflow.headers.get('location')] } });
+        const workflow = await adminApi.post('/packagestore/packages', {
+          json: {
+            packageExtensions: [
+              controlExtension,
+              { type: 'svc://ai.svc.httpcalls', config: { uri: set.headers.get('location') } },
+            ],
+          },
+        });
+        const agent = await adminApi.post('/agentstore/agents', {
+          json: { packages: [workflow.headers.get('location')] },
+        });
         const id = idFromLocation(agent.headers.get('location'));
         await adminApi.put(`/descriptorstore/descriptors/${id}/visibility`, { json: { visibility: 'public' } });
         await deploy(adminApi as never, id);
@@ -283,7 +401,9 @@ describe('authentication and roles', () => {
       const started = await as('chatter', 'POST', `/agents/${allowedAgent}/start`);
       const conversationId = idFromLocation(started.headers.get('location'));
       seen.length = 0;
-      const said = await as('chatter', 'POST', `/agents/${conversationId}?returnDetailed=true`, { json: { input: 'who am i', context: { actions: { type: 'string', value: 'whoami' } } } });
+      const said = await as('chatter', 'POST', `/agents/${conversationId}?returnDetailed=true`, {
+        json: { input: 'who am i', context: { actions: { type: 'string', value: 'whoami' } } },
+      });
       assert.equal(said.status, 200, said.text);
       assert.equal(seen.length, 1, said.text);
       assert.equal(seen[0]!.authorization, `Bearer ${tokens.get('chatter')}`);
@@ -297,7 +417,9 @@ describe('authentication and roles', () => {
       const foreignAgent = await build(otherOrigin);
       const foreign = await as('chatter', 'POST', `/agents/${foreignAgent}/start`);
       seen.length = 0;
-      await as('chatter', 'POST', `/agents/${idFromLocation(foreign.headers.get('location'))}`, { json: { input: 'who am i', context: { actions: { type: 'string', value: 'whoami' } } } });
+      await as('chatter', 'POST', `/agents/${idFromLocation(foreign.headers.get('location'))}`, {
+        json: { input: 'who am i', context: { actions: { type: 'string', value: 'whoami' } } },
+      });
       assert.equal(seen.length, 1);
       assert.equal(seen[0]!.authorization, 'Bearer');
       assert.equal(seen[0]!['x-user'] ?? '', '');

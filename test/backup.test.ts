@@ -5,7 +5,13 @@ import { strFromU8, strToU8, unzipSync } from 'fflate';
 import { createResource, idFromLocation, sendMessage, startConversation } from './support/agents.ts';
 import { client } from './support/http.ts';
 import { startTestServer, storeTypes, type TestServer } from './support/server.ts';
-import { WEATHER_IDS, weatherAgentFiles, weatherAgentZip, withDeclaredSize, zipFiles } from './fixtures/upstream-zip.ts';
+import {
+  WEATHER_IDS,
+  weatherAgentFiles,
+  weatherAgentZip,
+  withDeclaredSize,
+  zipFiles,
+} from './fixtures/upstream-zip.ts';
 
 /** Export and import of agents as ZIP archives (SPEC "Export and import", reference §12.3–12.4). */
 
@@ -16,8 +22,14 @@ const MAX_ENTRIES = 40;
 const limits = { 'svc.backup.max-zip-bytes': MAX_ZIP_BYTES, 'svc.backup.max-entries': MAX_ENTRIES };
 
 const STORE_PATHS = [
-  '/regulardictionarystore/regulardictionaries', '/behaviorstore/behaviorsets', '/outputstore/outputsets', '/packagestore/packages',
-  '/agentstore/agents', '/propertysetterstore/propertysetters', '/httpcallsstore/httpcalls', '/langchainstore/langchains',
+  '/regulardictionarystore/regulardictionaries',
+  '/behaviorstore/behaviorsets',
+  '/outputstore/outputsets',
+  '/packagestore/packages',
+  '/agentstore/agents',
+  '/propertysetterstore/propertysetters',
+  '/httpcallsstore/httpcalls',
+  '/langchainstore/langchains',
 ];
 
 const LITERAL_KEY = 'sk-literal-secret-abcdefghijklmnopqrstuvwxyz';
@@ -32,31 +44,66 @@ const dictionary = {
   ],
 };
 const rules = {
-  behaviorGroups: [{
-    name: 'Smalltalk',
-    behaviorRules: [
-      { name: 'Welcome', actions: ['welcome'], conditions: [{ type: 'occurrence', configs: { maxTimesOccurred: '0', behaviorRuleName: 'Welcome' } }] },
-      { name: 'Greeting', actions: ['greet'], conditions: [{ type: 'inputmatcher', configs: { expressions: 'greeting(*)' } }] },
-      { name: 'Goodbye', actions: ['say_goodbye', 'CONVERSATION_END'], conditions: [{ type: 'inputmatcher', configs: { expressions: 'goodbye(*)' } }] },
-      { name: 'Ask city', actions: ['ask_for_city'], conditions: [{ type: 'inputmatcher', configs: { expressions: 'weather(*)' } }] },
-      { name: 'City given', actions: ['city_given'], conditions: [{ type: 'actionmatcher', configs: { actions: 'ask_for_city', occurrence: 'lastStep' } }] },
-    ],
-  }],
+  behaviorGroups: [
+    {
+      name: 'Smalltalk',
+      behaviorRules: [
+        {
+          name: 'Welcome',
+          actions: ['welcome'],
+          conditions: [{ type: 'occurrence', configs: { maxTimesOccurred: '0', behaviorRuleName: 'Welcome' } }],
+        },
+        {
+          name: 'Greeting',
+          actions: ['greet'],
+          conditions: [{ type: 'inputmatcher', configs: { expressions: 'greeting(*)' } }],
+        },
+        {
+          name: 'Goodbye',
+          actions: ['say_goodbye', 'CONVERSATION_END'],
+          conditions: [{ type: 'inputmatcher', configs: { expressions: 'goodbye(*)' } }],
+        },
+        {
+          name: 'Ask city',
+          actions: ['ask_for_city'],
+          conditions: [{ type: 'inputmatcher', configs: { expressions: 'weather(*)' } }],
+        },
+        {
+          name: 'City given',
+          actions: ['city_given'],
+          conditions: [{ type: 'actionmatcher', configs: { actions: 'ask_for_city', occurrence: 'lastStep' } }],
+        },
+      ],
+    },
+  ],
 };
 const properties = {
-  setOnActions: [{ actions: ['city_given'], setProperties: [{ name: 'chosenCity', fromObjectPath: 'memory.current.input', scope: 'conversation' }] }],
+  setOnActions: [
+    {
+      actions: ['city_given'],
+      setProperties: [{ name: 'chosenCity', fromObjectPath: 'memory.current.input', scope: 'conversation' }],
+    },
+  ],
 };
 /** Triggered by no rule: the calls are exported and imported, never made. */
 const httpCalls = {
   targetServerUrl: 'http://127.0.0.1:9/api',
-  httpCalls: [{
-    name: 'lookup',
-    actions: ['never_triggered_http'],
-    request: {
-      method: 'GET', path: '/lookup',
-      headers: { Authorization: LITERAL_BEARER, 'X-Api-Key': '${vault:weatherKey}', 'X-Trace': 'plain', 'X-User-Token': 'Bearer {properties.token}' },
+  httpCalls: [
+    {
+      name: 'lookup',
+      actions: ['never_triggered_http'],
+      request: {
+        method: 'GET',
+        path: '/lookup',
+        headers: {
+          Authorization: LITERAL_BEARER,
+          'X-Api-Key': '${vault:weatherKey}',
+          'X-Trace': 'plain',
+          'X-User-Token': 'Bearer {properties.token}',
+        },
+      },
     },
-  }],
+  ],
 };
 const outputs = {
   outputSet: [
@@ -69,8 +116,19 @@ const outputs = {
 };
 const llm = (httpCallsUri: string) => ({
   tasks: [
-    { id: 'vaulted', type: 'openai', actions: ['never_triggered_llm'], parameters: { apiKey: '${vault:openai}', modelName: 'gpt-4o-mini' }, tools: [httpCallsUri] },
-    { id: 'literal', type: 'openai', actions: ['never_triggered_llm_too'], parameters: { apiKey: LITERAL_KEY, modelName: 'gpt-4o-mini', temperature: '0.2' } },
+    {
+      id: 'vaulted',
+      type: 'openai',
+      actions: ['never_triggered_llm'],
+      parameters: { apiKey: '${vault:openai}', modelName: 'gpt-4o-mini' },
+      tools: [httpCallsUri],
+    },
+    {
+      id: 'literal',
+      type: 'openai',
+      actions: ['never_triggered_llm_too'],
+      parameters: { apiKey: LITERAL_KEY, modelName: 'gpt-4o-mini', temperature: '0.2' },
+    },
   ],
 });
 
@@ -92,7 +150,13 @@ async function buildAgent(api: Api): Promise<BuiltAgent> {
   uris.output = await create(api, '/outputstore/outputsets', outputs);
   uris.workflow = await create(api, '/packagestore/packages', {
     packageExtensions: [
-      { type: 'svc://ai.svc.parser', extensions: { dictionaries: [{ type: 'svc://ai.svc.parser.dictionaries.regular', config: { uri: uris.dictionary } }] }, config: {} },
+      {
+        type: 'svc://ai.svc.parser',
+        extensions: {
+          dictionaries: [{ type: 'svc://ai.svc.parser.dictionaries.regular', config: { uri: uris.dictionary } }],
+        },
+        config: {},
+      },
       { type: 'svc://ai.svc.behavior', config: { uri: uris.behavior } },
       { type: 'svc://ai.svc.property', config: { uri: uris.property } },
       { type: 'svc://ai.svc.httpcalls', config: { uri: uris.httpcalls } },
@@ -103,7 +167,9 @@ async function buildAgent(api: Api): Promise<BuiltAgent> {
   });
   uris.agent = await create(api, '/agentstore/agents', { packages: [uris.workflow] });
   const agentId = idFromLocation(uris.agent);
-  const named = await api.patch(`/descriptorstore/descriptors/${agentId}`, { json: { operation: 'SET', document: { name: 'Backup test agent', description: 'every extension' } } });
+  const named = await api.patch(`/descriptorstore/descriptors/${agentId}`, {
+    json: { operation: 'SET', document: { name: 'Backup test agent', description: 'every extension' } },
+  });
   assert.equal(named.status, 200, named.text);
   return { agentId, uris };
 }
@@ -119,15 +185,32 @@ async function storeSnapshot(api: Api): Promise<string[]> {
   return all.sort();
 }
 
-async function importZip(baseUrl: string, zip: Uint8Array, query = '', path = '/backup/import', contentType = 'application/zip') {
-  const response = await fetch(`${baseUrl}${path}${query}`, { method: 'POST', headers: { 'content-type': contentType }, body: zip });
+async function importZip(
+  baseUrl: string,
+  zip: Uint8Array,
+  query = '',
+  path = '/backup/import',
+  contentType = 'application/zip',
+) {
+  const response = await fetch(`${baseUrl}${path}${query}`, {
+    method: 'POST',
+    headers: { 'content-type': contentType },
+    body: zip,
+  });
   const body = await response.text();
   let json: any;
-  try { json = JSON.parse(body); } catch { json = undefined; }
+  try {
+    json = JSON.parse(body);
+  } catch {
+    json = undefined;
+  }
   return { status: response.status, headers: response.headers, text: body, json };
 }
 
-async function download(baseUrl: string, path: string): Promise<{ status: number; type: string | null; bytes: Uint8Array; text: string }> {
+async function download(
+  baseUrl: string,
+  path: string,
+): Promise<{ status: number; type: string | null; bytes: Uint8Array; text: string }> {
   const response = await fetch(baseUrl + path);
   const bytes = new Uint8Array(await response.arrayBuffer());
   return { status: response.status, type: response.headers.get('content-type'), bytes, text: strFromU8(bytes) };
@@ -219,26 +302,42 @@ for (const storeType of storeTypes) {
       const id = (uri: string) => idFromLocation(uri);
       const folder = `${id(built.uris.workflow!)}/1/`;
       const expected = [
-        `${built.agentId}.agent.json`, `${built.agentId}.descriptor.json`,
-        `${folder}${id(built.uris.workflow!)}.workflow.json`, `${folder}${id(built.uris.workflow!)}.descriptor.json`,
-        `${folder}${id(built.uris.dictionary!)}.regulardictionary.json`, `${folder}${id(built.uris.dictionary!)}.descriptor.json`,
-        `${folder}${id(built.uris.behavior!)}.behavior.json`, `${folder}${id(built.uris.behavior!)}.descriptor.json`,
-        `${folder}${id(built.uris.property!)}.property.json`, `${folder}${id(built.uris.property!)}.descriptor.json`,
-        `${folder}${id(built.uris.httpcalls!)}.httpcalls.json`, `${folder}${id(built.uris.httpcalls!)}.descriptor.json`,
-        `${folder}${id(built.uris.llm!)}.langchain.json`, `${folder}${id(built.uris.llm!)}.descriptor.json`,
-        `${folder}${id(built.uris.output!)}.output.json`, `${folder}${id(built.uris.output!)}.descriptor.json`,
+        `${built.agentId}.agent.json`,
+        `${built.agentId}.descriptor.json`,
+        `${folder}${id(built.uris.workflow!)}.workflow.json`,
+        `${folder}${id(built.uris.workflow!)}.descriptor.json`,
+        `${folder}${id(built.uris.dictionary!)}.regulardictionary.json`,
+        `${folder}${id(built.uris.dictionary!)}.descriptor.json`,
+        `${folder}${id(built.uris.behavior!)}.behavior.json`,
+        `${folder}${id(built.uris.behavior!)}.descriptor.json`,
+        `${folder}${id(built.uris.property!)}.property.json`,
+        `${folder}${id(built.uris.property!)}.descriptor.json`,
+        `${folder}${id(built.uris.httpcalls!)}.httpcalls.json`,
+        `${folder}${id(built.uris.httpcalls!)}.descriptor.json`,
+        `${folder}${id(built.uris.llm!)}.langchain.json`,
+        `${folder}${id(built.uris.llm!)}.descriptor.json`,
+        `${folder}${id(built.uris.output!)}.output.json`,
+        `${folder}${id(built.uris.output!)}.descriptor.json`,
         'metadata.json',
       ];
       assert.deepEqual(Object.keys(files).sort(), expected.sort());
 
       // Resource files hold the stored configuration (spec names), byte for byte where nothing was scrubbed.
       const raw = unzipSync(bytes);
-      const storePaths = { dictionary: '/regulardictionarystore/regulardictionaries', behavior: '/behaviorstore/behaviorsets', property: '/propertysetterstore/propertysetters', output: '/outputstore/outputsets', workflow: '/packagestore/packages' };
+      const storePaths = {
+        dictionary: '/regulardictionarystore/regulardictionaries',
+        behavior: '/behaviorstore/behaviorsets',
+        property: '/propertysetterstore/propertysetters',
+        output: '/outputstore/outputsets',
+        workflow: '/packagestore/packages',
+      };
       for (const [kind, path] of Object.entries(storePaths)) {
         const uri = built.uris[kind]!;
         const stored = await api.get(`${path}/${id(uri)}?version=1`);
         assert.equal(stored.status, 200, stored.text);
-        const entry = Object.keys(raw).find((name) => name.startsWith(`${folder}${id(uri)}.`) && !name.endsWith('.descriptor.json'))!;
+        const entry = Object.keys(raw).find(
+          (name) => name.startsWith(`${folder}${id(uri)}.`) && !name.endsWith('.descriptor.json'),
+        )!;
         assert.equal(strFromU8(raw[entry]!), stored.text, entry);
       }
       assert.deepEqual(files[`${built.agentId}.agent.json`], { packages: [built.uris.workflow] });
@@ -249,9 +348,19 @@ for (const storeType of storeTypes) {
       assert.equal(llmFile.tasks[1].parameters.temperature, '0.2');
       assert.deepEqual(llmFile.tasks[0].tools, [built.uris.httpcalls]);
       const headers = files[`${folder}${id(built.uris.httpcalls!)}.httpcalls.json`].httpCalls[0].request.headers;
-      assert.deepEqual(headers, { Authorization: '', 'X-Api-Key': '${vault:weatherKey}', 'X-Trace': 'plain', 'X-User-Token': 'Bearer {properties.token}' });
-      const everything = Object.values(raw).map((b) => strFromU8(b)).join('\n');
-      assert.ok(!everything.includes(LITERAL_KEY) && !everything.includes(LITERAL_BEARER), 'no secret value in the archive');
+      assert.deepEqual(headers, {
+        Authorization: '',
+        'X-Api-Key': '${vault:weatherKey}',
+        'X-Trace': 'plain',
+        'X-User-Token': 'Bearer {properties.token}',
+      });
+      const everything = Object.values(raw)
+        .map((b) => strFromU8(b))
+        .join('\n');
+      assert.ok(
+        !everything.includes(LITERAL_KEY) && !everything.includes(LITERAL_BEARER),
+        'no secret value in the archive',
+      );
 
       const agentDescriptor = files[`${built.agentId}.descriptor.json`];
       assert.equal(agentDescriptor.resource, `svc://ai.svc.agent/agentstore/agents/${built.agentId}?version=1`);
@@ -263,18 +372,28 @@ for (const storeType of storeTypes) {
       assert.equal(typeof metadata.serviceVersion, 'string');
       assert.ok(!Number.isNaN(Date.parse(metadata.exportedAt)));
       assert.deepEqual(metadata.agent, { id: built.agentId, version: 1, name: 'Backup test agent' });
-      assert.deepEqual(metadata.files[`${folder}${id(built.uris.dictionary!)}.regulardictionary.json`], { kind: 'dictionary', originId: id(built.uris.dictionary!), version: 1 });
+      assert.deepEqual(metadata.files[`${folder}${id(built.uris.dictionary!)}.regulardictionary.json`], {
+        kind: 'dictionary',
+        originId: id(built.uris.dictionary!),
+        version: 1,
+      });
       assert.equal(Object.keys(metadata.files).length, 8);
-      assert.deepEqual(
-        metadata.scrubbedSecrets.map((s: { path: string }) => s.path).sort(),
-        ['$.httpCalls[0].request.headers.Authorization', '$.tasks[1].parameters.apiKey'],
-      );
+      assert.deepEqual(metadata.scrubbedSecrets.map((s: { path: string }) => s.path).sort(), [
+        '$.httpCalls[0].request.headers.Authorization',
+        '$.tasks[1].parameters.apiKey',
+      ]);
     });
 
     it('export answers 404 for an unknown agent, version or file name, and serves nothing outside the export area', async () => {
       assert.equal((await api.post('/backup/export/0123456789abcdef01234567')).status, 404);
       assert.equal((await api.post(`/backup/export/${built.agentId}?agentVersion=7`)).status, 404);
-      for (const name of ['nothing.zip', `${built.agentId}-7.zip`, '..%2F..%2Fpackage.json', `${built.agentId}-1.zip.json`, '0123456789abcdef01234567-1.zip']) {
+      for (const name of [
+        'nothing.zip',
+        `${built.agentId}-7.zip`,
+        '..%2F..%2Fpackage.json',
+        `${built.agentId}-1.zip.json`,
+        '0123456789abcdef01234567-1.zip',
+      ]) {
         const answer = await api.get(`/backup/export/${name}`);
         assert.equal(answer.status, 404, name);
         assert.equal(answer.headers.get('content-type'), 'application/problem+json; charset=utf-8');
@@ -285,7 +404,10 @@ for (const storeType of storeTypes) {
       const before = await storeSnapshot(api);
       const imported = await importZip(server.url, zip);
       assert.equal(imported.status, 201, imported.text);
-      assert.match(imported.headers.get('location')!, /^svc:\/\/ai\.svc\.agent\/agentstore\/agents\/[0-9a-f]{24}\?version=1$/);
+      assert.match(
+        imported.headers.get('location')!,
+        /^svc:\/\/ai\.svc\.agent\/agentstore\/agents\/[0-9a-f]{24}\?version=1$/,
+      );
       const { agentId, agentVersion } = imported.json;
       assert.notEqual(agentId, built.agentId);
       assert.equal(agentVersion, 1);
@@ -300,14 +422,22 @@ for (const storeType of storeTypes) {
       const agent = (await api.get(`/agentstore/agents/${agentId}?version=1`)).json;
       const workflowId = idFromLocation(agent.packages[0]);
       assert.notEqual(workflowId, idFromLocation(built.uris.workflow!));
-      assert.equal((await api.get(`/descriptorstore/descriptors/${workflowId}`)).json.originId, idFromLocation(built.uris.workflow!));
+      assert.equal(
+        (await api.get(`/descriptorstore/descriptors/${workflowId}`)).json.originId,
+        idFromLocation(built.uris.workflow!),
+      );
       const workflow = (await api.get(`/packagestore/packages/${workflowId}?version=1`)).json;
       const newIds = new Set(imported.json.resources.map((r: { targetId: string }) => r.targetId));
       assert.ok(newIds.has(idFromLocation(workflow.packageExtensions[0].extensions.dictionaries[0].config.uri)));
-      for (const extension of workflow.packageExtensions.slice(1, 6)) assert.ok(newIds.has(idFromLocation(extension.config.uri)), extension.type);
+      for (const extension of workflow.packageExtensions.slice(1, 6))
+        assert.ok(newIds.has(idFromLocation(extension.config.uri)), extension.type);
       const llmId = idFromLocation(workflow.packageExtensions[4].config.uri);
       const importedLlm = (await api.get(`/langchainstore/langchains/${llmId}?version=1`)).json;
-      assert.equal(importedLlm.tasks[0].tools[0], workflow.packageExtensions[3].config.uri, 'tool references are rewritten too');
+      assert.equal(
+        importedLlm.tasks[0].tools[0],
+        workflow.packageExtensions[3].config.uri,
+        'tool references are rewritten too',
+      );
 
       const original = await deployForConversation(api, t, built.agentId, 1);
       const copy = await deployForConversation(api, t, agentId, 1);
@@ -319,7 +449,10 @@ for (const storeType of storeTypes) {
       const created = await importZip(fresh.url, zip);
       assert.equal(created.status, 201, created.text);
       const agentId = created.json.agentId;
-      assert.deepEqual(await converse(freshApi, await deployForConversation(freshApi, t, agentId, 1)), EXPECTED_CONVERSATION);
+      assert.deepEqual(
+        await converse(freshApi, await deployForConversation(freshApi, t, agentId, 1)),
+        EXPECTED_CONVERSATION,
+      );
 
       const merged = await importZip(fresh.url, zip, '?strategy=merge');
       assert.equal(merged.status, 201, merged.text);
@@ -327,7 +460,10 @@ for (const storeType of storeTypes) {
       assert.equal(merged.json.agentId, agentId);
       assert.equal(merged.json.agentVersion, 2);
       assert.deepEqual(merged.json.agent.action, 'UPDATE');
-      assert.ok(merged.json.resources.every((r: { action: string }) => r.action === 'SKIP'), merged.text);
+      assert.ok(
+        merged.json.resources.every((r: { action: string }) => r.action === 'SKIP'),
+        merged.text,
+      );
 
       // A changed output set: it and the workflow referencing it get a new version; the rest is skipped.
       const files = unzip(zip);
@@ -336,15 +472,41 @@ for (const storeType of storeTypes) {
       const changed = rezip(files);
       const preview = await importZip(fresh.url, changed, '?strategy=merge', '/backup/import/preview');
       assert.equal(preview.status, 200, preview.text);
-      const actions = Object.fromEntries(preview.json.resources.map((r: { kind: string; action: string }) => [r.kind, r.action]));
-      assert.deepEqual(actions, { dictionary: 'SKIP', behavior: 'SKIP', property: 'SKIP', httpcalls: 'SKIP', llm: 'SKIP', output: 'UPDATE', workflow: 'UPDATE' });
-      assert.deepEqual(preview.json.agent, { originId: built.agentId, kind: 'agent', name: 'Backup test agent', action: 'UPDATE', targetId: agentId, targetVersion: 3 });
+      const actions = Object.fromEntries(
+        preview.json.resources.map((r: { kind: string; action: string }) => [r.kind, r.action]),
+      );
+      assert.deepEqual(actions, {
+        dictionary: 'SKIP',
+        behavior: 'SKIP',
+        property: 'SKIP',
+        httpcalls: 'SKIP',
+        llm: 'SKIP',
+        output: 'UPDATE',
+        workflow: 'UPDATE',
+      });
+      assert.deepEqual(preview.json.agent, {
+        originId: built.agentId,
+        kind: 'agent',
+        name: 'Backup test agent',
+        action: 'UPDATE',
+        targetId: agentId,
+        targetVersion: 3,
+      });
 
       // selectedResources limits the updates to the listed origin ids.
       const outputOrigin = idFromLocation(built.uris.output!);
-      const unselected = await importZip(fresh.url, changed, `?strategy=merge&selectedResources=${idFromLocation(built.uris.dictionary!)}`, '/backup/import/preview');
+      const unselected = await importZip(
+        fresh.url,
+        changed,
+        `?strategy=merge&selectedResources=${idFromLocation(built.uris.dictionary!)}`,
+        '/backup/import/preview',
+      );
       assert.equal(unselected.json.resources.find((r: { kind: string }) => r.kind === 'output').action, 'SKIP');
-      const selected = await importZip(fresh.url, changed, `?strategy=merge&selectedResources=${outputOrigin},${idFromLocation(built.uris.workflow!)}`);
+      const selected = await importZip(
+        fresh.url,
+        changed,
+        `?strategy=merge&selectedResources=${outputOrigin},${idFromLocation(built.uris.workflow!)}`,
+      );
       assert.equal(selected.status, 201, selected.text);
       assert.equal(selected.json.agentVersion, 3);
       const output = selected.json.resources.find((r: { kind: string }) => r.kind === 'output');
@@ -357,7 +519,9 @@ for (const storeType of storeTypes) {
     it('upgrade matches the target agent structurally, by targetAgentId or by name', async () => {
       const created = await importZip(fresh.url, zip);
       const target = created.json.agentId;
-      await freshApi.patch(`/descriptorstore/descriptors/${target}`, { json: { operation: 'SET', document: { name: 'Upgrade target' } } });
+      await freshApi.patch(`/descriptorstore/descriptors/${target}`, {
+        json: { operation: 'SET', document: { name: 'Upgrade target' } },
+      });
       const files = unzip(zip);
       const dictionaryFile = Object.keys(files).find((name) => name.endsWith('.regulardictionary.json'))!;
       files[dictionaryFile].words.push({ word: 'hi', expressions: 'greeting(hi)' });
@@ -366,9 +530,23 @@ for (const storeType of storeTypes) {
       assert.equal(upgraded.status, 201, upgraded.text);
       assert.equal(upgraded.json.agentId, target);
       assert.equal(upgraded.json.agentVersion, 2);
-      const actions = Object.fromEntries(upgraded.json.resources.map((r: { kind: string; action: string }) => [r.kind, r.action]));
-      assert.deepEqual(actions, { dictionary: 'UPDATE', behavior: 'SKIP', property: 'SKIP', httpcalls: 'SKIP', llm: 'SKIP', output: 'SKIP', workflow: 'UPDATE' });
-      assert.ok(upgraded.json.resources.every((r: { targetId: string }) => created.json.resources.some((c: { targetId: string }) => c.targetId === r.targetId)));
+      const actions = Object.fromEntries(
+        upgraded.json.resources.map((r: { kind: string; action: string }) => [r.kind, r.action]),
+      );
+      assert.deepEqual(actions, {
+        dictionary: 'UPDATE',
+        behavior: 'SKIP',
+        property: 'SKIP',
+        httpcalls: 'SKIP',
+        llm: 'SKIP',
+        output: 'SKIP',
+        workflow: 'UPDATE',
+      });
+      assert.ok(
+        upgraded.json.resources.every((r: { targetId: string }) =>
+          created.json.resources.some((c: { targetId: string }) => c.targetId === r.targetId),
+        ),
+      );
 
       files[`${built.agentId}.descriptor.json`].name = 'Upgrade target';
       const byName = await importZip(fresh.url, rezip(files), '?strategy=upgrade');
@@ -384,9 +562,22 @@ for (const storeType of storeTypes) {
       const preview = await importZip(fresh.url, zip, '', '/backup/import/preview');
       assert.equal(preview.status, 200, preview.text);
       assert.equal(preview.json.strategy, 'create');
-      assert.deepEqual(preview.json.agent, { originId: built.agentId, kind: 'agent', name: 'Backup test agent', action: 'CREATE' });
+      assert.deepEqual(preview.json.agent, {
+        originId: built.agentId,
+        kind: 'agent',
+        name: 'Backup test agent',
+        action: 'CREATE',
+      });
       assert.equal(preview.json.resources.length, 7);
-      assert.deepEqual(preview.json.resources.map((r: { kind: string }) => r.kind).sort(), ['behavior', 'dictionary', 'httpcalls', 'llm', 'output', 'property', 'workflow']);
+      assert.deepEqual(preview.json.resources.map((r: { kind: string }) => r.kind).sort(), [
+        'behavior',
+        'dictionary',
+        'httpcalls',
+        'llm',
+        'output',
+        'property',
+        'workflow',
+      ]);
       const merge = await importZip(fresh.url, zip, '?strategy=merge', '/backup/import/preview');
       assert.equal(merge.status, 200, merge.text);
       assert.equal(merge.json.agent.action, 'UPDATE');
@@ -406,19 +597,49 @@ for (const storeType of storeTypes) {
         ['not a ZIP', strToU8('definitely not a zip archive'), 400, /not a readable ZIP/],
         ['empty body', new Uint8Array(0), 400, /not a readable ZIP|body is empty/],
         ['truncated', zip.slice(0, Math.floor(zip.length / 2)), 400, /not a readable ZIP/],
-        ['damaged data', (() => { const copy = zip.slice(); for (let i = 40; i < 200; i++) copy[i] = 0x55; return copy; })(), 400, /not a readable ZIP/],
+        [
+          'damaged data',
+          (() => {
+            const copy = zip.slice();
+            for (let i = 40; i < 200; i++) copy[i] = 0x55;
+            return copy;
+          })(),
+          400,
+          /not a readable ZIP/,
+        ],
         ['body beyond the limit', randomBytes(MAX_ZIP_BYTES + 10), 413, /svc\.backup\.max-zip-bytes/],
         ['unpacks beyond the limit', plus({ 'padding.json': ' '.repeat(MAX_ZIP_BYTES) }), 413, /unpacks to more than/],
-        ['lies about its size (bomb)', withDeclaredSize(plus({ 'bomb.json': '0'.repeat(150_000) }), 'bomb.json', 100), 400, /more than its declared/],
+        [
+          'lies about its size (bomb)',
+          withDeclaredSize(plus({ 'bomb.json': '0'.repeat(150_000) }), 'bomb.json', 100),
+          400,
+          /more than its declared/,
+        ],
         ['too many entries', plus(many), 400, /at most 40/],
         ['a .. entry', plus({ '../evil.json': {} }), 400, /'\.\.' segment/],
         ['an absolute entry', plus({ '/etc/evil.json': {} }), 400, /absolute path/],
         ['a backslash', plus({ 'a\\evil.json': {} }), 400, /backslash/],
         ['a drive letter', plus({ 'C:/evil.json': {} }), 400, /drive letter/],
         ['no agent file', without(agentFile), 400, /no agent file/],
-        ['two agent files', plus({ '0123456789abcdef01234567.agent.json': { packages: [] } }), 400, /more than one agent file/],
-        ['invalid JSON', plus({ [agentFile]: '{"packages": [' }), 400, new RegExp(`${agentFile}: the file is not valid JSON`)],
-        ['a body failing validation', plus({ [dictionaryFile]: { words: [], wordz: [] } }), 400, /Unknown field 'wordz' at \$\.wordz/, dictionaryFile],
+        [
+          'two agent files',
+          plus({ '0123456789abcdef01234567.agent.json': { packages: [] } }),
+          400,
+          /more than one agent file/,
+        ],
+        [
+          'invalid JSON',
+          plus({ [agentFile]: '{"packages": [' }),
+          400,
+          new RegExp(`${agentFile}: the file is not valid JSON`),
+        ],
+        [
+          'a body failing validation',
+          plus({ [dictionaryFile]: { words: [], wordz: [] } }),
+          400,
+          /Unknown field 'wordz' at \$\.wordz/,
+          dictionaryFile,
+        ],
         ['a dangling reference', without(dictionaryFile), 400, /not in the ZIP/],
         ['an unknown strategy', zip, 400, /strategy/],
         ['a wrong content type', zip, 415, /content type/i],
@@ -447,17 +668,32 @@ for (const storeType of storeTypes) {
         assert.equal(imported.status, 201, imported.text);
         assert.equal(imported.json.agent.originId, WEATHER_IDS.agent);
         assert.equal(imported.json.agent.name, 'Weather Agent');
-        const byKind = Object.fromEntries(imported.json.resources.map((r: { kind: string; targetId: string }) => [r.kind, r.targetId]));
+        const byKind = Object.fromEntries(
+          imported.json.resources.map((r: { kind: string; targetId: string }) => [r.kind, r.targetId]),
+        );
         const http = (await freshApi.get(`/httpcallsstore/httpcalls/${byKind.httpcalls}?version=1`)).json;
         assert.equal(http.httpCalls[0].request.queryParams.q, '{memory.current.input}', 'Thymeleaf is rewritten');
-        assert.equal(http.httpCalls[0].request.headers['X-Api-Key'], '${vault:openweathermap}', 'legacy vault syntax is normalised');
+        assert.equal(
+          http.httpCalls[0].request.headers['X-Api-Key'],
+          '${vault:openweathermap}',
+          'legacy vault syntax is normalised',
+        );
         const output = (await freshApi.get(`/outputstore/outputsets/${byKind.output}?version=1`)).json;
         assert.equal(output.language, 'en');
-        assert.equal(output.outputSet[1].outputs[0].valueAlternatives[0].text, 'The weather in {properties.chosenCity} is fine.');
+        assert.equal(
+          output.outputSet[1].outputs[0].valueAlternatives[0].text,
+          'The weather in {properties.chosenCity} is fine.',
+        );
         const workflow = (await freshApi.get(`/packagestore/packages/${byKind.workflow}?version=1`)).json;
         assert.equal(workflow.packageExtensions[1].type, 'svc://ai.svc.behavior');
-        assert.equal(workflow.packageExtensions[1].config.uri, `svc://ai.svc.behavior/behaviorstore/behaviorsets/${byKind.behavior}?version=1`);
-        assert.equal((await freshApi.get(`/descriptorstore/descriptors/${byKind.dictionary}`)).json.originId, WEATHER_IDS.dictionary);
+        assert.equal(
+          workflow.packageExtensions[1].config.uri,
+          `svc://ai.svc.behavior/behaviorstore/behaviorsets/${byKind.behavior}?version=1`,
+        );
+        assert.equal(
+          (await freshApi.get(`/descriptorstore/descriptors/${byKind.dictionary}`)).json.originId,
+          WEATHER_IDS.dictionary,
+        );
 
         const agentId = await deployForConversation(freshApi, t, imported.json.agentId, 1);
         const started = await freshApi.post(`/agents/${agentId}/start`);
@@ -465,11 +701,17 @@ for (const storeType of storeTypes) {
         const conversationId = started.json.conversationId;
         const asked = await freshApi.post(`/agents/${conversationId}`, { json: { input: 'weather' } });
         assert.deepEqual(asked.json.conversationOutputs[0].actions, ['ask_for_city']);
-        assert.deepEqual(asked.json.conversationOutputs[0].output, ['Which city would you like to know the weather of?']);
+        assert.deepEqual(asked.json.conversationOutputs[0].output, [
+          'Which city would you like to know the weather of?',
+        ]);
         const answered = await freshApi.post(`/agents/${conversationId}`, { json: { input: 'Vienna' } });
         assert.deepEqual(answered.json.conversationOutputs[0].actions, ['current_weather_in_city']);
         assert.deepEqual(answered.json.conversationOutputs[0].output, ['The weather in Vienna is fine.']);
-        assert.deepEqual(answered.json.conversationProperties.chosenCity, { name: 'chosenCity', value: 'Vienna', scope: 'conversation' });
+        assert.deepEqual(answered.json.conversationProperties.chosenCity, {
+          name: 'chosenCity',
+          value: 'Vienna',
+          scope: 'conversation',
+        });
       }
     });
 
@@ -477,13 +719,17 @@ for (const storeType of storeTypes) {
       const files = weatherAgentFiles();
       const uuid = '3f2b8c1e-9d4a-4f6b-8e2c-7a1d5b9c0e4f';
       const renamed = JSON.parse(JSON.stringify(files).replaceAll(WEATHER_IDS.dictionary, uuid));
-      const moved = Object.fromEntries(Object.entries(renamed).map(([name, value]) => [name.replace(WEATHER_IDS.dictionary, uuid), value]));
+      const moved = Object.fromEntries(
+        Object.entries(renamed).map(([name, value]) => [name.replace(WEATHER_IDS.dictionary, uuid), value]),
+      );
       const imported = await importZip(fresh.url, zipFiles(moved));
       assert.equal(imported.status, 201, imported.text);
       const dictionaryEntry = imported.json.resources.find((r: { kind: string }) => r.kind === 'dictionary');
       assert.equal(dictionaryEntry.originId, uuid);
-      assert.equal((await freshApi.get(`/descriptorstore/descriptors/${dictionaryEntry.targetId}`)).json.originId, uuid);
+      assert.equal(
+        (await freshApi.get(`/descriptorstore/descriptors/${dictionaryEntry.targetId}`)).json.originId,
+        uuid,
+      );
     });
   });
 }
-

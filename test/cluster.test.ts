@@ -8,11 +8,15 @@ import { startServiceProcess, type ServiceProcess } from './support/process.ts';
 /** Several service processes on one PostgreSQL database, as behind a load balancer. */
 describe('several instances on one PostgreSQL', () => {
   let database: { url: string; drop(): Promise<void> };
-  let instances: ServiceProcess[] = [];
+  const instances: ServiceProcess[] = [];
   let urls: string[] = [];
 
   const startInstance = async () => {
-    const instance = startServiceProcess({ SVC_HTTP_PORT: '0', SVC_DATASTORE_TYPE: 'postgres', SVC_DATASTORE_POSTGRES_URL: database.url });
+    const instance = startServiceProcess({
+      SVC_HTTP_PORT: '0',
+      SVC_DATASTORE_TYPE: 'postgres',
+      SVC_DATASTORE_POSTGRES_URL: database.url,
+    });
     instances.push(instance);
     return instance.listening();
   };
@@ -34,7 +38,8 @@ describe('several instances on one PostgreSQL', () => {
     for (const url of urls.slice(1)) {
       let status = '';
       while (status !== 'READY' && Date.now() - started < 1000) {
-        status = (await call(url, 'GET', `/administration/production/deploymentstatus/${agentId}?version=1`)).json.status;
+        status = (await call(url, 'GET', `/administration/production/deploymentstatus/${agentId}?version=1`)).json
+          .status;
         if (status !== 'READY') await new Promise((resolve) => setTimeout(resolve, 20));
       }
       assert.equal(status, 'READY', `deployed on ${url} within a second`);
@@ -44,7 +49,8 @@ describe('several instances on one PostgreSQL', () => {
     for (const url of urls.slice(1)) {
       let status = 'READY';
       while (status !== 'NOT_FOUND' && Date.now() - started < 5000) {
-        status = (await call(url, 'GET', `/administration/production/deploymentstatus/${agentId}?version=1`)).json.status;
+        status = (await call(url, 'GET', `/administration/production/deploymentstatus/${agentId}?version=1`)).json
+          .status;
       }
       assert.equal(status, 'NOT_FOUND', `undeployed on ${url}`);
     }
@@ -68,18 +74,24 @@ describe('several instances on one PostgreSQL', () => {
     const sends = Array.from({ length: 200 }, (_, n) => {
       const conversationId = conversations[n % 10]!;
       const url = urls[(n * 7) % urls.length]!;
-      return call(url, 'POST', `/agents/${conversationId}?returnCurrentStepOnly=false`, { json: { input: `m${n}`, context: sayContext(`echo m${n}`) } })
-        .then((answer) => ({ n, conversationId, answer }));
+      return call(url, 'POST', `/agents/${conversationId}?returnCurrentStepOnly=false`, {
+        json: { input: `m${n}`, context: sayContext(`echo m${n}`) },
+      }).then((answer) => ({ n, conversationId, answer }));
     });
     const answers = await Promise.all(sends);
     for (const { answer } of answers) assert.equal(answer.status, 200, answer.text);
 
     for (const [index, conversationId] of conversations.entries()) {
-      const final = await call(urls[index % urls.length]!, 'GET', `/agents/${conversationId}?returnCurrentStepOnly=false`);
+      const final = await call(
+        urls[index % urls.length]!,
+        'GET',
+        `/agents/${conversationId}?returnCurrentStepOnly=false`,
+      );
       const outputs: Array<{ input: string; output: string[] }> = final.json.conversationOutputs.slice(1);
       const expected = answers.filter((a) => a.conversationId === conversationId).map((a) => `m${a.n}`);
       assert.deepEqual(outputs.map((o) => o.input).sort(), [...expected].sort(), 'exactly its messages, each once');
-      for (const output of outputs) assert.deepEqual(output.output, [`echo ${output.input}`], 'no turn interleaved with another');
+      for (const output of outputs)
+        assert.deepEqual(output.output, [`echo ${output.input}`], 'no turn interleaved with another');
       const finalInputs = outputs.map((o) => o.input);
       const prefixLengths = new Set<number>();
       for (const { answer } of answers.filter((a) => a.conversationId === conversationId)) {

@@ -14,7 +14,15 @@ describe('the conversation cache', () => {
   const storeLoads = async (): Promise<number> => {
     const metrics = await api.get('/q/metrics');
     assert.equal(metrics.status, 200);
-    const line = metrics.text.split('\n').find((text) => /^svc_store_operations_total\{/.test(text) && text.includes('kind="conversations"') && text.includes('operation="load"') && text.includes('outcome="ok"'));
+    const line = metrics.text
+      .split('\n')
+      .find(
+        (text) =>
+          /^svc_store_operations_total\{/.test(text) &&
+          text.includes('kind="conversations"') &&
+          text.includes('operation="load"') &&
+          text.includes('outcome="ok"'),
+      );
     return line === undefined ? 0 : Number(line.split(' ').at(-1));
   };
   const read = async (conversationId: string) => assert.equal((await api.get(`/agents/${conversationId}`)).status, 200);

@@ -25,7 +25,10 @@ for (const storeType of storeTypes) {
 
     it('start answers 201 with Location and every step so far; step 0 has CONVERSATION_START and its output', async () => {
       const { answer, id } = await start();
-      assert.match(answer.headers.get('location')!, /^svc:\/\/ai\.svc\.conversation\/conversationstore\/conversations\/[0-9a-f]{24}$/);
+      assert.match(
+        answer.headers.get('location')!,
+        /^svc:\/\/ai\.svc\.conversation\/conversationstore\/conversations\/[0-9a-f]{24}$/,
+      );
       assert.equal(answer.json.conversationId, id);
       assert.equal(answer.json.agentId, agentId);
       assert.equal(answer.json.agentVersion, 1);
@@ -35,7 +38,11 @@ for (const storeType of storeTypes) {
       assert.equal(answer.json.redoAvailable, false);
       assert.match(answer.json.userId, /^anonymous-[0-9a-f]{32}$/);
       assert.deepEqual(answer.json.conversationOutputs, [
-        { actions: ['CONVERSATION_START'], output: ['Welcome!'], quickReplies: [{ value: 'Hi', expressions: 'greeting(hi)' }] },
+        {
+          actions: ['CONVERSATION_START'],
+          output: ['Welcome!'],
+          quickReplies: [{ value: 'Hi', expressions: 'greeting(hi)' }],
+        },
       ]);
       const keys = answer.json.conversationSteps[0].conversationStep.map((entry: any) => entry.key);
       assert.deepEqual(keys, ['actions', 'output:text:CONVERSATION_START', 'quickReplies:CONVERSATION_START']);
@@ -49,9 +56,14 @@ for (const storeType of storeTypes) {
       assert.equal(answer.json.userId, 'alice');
       assert.equal(answer.json.conversationOutputs.length, 2);
       assert.equal(answer.json.conversationOutputs[1].input, 'hello there');
-      const detailed = await api.get(`/agents/${answer.json.conversationId}?returnDetailed=true&returnCurrentStepOnly=false`);
+      const detailed = await api.get(
+        `/agents/${answer.json.conversationId}?returnDetailed=true&returnCurrentStepOnly=false`,
+      );
       for (const step of detailed.json.conversationSteps) {
-        assert.deepEqual(step.conversationStep.find((e: any) => e.key === 'context:city').value, { type: 'string', value: 'Vienna' });
+        assert.deepEqual(step.conversationStep.find((e: any) => e.key === 'context:city').value, {
+          type: 'string',
+          value: 'Vienna',
+        });
       }
       assert.deepEqual(detailed.json.conversationOutputs[1].context, { city: 'Vienna' });
     });
@@ -64,21 +76,33 @@ for (const storeType of storeTypes) {
 
     it('messages: JSON and text/plain, returnDetailed and returnCurrentStepOnly, GET', async () => {
       const { id } = await start();
-      const first = await api.post(`/agents/${id}`, { json: { input: 'first', context: sayContext('You said first') } });
+      const first = await api.post(`/agents/${id}`, {
+        json: { input: 'first', context: sayContext('You said first') },
+      });
       assert.equal(first.status, 200, first.text);
       assert.equal(first.json.conversationOutputs.length, 1);
       assert.deepEqual(first.json.conversationOutputs[0], { input: 'first', output: ['You said first'] });
-      assert.deepEqual(first.json.conversationSteps[0].conversationStep.map((e: any) => e.key), ['input:initial', 'output:text:context']);
+      assert.deepEqual(
+        first.json.conversationSteps[0].conversationStep.map((e: any) => e.key),
+        ['input:initial', 'output:text:context'],
+      );
       assert.equal(first.json.undoAvailable, true);
 
-      const plain = await api.post(`/agents/${id}?returnCurrentStepOnly=false`, { body: 'second', headers: { 'content-type': 'text/plain' } });
+      const plain = await api.post(`/agents/${id}?returnCurrentStepOnly=false`, {
+        body: 'second',
+        headers: { 'content-type': 'text/plain' },
+      });
       assert.equal(plain.status, 200, plain.text);
       assert.equal(plain.json.conversationOutputs.length, 3);
       assert.equal(plain.json.conversationOutputs[2].input, 'second');
 
       const detailed = await api.get(`/agents/${id}?returnDetailed=true`);
       assert.equal(detailed.json.conversationSteps.length, 1);
-      assert.ok(detailed.json.conversationSteps[0].conversationStep.some((e: any) => e.key === 'input:initial' && e.value === 'second'));
+      assert.ok(
+        detailed.json.conversationSteps[0].conversationStep.some(
+          (e: any) => e.key === 'input:initial' && e.value === 'second',
+        ),
+      );
       const all = await api.get(`/agents/${id}?returnCurrentStepOnly=false`);
       assert.equal(all.json.conversationSteps.length, 3);
       assert.equal((await api.get(`/agents/${id}/status`)).json, 'READY');
@@ -87,7 +111,9 @@ for (const storeType of storeTypes) {
     it('conversation properties: conversation and longTerm scopes; longTerm is carried to the next conversation of the user', async () => {
       const { id } = await start(undefined, '?userId=carol');
       const set = async (name: string, value: unknown, scope: string) =>
-        api.post(`/agents/${id}`, { json: { input: 'x', context: { property: { type: 'object', value: { name, value, scope } } } } });
+        api.post(`/agents/${id}`, {
+          json: { input: 'x', context: { property: { type: 'object', value: { name, value, scope } } } },
+        });
       await set('city', 'Vienna', 'conversation');
       await set('visits', 3, 'longTerm');
       const stepScoped = await set('scratch', 'gone', 'step');
@@ -96,23 +122,35 @@ for (const storeType of storeTypes) {
         visits: { name: 'visits', value: 3, scope: 'longTerm' },
       });
       const next = await start(undefined, '?userId=carol');
-      assert.deepEqual(next.answer.json.conversationProperties, { visits: { name: 'visits', value: 3, scope: 'longTerm' } });
+      assert.deepEqual(next.answer.json.conversationProperties, {
+        visits: { name: 'visits', value: 3, scope: 'longTerm' },
+      });
       const stranger = await start(undefined, '?userId=dave');
       assert.deepEqual(stranger.answer.json.conversationProperties, {});
     });
 
     it('50 messages fired at once at one conversation are all processed, one at a time, none lost', async () => {
       const { id } = await start();
-      const answers = await Promise.all(Array.from({ length: 50 }, (_, n) =>
-        api.post(`/agents/${id}?returnCurrentStepOnly=false`, { json: { input: `message ${n}` } })));
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, (_, n) =>
+          api.post(`/agents/${id}?returnCurrentStepOnly=false`, { json: { input: `message ${n}` } }),
+        ),
+      );
       for (const answer of answers) assert.equal(answer.status, 200, answer.text);
       const final = await api.get(`/agents/${id}?returnCurrentStepOnly=false`);
       assert.equal(final.json.conversationSteps.length, 51);
       const finalInputs: string[] = final.json.conversationOutputs.slice(1).map((o: any) => o.input);
-      assert.deepEqual([...finalInputs].sort(), Array.from({ length: 50 }, (_, n) => `message ${n}`).sort(), 'each message exactly once');
+      assert.deepEqual(
+        [...finalInputs].sort(),
+        Array.from({ length: 50 }, (_, n) => `message ${n}`).sort(),
+        'each message exactly once',
+      );
       // Every answer saw a distinct, complete prefix of the final history: the turns ran one after the other.
       const lengths = answers.map((answer) => answer.json.conversationOutputs.length).sort((a, b) => a - b);
-      assert.deepEqual(lengths, Array.from({ length: 50 }, (_, n) => n + 2));
+      assert.deepEqual(
+        lengths,
+        Array.from({ length: 50 }, (_, n) => n + 2),
+      );
       for (const answer of answers) {
         const inputs = answer.json.conversationOutputs.slice(1).map((o: any) => o.input);
         assert.deepEqual(inputs, finalInputs.slice(0, inputs.length));
@@ -121,7 +159,13 @@ for (const storeType of storeTypes) {
 
     it('undo -> redo -> new message clears redo; undo restores conversation properties', async () => {
       const { id } = await start();
-      const setCity = (city: string) => api.post(`/agents/${id}`, { json: { input: city, context: { property: { type: 'object', value: { name: 'city', value: city, scope: 'conversation' } } } } });
+      const setCity = (city: string) =>
+        api.post(`/agents/${id}`, {
+          json: {
+            input: city,
+            context: { property: { type: 'object', value: { name: 'city', value: city, scope: 'conversation' } } },
+          },
+        });
       await setCity('Vienna');
       await setCity('Paris');
       assert.equal((await api.get(`/agents/${id}/undo`)).text, 'true');
@@ -150,7 +194,9 @@ for (const storeType of storeTypes) {
 
     it('CONVERSATION_END ends after the turn (its output is still sent); later messages answer 410', async () => {
       const { id } = await start();
-      const bye = await api.post(`/agents/${id}`, { json: { input: 'bye', context: { actions: ctx('CONVERSATION_END'), ...sayContext('Goodbye!') } } });
+      const bye = await api.post(`/agents/${id}`, {
+        json: { input: 'bye', context: { actions: ctx('CONVERSATION_END'), ...sayContext('Goodbye!') } },
+      });
       assert.equal(bye.status, 200);
       assert.equal(bye.json.conversationState, 'ENDED');
       assert.deepEqual(bye.json.conversationOutputs[0].output, ['Goodbye!']);
@@ -162,7 +208,9 @@ for (const storeType of storeTypes) {
 
     it('STOP_CONVERSATION ends at once; endConversation is idempotent', async () => {
       const { id } = await start();
-      const stop = await api.post(`/agents/${id}`, { json: { input: 'stop', context: { actions: ctx('STOP_CONVERSATION'), ...sayContext('never shown') } } });
+      const stop = await api.post(`/agents/${id}`, {
+        json: { input: 'stop', context: { actions: ctx('STOP_CONVERSATION'), ...sayContext('never shown') } },
+      });
       assert.equal(stop.json.conversationState, 'ENDED');
       assert.equal(stop.json.conversationOutputs[0].output, undefined, 'tasks after the stop did not run');
       const other = (await start()).id;
@@ -210,15 +258,23 @@ for (const storeType of storeTypes) {
     it('a message can be followed as server-sent events: task progress, then the conversation', async () => {
       const { id } = await start();
       const response = await fetch(`${block.server.url}/agents/${id}/stream`, {
-        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input: 'hi', context: sayContext('Hello!') }),
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ input: 'hi', context: sayContext('Hello!') }),
       });
       assert.equal(response.status, 200);
       assert.match(response.headers.get('content-type') ?? '', /^text\/event-stream/);
-      const events = (await response.text()).trim().split('\n\n').map((block) => {
-        const [eventLine, dataLine] = block.split('\n');
-        return { event: eventLine!.slice('event: '.length), data: JSON.parse(dataLine!.slice('data: '.length)) };
-      });
-      assert.deepEqual(events.map((e) => e.event), ['task_start', 'task_complete', 'task_start', 'task_complete', 'done']);
+      const events = (await response.text())
+        .trim()
+        .split('\n\n')
+        .map((block) => {
+          const [eventLine, dataLine] = block.split('\n');
+          return { event: eventLine!.slice('event: '.length), data: JSON.parse(dataLine!.slice('data: '.length)) };
+        });
+      assert.deepEqual(
+        events.map((e) => e.event),
+        ['task_start', 'task_complete', 'task_start', 'task_complete', 'done'],
+      );
       assert.equal(events[0]!.data.task, 'ai.svc.test.control');
       assert.deepEqual(events.at(-1)!.data.conversationOutputs, [{ input: 'hi', output: ['Hello!'] }]);
       assert.equal((await api.post('/agents/0123456789abcdef01234567/stream', { json: { input: 'x' } })).status, 404);
@@ -232,15 +288,26 @@ for (const storeType of storeTypes) {
       assert.equal((await api.get('/agents/0123456789abcdef01234567')).status, 404);
       assert.equal((await api.post('/agents/0123456789abcdef01234567/start')).status, 404);
       const { id } = await start();
-      const badType = await api.post(`/agents/${id}`, { json: { input: 'x', context: { city: { type: 'colour', value: 'red' } } } });
+      const badType = await api.post(`/agents/${id}`, {
+        json: { input: 'x', context: { city: { type: 'colour', value: 'red' } } },
+      });
       assert.equal(badType.status, 400);
       assert.equal(badType.json.path, '$.context.city.type');
-      const badValue = await api.post(`/agents/${id}`, { json: { input: 'x', context: { city: { type: 'string', value: 42 } } } });
+      const badValue = await api.post(`/agents/${id}`, {
+        json: { input: 'x', context: { city: { type: 'string', value: 42 } } },
+      });
       assert.equal(badValue.status, 400);
-      assert.equal((await api.post(`/agents/${id}`, { json: { input: 'x', context: { city: 'Vienna' } } })).status, 400);
+      assert.equal(
+        (await api.post(`/agents/${id}`, { json: { input: 'x', context: { city: 'Vienna' } } })).status,
+        400,
+      );
       assert.equal((await api.post(`/agents/${id}`, { json: { input: null } })).status, 400);
       assert.equal((await api.post(`/agents/${id}`, { json: { input: 5 } })).status, 400);
-      assert.equal((await api.post(`/agents/${id}`, { body: '{"input": ', headers: { 'content-type': 'application/json' } })).status, 400);
+      assert.equal(
+        (await api.post(`/agents/${id}`, { body: '{"input": ', headers: { 'content-type': 'application/json' } }))
+          .status,
+        400,
+      );
       assert.equal((await api.post(`/agents/${id}`, { json: {} })).status, 200);
       assert.equal((await api.post(`/agents/${id}`, { json: { input: '' } })).status, 200);
       const big = await api.post(`/agents/${id}`, { json: { input: 'a'.repeat(1024 * 1024) } });
@@ -262,7 +329,18 @@ for (const storeType of storeTypes) {
       assert.equal(listed.json.length, 1);
       assert.deepEqual(
         { ...listed.json[0], createdOn: 0, lastModifiedOn: 0 },
-        { resource: `svc://ai.svc.conversation/conversationstore/conversations/${id}`, conversationId: id, agentId, agentVersion: 1, userId: 'erin', environment: 'production', conversationState: 'READY', conversationStepSize: 2, createdOn: 0, lastModifiedOn: 0 },
+        {
+          resource: `svc://ai.svc.conversation/conversationstore/conversations/${id}`,
+          conversationId: id,
+          agentId,
+          agentVersion: 1,
+          userId: 'erin',
+          environment: 'production',
+          conversationState: 'READY',
+          conversationStepSize: 2,
+          createdOn: 0,
+          lastModifiedOn: 0,
+        },
       );
       const ended = await api.get('/conversationstore/conversations?conversationState=ENDED&limit=100');
       assert.ok(ended.json.every((c: any) => c.conversationState === 'ENDED') && ended.json.length >= 2);
@@ -276,7 +354,8 @@ for (const storeType of storeTypes) {
 
     it('a restart in the middle of a conversation loses no acknowledged step; deployments survive it', async () => {
       const { id } = await start();
-      for (const input of ['one', 'two', 'three']) assert.equal((await api.post(`/agents/${id}`, { json: { input } })).status, 200);
+      for (const input of ['one', 'two', 'three'])
+        assert.equal((await api.post(`/agents/${id}`, { json: { input } })).status, 200);
       await api.post(`/agents/${id}/undo`);
       const before = await api.get(`/agents/${id}?returnDetailed=true&returnCurrentStepOnly=false`);
       await block.server.restart();
@@ -285,7 +364,10 @@ for (const storeType of storeTypes) {
       assert.equal(after.json.redoAvailable, true);
       assert.equal((await api.post(`/agents/${id}/redo`)).status, 200);
       const next = await api.post(`/agents/${id}?returnCurrentStepOnly=false`, { json: { input: 'four' } });
-      assert.deepEqual(next.json.conversationOutputs.slice(1).map((o: any) => o.input), ['one', 'two', 'three', 'four']);
+      assert.deepEqual(
+        next.json.conversationOutputs.slice(1).map((o: any) => o.input),
+        ['one', 'two', 'three', 'four'],
+      );
       assert.equal((await start()).answer.status, 201, 'the agent is deployed again after the restart');
     });
   });
@@ -317,6 +399,10 @@ describe('the bound on active conversations', () => {
     assert.equal((await queued).status, 200);
     const retried = await api.post(`/agents/${other}`, { json: { input: 'retried' } });
     assert.equal(retried.status, 200);
-    assert.equal((await api.get(`/agents/${other}?returnCurrentStepOnly=false`)).json.conversationSteps.length, 2, 'the refused message left no trace');
+    assert.equal(
+      (await api.get(`/agents/${other}?returnCurrentStepOnly=false`)).json.conversationSteps.length,
+      2,
+      'the refused message left no trace',
+    );
   });
 });

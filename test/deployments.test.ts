@@ -33,7 +33,10 @@ for (const storeType of storeTypes) {
     });
 
     it('an unknown agent or version answers 404 at once; bad parameters 400', async () => {
-      assert.equal((await api.post('/administration/production/deploy/0123456789abcdef01234567?version=1')).status, 404);
+      assert.equal(
+        (await api.post('/administration/production/deploy/0123456789abcdef01234567?version=1')).status,
+        404,
+      );
       const agentId = await createAgent(api, { outputSet: welcomeOutputs });
       assert.equal((await api.post(`/administration/production/deploy/${agentId}?version=2`)).status, 404);
       assert.equal((await api.post(`/administration/production/deploy/${agentId}?version=two`)).status, 400);
@@ -43,25 +46,45 @@ for (const storeType of storeTypes) {
 
     it('a missing referenced resource or an unknown extension type gives ERROR with the reason', async () => {
       const missingOutput = await createAgent(api, {
-        extensions: [{ type: 'svc://ai.svc.output', config: { uri: 'svc://ai.svc.output/outputstore/outputsets/0123456789abcdef01234567?version=1' } }],
+        extensions: [
+          {
+            type: 'svc://ai.svc.output',
+            config: { uri: 'svc://ai.svc.output/outputstore/outputsets/0123456789abcdef01234567?version=1' },
+          },
+        ],
       });
-      const failed = await api.post(`/administration/production/deploy/${missingOutput}?version=1&waitForCompletion=true`);
+      const failed = await api.post(
+        `/administration/production/deploy/${missingOutput}?version=1&waitForCompletion=true`,
+      );
       assert.equal(failed.status, 200);
       assert.equal(failed.json.status, 'ERROR');
-      assert.match(failed.json.error, /output set svc:\/\/ai\.svc\.output\/outputstore\/outputsets\/0123456789abcdef01234567\?version=1 does not exist/);
+      assert.match(
+        failed.json.error,
+        /output set svc:\/\/ai\.svc\.output\/outputstore\/outputsets\/0123456789abcdef01234567\?version=1 does not exist/,
+      );
       assert.equal((await status(missingOutput)).error, failed.json.error);
 
       const unknownType = await createAgent(api, { extensions: [{ type: 'svc://ai.svc.teleporter', config: {} }] });
-      const unknown = await api.post(`/administration/production/deploy/${unknownType}?version=1&waitForCompletion=true`);
+      const unknown = await api.post(
+        `/administration/production/deploy/${unknownType}?version=1&waitForCompletion=true`,
+      );
       assert.equal(unknown.json.status, 'ERROR');
       assert.match(unknown.json.error, /Unknown extension type 'svc:\/\/ai\.svc\.teleporter'.*packageExtensions\[0\]/);
 
-      const missingWorkflow = await api.post('/agentstore/agents', { json: { packages: ['svc://ai.svc.package/packagestore/packages/0123456789abcdef01234567?version=3'] } });
+      const missingWorkflow = await api.post('/agentstore/agents', {
+        json: { packages: ['svc://ai.svc.package/packagestore/packages/0123456789abcdef01234567?version=3'] },
+      });
       const missingWorkflowId = idFromLocation(missingWorkflow.headers.get('location'));
-      const noWorkflow = await api.post(`/administration/production/deploy/${missingWorkflowId}?version=1&waitForCompletion=true`);
+      const noWorkflow = await api.post(
+        `/administration/production/deploy/${missingWorkflowId}?version=1&waitForCompletion=true`,
+      );
       assert.equal(noWorkflow.json.status, 'ERROR');
       assert.match(noWorkflow.json.error, /workflow .* does not exist/);
-      assert.equal((await api.post(`/agents/${missingWorkflowId}/start`)).status, 404, 'no conversation with an agent in ERROR');
+      assert.equal(
+        (await api.post(`/agents/${missingWorkflowId}/start`)).status,
+        404,
+        'no conversation with an agent in ERROR',
+      );
     });
 
     it('version defaults to the current one; environments map; the check endpoint spans environments', async () => {

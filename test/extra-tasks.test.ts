@@ -16,7 +16,9 @@ describe('a task type registered from outside (extraTasks)', () => {
   });
 
   it('has its config accepted at write time, and the typed config reaches its compile', async () => {
-    const agentId = await deployAgent(api, { extensions: [{ type: 'svc://ai.svc.test.echo', config: { prefix: 'heard: ' } }] });
+    const agentId = await deployAgent(api, {
+      extensions: [{ type: 'svc://ai.svc.test.echo', config: { prefix: 'heard: ' } }],
+    });
     const { conversationId } = await startConversation(api, agentId);
     const answer = await sendMessage(api, conversationId, 'hello');
     assert.deepEqual(answer.conversationOutputs.at(-1).output, ['heard: hello']);
@@ -24,12 +26,19 @@ describe('a task type registered from outside (extraTasks)', () => {
 
   it('refuses an unknown field of its config with the field and its JSON path', async () => {
     const refused = await api.post('/packagestore/packages', {
-      json: { packageExtensions: [{ type: 'svc://ai.svc.parser' }, { type: 'svc://ai.svc.test.echo', config: { prefix: 'x', surprise: true } }] },
+      json: {
+        packageExtensions: [
+          { type: 'svc://ai.svc.parser' },
+          { type: 'svc://ai.svc.test.echo', config: { prefix: 'x', surprise: true } },
+        ],
+      },
     });
     assert.equal(refused.status, 400, refused.text);
     assert.equal(refused.json.path, '$.packageExtensions[1].config.surprise');
     assert.match(refused.json.detail, /Unknown field 'surprise'/);
-    const wrongType = await api.post('/packagestore/packages', { json: { packageExtensions: [{ type: 'svc://ai.svc.test.echo', config: { prefix: 1 } }] } });
+    const wrongType = await api.post('/packagestore/packages', {
+      json: { packageExtensions: [{ type: 'svc://ai.svc.test.echo', config: { prefix: 1 } }] },
+    });
     assert.equal(wrongType.status, 400, wrongType.text);
     assert.equal(wrongType.json.path, '$.packageExtensions[0].config.prefix');
   });

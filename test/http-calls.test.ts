@@ -63,12 +63,23 @@ class Target {
 
   #handle(request: IncomingMessage, response: ServerResponse, body: string): void {
     const url = new URL(request.url ?? '/', 'http://target');
-    const received: Received = { method: request.method ?? '', path: url.pathname, query: url.searchParams, headers: request.headers, body, socket: request.socket };
+    const received: Received = {
+      method: request.method ?? '',
+      path: url.pathname,
+      query: url.searchParams,
+      headers: request.headers,
+      body,
+      socket: request.socket,
+    };
     this.received.push(received);
     this.#waiters.get(url.pathname)?.(received);
     this.#waiters.delete(url.pathname);
     const json = (status: number, value: unknown) => {
-      response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'x-served-by': 'target', 'set-cookie': 'session=abc' });
+      response.writeHead(status, {
+        'content-type': 'application/json; charset=utf-8',
+        'x-served-by': 'target',
+        'set-cookie': 'session=abc',
+      });
       response.end(JSON.stringify(value));
     };
     switch (url.pathname) {
@@ -76,11 +87,19 @@ class Target {
         json(200, {
           name: url.searchParams.get('q'),
           main: { temp: 12.5, humidity: 80 },
-          items: [{ id: 'a', label: 'Alpha' }, { id: 'b', label: 'Beta' }],
+          items: [
+            { id: 'a', label: 'Alpha' },
+            { id: 'b', label: 'Beta' },
+          ],
         });
         return;
       case '/echo':
-        json(200, { method: request.method, body, authorization: request.headers.authorization ?? null, key: url.searchParams.get('key') });
+        json(200, {
+          method: request.method,
+          body,
+          authorization: request.headers.authorization ?? null,
+          key: url.searchParams.get('key'),
+        });
         return;
       case '/slow':
         this.#held.push(response); // never answered
@@ -108,7 +127,22 @@ class Target {
   }
 }
 
-const ACTIONS = ['weather', 'submit', 'broken', 'slow', 'refused', 'httpcall(ping)', 'flaky', 'big', 'fire', 'moved', 'secret', 'plain', 'batch', 'login'];
+const ACTIONS = [
+  'weather',
+  'submit',
+  'broken',
+  'slow',
+  'refused',
+  'httpcall(ping)',
+  'flaky',
+  'big',
+  'fire',
+  'moved',
+  'secret',
+  'plain',
+  'batch',
+  'login',
+];
 
 /** One rule per action: it fires when the message's context `do` names the action. */
 const rules = {
@@ -127,7 +161,11 @@ const rules = {
 const text = (value: string) => ({ valueAlternatives: [{ type: 'text', text: value }] });
 const outputs = {
   outputSet: [
-    { action: 'weather', timesOccurred: 0, outputs: [text('{memory.current.input}: {memory.current.httpCalls.weather.main.temp} degrees')] },
+    {
+      action: 'weather',
+      timesOccurred: 0,
+      outputs: [text('{memory.current.input}: {memory.current.httpCalls.weather.main.temp} degrees')],
+    },
     { action: 'broken', timesOccurred: 0, outputs: [text('Code {memory.current.httpCalls.brokenHttpCode}')] },
     { action: 'plain', timesOccurred: 0, outputs: [text('Fine.')] },
   ],
@@ -138,25 +176,38 @@ function httpCallSet(targetUrl: string, refusedUrl: string) {
     targetServerUrl: `${targetUrl}/`,
     httpCalls: [
       {
-        name: 'weather', actions: ['weather'], saveResponse: true, responseObjectName: 'weather', responseHeaderObjectName: 'weatherHeaders',
+        name: 'weather',
+        actions: ['weather'],
+        saveResponse: true,
+        responseObjectName: 'weather',
+        responseHeaderObjectName: 'weatherHeaders',
         request: { method: 'get', path: 'weather', queryParams: { q: '{memory.current.input}', units: 'metric' } },
         postResponse: {
           propertyInstructions: [
             { name: 'temperature', fromObjectPath: 'weather.main.temp', scope: 'conversation' },
             { name: 'city', fromObjectPath: 'memory.current.httpCalls.weather.name', scope: 'conversation' },
           ],
-          outputBuildInstructions: [{ pathToTargetArray: 'weather.items', iterationObjectName: 'item', outputValue: 'Item {item.label}' }],
+          outputBuildInstructions: [
+            { pathToTargetArray: 'weather.items', iterationObjectName: 'item', outputValue: 'Item {item.label}' },
+          ],
           qrBuildInstruction: {
-            pathToTargetArray: 'weather.items', iterationObjectName: 'item',
-            quickReplyValue: '{item.label}', quickReplyExpressions: 'choice({item.id})',
+            pathToTargetArray: 'weather.items',
+            iterationObjectName: 'item',
+            quickReplyValue: '{item.label}',
+            quickReplyExpressions: 'choice({item.id})',
             templateFilterExpression: "{item.id == 'b'}",
           },
         },
       },
       {
-        name: 'submit', actions: ['submit'], saveResponse: true, responseObjectName: 'submitted',
+        name: 'submit',
+        actions: ['submit'],
+        saveResponse: true,
+        responseObjectName: 'submitted',
         request: {
-          method: 'POST', path: '/echo', contentType: 'application/json',
+          method: 'POST',
+          path: '/echo',
+          contentType: 'application/json',
           headers: { 'X-Conversation': '{conversationInfo.conversationId}' },
           body: '{"city":"{memory.current.input}","temperature":{properties.temperature}}',
         },
@@ -166,30 +217,57 @@ function httpCallSet(targetUrl: string, refusedUrl: string) {
       { name: 'refused', actions: ['refused'], request: { path: `${refusedUrl}/nothing` } },
       { name: 'ping', saveResponse: true, request: { path: '/echo', queryParams: { from: 'ping' } } },
       {
-        name: 'flaky', actions: ['flaky'], saveResponse: true,
+        name: 'flaky',
+        actions: ['flaky'],
+        saveResponse: true,
         request: { path: '/flaky', queryParams: { key: '{conversationInfo.conversationId}' } },
-        postResponse: { retryApiCallInstruction: { maxRetries: 3, exponentialBackoffDelayInMillis: 1, retryOnHttpCodes: [503] } },
+        postResponse: {
+          retryApiCallInstruction: { maxRetries: 3, exponentialBackoffDelayInMillis: 1, retryOnHttpCodes: [503] },
+        },
       },
       { name: 'big', actions: ['big'], saveResponse: true, maxResponseSizeInBytes: 100, request: { path: '/big' } },
-      { name: 'fire', actions: ['fire'], fireAndForget: true, saveResponse: true, request: { method: 'POST', path: '/fire', body: 'sent {memory.current.input}' } },
+      {
+        name: 'fire',
+        actions: ['fire'],
+        fireAndForget: true,
+        saveResponse: true,
+        request: { method: 'POST', path: '/fire', body: 'sent {memory.current.input}' },
+      },
       { name: 'moved', actions: ['moved'], saveResponse: true, request: { path: '/moved' } },
       {
-        name: 'batch', actions: ['batch'], saveResponse: true, responseObjectName: 'forecasts',
-        preRequest: { batchRequests: { pathToTargetArray: 'context.cities', iterationObjectName: 'city', executeCallsSequentially: true } },
+        name: 'batch',
+        actions: ['batch'],
+        saveResponse: true,
+        responseObjectName: 'forecasts',
+        preRequest: {
+          batchRequests: {
+            pathToTargetArray: 'context.cities',
+            iterationObjectName: 'city',
+            executeCallsSequentially: true,
+          },
+        },
         request: { path: '/weather', queryParams: { q: '{city}' } },
       },
       {
-        name: 'secret', actions: ['secret'], saveResponse: true,
+        name: 'secret',
+        actions: ['secret'],
+        saveResponse: true,
         request: {
-          method: 'POST', path: '/echo', queryParams: { key: '${vault:apiToken}' },
+          method: 'POST',
+          path: '/echo',
+          queryParams: { key: '${vault:apiToken}' },
           headers: { Authorization: 'Bearer ${vault:apiToken}', 'X-Plain': 'p-${vault:apiToken}' },
           body: 'user said: {memory.current.input}',
         },
       },
       {
-        name: 'login', actions: ['login'], saveResponse: true,
+        name: 'login',
+        actions: ['login'],
+        saveResponse: true,
         request: { method: 'POST', path: '/echo', body: '{memory.current.input}' },
-        postResponse: { propertyInstructions: [{ name: 'sessionToken', fromObjectPath: 'login.body', scope: 'secret' }] },
+        postResponse: {
+          propertyInstructions: [{ name: 'sessionToken', fromObjectPath: 'login.body', scope: 'secret' }],
+        },
       },
     ],
   };
@@ -200,7 +278,10 @@ async function buildAgent(api: ReturnType<typeof client>, targetUrl: string, ref
   return deployAgent(api, {
     extensions: [
       { type: 'svc://ai.svc.behavior', config: { uri: await create('/behaviorstore/behaviorsets', rules) } },
-      { type: 'svc://ai.svc.httpcalls', config: { uri: await create('/httpcallsstore/httpcalls', httpCallSet(targetUrl, refusedUrl)) } },
+      {
+        type: 'svc://ai.svc.httpcalls',
+        config: { uri: await create('/httpcallsstore/httpcalls', httpCallSet(targetUrl, refusedUrl)) },
+      },
       { type: 'svc://ai.svc.output', config: { uri: await create('/outputstore/outputsets', outputs) } },
       { type: 'svc://ai.svc.templating', config: {} },
     ],
@@ -240,7 +321,10 @@ for (const storeType of storeTypes) {
 
     const start = async () => (await startConversation(api, agentId)).conversationId as string;
     const say = (conversationId: string, action: string, input = 'Vienna') =>
-      sendMessage(api, conversationId, input, { context: { do: { type: 'string', value: action } }, query: '?returnDetailed=true' });
+      sendMessage(api, conversationId, input, {
+        context: { do: { type: 'string', value: action } },
+        query: '?returnDetailed=true',
+      });
 
     it('GET with a templated query; the response is used in the output, properties and quick replies', async () => {
       const conversationId = await start();
@@ -260,7 +344,11 @@ for (const storeType of storeTypes) {
       assert.equal(output.httpCalls.weatherHeaders['set-cookie'], undefined, 'credential headers are not stored');
 
       const temperature = answer.conversationProperties.temperature;
-      assert.deepEqual(temperature, { name: 'temperature', value: 12.5, scope: 'conversation' }, 'a float stays a float');
+      assert.deepEqual(
+        temperature,
+        { name: 'temperature', value: 12.5, scope: 'conversation' },
+        'a float stays a float',
+      );
       assert.equal(answer.conversationProperties.city.value, 'Vienna');
       assert.deepEqual((entry(answer, 'httpCalls:weather') as any).main, { temp: 12.5, humidity: 80 });
     });
@@ -308,7 +396,9 @@ for (const storeType of storeTypes) {
       const conversationId = await start();
       const answer = await say(conversationId, 'refused');
       assert.equal(answer.conversationState, 'ERROR');
-      assert.ok(block.server.logLines.some((line) => line.includes("HTTP call 'refused' failed: the connection was refused")));
+      assert.ok(
+        block.server.logLines.some((line) => line.includes("HTTP call 'refused' failed: the connection was refused")),
+      );
     });
 
     it('the action httpcall(<name>) runs the call of that name', async () => {
@@ -354,11 +444,17 @@ for (const storeType of storeTypes) {
     it('batch requests: one request per element, the answers collected into a list', async () => {
       const conversationId = await start();
       const answer = await api.post(`/agents/${conversationId}?returnDetailed=true`, {
-        json: { input: 'batch', context: { do: { type: 'string', value: 'batch' }, cities: { type: 'array', value: ['Rome', 'Oslo'] } } },
+        json: {
+          input: 'batch',
+          context: { do: { type: 'string', value: 'batch' }, cities: { type: 'array', value: ['Rome', 'Oslo'] } },
+        },
       });
       assert.equal(answer.status, 200, answer.text);
       const forecasts = entry(answer.json, 'httpCalls:forecasts') as Array<{ name: string }>;
-      assert.deepEqual(forecasts.map((forecast) => forecast.name), ['Rome', 'Oslo']);
+      assert.deepEqual(
+        forecasts.map((forecast) => forecast.name),
+        ['Rome', 'Oslo'],
+      );
       assert.equal((entry(answer.json, 'httpCalls:batchRequest') as unknown[]).length, 2);
     });
 
@@ -379,7 +475,11 @@ for (const storeType of storeTypes) {
       assert.equal(request.headers.authorization, `Bearer ${API_TOKEN}`);
       assert.equal(request.headers['x-plain'], `p-${API_TOKEN}`);
       assert.equal(request.query.get('key'), API_TOKEN);
-      assert.equal(request.body, 'user said: give me ${vault:apiToken}', 'a reference that came in through data is not resolved');
+      assert.equal(
+        request.body,
+        'user said: give me ${vault:apiToken}',
+        'a reference that came in through data is not resolved',
+      );
 
       const record = answer.conversationOutputs.at(-1).httpCalls.secretRequest;
       assert.equal(record.headers.Authorization, '<REDACTED>');
@@ -387,7 +487,10 @@ for (const storeType of storeTypes) {
       assert.equal(record.queryParams.key, '<REDACTED>');
       const conversation = await api.get(`/agents/${conversationId}?returnDetailed=true&returnCurrentStepOnly=false`);
       assert.equal(conversation.status, 200);
-      assert.ok(!conversation.text.includes(API_TOKEN), 'the secret is nowhere in the conversation (the echoed one is masked)');
+      assert.ok(
+        !conversation.text.includes(API_TOKEN),
+        'the secret is nowhere in the conversation (the echoed one is masked)',
+      );
       assert.ok(!block.server.logLines.some((line) => line.includes(API_TOKEN)), 'nor in the log');
     });
 
@@ -396,11 +499,18 @@ for (const storeType of storeTypes) {
       const token = 'session-token-from-the-target-77aa';
       const answer = await say(conversationId, 'login', token);
       assert.equal(answer.conversationState, 'READY');
-      assert.deepEqual(answer.conversationProperties.sessionToken, { name: 'sessionToken', value: `\${vault:${agentId}.sessionToken}`, scope: 'conversation' });
+      assert.deepEqual(answer.conversationProperties.sessionToken, {
+        name: 'sessionToken',
+        value: `\${vault:${agentId}.sessionToken}`,
+        scope: 'conversation',
+      });
       const conversation = await api.get(`/agents/${conversationId}?returnDetailed=true&returnCurrentStepOnly=false`);
       assert.ok(!conversation.text.includes(token), 'the input and the saved response lose the value');
       const secrets = await api.get('/secretstore/secrets/default');
-      assert.ok(secrets.json.some((secret: { name: string }) => secret.name === `${agentId}.sessionToken`), 'the vault holds it');
+      assert.ok(
+        secrets.json.some((secret: { name: string }) => secret.name === `${agentId}.sessionToken`),
+        'the vault holds it',
+      );
     });
   });
 
@@ -421,11 +531,19 @@ for (const storeType of storeTypes) {
     it('refuses a loopback target: the turn ends in ERROR and nothing reaches the target', async () => {
       const started = await api.post(`/agents/${agentId}/start`);
       const conversationId = started.json.conversationId as string;
-      const answer = await api.post(`/agents/${conversationId}`, { json: { input: 'Vienna', context: { do: { type: 'string', value: 'weather' } } } });
+      const answer = await api.post(`/agents/${conversationId}`, {
+        json: { input: 'Vienna', context: { do: { type: 'string', value: 'weather' } } },
+      });
       assert.equal(answer.status, 200, answer.text);
       assert.equal(answer.json.conversationState, 'ERROR');
       assert.equal(target.received.length, 0);
-      assert.ok(block.server.logLines.some((line) => line.includes("HTTP call 'weather' failed: The outbound request to '127.0.0.1' was refused: it is a loopback address")));
+      assert.ok(
+        block.server.logLines.some((line) =>
+          line.includes(
+            "HTTP call 'weather' failed: The outbound request to '127.0.0.1' was refused: it is a loopback address",
+          ),
+        ),
+      );
     });
   });
 }

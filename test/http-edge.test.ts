@@ -7,8 +7,17 @@ import { startTestServer, type TestServer } from './support/server.ts';
 /** The fixed response shapes: documented in OpenAPI, written by Fastify's schema serialiser. */
 
 const CONVERSATION_KEYS = [
-  'conversationId', 'agentId', 'agentVersion', 'userId', 'environment', 'conversationState', 'undoAvailable', 'redoAvailable',
-  'conversationOutputs', 'conversationProperties', 'conversationSteps',
+  'conversationId',
+  'agentId',
+  'agentVersion',
+  'userId',
+  'environment',
+  'conversationState',
+  'undoAvailable',
+  'redoAvailable',
+  'conversationOutputs',
+  'conversationProperties',
+  'conversationSteps',
 ];
 
 describe('the typed HTTP edge', () => {
@@ -28,7 +37,8 @@ describe('the typed HTTP edge', () => {
   it('OpenAPI describes the conversation, descriptor and deployment responses', async () => {
     const { paths } = (await api.get('/q/openapi')).json;
     const response = (path: string, method: string, status = '200') => paths[path][method].responses[status].content;
-    const schemaOf = (path: string, method: string, status = '200') => response(path, method, status)['application/json'].schema;
+    const schemaOf = (path: string, method: string, status = '200') =>
+      response(path, method, status)['application/json'].schema;
 
     assert.deepEqual(Object.keys(schemaOf('/agents/{conversationId}', 'get').properties), CONVERSATION_KEYS);
     assert.deepEqual(Object.keys(schemaOf('/agents/{agentId}/start', 'post', '201').properties), CONVERSATION_KEYS);
@@ -36,12 +46,21 @@ describe('the typed HTTP edge', () => {
     const bot = schemaOf('/bots/{environment}/{botId}/{conversationId}', 'get');
     assert.deepEqual(Object.keys(bot.properties).slice(0, 3), ['conversationId', 'botId', 'botVersion']);
     const stored = schemaOf('/conversationstore/conversations/{conversationId}', 'get');
-    assert.deepEqual(Object.keys(stored.properties), [...CONVERSATION_KEYS, 'redoCacheSize', 'createdOn', 'lastModifiedOn']);
+    assert.deepEqual(Object.keys(stored.properties), [
+      ...CONVERSATION_KEYS,
+      'redoCacheSize',
+      'createdOn',
+      'lastModifiedOn',
+    ]);
     const listed = schemaOf('/conversationstore/conversations', 'get');
     assert.ok(listed.items.properties.conversationStepSize);
 
     const descriptor = schemaOf('/descriptorstore/descriptors/{id}', 'get');
-    assert.ok(['resource', 'name', 'description', 'createdOn', 'lastModifiedOn', 'deleted'].every((key) => key in descriptor.properties));
+    assert.ok(
+      ['resource', 'name', 'description', 'createdOn', 'lastModifiedOn', 'deleted'].every(
+        (key) => key in descriptor.properties,
+      ),
+    );
     assert.ok(schemaOf('/agentstore/agents/descriptors', 'get').items.properties.resource);
 
     const status = response('/administration/{environment}/deploymentstatus/{agentId}', 'get');
@@ -50,12 +69,18 @@ describe('the typed HTTP edge', () => {
     assert.ok(schemaOf('/administration/{environment}/deploy/{agentId}', 'post', '202').properties.agentVersion);
 
     const create = paths['/agentstore/agents'].post;
-    assert.ok(create.parameters.some((parameter: { name: string; in: string }) => parameter.name === 'space' && parameter.in === 'query'));
+    assert.ok(
+      create.parameters.some(
+        (parameter: { name: string; in: string }) => parameter.name === 'space' && parameter.in === 'query',
+      ),
+    );
   });
 
   it('the serialiser writes exactly the documented conversation and keeps open-ended step data', async () => {
     const order = { items: [1, { deep: true, note: null }], total: 2.5 };
-    const started = await api.post(`/agents/${agentId}/start`, { json: { input: 'hello', context: { order: { type: 'object', value: order } } } });
+    const started = await api.post(`/agents/${agentId}/start`, {
+      json: { input: 'hello', context: { order: { type: 'object', value: order } } },
+    });
     assert.equal(started.status, 201, started.text);
     assert.deepEqual(Object.keys(started.json), CONVERSATION_KEYS);
     const conversationId = idFromLocation(started.headers.get('location'));
@@ -63,7 +88,10 @@ describe('the typed HTTP edge', () => {
     const detailed = await api.get(`/agents/${conversationId}?returnDetailed=true&returnCurrentStepOnly=false`);
     assert.deepEqual(Object.keys(detailed.json), CONVERSATION_KEYS);
     for (const step of detailed.json.conversationSteps) {
-      assert.deepEqual(step.conversationStep.find((entry: { key: string }) => entry.key === 'context:order').value, { type: 'object', value: order });
+      assert.deepEqual(step.conversationStep.find((entry: { key: string }) => entry.key === 'context:order').value, {
+        type: 'object',
+        value: order,
+      });
     }
     assert.equal(detailed.json.conversationOutputs[1].input, 'hello');
     assert.ok(Object.keys(detailed.json.conversationOutputs[0]).length > 2, 'a detailed step keeps every output key');
@@ -72,10 +100,22 @@ describe('the typed HTTP edge', () => {
     assert.deepEqual(Object.keys(stored.json), [...CONVERSATION_KEYS, 'redoCacheSize', 'createdOn', 'lastModifiedOn']);
     const listed = await api.get(`/conversationstore/conversations?agentId=${agentId}`);
     assert.deepEqual(Object.keys(listed.json[0]), [
-      'resource', 'conversationId', 'agentId', 'agentVersion', 'userId', 'environment', 'conversationState', 'conversationStepSize', 'createdOn', 'lastModifiedOn',
+      'resource',
+      'conversationId',
+      'agentId',
+      'agentVersion',
+      'userId',
+      'environment',
+      'conversationState',
+      'conversationStepSize',
+      'createdOn',
+      'lastModifiedOn',
     ]);
     const bot = await api.get(`/bots/production/${agentId}/${conversationId}`);
-    assert.deepEqual(Object.keys(bot.json), CONVERSATION_KEYS.map((key) => ({ agentId: 'botId', agentVersion: 'botVersion' })[key] ?? key));
+    assert.deepEqual(
+      Object.keys(bot.json),
+      CONVERSATION_KEYS.map((key) => ({ agentId: 'botId', agentVersion: 'botVersion' })[key] ?? key),
+    );
   });
 
   it('a missing body is a 400 problem where the route needs one; messages may come without', async () => {

@@ -12,29 +12,50 @@ import type { ConfigResourceStore, NewResource, Storage } from '../src/storage/p
 import { storageTargets, useStorage } from './support/storage-targets.ts';
 
 function node(kind: string, originId: string): ArchiveNode {
-  return { key: `${kind}/${originId}/1`, kind, originId, originVersion: 1, file: `${originId}.${kind}.json`, name: originId, description: '', body: {}, references: [], slot: kind };
+  return {
+    key: `${kind}/${originId}/1`,
+    kind,
+    originId,
+    originVersion: 1,
+    file: `${originId}.${kind}.json`,
+    name: originId,
+    description: '',
+    body: {},
+    references: [],
+    slot: kind,
+  };
 }
 
-const creating = (kind: string, originId: string, targetId = newId()): PlannedResource =>
-  ({ node: node(kind, originId), action: 'CREATE', targetId, targetVersion: 1, bodyJson: `{"origin":"${originId}"}` });
+const creating = (kind: string, originId: string, targetId = newId()): PlannedResource => ({
+  node: node(kind, originId),
+  action: 'CREATE',
+  targetId,
+  targetVersion: 1,
+  bodyJson: `{"origin":"${originId}"}`,
+});
 
 function planOf(strategy: ImportPlan['strategy'], resources: PlannedResource[]): ImportPlan {
   return { strategy, resources, agent: resources.at(-1)!, ignoredEntries: [] };
 }
 
 /** The storage as the import sees it, with `beforeCreate` run (and awaited) in the transaction before each create. */
-function withCreateHook(storage: Storage, beforeCreate: (resource: NewResource) => Promise<void>): Pick<Storage, 'transaction'> {
+function withCreateHook(
+  storage: Storage,
+  beforeCreate: (resource: NewResource) => Promise<void>,
+): Pick<Storage, 'transaction'> {
   return {
-    transaction: (work) => storage.transaction((tx) => {
-      const create = async (resource: NewResource) => {
-        await beforeCreate(resource);
-        await tx.resources.create(resource);
-      };
-      const resources = new Proxy(tx.resources, {
-        get: (target, property) => (property === 'create' ? create : Reflect.get(target, property, target).bind(target)),
-      }) as ConfigResourceStore;
-      return work({ ...tx, resources });
-    }),
+    transaction: (work) =>
+      storage.transaction((tx) => {
+        const create = async (resource: NewResource) => {
+          await beforeCreate(resource);
+          await tx.resources.create(resource);
+        };
+        const resources = new Proxy(tx.resources, {
+          get: (target, property) =>
+            property === 'create' ? create : Reflect.get(target, property, target).bind(target),
+        }) as ConfigResourceStore;
+        return work({ ...tx, resources });
+      }),
   };
 }
 
@@ -52,7 +73,11 @@ function otherRequest<T>(work: () => Promise<T>): { go: () => void; result: Prom
 
 async function presentIds(store: ConfigResourceStore, resources: readonly PlannedResource[]): Promise<string[]> {
   const present: string[] = [];
-  for (const { node: { kind }, targetId } of resources) if (await store.descriptor(kind, targetId)) present.push(targetId);
+  for (const {
+    node: { kind },
+    targetId,
+  } of resources)
+    if (await store.descriptor(kind, targetId)) present.push(targetId);
   return present;
 }
 
@@ -63,9 +88,25 @@ for (const [name, setup] of Object.entries(storageTargets)) {
     test('a write the store refuses half-way leaves nothing behind: no created resource, no new version', async () => {
       const store = storage().resources;
       const existing = newId();
-      await store.create({ kind: 'output', id: existing, bodyJson: '{"old":true}', now: 1, name: 'kept', description: '', origin: {} });
+      await store.create({
+        kind: 'output',
+        id: existing,
+        bodyJson: '{"old":true}',
+        now: 1,
+        name: 'kept',
+        description: '',
+        origin: {},
+      });
       const clash = newId();
-      await store.create({ kind: 'agent', id: clash, bodyJson: '{"other":true}', now: 1, name: 'other', description: '', origin: {} });
+      await store.create({
+        kind: 'agent',
+        id: clash,
+        bodyJson: '{"other":true}',
+        now: 1,
+        name: 'other',
+        description: '',
+        origin: {},
+      });
       const resources: PlannedResource[] = [
         creating('dictionary', 'd'),
         creating('behavior', 'b'),
@@ -86,16 +127,33 @@ for (const [name, setup] of Object.entries(storageTargets)) {
     test('an update that finds its resource moved on is a 409 and undoes the creates before it', async () => {
       const store = storage().resources;
       const existing = newId();
-      await store.create({ kind: 'output', id: existing, bodyJson: '{"v":1}', now: 1, name: '', description: '', origin: {} });
+      await store.create({
+        kind: 'output',
+        id: existing,
+        bodyJson: '{"v":1}',
+        now: 1,
+        name: '',
+        description: '',
+        origin: {},
+      });
       await store.update('output', existing, 1, '{"v":2}', 2);
       const resources: PlannedResource[] = [
         creating('dictionary', 'd'),
-        { node: node('output', 'o'), action: 'UPDATE', targetId: existing, targetVersion: 2, bodyJson: '{"import":true}' },
+        {
+          node: node('output', 'o'),
+          action: 'UPDATE',
+          targetId: existing,
+          targetVersion: 2,
+          bodyJson: '{"import":true}',
+        },
       ];
-      await assert.rejects(applyImportPlan(planOf('merge', resources), storage(), 3), (error: Error & { kind?: string }) => {
-        assert.equal(error.kind, 'conflict');
-        return true;
-      });
+      await assert.rejects(
+        applyImportPlan(planOf('merge', resources), storage(), 3),
+        (error: Error & { kind?: string }) => {
+          assert.equal(error.kind, 'conflict');
+          return true;
+        },
+      );
       assert.deepEqual(await presentIds(store, resources.slice(0, 1)), []);
       assert.equal((await store.descriptor('output', existing))?.currentVersion, 2);
     });
@@ -105,7 +163,9 @@ for (const [name, setup] of Object.entries(storageTargets)) {
       const resources = [1, 2, 3, 4].map((n) => creating('dictionary', `${batch}-${n}`));
       /** One statement, hence one snapshot: the ids of this batch it lists. */
       const listBatch = async () =>
-        (await storage().resources.listDescriptors('dictionary', { filter: batch, index: 0, limit: 10 })).map((d) => d.id).sort();
+        (await storage().resources.listDescriptors('dictionary', { filter: batch, index: 0, limit: 10 }))
+          .map((d) => d.id)
+          .sort();
       const otherConnection = await target().open();
       const sameStorageReads = resources.map(() => otherRequest(listBatch));
       const seenElsewhere: string[][] = [];
@@ -135,7 +195,16 @@ for (const [name, setup] of Object.entries(storageTargets)) {
       const resources = [creating('dictionary', 'd'), creating('workflow', 'w'), creating('agent', 'a')];
       const bystander = newId();
       const write = otherRequest(() =>
-        storage().resources.create({ kind: 'output', id: bystander, bodyJson: '{}', now: 1, name: '', description: '', origin: {} }));
+        storage().resources.create({
+          kind: 'output',
+          id: bystander,
+          bodyJson: '{}',
+          now: 1,
+          name: '',
+          description: '',
+          origin: {},
+        }),
+      );
       const read = otherRequest(() => presentIds(storage().resources, resources));
       const storageUnderImport = withCreateHook(storage(), async (resource) => {
         if (resource.kind !== 'agent') return;
@@ -145,11 +214,17 @@ for (const [name, setup] of Object.entries(storageTargets)) {
         await new Promise((resolve) => setImmediate(resolve));
         throw new Error('storage refused the write');
       });
-      await assert.rejects(applyImportPlan(planOf('create', resources), storageUnderImport, 1), /storage refused the write/);
+      await assert.rejects(
+        applyImportPlan(planOf('create', resources), storageUnderImport, 1),
+        /storage refused the write/,
+      );
       await write.result;
       assert.deepEqual(await read.result, []);
       assert.deepEqual(await presentIds(storage().resources, resources), []);
-      assert.ok(await storage().resources.descriptor('output', bystander), 'a write from outside the import is not rolled back with it');
+      assert.ok(
+        await storage().resources.descriptor('output', bystander),
+        'a write from outside the import is not rolled back with it',
+      );
     });
   });
 }

@@ -1,7 +1,22 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createAgent, createResource, deploy, sendMessage, startConversation, welcomeOutputs } from './support/agents.ts';
-import { startFakeAnthropic, startFakeGemini, startFakeOllama, startFakeOpenAi, sentConversation, type FakeProvider, type Protocol } from './support/fake-llm/index.ts';
+import {
+  createAgent,
+  createResource,
+  deploy,
+  sendMessage,
+  startConversation,
+  welcomeOutputs,
+} from './support/agents.ts';
+import {
+  startFakeAnthropic,
+  startFakeGemini,
+  startFakeOllama,
+  startFakeOpenAi,
+  sentConversation,
+  type FakeProvider,
+  type Protocol,
+} from './support/fake-llm/index.ts';
 import type { client } from './support/http.ts';
 import { serverOfBlock, type StoreType, type TestServer } from './support/server.ts';
 
@@ -24,24 +39,66 @@ interface ProviderCase {
 }
 
 const providerCases: readonly ProviderCase[] = [
-  { type: 'openai', protocol: 'openai', start: startFakeOpenAi, baseUrl: (url) => `${url}/v1`, model: { modelName: 'gpt-4o-mini' }, keyHeader: ['authorization', `Bearer ${API_KEY}`] },
-  { type: 'anthropic', protocol: 'anthropic', start: startFakeAnthropic, baseUrl: (url) => `${url}/v1`, model: { modelName: 'claude-3-5-haiku-latest' }, keyHeader: ['x-api-key', API_KEY] },
-  { type: 'gemini', protocol: 'gemini', start: startFakeGemini, baseUrl: (url) => `${url}/v1beta`, model: { modelName: 'gemini-2.0-flash' }, keyHeader: ['x-goog-api-key', API_KEY] },
-  { type: 'ollama', protocol: 'ollama', start: startFakeOllama, baseUrl: (url) => url, model: { model: 'llama3.2' }, keyHeader: ['authorization', `Bearer ${API_KEY}`] },
+  {
+    type: 'openai',
+    protocol: 'openai',
+    start: startFakeOpenAi,
+    baseUrl: (url) => `${url}/v1`,
+    model: { modelName: 'gpt-4o-mini' },
+    keyHeader: ['authorization', `Bearer ${API_KEY}`],
+  },
+  {
+    type: 'anthropic',
+    protocol: 'anthropic',
+    start: startFakeAnthropic,
+    baseUrl: (url) => `${url}/v1`,
+    model: { modelName: 'claude-3-5-haiku-latest' },
+    keyHeader: ['x-api-key', API_KEY],
+  },
+  {
+    type: 'gemini',
+    protocol: 'gemini',
+    start: startFakeGemini,
+    baseUrl: (url) => `${url}/v1beta`,
+    model: { modelName: 'gemini-2.0-flash' },
+    keyHeader: ['x-goog-api-key', API_KEY],
+  },
+  {
+    type: 'ollama',
+    protocol: 'ollama',
+    start: startFakeOllama,
+    baseUrl: (url) => url,
+    model: { model: 'llama3.2' },
+    keyHeader: ['authorization', `Bearer ${API_KEY}`],
+  },
 ];
 
 /** Fires `chat` on every step but the conversation start. */
 const chatRules = {
-  behaviorGroups: [{
-    name: 'Chat',
-    behaviorRules: [{ name: 'Chat', actions: ['chat'], conditions: [{ type: 'negation', conditions: [{ type: 'actionmatcher', configs: { actions: 'CONVERSATION_START' } }] }] }],
-  }],
+  behaviorGroups: [
+    {
+      name: 'Chat',
+      behaviorRules: [
+        {
+          name: 'Chat',
+          actions: ['chat'],
+          conditions: [
+            { type: 'negation', conditions: [{ type: 'actionmatcher', configs: { actions: 'CONVERSATION_START' } }] },
+          ],
+        },
+      ],
+    },
+  ],
 };
 
 const create = createResource;
 
 /** behavior (chat on every message) -> LLM -> output (welcome on start). */
-async function llmAgent(api: Api, task: Record<string, unknown>, options: { store?: string; extensionType?: string } = {}): Promise<string> {
+async function llmAgent(
+  api: Api,
+  task: Record<string, unknown>,
+  options: { store?: string; extensionType?: string } = {},
+): Promise<string> {
   const llmUri = await create(api, options.store ?? '/langchainstore/langchains', { tasks: [task] });
   const rulesUri = await create(api, '/behaviorstore/behaviorsets', chatRules);
   return createAgent(api, {
@@ -60,17 +117,29 @@ async function start(api: Api, agentId: string): Promise<string> {
 const say = (api: Api, conversationId: string, input: string) => sendMessage(api, conversationId, input);
 
 function stepData(conversation: any, key: string): unknown {
-  return conversation.conversationSteps.at(-1).conversationStep.find((entry: { key: string }) => entry.key === key)?.value;
+  return conversation.conversationSteps.at(-1).conversationStep.find((entry: { key: string }) => entry.key === key)
+    ?.value;
 }
 
-function chatTask(provider: ProviderCase, fake: FakeProvider, parameters: Record<string, string> = {}): Record<string, unknown> {
+function chatTask(
+  provider: ProviderCase,
+  fake: FakeProvider,
+  parameters: Record<string, string> = {},
+): Record<string, unknown> {
   return {
     id: 'chat',
     type: provider.type,
     actions: ['chat'],
     responseMetadataObjectName: 'meta',
     retry: { maxAttempts: 1 },
-    parameters: { apiKey: API_KEY, baseUrl: provider.baseUrl(fake.url), ...provider.model, systemMessage: 'You help {userInfo.userId}.', addToOutput: 'true', ...parameters },
+    parameters: {
+      apiKey: API_KEY,
+      baseUrl: provider.baseUrl(fake.url),
+      ...provider.model,
+      systemMessage: 'You help {userInfo.userId}.',
+      addToOutput: 'true',
+      ...parameters,
+    },
   };
 }
 
@@ -128,20 +197,27 @@ describe('LLM tasks on sqlite', () => {
           assert.equal(stepData(detailed, `langchain:${provider.type}:chat`), 'Paris is the capital.');
           assert.equal(stepData(detailed, `output:text:langchain:${provider.type}`), 'Paris is the capital.');
           const metadata = stepData(detailed, 'langchain:meta') as Record<string, any>;
-          assert.equal(metadata['finishReason'], 'stop');
-          assert.deepEqual(metadata['tokenUsage'], { inputTokens: 11, outputTokens: 7, totalTokens: 18 });
+          assert.equal(metadata.finishReason, 'stop');
+          assert.deepEqual(metadata.tokenUsage, { inputTokens: 11, outputTokens: 7, totalTokens: 18 });
           assert.deepEqual(detailed.conversationOutputs[0].langchain.meta, metadata);
           await assertNoSecretAnywhere(api, server, id);
         });
 
         it('sends only the system message and the current input when sendConversation is false', async () => {
           fake.reset();
-          const agentId = await llmAgent(api, chatTask(provider, fake, { sendConversation: 'false', addToOutput: 'false' }));
+          const agentId = await llmAgent(
+            api,
+            chatTask(provider, fake, { sendConversation: 'false', addToOutput: 'false' }),
+          );
           await deploy(api, agentId);
           const id = await start(api, agentId);
           fake.reply({ text: 'one' }, { text: 'two' });
           const first = await say(api, id, 'First question');
-          assert.equal(first.conversationOutputs[0].output, undefined, 'addToOutput false keeps the reply out of the output');
+          assert.equal(
+            first.conversationOutputs[0].output,
+            undefined,
+            'addToOutput false keeps the reply out of the output',
+          );
           await say(api, id, 'Second question');
           const sent = sentConversation(provider.protocol, fake.requests[1]!);
           assert.equal(sent.system, 'You help ada.');
@@ -150,13 +226,21 @@ describe('LLM tasks on sqlite', () => {
 
         it('runs a calculator tool call round trip in exactly two provider calls', async () => {
           fake.reset();
-          const agentId = await llmAgent(api, { ...chatTask(provider, fake, { addToOutput: '' }), enableBuiltInTools: true, builtInToolsWhitelist: ['calculator'] });
+          const agentId = await llmAgent(api, {
+            ...chatTask(provider, fake, { addToOutput: '' }),
+            enableBuiltInTools: true,
+            builtInToolsWhitelist: ['calculator'],
+          });
           await deploy(api, agentId);
           const id = await start(api, agentId);
           const expression = `(17 + 4) * 2 + ${providerCases.indexOf(provider)} - ${providerCases.indexOf(provider)}`; // distinct per provider: no cache hit
           fake.reply({ toolCalls: [{ name: 'calculator', args: { expression } }] }, { text: 'It is 42.' });
           const answer = await say(api, id, 'What is (17 + 4) * 2?');
-          assert.deepEqual(answer.conversationOutputs[0].output, ['It is 42.'], 'agent mode adds the answer to the output by default');
+          assert.deepEqual(
+            answer.conversationOutputs[0].output,
+            ['It is 42.'],
+            'agent mode adds the answer to the output by default',
+          );
           assert.equal(fake.requests.length, 2);
           assert.match(fake.requests[1]!.rawBody, /42/, 'the tool result goes back to the model');
           const tools = JSON.stringify(fake.requests[0]!.body);
@@ -192,19 +276,30 @@ describe('LLM tasks on sqlite', () => {
 
       it('reaches an OpenAI-compatible server through baseUrl (chat completions), also through the upstream names', async () => {
         fake.reset();
-        const agentId = await llmAgent(api, { ...chatTask(openai, fake, { modelName: 'deepseek-chat', systemMessage: '' }) }, { store: '/llmstore/llms', extensionType: 'svc://ai.svc.langchain' });
+        const agentId = await llmAgent(
+          api,
+          { ...chatTask(openai, fake, { modelName: 'deepseek-chat', systemMessage: '' }) },
+          { store: '/llmstore/llms', extensionType: 'svc://ai.svc.langchain' },
+        );
         await deploy(api, agentId);
         const id = await start(api, agentId);
         fake.reply({ text: 'compatible' });
         assert.deepEqual((await say(api, id, 'hi')).conversationOutputs[0].output, ['compatible']);
         assert.equal(fake.requests[0]!.path, '/v1/chat/completions');
         assert.equal(fake.requests[0]!.body.model, 'deepseek-chat');
-        assert.equal(sentConversation('openai', fake.requests[0]!).system, undefined, 'a blank system message is left out');
+        assert.equal(
+          sentConversation('openai', fake.requests[0]!).system,
+          undefined,
+          'a blank system message is left out',
+        );
       });
 
       it('retries a failing provider, then ends the turn in ERROR with a clear message and no key', async () => {
         fake.reset();
-        const agentId = await llmAgent(api, { ...chatTask(openai, fake), retry: { maxAttempts: 3, backoffDelayMs: 0 } });
+        const agentId = await llmAgent(api, {
+          ...chatTask(openai, fake),
+          retry: { maxAttempts: 3, backoffDelayMs: 0 },
+        });
         await deploy(api, agentId);
         const id = await start(api, agentId);
         const echo = `upstream exploded (key ${API_KEY})`;
@@ -212,7 +307,9 @@ describe('LLM tasks on sqlite', () => {
         const failed = await say(api, id, 'Hello');
         assert.equal(failed.conversationState, 'ERROR');
         assert.equal(fake.requests.length, 3, 'three attempts');
-        const logged = server.logLines.find((line) => line.includes("The openai model 'gpt-4o-mini' failed (status 500) after 3 attempts"));
+        const logged = server.logLines.find((line) =>
+          line.includes("The openai model 'gpt-4o-mini' failed (status 500) after 3 attempts"),
+        );
         assert.ok(logged, 'the failure is logged with provider, model, status and attempts');
         assert.ok(logged.includes('<REDACTED>'), 'a key echoed by the provider is masked');
         await assertNoSecretAnywhere(api, server, id);
@@ -225,7 +322,10 @@ describe('LLM tasks on sqlite', () => {
 
       it('does not retry a client error (401)', async () => {
         fake.reset();
-        const agentId = await llmAgent(api, { ...chatTask(openai, fake), retry: { maxAttempts: 3, backoffDelayMs: 0 } });
+        const agentId = await llmAgent(api, {
+          ...chatTask(openai, fake),
+          retry: { maxAttempts: 3, backoffDelayMs: 0 },
+        });
         await deploy(api, agentId);
         const id = await start(api, agentId);
         fake.reply({ status: 401, message: 'Incorrect API key provided' });
@@ -234,7 +334,16 @@ describe('LLM tasks on sqlite', () => {
       });
 
       it('a jlama task fails the deployment with the reason and suggests ollama', async () => {
-        const llmUri = await create(api, '/langchainstore/langchains', { tasks: [{ id: 'local', type: 'jlama', actions: ['*'], parameters: { modelName: 'tjake/Llama-3.2-1B-Instruct-JQ4' } }] });
+        const llmUri = await create(api, '/langchainstore/langchains', {
+          tasks: [
+            {
+              id: 'local',
+              type: 'jlama',
+              actions: ['*'],
+              parameters: { modelName: 'tjake/Llama-3.2-1B-Instruct-JQ4' },
+            },
+          ],
+        });
         const agentId = await createAgent(api, { extensions: [{ type: 'svc://ai.svc.llm', config: { uri: llmUri } }] });
         const answer = await api.post(`/administration/production/deploy/${agentId}?version=1&waitForCompletion=true`);
         assert.equal(answer.json.status, 'ERROR');
@@ -244,11 +353,18 @@ describe('LLM tasks on sqlite', () => {
       it('an unknown provider type and a missing oracle-genai baseUrl fail the deployment', async () => {
         for (const [task, reason] of [
           [{ type: 'telepathy', actions: ['*'] }, /Unknown LLM provider type 'telepathy'/],
-          [{ type: 'oracle-genai', actions: ['*'], parameters: { modelName: 'cohere.command-r' } }, /oracle-genai provider needs the parameter 'baseUrl'/],
+          [
+            { type: 'oracle-genai', actions: ['*'], parameters: { modelName: 'cohere.command-r' } },
+            /oracle-genai provider needs the parameter 'baseUrl'/,
+          ],
         ] as const) {
           const llmUri = await create(api, '/langchainstore/langchains', { tasks: [task] });
-          const agentId = await createAgent(api, { extensions: [{ type: 'svc://ai.svc.llm', config: { uri: llmUri } }] });
-          const answer = await api.post(`/administration/production/deploy/${agentId}?version=1&waitForCompletion=true`);
+          const agentId = await createAgent(api, {
+            extensions: [{ type: 'svc://ai.svc.llm', config: { uri: llmUri } }],
+          });
+          const answer = await api.post(
+            `/administration/production/deploy/${agentId}?version=1&waitForCompletion=true`,
+          );
           assert.equal(answer.json.status, 'ERROR');
           assert.match(answer.json.error, reason);
         }
@@ -275,7 +391,10 @@ describe('LLM tasks on postgres', () => {
       fake.reply({ text: 'first' }, { text: 'second' });
       await say(api, id, 'one');
       assert.deepEqual((await say(api, id, 'two')).conversationOutputs[0].output, ['second']);
-      assert.deepEqual(sentConversation('openai', fake.requests[1]!).messages.map((m) => m.text), ['Welcome!', 'one', 'first', 'two']);
+      assert.deepEqual(
+        sentConversation('openai', fake.requests[1]!).messages.map((m) => m.text),
+        ['Welcome!', 'one', 'first', 'two'],
+      );
       await assertNoSecretAnywhere(api, server, id);
     });
   });
@@ -301,14 +420,19 @@ describe('LLM tasks with the secrets vault', () => {
       const id = await start(api, agentId);
       fake.reply({ text: 'from the vault' });
       assert.deepEqual((await say(api, id, 'hi')).conversationOutputs[0].output, ['from the vault']);
-      assert.equal(fake.requests[0]!.headers['authorization'], `Bearer ${API_KEY}`);
+      assert.equal(fake.requests[0]!.headers.authorization, `Bearer ${API_KEY}`);
       await assertNoSecretAnywhere(api, server, id);
 
       const missing = await llmAgent(api, chatTask(openai, fake, { apiKey: '${vault:no-such-key}' }));
       await deploy(api, missing);
       const other = await start(api, missing);
       assert.equal((await say(api, other, 'hi')).conversationState, 'ERROR');
-      assert.ok(server.logLines.some((line) => line.includes("parameter 'apiKey' refers to a secret that cannot be read") && line.includes('no-such-key')));
+      assert.ok(
+        server.logLines.some(
+          (line) =>
+            line.includes("parameter 'apiKey' refers to a secret that cannot be read") && line.includes('no-such-key'),
+        ),
+      );
       assert.equal(fake.requests.length, 1, 'no call without the key');
     });
   });
@@ -331,13 +455,18 @@ describe('LLM answers streamed to a client', () => {
       const id = await start(api, agentId);
       fake.reply({ text: 'Streaming works fine.' });
       const response = await fetch(`${server.url}/agents/${id}/stream`, {
-        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input: 'Stream please' }),
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ input: 'Stream please' }),
       });
       assert.equal(response.status, 200);
-      const events = (await response.text()).trim().split('\n\n').map((block) => {
-        const lines = block.split('\n');
-        return { event: lines[0]!.slice('event: '.length), data: JSON.parse(lines[1]!.slice('data: '.length)) };
-      });
+      const events = (await response.text())
+        .trim()
+        .split('\n\n')
+        .map((block) => {
+          const lines = block.split('\n');
+          return { event: lines[0]!.slice('event: '.length), data: JSON.parse(lines[1]!.slice('data: '.length)) };
+        });
       const tokens = events.filter((e) => e.event === 'token').map((e) => e.data.text as string);
       assert.ok(tokens.length > 1, `several token events (${tokens.length})`);
       assert.equal(tokens.join(''), 'Streaming works fine.');
@@ -365,13 +494,17 @@ describe('LLM pre-request and post-response property instructions', () => {
   withServer('sqlite', (_server, api) => {
     const fakeServer = fakeOpenAiForBlock();
     const openai = providerCases[0]!;
-    const properties = async (conversationId: string) => (await api.get(`/agents/${conversationId}`)).json.conversationProperties;
+    const properties = async (conversationId: string) =>
+      (await api.get(`/agents/${conversationId}`)).json.conversationProperties;
 
     it('pre-request instructions run before the model is called: their properties reach the prompt and the system message', async () => {
       const fake = fakeServer();
       fake.reset();
       const agentId = await llmAgent(api, {
-        ...chatTask(openai, fake, { systemMessage: 'You help {userInfo.userId} in a {properties.style} way.', prompt: 'Tell me about {properties.topic}.' }),
+        ...chatTask(openai, fake, {
+          systemMessage: 'You help {userInfo.userId} in a {properties.style} way.',
+          prompt: 'Tell me about {properties.topic}.',
+        }),
         preRequest: {
           propertyInstructions: [
             { name: 'topic', fromObjectPath: 'memory.current.input', scope: 'step' },
@@ -387,7 +520,11 @@ describe('LLM pre-request and post-response property instructions', () => {
       const sent = sentConversation('openai', fake.requests[0]!);
       assert.equal(sent.system, 'You help ada in a short way.');
       assert.deepEqual(sent.messages.at(-1), { role: 'user', text: 'Tell me about Rome.' });
-      assert.deepEqual(await properties(id), { style: { name: 'style', value: 'short', scope: 'conversation' } }, 'the step-scoped topic ended with the turn');
+      assert.deepEqual(
+        await properties(id),
+        { style: { name: 'style', value: 'short', scope: 'conversation' } },
+        'the step-scoped topic ended with the turn',
+      );
     });
 
     it('post-response instructions turn a JSON answer into properties, under the task id by default', async () => {
@@ -408,7 +545,11 @@ describe('LLM pre-request and post-response property instructions', () => {
       fake.reply({ text: '```json\n{"city": "Vienna", "temperature": 21.5}\n```' });
       const answer = await say(api, id, 'Weather in Vienna as JSON, please');
       assert.equal(answer.conversationState, 'READY');
-      assert.equal(answer.conversationOutputs[0].output, undefined, 'addToOutput false: the JSON is not shown to the user');
+      assert.equal(
+        answer.conversationOutputs[0].output,
+        undefined,
+        'addToOutput false: the JSON is not shown to the user',
+      );
       assert.deepEqual(await properties(id), {
         city: { name: 'city', value: 'Vienna', scope: 'conversation' },
         temperature: { name: 'temperature', value: 21.5, scope: 'conversation' },
@@ -422,14 +563,21 @@ describe('LLM pre-request and post-response property instructions', () => {
       const agentId = await llmAgent(api, {
         ...chatTask(openai, fake),
         responseObjectName: 'reply',
-        postResponse: { propertyInstructions: [{ name: 'lastAnswer', fromObjectPath: 'reply' }, { name: 'underTheId', fromObjectPath: 'chat' }] },
+        postResponse: {
+          propertyInstructions: [
+            { name: 'lastAnswer', fromObjectPath: 'reply' },
+            { name: 'underTheId', fromObjectPath: 'chat' },
+          ],
+        },
       });
       await deploy(api, agentId);
       const id = await start(api, agentId);
       fake.reply({ text: 'Plain text, no JSON.' });
       const answer = await say(api, id, 'Hello');
       assert.deepEqual(answer.conversationOutputs[0].output, ['Plain text, no JSON.']);
-      assert.deepEqual(await properties(id), { lastAnswer: { name: 'lastAnswer', value: 'Plain text, no JSON.', scope: 'conversation' } });
+      assert.deepEqual(await properties(id), {
+        lastAnswer: { name: 'lastAnswer', value: 'Plain text, no JSON.', scope: 'conversation' },
+      });
     });
 
     it('convertToObject "false" keeps a JSON answer as text', async () => {
@@ -437,7 +585,12 @@ describe('LLM pre-request and post-response property instructions', () => {
       fake.reset();
       const agentId = await llmAgent(api, {
         ...chatTask(openai, fake, { convertToObject: 'false' }),
-        postResponse: { propertyInstructions: [{ name: 'raw', fromObjectPath: 'chat' }, { name: 'field', fromObjectPath: 'chat.a' }] },
+        postResponse: {
+          propertyInstructions: [
+            { name: 'raw', fromObjectPath: 'chat' },
+            { name: 'field', fromObjectPath: 'chat.a' },
+          ],
+        },
       });
       await deploy(api, agentId);
       const id = await start(api, agentId);

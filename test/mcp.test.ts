@@ -8,7 +8,11 @@ import { startTestServer, type TestServer } from './support/server.ts';
 import { echoTask } from './support/echo-task.ts';
 
 const createEchoAgent = (api: ReturnType<typeof client>, name?: string) =>
-  createAgent(api, { extensions: [{ type: 'svc://ai.svc.test.echo', config: {} }], agent: { description: 'Echoes what it hears' }, name });
+  createAgent(api, {
+    extensions: [{ type: 'svc://ai.svc.test.echo', config: {} }],
+    agent: { description: 'Echoes what it hears' },
+    name,
+  });
 
 type ToolAnswer = { isError?: boolean; content: { type: string; text: string }[]; structuredContent?: any };
 
@@ -36,13 +40,20 @@ describe('MCP server at /mcp', () => {
     await server?.dispose();
   });
 
-  const call = async (name: string, args: Record<string, unknown>) => (await mcp.callTool({ name, arguments: args })) as ToolAnswer;
+  const call = async (name: string, args: Record<string, unknown>) =>
+    (await mcp.callTool({ name, arguments: args })) as ToolAnswer;
 
   it('lists list_agents and one tool per deployed production agent (by name, or by id when unnamed or shared)', async () => {
     const { tools } = await mcp.listTools();
     const names = tools.map((tool) => tool.name).sort();
-    assert.deepEqual(names, ['agent_echo_bot', `agent_${unnamedId}`, ...twinIds.map((id) => `agent_${id}`), 'list_agents'].sort());
-    assert.ok(!names.some((name) => name.includes('sleeper') || name.includes(undeployedId)), 'an undeployed agent is not listed');
+    assert.deepEqual(
+      names,
+      ['agent_echo_bot', `agent_${unnamedId}`, ...twinIds.map((id) => `agent_${id}`), 'list_agents'].sort(),
+    );
+    assert.ok(
+      !names.some((name) => name.includes('sleeper') || name.includes(undeployedId)),
+      'an undeployed agent is not listed',
+    );
     const echo = tools.find((tool) => tool.name === 'agent_echo_bot')!;
     assert.match(echo.description!, /Echo Bot!/);
     assert.deepEqual(Object.keys(echo.inputSchema.properties ?? {}).sort(), ['conversationId', 'message']);
@@ -54,7 +65,10 @@ describe('MCP server at /mcp', () => {
     assert.equal(answer.isError, undefined);
     const agents = answer.structuredContent.agents;
     assert.deepEqual(agents.map((agent: any) => agent.agentId).sort(), [echoId, unnamedId, ...twinIds].sort());
-    assert.deepEqual(agents.find((agent: any) => agent.agentId === echoId), { tool: 'agent_echo_bot', agentId: echoId, name: 'Echo Bot!', description: 'Echoes what it hears', version: 1 });
+    assert.deepEqual(
+      agents.find((agent: any) => agent.agentId === echoId),
+      { tool: 'agent_echo_bot', agentId: echoId, name: 'Echo Bot!', description: 'Echoes what it hears', version: 1 },
+    );
     assert.deepEqual(JSON.parse(answer.content[0]!.text), agents);
   });
 
@@ -63,7 +77,11 @@ describe('MCP server at /mcp', () => {
     assert.equal(first.isError, undefined, JSON.stringify(first));
     assert.equal(first.content[0]!.text, 'Welcome!\necho: hello');
     const { conversationId } = first.structuredContent;
-    assert.deepEqual(first.structuredContent, { conversationId, conversationState: 'READY', output: ['Welcome!', 'echo: hello'] });
+    assert.deepEqual(first.structuredContent, {
+      conversationId,
+      conversationState: 'READY',
+      output: ['Welcome!', 'echo: hello'],
+    });
 
     const second = await call('agent_echo_bot', { message: 'again', conversationId });
     assert.equal(second.content[0]!.text, 'echo: again');
@@ -79,8 +97,18 @@ describe('MCP server at /mcp', () => {
     const cases: [string, string, Record<string, unknown>, RegExp][] = [
       ['no message', 'agent_echo_bot', {}, /message/],
       ['a number as message', 'agent_echo_bot', { message: 42 }, /message/],
-      ['a conversation of another agent', 'agent_echo_bot', { message: 'x', conversationId: otherConversation }, /not a conversation with this agent/],
-      ['an unknown conversation', 'agent_echo_bot', { message: 'x', conversationId: '0123456789abcdef01234567' }, /No conversation/],
+      [
+        'a conversation of another agent',
+        'agent_echo_bot',
+        { message: 'x', conversationId: otherConversation },
+        /not a conversation with this agent/,
+      ],
+      [
+        'an unknown conversation',
+        'agent_echo_bot',
+        { message: 'x', conversationId: '0123456789abcdef01234567' },
+        /No conversation/,
+      ],
       ['an unknown tool', 'agent_nobody', { message: 'x' }, /not found/],
     ];
     for (const [what, tool, args, message] of cases) {

@@ -71,8 +71,14 @@ describe('operations on a running server', () => {
     const metrics = await api.get('/q/metrics');
     assert.equal(metrics.status, 200);
     assert.match(metrics.headers.get('content-type') ?? '', /^text\/plain/);
-    assert.match(metrics.text, /svc_http_server_requests_seconds_count\{[^}]*route="\/regulardictionarystore\/regulardictionaries"[^}]*status="201"[^}]*\} 1/);
-    assert.match(metrics.text, /svc_http_server_requests_seconds_count\{[^}]*route="\/regulardictionarystore\/regulardictionaries\/:id"[^}]*status="404"/);
+    assert.match(
+      metrics.text,
+      /svc_http_server_requests_seconds_count\{[^}]*route="\/regulardictionarystore\/regulardictionaries"[^}]*status="201"[^}]*\} 1/,
+    );
+    assert.match(
+      metrics.text,
+      /svc_http_server_requests_seconds_count\{[^}]*route="\/regulardictionarystore\/regulardictionaries\/:id"[^}]*status="404"/,
+    );
     assert.match(metrics.text, /svc_store_operations_total\{kind="dictionary",operation="create",outcome="ok"\} 1/);
     assert.match(metrics.text, /svc_process_cpu_seconds_total/);
     for (const line of metrics.text.split('\n')) {
@@ -97,7 +103,9 @@ describe('operations on a running server', () => {
 
   it('logs: the SSE stream sends matching live entries', async () => {
     const controller = new AbortController();
-    const response = await fetch(`${block.server.url}/administration/logs/stream?search=created%20output`, { signal: controller.signal });
+    const response = await fetch(`${block.server.url}/administration/logs/stream?search=created%20output`, {
+      signal: controller.signal,
+    });
     assert.equal(response.status, 200);
     assert.match(response.headers.get('content-type') ?? '', /^text\/event-stream/);
     const reader = response.body!.getReader();

@@ -13,24 +13,42 @@ import { serverOfBlock } from './support/server.ts';
 type Api = ReturnType<typeof client>;
 
 const chatRules = {
-  behaviorGroups: [{
-    name: 'Chat',
-    behaviorRules: [{ name: 'Chat', actions: ['chat'], conditions: [{ type: 'negation', conditions: [{ type: 'actionmatcher', configs: { actions: 'CONVERSATION_START' } }] }] }],
-  }],
+  behaviorGroups: [
+    {
+      name: 'Chat',
+      behaviorRules: [
+        {
+          name: 'Chat',
+          actions: ['chat'],
+          conditions: [
+            { type: 'negation', conditions: [{ type: 'actionmatcher', configs: { actions: 'CONVERSATION_START' } }] },
+          ],
+        },
+      ],
+    },
+  ],
 };
 
 /** An agent whose LLM task talks to `baseUrl`; returns a started conversation. */
 async function conversationWith(api: Api, baseUrl: string): Promise<string> {
   const llmUri = await createResource(api, '/llmstore/llms', {
-    tasks: [{
-      id: 'chat', type: 'openai', actions: ['chat'], retry: { maxAttempts: 3, backoffDelayMs: 0 },
-      parameters: { apiKey: 'sk-test', baseUrl, modelName: 'gpt-4o-mini', addToOutput: 'true' },
-    }],
+    tasks: [
+      {
+        id: 'chat',
+        type: 'openai',
+        actions: ['chat'],
+        retry: { maxAttempts: 3, backoffDelayMs: 0 },
+        parameters: { apiKey: 'sk-test', baseUrl, modelName: 'gpt-4o-mini', addToOutput: 'true' },
+      },
+    ],
   });
   const rulesUri = await createResource(api, '/behaviorstore/behaviorsets', chatRules);
   const agentId = await deployAgent(api, {
     outputSet: welcomeOutputs,
-    extensions: [{ type: 'svc://ai.svc.behavior', config: { uri: rulesUri } }, { type: 'svc://ai.svc.llm', config: { uri: llmUri } }],
+    extensions: [
+      { type: 'svc://ai.svc.behavior', config: { uri: rulesUri } },
+      { type: 'svc://ai.svc.llm', config: { uri: llmUri } },
+    ],
   });
   return (await startConversation(api, agentId)).conversationId as string;
 }

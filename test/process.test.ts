@@ -17,7 +17,10 @@ describe('the service process', () => {
   });
 
   it('refuses to start on a malformed setting and names it', async () => {
-    const { stop, output } = startServiceProcess({ SVC_HTTP_PORT: 'abc', SVC_DATASTORE_SQLITE_PATH: join(dir, 'a.db') });
+    const { stop, output } = startServiceProcess({
+      SVC_HTTP_PORT: 'abc',
+      SVC_DATASTORE_SQLITE_PATH: join(dir, 'a.db'),
+    });
     assert.equal(await stop('SIGCONT'), 1);
     assert.match(output(), /svc\.http\.port/);
     assert.match(output(), /"abc"/);
@@ -25,7 +28,12 @@ describe('the service process', () => {
 
   it('finishes an in-flight request on SIGTERM, then exits cleanly', async () => {
     // At trace level the service logs each request as it arrives, which tells the test it is in flight.
-    const service = startServiceProcess({ SVC_HTTP_PORT: '0', SVC_DATASTORE_SQLITE_PATH: join(dir, 'b.db'), SVC_SOME_UNKNOWN_VARIABLE: 'ignored', SVC_LOG_LEVEL: 'trace' });
+    const service = startServiceProcess({
+      SVC_HTTP_PORT: '0',
+      SVC_DATASTORE_SQLITE_PATH: join(dir, 'b.db'),
+      SVC_SOME_UNKNOWN_VARIABLE: 'ignored',
+      SVC_LOG_LEVEL: 'trace',
+    });
     const { output } = service;
     const port = new URL(await service.listening()).port;
 
@@ -39,7 +47,10 @@ describe('the service process', () => {
       `POST /regulardictionarystore/regulardictionaries HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
     );
     socket.write(body.slice(0, 10));
-    await waitFor(() => (output().includes('"incoming request"') ? true : undefined), 'the request to reach the service');
+    await waitFor(
+      () => (output().includes('"incoming request"') ? true : undefined),
+      'the request to reach the service',
+    );
     const exited = service.stop('SIGTERM');
     await waitFor(() => (output().includes('SIGTERM received') ? true : undefined), 'the shutdown log line');
     socket.write(body.slice(10));

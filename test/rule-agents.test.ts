@@ -24,12 +24,36 @@ const rules = {
     {
       name: 'Smalltalk',
       behaviorRules: [
-        { name: 'Welcome', actions: ['welcome'], conditions: [{ type: 'occurrence', configs: { maxTimesOccurred: '0', behaviorRuleName: 'Welcome' } }] },
-        { name: 'Greeting', actions: ['greet'], conditions: [{ type: 'inputmatcher', configs: { expressions: 'greeting(*)' } }] },
-        { name: 'Goodbye', actions: ['say_goodbye', 'CONVERSATION_END'], conditions: [{ type: 'inputmatcher', configs: { expressions: 'goodbye(*)' } }] },
-        { name: 'Question', actions: ['giving_two_options'], conditions: [{ type: 'inputmatcher', configs: { expressions: 'two_options_question(*)' } }] },
-        { name: 'Option one', actions: ['chose_option_one'], conditions: [{ type: 'inputmatcher', configs: { expressions: 'quickReply(option1)' } }] },
-        { name: 'Ask city', actions: ['ask_for_city'], conditions: [{ type: 'inputmatcher', configs: { expressions: 'weather(*)' } }] },
+        {
+          name: 'Welcome',
+          actions: ['welcome'],
+          conditions: [{ type: 'occurrence', configs: { maxTimesOccurred: '0', behaviorRuleName: 'Welcome' } }],
+        },
+        {
+          name: 'Greeting',
+          actions: ['greet'],
+          conditions: [{ type: 'inputmatcher', configs: { expressions: 'greeting(*)' } }],
+        },
+        {
+          name: 'Goodbye',
+          actions: ['say_goodbye', 'CONVERSATION_END'],
+          conditions: [{ type: 'inputmatcher', configs: { expressions: 'goodbye(*)' } }],
+        },
+        {
+          name: 'Question',
+          actions: ['giving_two_options'],
+          conditions: [{ type: 'inputmatcher', configs: { expressions: 'two_options_question(*)' } }],
+        },
+        {
+          name: 'Option one',
+          actions: ['chose_option_one'],
+          conditions: [{ type: 'inputmatcher', configs: { expressions: 'quickReply(option1)' } }],
+        },
+        {
+          name: 'Ask city',
+          actions: ['ask_for_city'],
+          conditions: [{ type: 'inputmatcher', configs: { expressions: 'weather(*)' } }],
+        },
         {
           name: 'City given',
           actions: ['city_given'],
@@ -55,13 +79,22 @@ const properties = {
 const text = (value: string) => ({ valueAlternatives: [{ type: 'text', text: value }] });
 const outputs = {
   outputSet: [
-    { action: 'welcome', timesOccurred: 0, outputs: [text('Welcome!{#if properties.lastCity} Last time you asked about {properties.lastCity}.{/if}')] },
+    {
+      action: 'welcome',
+      timesOccurred: 0,
+      outputs: [text('Welcome!{#if properties.lastCity} Last time you asked about {properties.lastCity}.{/if}')],
+    },
     { action: 'greet', timesOccurred: 0, outputs: [text('Hi there!')] },
     { action: 'greet', timesOccurred: 1, outputs: [text('Did we already say hi?')] },
     { action: 'say_goodbye', timesOccurred: 0, outputs: [text('See you soon!')] },
     {
-      action: 'giving_two_options', timesOccurred: 0, outputs: [text('Pick one')],
-      quickReplies: [{ value: 'Option 1', expressions: 'quickReply(option1)' }, { value: 'Option 2', expressions: 'quickReply(option2)' }],
+      action: 'giving_two_options',
+      timesOccurred: 0,
+      outputs: [text('Pick one')],
+      quickReplies: [
+        { value: 'Option 1', expressions: 'quickReply(option1)' },
+        { value: 'Option 2', expressions: 'quickReply(option2)' },
+      ],
     },
     { action: 'chose_option_one', timesOccurred: 0, outputs: [text('You chose option one.')] },
     { action: 'ask_for_city', timesOccurred: 0, outputs: [text('Which city?')] },
@@ -89,7 +122,10 @@ for (const storeType of storeTypes) {
             config: {},
           },
           { type: 'svc://ai.svc.behavior', config: { uri: await create('/behaviorstore/behaviorsets', rules) } },
-          { type: 'svc://ai.svc.property', config: { uri: await create('/propertysetterstore/propertysetters', properties) } },
+          {
+            type: 'svc://ai.svc.property',
+            config: { uri: await create('/propertysetterstore/propertysetters', properties) },
+          },
           { type: 'svc://ai.svc.output', config: { uri: await create('/outputstore/outputsets', outputs) } },
           { type: 'svc://ai.svc.templating', config: {} },
         ],
@@ -130,12 +166,24 @@ for (const storeType of storeTypes) {
       const answered = await say(id, 'Vienna');
       assert.deepEqual(answered.conversationOutputs[0].actions, ['city_given']);
       assert.deepEqual(answered.conversationOutputs[0].output, ['Noted: Vienna.']);
-      assert.deepEqual(answered.conversationProperties.chosenCity, { name: 'chosenCity', value: 'Vienna', scope: 'conversation' });
-      assert.deepEqual(answered.conversationProperties.lastCity, { name: 'lastCity', value: 'Vienna', scope: 'longTerm' });
+      assert.deepEqual(answered.conversationProperties.chosenCity, {
+        name: 'chosenCity',
+        value: 'Vienna',
+        scope: 'conversation',
+      });
+      assert.deepEqual(answered.conversationProperties.lastCity, {
+        name: 'lastCity',
+        value: 'Vienna',
+        scope: 'longTerm',
+      });
 
       const next = await start('traveller');
       assert.deepEqual(next.conversationOutputs[0].output, ['Welcome! Last time you asked about Vienna.']);
-      assert.equal(next.conversationProperties.chosenCity, undefined, 'conversation properties stay in their conversation');
+      assert.equal(
+        next.conversationProperties.chosenCity,
+        undefined,
+        'conversation properties stay in their conversation',
+      );
       const stranger = await start('stranger');
       assert.deepEqual(stranger.conversationOutputs[0].output, ['Welcome!']);
     });

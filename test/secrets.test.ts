@@ -19,13 +19,15 @@ const NEVER_SHOWN = [REST_SECRET, REPLACED_SECRET, MALFORMED_SECRET, INVALID_SEC
 const secretProperties = {
   type: 'svc://ai.svc.property',
   config: {
-    setOnActions: [{
-      actions: ['CONVERSATION_START'],
-      setProperties: [
-        { name: 'configToken', valueString: CONFIG_SECRET, scope: 'secret' },
-        { name: 'contextToken', fromObjectPath: 'context.apiToken', scope: 'secret' },
-      ],
-    }],
+    setOnActions: [
+      {
+        actions: ['CONVERSATION_START'],
+        setProperties: [
+          { name: 'configToken', valueString: CONFIG_SECRET, scope: 'secret' },
+          { name: 'contextToken', fromObjectPath: 'context.apiToken', scope: 'secret' },
+        ],
+      },
+    ],
   },
 };
 
@@ -55,8 +57,16 @@ for (const storeType of storeTypes) {
 
     it('without a master key every secret endpoint answers 503, whatever the request', async () => {
       const disabled = /vault is disabled: set svc\.vault\.master-key/;
-      assertProblem(record(await api.put('/secretstore/secrets/default/openai-key', { json: { value: REST_SECRET } })), 503, disabled);
-      assertProblem(record(await api.put('/secretstore/secrets/default/bad%20name', { json: { value: REST_SECRET, extra: 1 } })), 503, disabled);
+      assertProblem(
+        record(await api.put('/secretstore/secrets/default/openai-key', { json: { value: REST_SECRET } })),
+        503,
+        disabled,
+      );
+      assertProblem(
+        record(await api.put('/secretstore/secrets/default/bad%20name', { json: { value: REST_SECRET, extra: 1 } })),
+        503,
+        disabled,
+      );
       assertProblem(record(await api.get('/secretstore/secrets/default')), 503, disabled);
       assertProblem(record(await api.get('/secretstore/secrets/default/openai-key')), 503, disabled);
       assertProblem(record(await api.delete('/secretstore/secrets/default/openai-key')), 503, disabled);
@@ -67,22 +77,38 @@ for (const storeType of storeTypes) {
       assert.equal(started.status, 201, started.text);
       assert.equal(started.json.conversationState, 'ERROR');
       assert.deepEqual(started.json.conversationProperties, {});
-      const detailed = record(await api.get(`/agents/${started.json.conversationId}?returnDetailed=true&returnCurrentStepOnly=false`));
+      const detailed = record(
+        await api.get(`/agents/${started.json.conversationId}?returnDetailed=true&returnCurrentStepOnly=false`),
+      );
       assert.ok(!detailed.text.includes(CONFIG_SECRET));
-      assert.ok(block.server.logLines.some((line) => line.includes("secret-scoped property 'configToken' cannot be set")));
+      assert.ok(
+        block.server.logLines.some((line) => line.includes("secret-scoped property 'configToken' cannot be set")),
+      );
     });
 
     it('with a master key: PUT creates and replaces, GET and list show metadata only, DELETE removes', async () => {
       await block.server.restart({ 'svc.vault.master-key': MASTER_KEY });
-      const created = record(await api.put('/secretstore/secrets/default/openai-key', { json: { value: REST_SECRET, description: 'OpenAI' } }));
+      const created = record(
+        await api.put('/secretstore/secrets/default/openai-key', {
+          json: { value: REST_SECRET, description: 'OpenAI' },
+        }),
+      );
       assert.equal(created.status, 200, created.text);
-      assert.deepEqual(Object.keys(created.json).sort(), ['createdAt', 'description', 'lastModifiedAt', 'name', 'reference']);
+      assert.deepEqual(Object.keys(created.json).sort(), [
+        'createdAt',
+        'description',
+        'lastModifiedAt',
+        'name',
+        'reference',
+      ]);
       assert.equal(created.json.name, 'openai-key');
       assert.equal(created.json.reference, '${vault:openai-key}');
       assert.equal(created.json.description, 'OpenAI');
       assert.match(created.json.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 
-      const replaced = record(await api.put('/secretstore/secrets/default/openai-key', { json: { value: REPLACED_SECRET } }));
+      const replaced = record(
+        await api.put('/secretstore/secrets/default/openai-key', { json: { value: REPLACED_SECRET } }),
+      );
       assert.equal(replaced.status, 200, replaced.text);
       assert.equal(replaced.json.createdAt, created.json.createdAt);
       assert.equal(replaced.json.description, 'OpenAI', 'an omitted description is kept');
@@ -94,7 +120,10 @@ for (const storeType of storeTypes) {
       record(await api.put('/secretstore/secrets/default/Another.Key_2', { json: { value: 'another-value-123' } }));
       const list = record(await api.get('/secretstore/secrets/default'));
       assert.equal(list.status, 200);
-      assert.deepEqual(list.json.map((secret: { name: string }) => secret.name), ['Another.Key_2', 'openai-key']);
+      assert.deepEqual(
+        list.json.map((secret: { name: string }) => secret.name),
+        ['Another.Key_2', 'openai-key'],
+      );
       assert.equal(list.json[0].description, '');
 
       assertProblem(record(await api.get('/secretstore/secrets/default/unknown')), 404, /No secret 'unknown'/);
@@ -105,14 +134,52 @@ for (const storeType of storeTypes) {
     });
 
     it('bad names and bad bodies answer 400 without echoing the value', async () => {
-      assertProblem(record(await api.put('/secretstore/secrets/default/bad%20name', { json: { value: INVALID_SECRET } })), 400, /name/);
-      assertProblem(record(await api.put(`/secretstore/secrets/default/${'x'.repeat(201)}`, { json: { value: INVALID_SECRET } })), 400);
-      assertProblem(record(await api.put('/secretstore/secrets/default/ok', { json: { value: INVALID_SECRET, extra: INVALID_SECRET } })), 400, /Unknown field 'extra'/);
-      assertProblem(record(await api.put('/secretstore/secrets/default/ok', { json: { value: 42, description: INVALID_SECRET } })), 400, /\$\.value/);
+      assertProblem(
+        record(await api.put('/secretstore/secrets/default/bad%20name', { json: { value: INVALID_SECRET } })),
+        400,
+        /name/,
+      );
+      assertProblem(
+        record(await api.put(`/secretstore/secrets/default/${'x'.repeat(201)}`, { json: { value: INVALID_SECRET } })),
+        400,
+      );
+      assertProblem(
+        record(
+          await api.put('/secretstore/secrets/default/ok', { json: { value: INVALID_SECRET, extra: INVALID_SECRET } }),
+        ),
+        400,
+        /Unknown field 'extra'/,
+      );
+      assertProblem(
+        record(await api.put('/secretstore/secrets/default/ok', { json: { value: 42, description: INVALID_SECRET } })),
+        400,
+        /\$\.value/,
+      );
       assertProblem(record(await api.put('/secretstore/secrets/default/ok', { json: { value: '' } })), 400);
-      assertProblem(record(await api.put('/secretstore/secrets/default/ok', { json: { description: 'no value' } })), 400, /value/);
-      assertProblem(record(await api.put('/secretstore/secrets/default/ok', { body: `{"value": "${MALFORMED_SECRET}",}`, headers: { 'content-type': 'application/json' } })), 400, /not valid JSON/);
-      assertProblem(record(await api.put('/secretstore/secrets/default/ok', { body: MALFORMED_SECRET, headers: { 'content-type': 'text/plain' } })), 400);
+      assertProblem(
+        record(await api.put('/secretstore/secrets/default/ok', { json: { description: 'no value' } })),
+        400,
+        /value/,
+      );
+      assertProblem(
+        record(
+          await api.put('/secretstore/secrets/default/ok', {
+            body: `{"value": "${MALFORMED_SECRET}",}`,
+            headers: { 'content-type': 'application/json' },
+          }),
+        ),
+        400,
+        /not valid JSON/,
+      );
+      assertProblem(
+        record(
+          await api.put('/secretstore/secrets/default/ok', {
+            body: MALFORMED_SECRET,
+            headers: { 'content-type': 'text/plain' },
+          }),
+        ),
+        400,
+      );
       assertProblem(record(await api.put('/secretstore/secrets/default/ok')), 400);
       assertProblem(record(await api.get('/secretstore/secrets/default/ok')), 404, /No secret 'ok'/);
     });
@@ -125,10 +192,14 @@ for (const storeType of storeTypes) {
         configToken: { name: 'configToken', value: `\${vault:${agentId}.configToken}`, scope: 'conversation' },
         contextToken: { name: 'contextToken', value: `\${vault:${agentId}.contextToken}`, scope: 'conversation' },
       });
-      const detailed = record(await api.get(`/agents/${started.json.conversationId}?returnDetailed=true&returnCurrentStepOnly=false`));
+      const detailed = record(
+        await api.get(`/agents/${started.json.conversationId}?returnDetailed=true&returnCurrentStepOnly=false`),
+      );
       assert.ok(!detailed.text.includes(CONFIG_SECRET));
       record(await api.get(`/conversationstore/conversations/${started.json.conversationId}`));
-      const names = record(await api.get('/secretstore/secrets/default')).json.map((secret: { name: string }) => secret.name);
+      const names = record(await api.get('/secretstore/secrets/default')).json.map(
+        (secret: { name: string }) => secret.name,
+      );
       assert.ok(names.includes(`${agentId}.configToken`) && names.includes(`${agentId}.contextToken`), names.join());
     });
 
@@ -142,22 +213,30 @@ for (const storeType of storeTypes) {
         moreWorkflows: [[{ type: 'svc://ai.svc.parser', config: {} }]],
       });
       const started = record(await api.post(`/agents/${twoWorkflowsId}/start`));
-      const said = record(await api.post(`/agents/${started.json.conversationId}?returnDetailed=true`, { json: { input: pin } }));
+      const said = record(
+        await api.post(`/agents/${started.json.conversationId}?returnDetailed=true`, { json: { input: pin } }),
+      );
       assert.equal(said.json.conversationState, 'READY', said.text);
       assert.equal(said.json.conversationProperties.pin.value, `\${vault:${twoWorkflowsId}.pin}`);
       const stored = record(await api.get(`/conversationstore/conversations/${started.json.conversationId}`));
       for (const text of [said.text, stored.text]) {
-        assert.ok(!text.toLowerCase().includes(pin.toLowerCase()), 'the secret is nowhere in the step, in any letter case');
+        assert.ok(
+          !text.toLowerCase().includes(pin.toLowerCase()),
+          'the secret is nowhere in the step, in any letter case',
+        );
       }
     });
 
     it('after a restart with the same key the secrets read back; a wrong key is refused at start-up', async () => {
       await block.server.restart({ 'svc.vault.master-key': MASTER_KEY });
-      const resolved = await block.server.server.vault.resolver().resolve(
-        `\${vault:openai-key} \${vault:default/${agentId}.contextToken} \${vault:${agentId}.configToken}`,
-      );
+      const resolved = await block.server.server.vault
+        .resolver()
+        .resolve(`\${vault:openai-key} \${vault:default/${agentId}.contextToken} \${vault:${agentId}.configToken}`);
       assert.equal(resolved.text, `${REPLACED_SECRET} ${CONTEXT_SECRET} ${CONFIG_SECRET}`);
-      await assert.rejects(block.server.server.vault.resolver().resolve('${vault:Another.Key_2}'), /Secret 'Another.Key_2' is not in the vault/);
+      await assert.rejects(
+        block.server.server.vault.resolver().resolve('${vault:Another.Key_2}'),
+        /Secret 'Another.Key_2' is not in the vault/,
+      );
 
       await assert.rejects(block.server.restart({ 'svc.vault.master-key': 'not the master key' }), (error: Error) => {
         assert.match(error.message, /does not match/);
@@ -172,10 +251,16 @@ for (const storeType of storeTypes) {
       assert.ok(answers.length > 20);
       assert.ok(block.server.logLines.length > 0);
       for (const value of [...NEVER_SHOWN, MASTER_KEY]) {
-        for (const answer of answers) assert.ok(!answer.text.includes(value), `an answer holds ${value.slice(0, 8)}...: ${answer.text.slice(0, 2000)}`);
-        for (const line of block.server.logLines) assert.ok(!line.includes(value), `a log line holds ${value.slice(0, 8)}...: ${line.slice(0, 300)}`);
+        for (const answer of answers)
+          assert.ok(
+            !answer.text.includes(value),
+            `an answer holds ${value.slice(0, 8)}...: ${answer.text.slice(0, 2000)}`,
+          );
+        for (const line of block.server.logLines)
+          assert.ok(!line.includes(value), `a log line holds ${value.slice(0, 8)}...: ${line.slice(0, 300)}`);
       }
-      for (const line of block.server.logLines) assert.ok(!line.includes(CONFIG_SECRET), 'the configured value is never logged either');
+      for (const line of block.server.logLines)
+        assert.ok(!line.includes(CONFIG_SECRET), 'the configured value is never logged either');
     });
   });
 }

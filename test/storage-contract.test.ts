@@ -51,14 +51,17 @@ function contract(name: string, setup: () => Promise<Target>): void {
     test('create then read returns the body byte-identical, with the descriptor', async () => {
       const kind = uniqueKind();
       const id = uniqueId();
-      const body = '{"z":1,  "a":"h\u00e9llo \u2713 \ud83d\ude00 \u65e5\u672c \\u0000","n":[1,2.50,{"b":null}],"m" : true}';
-      await store().create(resource(kind, id, {
-        bodyJson: body,
-        now: 1_700_000_000_123,
-        name: 'Smalltalk \u00fc',
-        description: 'greetings',
-        origin: { originId: 'orig-1', ownerId: 'user-1', spaceId: 'space-1', visibility: 'private' },
-      }));
+      const body =
+        '{"z":1,  "a":"h\u00e9llo \u2713 \ud83d\ude00 \u65e5\u672c \\u0000","n":[1,2.50,{"b":null}],"m" : true}';
+      await store().create(
+        resource(kind, id, {
+          bodyJson: body,
+          now: 1_700_000_000_123,
+          name: 'Smalltalk \u00fc',
+          description: 'greetings',
+          origin: { originId: 'orig-1', ownerId: 'user-1', spaceId: 'space-1', visibility: 'private' },
+        }),
+      );
       assert.equal(await store().read(kind, id, 1), body);
       assert.deepEqual(await store().descriptor(kind, id), {
         kind,
@@ -113,8 +116,14 @@ function contract(name: string, setup: () => Promise<Target>): void {
       const id = uniqueId();
       await store().create(resource(kind, id));
       await store().update(kind, id, 1, '{"v":2}', 2_000);
-      assert.deepEqual(await store().update(kind, id, 1, '{"v":"late"}', 3_000), { status: 'stale', currentVersion: 2 });
-      assert.deepEqual(await store().update(kind, id, 7, '{"v":"future"}', 3_000), { status: 'stale', currentVersion: 2 });
+      assert.deepEqual(await store().update(kind, id, 1, '{"v":"late"}', 3_000), {
+        status: 'stale',
+        currentVersion: 2,
+      });
+      assert.deepEqual(await store().update(kind, id, 7, '{"v":"future"}', 3_000), {
+        status: 'stale',
+        currentVersion: 2,
+      });
       assert.equal(await store().read(kind, id, 2), '{"v":2}');
       assert.equal(await store().read(kind, id, 3), undefined);
       assert.equal((await store().descriptor(kind, id))?.lastModifiedOn, 2_000);
@@ -149,7 +158,9 @@ function contract(name: string, setup: () => Promise<Target>): void {
       assert.equal(winners.length, 1);
       for (const outcome of outcomes) {
         assert.ok(
-          outcome.status === 'updated' ? outcome.version === 2 : outcome.status === 'stale' && outcome.currentVersion === 2,
+          outcome.status === 'updated'
+            ? outcome.version === 2
+            : outcome.status === 'stale' && outcome.currentVersion === 2,
           JSON.stringify(outcome),
         );
       }
@@ -199,7 +210,10 @@ function contract(name: string, setup: () => Promise<Target>): void {
         assert.equal(await store().purge(kind, id), false);
       }
       assert.equal(await store().read(kind, bystander, 2), '{"v":2}');
-      assert.deepEqual((await store().listDescriptors(kind, { filter: '', index: 0, limit: 10 })).map((d) => d.id), [bystander]);
+      assert.deepEqual(
+        (await store().listDescriptors(kind, { filter: '', index: 0, limit: 10 })).map((d) => d.id),
+        [bystander],
+      );
       // The purged id can be created afresh.
       await store().create(resource(kind, live, { bodyJson: '{"again":true}' }));
       assert.equal(await store().read(kind, live, 1), '{"again":true}');
@@ -252,7 +266,12 @@ function contract(name: string, setup: () => Promise<Target>): void {
       assert.deepEqual(await ids(gamma.toUpperCase()), [gamma]);
       assert.deepEqual(await ids('nothing-matches-this'), []);
       // Paging applies after filtering.
-      assert.deepEqual(await store().listDescriptors(kind, { filter: '^a', index: 1, limit: 1 }).then((l) => l.map((x) => x.id)), [beta]);
+      assert.deepEqual(
+        await store()
+          .listDescriptors(kind, { filter: '^a', index: 1, limit: 1 })
+          .then((l) => l.map((x) => x.id)),
+        [beta],
+      );
     });
 
     test('listing narrowed by spaceId', async () => {
@@ -262,7 +281,9 @@ function contract(name: string, setup: () => Promise<Target>): void {
       await store().create(resource(kind, two, { name: 'two', now: 2, origin: { spaceId: 'space-b' } }));
       await store().create(resource(kind, none, { name: 'three', now: 1 }));
       const ids = async (spaceId: string | undefined, filter = '') =>
-        (await store().listDescriptors(kind, { filter, index: 0, limit: 10, spaceId })).map((descriptor) => descriptor.id);
+        (await store().listDescriptors(kind, { filter, index: 0, limit: 10, spaceId })).map(
+          (descriptor) => descriptor.id,
+        );
       assert.deepEqual(await ids(undefined), [one, two, none]);
       assert.deepEqual(await ids('space-a'), [one]);
       assert.deepEqual(await ids('space-b'), [two]);
@@ -289,7 +310,10 @@ function contract(name: string, setup: () => Promise<Target>): void {
       assert.equal(both?.description, '\u00e9t\u00e9');
       assert.deepEqual(await store().descriptor(kind, id), both);
       assert.equal(await store().read(kind, id, 1), '{"v":1}');
-      assert.deepEqual((await store().listDescriptors(kind, { filter: '\u00c9T\u00c9', index: 0, limit: 10 })).map((d) => d.id), [id]);
+      assert.deepEqual(
+        (await store().listDescriptors(kind, { filter: '\u00c9T\u00c9', index: 0, limit: 10 })).map((d) => d.id),
+        [id],
+      );
     });
 
     test('descriptorById finds a resource whatever its kind', async () => {
@@ -326,7 +350,9 @@ function contract(name: string, setup: () => Promise<Target>): void {
     test('reopening the same database keeps everything', async () => {
       const kind = uniqueKind();
       const [kept, deleted] = [uniqueId(), uniqueId()];
-      await store().create(resource(kind, kept, { bodyJson: '{"\u00e4":"kept"}', name: 'kept', origin: { spaceId: 's' } }));
+      await store().create(
+        resource(kind, kept, { bodyJson: '{"\u00e4":"kept"}', name: 'kept', origin: { spaceId: 's' } }),
+      );
       await store().update(kind, kept, 1, '{"\u00e4":"kept2"}', 2_000);
       await store().create(resource(kind, deleted));
       await store().softDelete(kind, deleted, 1, 2_000);
@@ -340,7 +366,10 @@ function contract(name: string, setup: () => Promise<Target>): void {
       assert.deepEqual(await store().descriptor(kind, kept), before);
       assert.equal(await store().read(kind, deleted, 1), undefined);
       assert.equal((await store().descriptor(kind, deleted))?.deleted, true);
-      assert.deepEqual((await store().listDescriptors(kind, { filter: 'KEPT', index: 0, limit: 10, spaceId: 's' })).map((d) => d.id), [kept]);
+      assert.deepEqual(
+        (await store().listDescriptors(kind, { filter: 'KEPT', index: 0, limit: 10, spaceId: 's' })).map((d) => d.id),
+        [kept],
+      );
     });
 
     test('transaction: its writes commit together when the work resolves', async () => {
@@ -349,7 +378,10 @@ function contract(name: string, setup: () => Promise<Target>): void {
       await store().create(resource(kind, updated));
       const result = await storage.transaction(async (tx) => {
         await tx.resources.create(resource(kind, created));
-        assert.deepEqual(await tx.resources.update(kind, updated, 1, '{"v":2}', 2_000), { status: 'updated', version: 2 });
+        assert.deepEqual(await tx.resources.update(kind, updated, 1, '{"v":2}', 2_000), {
+          status: 'updated',
+          version: 2,
+        });
         assert.equal(await tx.resources.read(kind, created, 1), '{"v":1}', 'the work reads its own writes');
         return 'done';
       });
@@ -364,8 +396,17 @@ function contract(name: string, setup: () => Promise<Target>): void {
       await store().create(resource(kind, updated));
       await store().create(resource(kind, purged));
       const conversation = {
-        id: conversationId, agentId: 'a', agentVersion: 1, userId: `user-${conversationId}`, environment: 'production', state: 'READY' as const,
-        createdOn: 1, lastModifiedOn: 1, stepCount: 1, revision: 1, stateJson: '{}',
+        id: conversationId,
+        agentId: 'a',
+        agentVersion: 1,
+        userId: `user-${conversationId}`,
+        environment: 'production',
+        state: 'READY' as const,
+        createdOn: 1,
+        lastModifiedOn: 1,
+        stepCount: 1,
+        revision: 1,
+        stateJson: '{}',
       };
       await assert.rejects(
         storage.transaction(async (tx) => {
@@ -373,7 +414,14 @@ function contract(name: string, setup: () => Promise<Target>): void {
           await tx.resources.update(kind, updated, 1, '{"v":2}', 2_000);
           assert.equal(await tx.resources.purge(kind, purged), true);
           await tx.conversations.create(conversation, ['{"step":0}']);
-          await tx.userProperties.upsert(conversation.userId, new Map([['a', '1'], ['b', '2']]), 1);
+          await tx.userProperties.upsert(
+            conversation.userId,
+            new Map([
+              ['a', '1'],
+              ['b', '2'],
+            ]),
+            1,
+          );
           throw new Error('work failed');
         }),
         /work failed/,
@@ -389,10 +437,12 @@ function contract(name: string, setup: () => Promise<Target>): void {
       const kind = uniqueKind();
       const [taken, created] = [uniqueId(), uniqueId()];
       await store().create(resource(kind, taken));
-      await assert.rejects(storage.transaction(async (tx) => {
-        await tx.resources.create(resource(kind, created));
-        await tx.resources.create(resource(kind, taken, { bodyJson: '{"v":"again"}' }));
-      }));
+      await assert.rejects(
+        storage.transaction(async (tx) => {
+          await tx.resources.create(resource(kind, created));
+          await tx.resources.create(resource(kind, taken, { bodyJson: '{"v":"again"}' }));
+        }),
+      );
       assert.equal(await store().read(kind, taken, 1), '{"v":1}');
       assert.equal(await store().descriptor(kind, created), undefined);
     });
@@ -403,13 +453,15 @@ function contract(name: string, setup: () => Promise<Target>): void {
       let outsideWrite: Promise<void> | undefined;
       const release = new Promise<void>((resolve) => setImmediate(resolve));
       const other = release.then(() => store().create(resource(kind, outside)));
-      await assert.rejects(storage.transaction(async (tx) => {
-        await tx.resources.create(resource(kind, inside));
-        await release;
-        outsideWrite = other;
-        await new Promise((resolve) => setImmediate(resolve));
-        throw new Error('rolled back');
-      }));
+      await assert.rejects(
+        storage.transaction(async (tx) => {
+          await tx.resources.create(resource(kind, inside));
+          await release;
+          outsideWrite = other;
+          await new Promise((resolve) => setImmediate(resolve));
+          throw new Error('rolled back');
+        }),
+      );
       await outsideWrite;
       assert.equal(await store().descriptor(kind, inside), undefined);
       assert.equal(await store().read(kind, outside, 1), '{"v":1}');
@@ -425,7 +477,10 @@ contract('sqlite', async () => {
     migrationVersions: async () => {
       const db = new DatabaseSync(path, { readOnly: true });
       try {
-        return db.prepare('SELECT version FROM schema_migrations ORDER BY version').all().map((row) => Number(row.version));
+        return db
+          .prepare('SELECT version FROM schema_migrations ORDER BY version')
+          .all()
+          .map((row) => Number(row.version));
       } finally {
         db.close();
       }
@@ -486,7 +541,10 @@ describe('sqlite adapter specifics', () => {
       await Promise.all([slow, fast]);
       assert.deepEqual(order, ['slow begins', 'slow ends', 'fast begins', 'fast ends']);
       // Waiting for itself would hang every later use of the connection: it fails at once instead.
-      await assert.rejects(storage.transaction(() => storage.resources.read('k', 'slow', 1)), /use only the stores it gives/);
+      await assert.rejects(
+        storage.transaction(() => storage.resources.read('k', 'slow', 1)),
+        /use only the stores it gives/,
+      );
       assert.equal(await storage.resources.read('k', 'fast', 1), '{"v":1}');
     } finally {
       await storage.close();
@@ -514,7 +572,10 @@ describe('sqlite adapter specifics', () => {
     const dir = await mkdtemp(join(tmpdir(), 'svc-storage-'));
     try {
       await writeFile(join(dir, 'plain-file'), 'not a folder');
-      await assert.rejects(openStorage({ type: 'sqlite', path: join(dir, 'plain-file', 'store.db') }), /SQLite store at .*store\.db/);
+      await assert.rejects(
+        openStorage({ type: 'sqlite', path: join(dir, 'plain-file', 'store.db') }),
+        /SQLite store at .*store\.db/,
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -34,11 +34,21 @@ for (const type of ['sqlite', 'postgres'] as const) {
       assert.equal(await limiter.tryAcquire('calculator'), true);
       assert.equal(await limiter.tryAcquire('calculator'), true);
       assert.equal(await limiter.tryAcquire('calculator'), false);
-      assert.deepEqual(await limiter.info('calculator'), { tool: 'calculator', limit: 2, remaining: 0, resetTimeMs: 60_000 });
+      assert.deepEqual(await limiter.info('calculator'), {
+        tool: 'calculator',
+        limit: 2,
+        remaining: 0,
+        resetTimeMs: 60_000,
+      });
       now += 30_000;
       assert.equal((await limiter.info('calculator')).remaining, 1);
       assert.equal((await limiter.reset('calculator')).remaining, 2);
-      assert.deepEqual(await limiter.setLimit('calculator', 7), { tool: 'calculator', limit: 7, remaining: 7, resetTimeMs: 0 });
+      assert.deepEqual(await limiter.setLimit('calculator', 7), {
+        tool: 'calculator',
+        limit: 7,
+        remaining: 7,
+        resetTimeMs: 0,
+      });
       assert.equal((await limiter.info('calculator')).limit, 7);
     });
 
@@ -46,7 +56,9 @@ for (const type of ['sqlite', 'postgres'] as const) {
       const now = () => 5_000;
       const a = new ToolRateLimiter({ store: first.rateLimits, defaultLimitPerMinute: 5, clock: now });
       const b = new ToolRateLimiter({ store: second.rateLimits, defaultLimitPerMinute: 5, clock: now });
-      const results = await Promise.all(Array.from({ length: 12 }, (_, n) => (n % 2 === 0 ? a : b).tryAcquire('webscraper')));
+      const results = await Promise.all(
+        Array.from({ length: 12 }, (_, n) => (n % 2 === 0 ? a : b).tryAcquire('webscraper')),
+      );
       assert.equal(results.filter(Boolean).length, 5);
     });
   });

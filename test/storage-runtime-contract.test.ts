@@ -71,7 +71,10 @@ function contract(name: string, setup: () => Promise<StorageTarget>): void {
       const id = uniqueId();
       assert.equal(await conversations().load(id), undefined);
       assert.equal(await conversations().loadRow(id), undefined);
-      assert.equal(await conversations().commit(id, 1, { row: header(id, { revision: 2, stepCount: 1 }), appendSteps: ['{}'] }), 'not-found');
+      assert.equal(
+        await conversations().commit(id, 1, { row: header(id, { revision: 2, stepCount: 1 }), appendSteps: ['{}'] }),
+        'not-found',
+      );
       assert.equal(await conversations().delete(id), false);
       assert.equal(await conversations().load(id), undefined, 'a not-found commit creates nothing');
     });
@@ -97,20 +100,31 @@ function contract(name: string, setup: () => Promise<StorageTarget>): void {
       await conversations().create(row, [step(0), step(1), step(2)]);
       // Undo: drop step 2 alone.
       const undone = next(row, 2, { stateJson: '{"redo":["s2"]}' });
-      assert.equal(await conversations().commit(id, row.revision, { row: undone, truncateStepsFrom: 2, appendSteps: [] }), 'committed');
+      assert.equal(
+        await conversations().commit(id, row.revision, { row: undone, truncateStepsFrom: 2, appendSteps: [] }),
+        'committed',
+      );
       assert.deepEqual((await conversations().load(id))?.steps, [step(0), step(1)]);
       row = undone;
       // Undo once more, then a new message: truncate from 1 and append the new step at 1, in one commit.
       const replaced = next(row, 2, { stateJson: '{"redo":[]}' });
       assert.equal(
-        await conversations().commit(id, row.revision, { row: replaced, truncateStepsFrom: 1, appendSteps: ['{"new":1}'] }),
+        await conversations().commit(id, row.revision, {
+          row: replaced,
+          truncateStepsFrom: 1,
+          appendSteps: ['{"new":1}'],
+        }),
         'committed',
       );
       assert.deepEqual(await conversations().load(id), { row: replaced, steps: [step(0), '{"new":1}'] });
       // Truncation past the end removes nothing.
       const appended = next(replaced, 3);
       assert.equal(
-        await conversations().commit(id, replaced.revision, { row: appended, truncateStepsFrom: 9, appendSteps: [step(2)] }),
+        await conversations().commit(id, replaced.revision, {
+          row: appended,
+          truncateStepsFrom: 9,
+          appendSteps: [step(2)],
+        }),
         'committed',
       );
       assert.deepEqual((await conversations().load(id))?.steps, [step(0), '{"new":1}', step(2)]);
@@ -131,12 +145,22 @@ function contract(name: string, setup: () => Promise<StorageTarget>): void {
       await conversations().create(row, [step(0)]);
       const winner = next(row, 2);
       assert.equal(await conversations().commit(id, 1, { row: winner, appendSteps: [step(1)] }), 'committed');
-      assert.equal(await conversations().commit(id, 1, { row: next(row, 2, { state: 'ERROR' }), appendSteps: ['{"late":1}'] }), 'conflict');
       assert.equal(
-        await conversations().commit(id, 1, { row: next(row, 1, { state: 'ERROR' }), truncateStepsFrom: 0, appendSteps: [] }),
+        await conversations().commit(id, 1, { row: next(row, 2, { state: 'ERROR' }), appendSteps: ['{"late":1}'] }),
         'conflict',
       );
-      assert.equal(await conversations().commit(id, 5, { row: header(id, { revision: 6, stepCount: 3 }), appendSteps: ['{}'] }), 'conflict');
+      assert.equal(
+        await conversations().commit(id, 1, {
+          row: next(row, 1, { state: 'ERROR' }),
+          truncateStepsFrom: 0,
+          appendSteps: [],
+        }),
+        'conflict',
+      );
+      assert.equal(
+        await conversations().commit(id, 5, { row: header(id, { revision: 6, stepCount: 3 }), appendSteps: ['{}'] }),
+        'conflict',
+      );
       assert.deepEqual(await conversations().load(id), { row: winner, steps: [step(0), step(1)] });
     });
 
@@ -144,8 +168,14 @@ function contract(name: string, setup: () => Promise<StorageTarget>): void {
       const id = uniqueId();
       const row = header(id);
       await conversations().create(row, [step(0)]);
-      await assert.rejects(conversations().commit(id, 1, { row: { ...row, revision: 3, stepCount: 2 }, appendSteps: ['{}'] }), /revision/);
-      await assert.rejects(conversations().commit(id, 1, { row: next(row, 2, { id: uniqueId() }), appendSteps: ['{}'] }), /header/);
+      await assert.rejects(
+        conversations().commit(id, 1, { row: { ...row, revision: 3, stepCount: 2 }, appendSteps: ['{}'] }),
+        /revision/,
+      );
+      await assert.rejects(
+        conversations().commit(id, 1, { row: next(row, 2, { id: uniqueId() }), appendSteps: ['{}'] }),
+        /header/,
+      );
       await assert.rejects(conversations().create(header(uniqueId(), { stepCount: 2 }), ['{}']), /stepCount/);
       assert.deepEqual(await conversations().load(id), { row, steps: [step(0)] });
     });
@@ -156,7 +186,10 @@ function contract(name: string, setup: () => Promise<StorageTarget>): void {
       await conversations().create(row, [step(0)]);
       const outcomes = await Promise.all(
         [1, 2, 3, 4, 5].map((n) =>
-          conversations().commit(id, 1, { row: next(row, 2, { stateJson: `{"writer":${n}}` }), appendSteps: [`{"writer":${n}}`] }),
+          conversations().commit(id, 1, {
+            row: next(row, 2, { stateJson: `{"writer":${n}}` }),
+            appendSteps: [`{"writer":${n}}`],
+          }),
         ),
       );
       assert.deepEqual([...outcomes].sort(), ['committed', 'conflict', 'conflict', 'conflict', 'conflict']);
@@ -204,7 +237,10 @@ function contract(name: string, setup: () => Promise<StorageTarget>): void {
       const row = header(id, { stepCount: 1000 });
       await conversations().create(row, steps);
       const updated = next(row, 1001);
-      assert.equal(await conversations().commit(id, row.revision, { row: updated, appendSteps: ['{"step":1000}'] }), 'committed');
+      assert.equal(
+        await conversations().commit(id, row.revision, { row: updated, appendSteps: ['{"step":1000}'] }),
+        'committed',
+      );
       const loaded = await conversations().load(id);
       assert.deepEqual(loaded?.row, updated);
       assert.equal(loaded?.steps.length, 1001);
@@ -218,12 +254,65 @@ function contract(name: string, setup: () => Promise<StorageTarget>): void {
       const ids = ['a', 'b', 'c', 'd', 'e', 'f'].map((suffix) => `${uniqueId().slice(0, 23)}${suffix}`);
       const [a, b, c, d, e, f] = ids as [string, string, string, string, string, string];
       const rows: Array<[string, Partial<ConversationRow>]> = [
-        [a, { agentId: agent, agentVersion: 1, userId: user, state: 'READY', environment: 'production', lastModifiedOn: 100 }],
-        [b, { agentId: agent, agentVersion: 2, userId: user, state: 'ENDED', environment: 'production', lastModifiedOn: 300 }],
-        [c, { agentId: agent, agentVersion: 1, userId: 'someone', state: 'READY', environment: 'test', lastModifiedOn: 200 }],
-        [d, { agentId: agent, agentVersion: 1, userId: user, state: 'ERROR', environment: 'test', lastModifiedOn: 300 }],
-        [e, { agentId: agent, agentVersion: 2, userId: 'someone', state: 'READY', environment: 'production', lastModifiedOn: 50 }],
-        [f, { agentId: other, agentVersion: 1, userId: user, state: 'READY', environment: 'production', lastModifiedOn: 10_000 }],
+        [
+          a,
+          {
+            agentId: agent,
+            agentVersion: 1,
+            userId: user,
+            state: 'READY',
+            environment: 'production',
+            lastModifiedOn: 100,
+          },
+        ],
+        [
+          b,
+          {
+            agentId: agent,
+            agentVersion: 2,
+            userId: user,
+            state: 'ENDED',
+            environment: 'production',
+            lastModifiedOn: 300,
+          },
+        ],
+        [
+          c,
+          {
+            agentId: agent,
+            agentVersion: 1,
+            userId: 'someone',
+            state: 'READY',
+            environment: 'test',
+            lastModifiedOn: 200,
+          },
+        ],
+        [
+          d,
+          { agentId: agent, agentVersion: 1, userId: user, state: 'ERROR', environment: 'test', lastModifiedOn: 300 },
+        ],
+        [
+          e,
+          {
+            agentId: agent,
+            agentVersion: 2,
+            userId: 'someone',
+            state: 'READY',
+            environment: 'production',
+            lastModifiedOn: 50,
+          },
+        ],
+        [
+          f,
+          {
+            agentId: other,
+            agentVersion: 1,
+            userId: user,
+            state: 'READY',
+            environment: 'production',
+            lastModifiedOn: 10_000,
+          },
+        ],
       ];
       for (const [id, overrides] of rows) await conversations().create(header(id, overrides), [step(0)]);
       const list = async (query: Partial<Parameters<Storage['conversations']['list']>[0]>) =>
@@ -238,7 +327,12 @@ function contract(name: string, setup: () => Promise<StorageTarget>): void {
       assert.deepEqual(await list({ agentVersion: 1, userId: user, state: 'READY', environment: 'production' }), [a]);
       assert.deepEqual(await list({ state: 'EXECUTION_INTERRUPTED' }), []);
       assert.deepEqual(await list({ agentId: other }), [f]);
-      assert.deepEqual(await list({ agentId: undefined, userId: user }).then((found) => found.slice(0, 4)), [f, d, b, a]);
+      assert.deepEqual(await list({ agentId: undefined, userId: user }).then((found) => found.slice(0, 4)), [
+        f,
+        d,
+        b,
+        a,
+      ]);
       // Paging after filtering.
       assert.deepEqual(await list({ limit: 2 }), [d, b]);
       assert.deepEqual(await list({ index: 1, limit: 2 }), [c, a]);
@@ -299,7 +393,14 @@ function contract(name: string, setup: () => Promise<StorageTarget>): void {
         ]),
       );
       // Replace one, add one, keep the others.
-      await properties.upsert(user, new Map([['count', '4'], ['language', '"de"']]), 5_000);
+      await properties.upsert(
+        user,
+        new Map([
+          ['count', '4'],
+          ['language', '"de"'],
+        ]),
+        5_000,
+      );
       const loaded = await properties.load(user);
       assert.equal(loaded.get('count'), '4');
       assert.equal(loaded.get('language'), '"de"');
@@ -311,7 +412,13 @@ function contract(name: string, setup: () => Promise<StorageTarget>): void {
       assert.equal(await properties.deleteOlderThan(1_000), 0);
       const removed = await properties.deleteOlderThan(1_001);
       assert.ok(removed >= 4, `removed ${removed}`);
-      assert.deepEqual(await properties.load(user), new Map([['count', '4'], ['language', '"de"']]));
+      assert.deepEqual(
+        await properties.load(user),
+        new Map([
+          ['count', '4'],
+          ['language', '"de"'],
+        ]),
+      );
       assert.deepEqual(await properties.load(other), new Map());
     });
 
@@ -346,7 +453,8 @@ function contract(name: string, setup: () => Promise<StorageTarget>): void {
       const intent = uniqueName('intent');
       const second = `${intent}-z`;
       const triggers = storage().triggers;
-      const body = '{"intent":"x",  "agentConfigs":[{"agentId":"a","environment":"production","initialContext":{"k":"\u00fc"}}]}';
+      const body =
+        '{"intent":"x",  "agentConfigs":[{"agentId":"a","environment":"production","initialContext":{"k":"\u00fc"}}]}';
       assert.equal(await triggers.get(intent), undefined);
       assert.equal(await triggers.put(intent, body, 1_000), true);
       assert.equal(await triggers.get(intent), body);
@@ -410,7 +518,10 @@ function contract(name: string, setup: () => Promise<StorageTarget>): void {
       assert.equal(await storage().triggers.get(intent), '{"t":1}');
       assert.equal(await storage().triggers.managedConversation(intent, user), id);
       // Still writable after reopening.
-      assert.equal(await conversations().commit(id, 2, { row: next(committed, 4), appendSteps: [step(3)] }), 'committed');
+      assert.equal(
+        await conversations().commit(id, 2, { row: next(committed, 4), appendSteps: [step(3)] }),
+        'committed',
+      );
     });
   });
 }

@@ -4,7 +4,6 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Storage } from '../src/storage/ports.ts';
 import type { SealedBox } from '../src/storage/secret-ports.ts';
 import { storageTargets, useStorage, type StorageTarget } from './support/storage-targets.ts';
 
@@ -37,27 +36,72 @@ function contract(name: string, setup: () => Promise<StorageTarget>): void {
 
     test('put creates, then replaces keeping createdAt; an omitted description is kept', async () => {
       const tenant = uniqueTenant();
-      const created = await secrets().put({ tenant, name: 'api.key_1-x', sealed: box('1'), description: 'first', now: 1_000 });
-      assert.deepEqual(created, { created: true, metadata: { tenant, name: 'api.key_1-x', description: 'first', createdAt: 1_000, lastModifiedAt: 1_000 } });
-      const replaced = await secrets().put({ tenant, name: 'api.key_1-x', sealed: box('2'), description: undefined, now: 2_000 });
-      assert.deepEqual(replaced, { created: false, metadata: { tenant, name: 'api.key_1-x', description: 'first', createdAt: 1_000, lastModifiedAt: 2_000 } });
-      const described = await secrets().put({ tenant, name: 'api.key_1-x', sealed: box('3'), description: '', now: 3_000 });
+      const created = await secrets().put({
+        tenant,
+        name: 'api.key_1-x',
+        sealed: box('1'),
+        description: 'first',
+        now: 1_000,
+      });
+      assert.deepEqual(created, {
+        created: true,
+        metadata: { tenant, name: 'api.key_1-x', description: 'first', createdAt: 1_000, lastModifiedAt: 1_000 },
+      });
+      const replaced = await secrets().put({
+        tenant,
+        name: 'api.key_1-x',
+        sealed: box('2'),
+        description: undefined,
+        now: 2_000,
+      });
+      assert.deepEqual(replaced, {
+        created: false,
+        metadata: { tenant, name: 'api.key_1-x', description: 'first', createdAt: 1_000, lastModifiedAt: 2_000 },
+      });
+      const described = await secrets().put({
+        tenant,
+        name: 'api.key_1-x',
+        sealed: box('3'),
+        description: '',
+        now: 3_000,
+      });
       assert.equal(described.metadata.description, '');
       assert.deepEqual(await secrets().get(tenant, 'api.key_1-x'), {
-        tenant, name: 'api.key_1-x', description: '', createdAt: 1_000, lastModifiedAt: 3_000, sealed: box('3'),
+        tenant,
+        name: 'api.key_1-x',
+        description: '',
+        createdAt: 1_000,
+        lastModifiedAt: 3_000,
+        sealed: box('3'),
       });
-      const fresh = await secrets().put({ tenant, name: 'no-description', sealed: box('4'), description: undefined, now: 4_000 });
+      const fresh = await secrets().put({
+        tenant,
+        name: 'no-description',
+        sealed: box('4'),
+        description: undefined,
+        now: 4_000,
+      });
       assert.equal(fresh.metadata.description, '');
     });
 
     test('list is per tenant, by name; get and delete miss unknown names', async () => {
       const tenant = uniqueTenant();
       const other = uniqueTenant();
-      for (const name of ['b', 'a', 'C', '_z']) await secrets().put({ tenant, name, sealed: box(name), description: `d-${name}`, now: 5 });
+      for (const name of ['b', 'a', 'C', '_z'])
+        await secrets().put({ tenant, name, sealed: box(name), description: `d-${name}`, now: 5 });
       await secrets().put({ tenant: other, name: 'a', sealed: box('other'), description: '', now: 6 });
-      assert.deepEqual((await secrets().list(tenant)).map((secret) => secret.name), ['C', '_z', 'a', 'b']);
+      assert.deepEqual(
+        (await secrets().list(tenant)).map((secret) => secret.name),
+        ['C', '_z', 'a', 'b'],
+      );
       assert.deepEqual(await secrets().list(uniqueTenant()), []);
-      assert.deepEqual((await secrets().list(tenant))[0], { tenant, name: 'C', description: 'd-C', createdAt: 5, lastModifiedAt: 5 });
+      assert.deepEqual((await secrets().list(tenant))[0], {
+        tenant,
+        name: 'C',
+        description: 'd-C',
+        createdAt: 5,
+        lastModifiedAt: 5,
+      });
       assert.equal(await secrets().get(tenant, 'missing'), undefined);
       assert.equal(await secrets().delete(tenant, 'a'), true);
       assert.equal(await secrets().delete(tenant, 'a'), false);
@@ -71,7 +115,14 @@ function contract(name: string, setup: () => Promise<StorageTarget>): void {
       await secrets().put({ tenant, name: 'kept', sealed: box('kept'), description: 'd', now: 7 });
       await reopen();
       assert.deepEqual(await secrets().dataKey(tenant), box('key'));
-      assert.deepEqual(await secrets().get(tenant, 'kept'), { tenant, name: 'kept', description: 'd', createdAt: 7, lastModifiedAt: 7, sealed: box('kept') });
+      assert.deepEqual(await secrets().get(tenant, 'kept'), {
+        tenant,
+        name: 'kept',
+        description: 'd',
+        createdAt: 7,
+        lastModifiedAt: 7,
+        sealed: box('kept'),
+      });
     });
   });
 }

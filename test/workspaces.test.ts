@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { deploy, idFromLocation, welcomeOutputs } from './support/agents.ts';
 import { call, type Answer } from './support/http.ts';
-import { SERVICE_AUDIENCE, startIdentityProvider, TEST_USERS, type TestIdentityProvider, type TestUserKey } from './support/oidc.ts';
+import {
+  SERVICE_AUDIENCE,
+  startIdentityProvider,
+  TEST_USERS,
+  type TestIdentityProvider,
+  type TestUserKey,
+} from './support/oidc.ts';
 import { startTestServer, storeTypes, type TestServer } from './support/server.ts';
 
 /**
@@ -19,7 +25,10 @@ for (const storeType of storeTypes) {
     let server: TestServer;
     const tokens = new Map<TestUserKey, string>();
     const as = (user: TestUserKey, method: string, path: string, json?: unknown): Promise<Answer> =>
-      call(server.url, method, path, { ...(json === undefined ? {} : { json }), headers: { authorization: `Bearer ${tokens.get(user)}` } });
+      call(server.url, method, path, {
+        ...(json === undefined ? {} : { json }),
+        headers: { authorization: `Bearer ${tokens.get(user)}` },
+      });
     const apiOf = (user: TestUserKey) => ({
       get: (path: string) => as(user, 'GET', path),
       post: (path: string, options?: { json?: unknown }) => as(user, 'POST', path, options?.json),
@@ -29,7 +38,9 @@ for (const storeType of storeTypes) {
     const agentOf = async (user: TestUserKey): Promise<string> => {
       const outputs = await as(user, 'POST', '/outputstore/outputsets', welcomeOutputs);
       assert.equal(outputs.status, 201, outputs.text);
-      const workflow = await as(user, 'POST', '/packagestore/packages', { packageExtensions: [{ type: 'svc://ai.svc.output', config: { uri: outputs.headers.get('location') } }] });
+      const workflow = await as(user, 'POST', '/packagestore/packages', {
+        packageExtensions: [{ type: 'svc://ai.svc.output', config: { uri: outputs.headers.get('location') } }],
+      });
       const agent = await as(user, 'POST', '/agentstore/agents', { packages: [workflow.headers.get('location')] });
       assert.equal(agent.status, 201, agent.text);
       return idFromLocation(agent.headers.get('location'));
@@ -37,7 +48,9 @@ for (const storeType of storeTypes) {
     const agentIdsListedFor = async (user: TestUserKey): Promise<string[]> => {
       const answer = await as(user, 'GET', '/agentstore/agents/descriptors?limit=0');
       assert.equal(answer.status, 200, answer.text);
-      return answer.json.map((descriptor: { resource: string }) => idFromLocation(descriptor.resource.replace(/\?version=\d+$/, '')));
+      return answer.json.map((descriptor: { resource: string }) =>
+        idFromLocation(descriptor.resource.replace(/\?version=\d+$/, '')),
+      );
     };
 
     let agentOfA: string;
@@ -83,7 +96,9 @@ for (const storeType of storeTypes) {
     });
 
     it('after A grants B USE, B sees, starts and talks to the agent but may not edit, deploy, delete or change grants', async () => {
-      const granted = await as('userA', 'PUT', `/descriptorstore/descriptors/${agentOfA}/grants`, [{ principal: B, level: 'USE' }]);
+      const granted = await as('userA', 'PUT', `/descriptorstore/descriptors/${agentOfA}/grants`, [
+        { principal: B, level: 'USE' },
+      ]);
       assert.equal(granted.status, 200, granted.text);
       assert.deepEqual(granted.json, [{ principal: B, level: 'USE' }]);
 
@@ -91,17 +106,23 @@ for (const storeType of storeTypes) {
       const seen = await as('userB', 'GET', `/descriptorstore/descriptors/${agentOfA}`);
       assert.equal(seen.json.callerLevel, 'USE');
       assert.equal(seen.json.grants, undefined, 'grants are shown to the owner level only');
-      const listed = (await as('userB', 'GET', '/agentstore/agents/descriptors?limit=0')).json.find((d: { resource: string }) => d.resource.includes(agentOfA));
+      const listed = (await as('userB', 'GET', '/agentstore/agents/descriptors?limit=0')).json.find(
+        (d: { resource: string }) => d.resource.includes(agentOfA),
+      );
       assert.equal(listed.callerLevel, 'USE');
       assert.equal(listed.grants, undefined);
-      const ownerView = (await as('userA', 'GET', '/agentstore/agents/descriptors?limit=0')).json.find((d: { resource: string }) => d.resource.includes(agentOfA));
+      const ownerView = (await as('userA', 'GET', '/agentstore/agents/descriptors?limit=0')).json.find(
+        (d: { resource: string }) => d.resource.includes(agentOfA),
+      );
       assert.deepEqual(ownerView.grants, [{ principal: B, level: 'USE' }]);
 
       assert.equal((await as('userB', 'GET', `/agentstore/agents/${agentOfA}?version=1`)).status, 200);
       const started = await as('userB', 'POST', `/agents/${agentOfA}/start`);
       assert.equal(started.status, 201, started.text);
       assert.deepEqual(started.json.conversationOutputs[0].output, ['Welcome!']);
-      const said = await as('userB', 'POST', `/agents/${idFromLocation(started.headers.get('location'))}`, { input: 'hello' });
+      const said = await as('userB', 'POST', `/agents/${idFromLocation(started.headers.get('location'))}`, {
+        input: 'hello',
+      });
       assert.equal(said.status, 200, said.text);
 
       const body = (await as('userA', 'GET', `/agentstore/agents/${agentOfA}?version=1`)).json;
@@ -120,14 +141,18 @@ for (const storeType of storeTypes) {
       }
     });
 
-    it('EDIT lets B update and duplicate (the copy is B\'s own) but not delete', async () => {
+    it("EDIT lets B update and duplicate (the copy is B's own) but not delete", async () => {
       await as('userA', 'PUT', `/descriptorstore/descriptors/${agentOfA}/grants`, [{ principal: B, level: 'EDIT' }]);
       const body = (await as('userA', 'GET', `/agentstore/agents/${agentOfA}?version=1`)).json;
       const updated = await as('userB', 'PUT', `/agentstore/agents/${agentOfA}?version=1`, body);
       assert.equal(updated.status, 200, updated.text);
       const copy = await as('userB', 'POST', `/agentstore/agents/${agentOfA}?version=2`);
       assert.equal(copy.status, 201, copy.text);
-      const copyDescriptor = await as('userB', 'GET', `/descriptorstore/descriptors/${idFromLocation(copy.headers.get('location'))}`);
+      const copyDescriptor = await as(
+        'userB',
+        'GET',
+        `/descriptorstore/descriptors/${idFromLocation(copy.headers.get('location'))}`,
+      );
       assert.equal(copyDescriptor.json.ownerId, B);
       assert.equal(copyDescriptor.json.callerLevel, 'OWN');
       assert.equal((await as('userB', 'DELETE', `/agentstore/agents/${agentOfA}?version=2`)).status, 403);
@@ -137,7 +162,13 @@ for (const storeType of storeTypes) {
     });
 
     it('bad grant lists are 400 problems', async () => {
-      for (const body of [{}, [{ principal: B }], [{ principal: B, level: 'ADMIN' }], [{ principal: '', level: 'USE' }], [{ principal: B, level: 'USE', extra: 1 }]]) {
+      for (const body of [
+        {},
+        [{ principal: B }],
+        [{ principal: B, level: 'ADMIN' }],
+        [{ principal: '', level: 'USE' }],
+        [{ principal: B, level: 'USE', extra: 1 }],
+      ]) {
         const answer = await as('userA', 'PUT', `/descriptorstore/descriptors/${agentOfA}/grants`, body);
         assert.equal(answer.status, 400, `${JSON.stringify(body)}: ${answer.text}`);
         assert.match(answer.headers.get('content-type') ?? '', /problem\+json/);
@@ -146,9 +177,15 @@ for (const storeType of storeTypes) {
 
     it('a trigger may not reference an agent its author cannot use', async () => {
       const agentOfB = await agentOf('userB');
-      const refused = await as('userA', 'POST', '/bottriggerstore/bottriggers', { intent: 'b-only', botDeployments: [{ environment: 'production', botId: agentOfB }] });
+      const refused = await as('userA', 'POST', '/bottriggerstore/bottriggers', {
+        intent: 'b-only',
+        botDeployments: [{ environment: 'production', botId: agentOfB }],
+      });
       assert.equal(refused.status, 403, refused.text);
-      const allowed = await as('userB', 'POST', '/bottriggerstore/bottriggers', { intent: 'a-shared', botDeployments: [{ environment: 'production', botId: agentOfA }] });
+      const allowed = await as('userB', 'POST', '/bottriggerstore/bottriggers', {
+        intent: 'a-shared',
+        botDeployments: [{ environment: 'production', botId: agentOfA }],
+      });
       assert.equal(allowed.status, 200, allowed.text);
     });
 
@@ -156,28 +193,46 @@ for (const storeType of storeTypes) {
       const shared = await as('userA', 'POST', '/outputstore/outputsets?space=group:team-blue', welcomeOutputs);
       assert.equal(shared.status, 201, shared.text);
       const sharedId = idFromLocation(shared.headers.get('location'));
-      assert.equal((await as('userA', 'POST', '/outputstore/outputsets?space=group:team-red', welcomeOutputs)).status, 403);
+      assert.equal(
+        (await as('userA', 'POST', '/outputstore/outputsets?space=group:team-red', welcomeOutputs)).status,
+        403,
+      );
       assert.equal((await as('userC', 'GET', `/descriptorstore/descriptors/${sharedId}`)).status, 404);
-      const changed = await as('userA', 'PUT', `/descriptorstore/descriptors/${sharedId}/visibility`, { visibility: 'space' });
+      const changed = await as('userA', 'PUT', `/descriptorstore/descriptors/${sharedId}/visibility`, {
+        visibility: 'space',
+      });
       assert.equal(changed.status, 200, changed.text);
       assert.equal(changed.json.spaceId, 'group:team-blue');
       assert.equal((await as('userC', 'GET', `/descriptorstore/descriptors/${sharedId}`)).json.callerLevel, 'USE');
       assert.equal((await as('userB', 'GET', `/descriptorstore/descriptors/${sharedId}`)).status, 404);
       await as('userA', 'PUT', `/descriptorstore/descriptors/${sharedId}/visibility`, { visibility: 'public' });
       assert.equal((await as('userB', 'GET', `/descriptorstore/descriptors/${sharedId}`)).json.callerLevel, 'USE');
-      assert.equal((await as('userA', 'PUT', `/descriptorstore/descriptors/${sharedId}/visibility`, { visibility: 'everyone' })).status, 400);
+      assert.equal(
+        (await as('userA', 'PUT', `/descriptorstore/descriptors/${sharedId}/visibility`, { visibility: 'everyone' }))
+          .status,
+        400,
+      );
     });
 
     it('GET /workspaces describes the caller: A, B and the admin', async () => {
       const ofA = await as('userA', 'GET', '/workspaces');
       assert.equal(ofA.status, 200, ofA.text);
       assert.deepEqual(ofA.json, {
-        enforcementActive: true, principal: A, defaultWriteSpace: `user:${A}`, seesEverything: false,
-        spaces: [{ id: `user:${A}`, name: A, type: 'personal' }, { id: 'group:team-blue', name: 'team-blue', type: 'group' }],
+        enforcementActive: true,
+        principal: A,
+        defaultWriteSpace: `user:${A}`,
+        seesEverything: false,
+        spaces: [
+          { id: `user:${A}`, name: A, type: 'personal' },
+          { id: 'group:team-blue', name: 'team-blue', type: 'group' },
+        ],
       });
       const ofB = await as('userB', 'GET', '/workspaces');
       assert.equal(ofB.json.principal, B);
-      assert.deepEqual(ofB.json.spaces.map((space: { id: string }) => space.id), [`user:${B}`, 'group:team-red']);
+      assert.deepEqual(
+        ofB.json.spaces.map((space: { id: string }) => space.id),
+        [`user:${B}`, 'group:team-red'],
+      );
       const ofAdmin = await as('admin', 'GET', '/workspaces');
       assert.equal(ofAdmin.json.seesEverything, true);
       assert.equal(ofAdmin.json.enforcementActive, true);
@@ -192,8 +247,11 @@ for (const storeType of storeTypes) {
     it("the services check the rest: exports, downloads, imports, deployments, starts and other users' conversations", async () => {
       // C reaches A's group, but A's agent is private: C has no level on it, so it does not exist for C.
       for (const [method, path] of [
-        ['POST', `/backup/export/${agentOfA}`], ['GET', `/backup/export/${agentOfA}-1.zip`], ['POST', `/bots/production/${agentOfA}`],
-        ['POST', `/administration/production/deploy/${agentOfA}?version=1`], ['GET', `/agentstore/agents/${agentOfA}/currentversion`],
+        ['POST', `/backup/export/${agentOfA}`],
+        ['GET', `/backup/export/${agentOfA}-1.zip`],
+        ['POST', `/bots/production/${agentOfA}`],
+        ['POST', `/administration/production/deploy/${agentOfA}?version=1`],
+        ['GET', `/agentstore/agents/${agentOfA}/currentversion`],
       ] as const) {
         assert.equal((await as('userC', method, path)).status, 404, `${method} ${path}`);
       }
@@ -201,9 +259,11 @@ for (const storeType of storeTypes) {
       const exported = await as('userB', 'POST', `/backup/export/${agentOfA}`);
       assert.equal(exported.status, 200, exported.text);
       assert.equal((await as('userB', 'GET', exported.headers.get('location')!)).status, 200);
-      const importing = (strategy: string) => call(server.url, 'POST', `/backup/import?strategy=${strategy}`, {
-        body: new Uint8Array([0x50, 0x4b, 0x05, 0x06]), headers: { authorization: `Bearer ${tokens.get('userB')}`, 'content-type': 'application/zip' },
-      });
+      const importing = (strategy: string) =>
+        call(server.url, 'POST', `/backup/import?strategy=${strategy}`, {
+          body: new Uint8Array([0x50, 0x4b, 0x05, 0x06]),
+          headers: { authorization: `Bearer ${tokens.get('userB')}`, 'content-type': 'application/zip' },
+        });
       const merge = await importing('merge');
       assert.equal(merge.status, 403, merge.text);
       assert.match(merge.json.detail, /strategy=create/);
@@ -213,8 +273,11 @@ for (const storeType of storeTypes) {
       assert.equal(started.status, 201, started.text);
       const conversationOfA = idFromLocation(started.headers.get('location'));
       for (const [method, path] of [
-        ['GET', `/agents/${conversationOfA}`], ['POST', `/agents/${conversationOfA}/endConversation`], ['GET', `/bots/production/${agentOfA}/${conversationOfA}`],
-        ['DELETE', `/conversationstore/conversations/${conversationOfA}`], ['GET', `/conversationstore/conversations?userId=${A}`],
+        ['GET', `/agents/${conversationOfA}`],
+        ['POST', `/agents/${conversationOfA}/endConversation`],
+        ['GET', `/bots/production/${agentOfA}/${conversationOfA}`],
+        ['DELETE', `/conversationstore/conversations/${conversationOfA}`],
+        ['GET', `/conversationstore/conversations?userId=${A}`],
       ] as const) {
         const answer = await as('userB', method, path);
         assert.equal(answer.status, 403, `${method} ${path}: ${answer.text}`);
@@ -230,7 +293,11 @@ for (const storeType of storeTypes) {
       assert.equal(descriptor.json.grants, undefined);
       assert.equal(descriptor.json.ownerId, A);
       const created = await as('userB', 'POST', '/outputstore/outputsets', welcomeOutputs);
-      const createdDescriptor = await as('userA', 'GET', `/descriptorstore/descriptors/${idFromLocation(created.headers.get('location'))}`);
+      const createdDescriptor = await as(
+        'userA',
+        'GET',
+        `/descriptorstore/descriptors/${idFromLocation(created.headers.get('location'))}`,
+      );
       assert.equal(createdDescriptor.json.ownerId, B);
       assert.equal(createdDescriptor.json.spaceId, `user:${B}`);
       assert.equal(createdDescriptor.json.callerLevel, undefined);

@@ -16,9 +16,27 @@ export default defineConfig({
   server: {
     // `npx vite web` during development: API calls go to a service running on :7070.
     proxy: Object.fromEntries(
-      ['/q', '/administration', '/agents', '/agentstore', '/regulardictionarystore', '/behaviorstore', '/outputstore',
-        '/packagestore', '/propertysetterstore', '/httpcallsstore', '/langchainstore', '/descriptorstore', '/deploymentstore',
-        '/conversationstore', '/bottriggerstore', '/secretstore', '/backup', '/workspaces', '/manager/config.json'].map((prefix) => [prefix, 'http://localhost:7070']),
+      [
+        '/q',
+        '/administration',
+        '/agents',
+        '/agentstore',
+        '/regulardictionarystore',
+        '/behaviorstore',
+        '/outputstore',
+        '/packagestore',
+        '/propertysetterstore',
+        '/httpcallsstore',
+        '/langchainstore',
+        '/descriptorstore',
+        '/deploymentstore',
+        '/conversationstore',
+        '/bottriggerstore',
+        '/secretstore',
+        '/backup',
+        '/workspaces',
+        '/manager/config.json',
+      ].map((prefix) => [prefix, 'http://localhost:7070']),
     ),
   },
 });

@@ -67,7 +67,10 @@ function findAgentFile(names: readonly string[]): { name: string; base: string }
     throw invalid('The ZIP holds no agent file (<agentId>.agent.json); it is not an agent export.', { path: 'body' });
   }
   if (candidates.length > 1) {
-    throw invalid(`The ZIP holds more than one agent file (${candidates.slice(0, 3).join(', ')}); export one agent per archive.`, { path: 'body' });
+    throw invalid(
+      `The ZIP holds more than one agent file (${candidates.slice(0, 3).join(', ')}); export one agent per archive.`,
+      { path: 'body' },
+    );
   }
   const name = candidates[0]!;
   return { name, base: AGENT_FILE_PATTERN.exec(name)![1]! };
@@ -100,9 +103,10 @@ export function readArchive(files: ReadonlyMap<string, Uint8Array>, catalogue: R
     const entryName = base + descriptorFileName(folder, id);
     if (!files.has(entryName)) return { name: '', description: '' };
     const descriptor = parseJson(entryName);
-    if (!isRecord(descriptor)) throw invalid(`${entryName}: a descriptor must be a JSON object.`, { path: '$', file: entryName });
+    if (!isRecord(descriptor))
+      throw invalid(`${entryName}: a descriptor must be a JSON object.`, { path: '$', file: entryName });
     const text = (value: unknown) => (typeof value === 'string' ? value : '');
-    return { name: text(descriptor['name']), description: text(descriptor['description']) };
+    return { name: text(descriptor.name), description: text(descriptor.description) };
   };
 
   const nodes: ArchiveNode[] = [];
@@ -132,10 +136,27 @@ export function readArchive(files: ReadonlyMap<string, Uint8Array>, catalogue: R
         );
       }
       const childEntry = classifyEntry(childFile.slice(base.length));
-      const child = load(target.kind, target.id, target.version, childFile, childEntry.role === 'resource' ? childEntry.folder : folder, childSlot(slot, target.kind, ordinal));
+      const child = load(
+        target.kind,
+        target.id,
+        target.version,
+        childFile,
+        childEntry.role === 'resource' ? childEntry.folder : folder,
+        childSlot(slot, target.kind, ordinal),
+      );
       references.push({ path: reference.path, key: child.key });
     }
-    const node: ArchiveNode = { key, kind, originId: id, originVersion: version, file, ...descriptorOf(folder, id), body, references, slot };
+    const node: ArchiveNode = {
+      key,
+      kind,
+      originId: id,
+      originVersion: version,
+      file,
+      ...descriptorOf(folder, id),
+      body,
+      references,
+      slot,
+    };
     visited.set(key, node);
     nodes.push(node);
     return node;
@@ -158,11 +179,16 @@ export function readArchive(files: ReadonlyMap<string, Uint8Array>, catalogue: R
 }
 
 /** The exported agent version, from its descriptor's `resource` reference (1 when unknown). */
-function agentVersionOf(files: ReadonlyMap<string, Uint8Array>, base: string, id: string, parseJson: (name: string) => unknown): number {
+function agentVersionOf(
+  files: ReadonlyMap<string, Uint8Array>,
+  base: string,
+  id: string,
+  parseJson: (name: string) => unknown,
+): number {
   const name = base + descriptorFileName('', id);
   if (!files.has(name)) return 1;
   const descriptor = parseJson(name);
-  const resource = isRecord(descriptor) && typeof descriptor['resource'] === 'string' ? descriptor['resource'] : '';
+  const resource = isRecord(descriptor) && typeof descriptor.resource === 'string' ? descriptor.resource : '';
   const version = /\?version=(\d+)$/.exec(resource)?.[1];
   return version ? Number(version) : 1;
 }

@@ -25,7 +25,11 @@ test('entry names: relative paths only', () => {
 });
 
 test('readZip returns the files, skips folders, and refuses archives beyond the limits', () => {
-  const zip = zipSync({ 'a.json': strToU8('{"a":1}'), 'folder/': new Uint8Array(0), 'folder/b.txt': strToU8('x'.repeat(1000)) });
+  const zip = zipSync({
+    'a.json': strToU8('{"a":1}'),
+    'folder/': new Uint8Array(0),
+    'folder/b.txt': strToU8('x'.repeat(1000)),
+  });
   const files = readZip(zip, { maxUnpackedBytes: 10_000, maxEntries: 10 });
   assert.deepEqual([...files.keys()], ['a.json', 'folder/b.txt']);
   assert.equal(new TextDecoder().decode(files.get('a.json')), '{"a":1}');
@@ -35,8 +39,20 @@ test('readZip returns the files, skips folders, and refuses archives beyond the 
 
 test('secret scrubbing keeps vault references and templates, blanks literal credentials', () => {
   const { body, scrubbed } = scrubSecretFields('agent', {
-    channels: [{ type: 'svc://ai.svc.channel.messenger', config: { appSecret: 'literal', verificationToken: '${vault:verify}', pageName: 'shop' } }],
+    channels: [
+      {
+        type: 'svc://ai.svc.channel.messenger',
+        config: { appSecret: 'literal', verificationToken: '${vault:verify}', pageName: 'shop' },
+      },
+    ],
   });
-  assert.deepEqual(body, { channels: [{ type: 'svc://ai.svc.channel.messenger', config: { appSecret: '', verificationToken: '${vault:verify}', pageName: 'shop' } }] });
+  assert.deepEqual(body, {
+    channels: [
+      {
+        type: 'svc://ai.svc.channel.messenger',
+        config: { appSecret: '', verificationToken: '${vault:verify}', pageName: 'shop' },
+      },
+    ],
+  });
   assert.deepEqual(scrubbed, [{ path: '$.channels[0].config.appSecret' }]);
 });

@@ -65,7 +65,8 @@ export class AgentExporter {
     const record = await this.#store.descriptor('agent', agentId);
     if (!record || record.deleted) throw notFound(`No agent with id ${agentId}.`);
     const chosen = version ?? record.currentVersion;
-    if ((await this.#store.read('agent', agentId, chosen)) === undefined) throw notFound(`No agent with id ${agentId} and version ${chosen}.`);
+    if ((await this.#store.read('agent', agentId, chosen)) === undefined)
+      throw notFound(`No agent with id ${agentId} and version ${chosen}.`);
     return chosen;
   }
 
@@ -84,10 +85,19 @@ export class AgentExporter {
     const addJson = (name: string, value: unknown) => {
       files[name] = strToU8(JSON.stringify(value));
     };
-    const addResource = async (kind: string, id: string, resourceVersion: number, file: string, descriptorFile: string, referencedBy: string) => {
+    const addResource = async (
+      kind: string,
+      id: string,
+      resourceVersion: number,
+      file: string,
+      descriptorFile: string,
+      referencedBy: string,
+    ) => {
       const json = await this.#store.read(kind, id, resourceVersion);
       if (json === undefined) {
-        throw conflict(`${referencedBy} references ${kindNamed(kind).title} ${id} version ${resourceVersion}, which does not exist; the agent cannot be exported.`);
+        throw conflict(
+          `${referencedBy} references ${kindNamed(kind).title} ${id} version ${resourceVersion}, which does not exist; the agent cannot be exported.`,
+        );
       }
       const { body, scrubbed } = scrubSecretFields(kind, JSON.parse(json));
       scrubbedSecrets.push(...scrubbed.map((s) => ({ file, path: s.path })));
@@ -98,25 +108,51 @@ export class AgentExporter {
     };
 
     const agentDescriptor = await this.#store.descriptor('agent', agentId);
-    const agent = await addResource('agent', agentId, version, agentFileName(agentId), descriptorFileName('', agentId), `Agent ${agentId}`);
+    const agent = await addResource(
+      'agent',
+      agentId,
+      version,
+      agentFileName(agentId),
+      descriptorFileName('', agentId),
+      `Agent ${agentId}`,
+    );
     const slotsOf = (kind: string, body: unknown) => referenceSlots(this.#catalogue.named(kind), body);
     for (const slot of slotsOf('agent', agent)) {
       const workflow = parseReference(slot.uri);
-      if (!workflow) throw conflict(`Agent ${agentId} holds '${slot.uri}', which is not a workflow reference; the agent cannot be exported.`);
+      if (!workflow)
+        throw conflict(
+          `Agent ${agentId} holds '${slot.uri}', which is not a workflow reference; the agent cannot be exported.`,
+        );
       const folder = workflowFolder(workflow.id, workflow.version);
       const workflowFile = workflowFileName(workflow.id, workflow.version);
       if (files[workflowFile] !== undefined) continue;
-      const workflowBody = await addResource('workflow', workflow.id, workflow.version, workflowFile, descriptorFileName(folder, workflow.id), `Agent ${agentId}`);
+      const workflowBody = await addResource(
+        'workflow',
+        workflow.id,
+        workflow.version,
+        workflowFile,
+        descriptorFileName(folder, workflow.id),
+        `Agent ${agentId}`,
+      );
       const pending = slotsOf('workflow', workflowBody).map((s) => ({ uri: s.uri, from: `Workflow ${workflow.id}` }));
       while (pending.length > 0) {
         const { uri, from } = pending.shift()!;
         const reference = parseReference(uri);
         const kind = reference && kindOfUriType(reference.type);
-        if (!reference || !kind) throw conflict(`${from} holds '${uri}', which is not a resource reference; the agent cannot be exported.`);
+        if (!reference || !kind)
+          throw conflict(`${from} holds '${uri}', which is not a resource reference; the agent cannot be exported.`);
         const file = resourceFileName(folder, kind.name, reference.id);
         if (files[file] !== undefined) continue;
-        const body = await addResource(kind.name, reference.id, reference.version, file, descriptorFileName(folder, reference.id), from);
-        for (const nested of slotsOf(kind.name, body)) pending.push({ uri: nested.uri, from: `${kind.title} ${reference.id}` });
+        const body = await addResource(
+          kind.name,
+          reference.id,
+          reference.version,
+          file,
+          descriptorFileName(folder, reference.id),
+          from,
+        );
+        for (const nested of slotsOf(kind.name, body))
+          pending.push({ uri: nested.uri, from: `${kind.title} ${reference.id}` });
       }
     }
 

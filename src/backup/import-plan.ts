@@ -71,7 +71,10 @@ export async function planImport(
     for (const reference of node.references) {
       const child = planned.get(reference.key)!;
       const childKind = kindNamed(child.node.kind);
-      finalUris.set(reference.path.join('/'), formatReference(childKind.uriType, childKind.storePath, child.targetId, child.targetVersion));
+      finalUris.set(
+        reference.path.join('/'),
+        formatReference(childKind.uriType, childKind.storePath, child.targetId, child.targetVersion),
+      );
     }
     let body: unknown;
     try {
@@ -94,33 +97,63 @@ export async function planImport(
     const selected = isAgent || options.selectedResources === undefined || options.selectedResources.has(node.originId);
     const unchanged = currentJson !== undefined && canonicalJson(JSON.parse(currentJson)) === canonicalJson(body);
     if (currentJson === undefined || (!isAgent && (unchanged || !selected))) {
-      planned.set(node.key, { node, action: 'SKIP', targetId: existing.id, targetVersion: existing.currentVersion, bodyJson });
+      planned.set(node.key, {
+        node,
+        action: 'SKIP',
+        targetId: existing.id,
+        targetVersion: existing.currentVersion,
+        bodyJson,
+      });
     } else {
-      planned.set(node.key, { node, action: 'UPDATE', targetId: existing.id, targetVersion: existing.currentVersion + 1, bodyJson });
+      planned.set(node.key, {
+        node,
+        action: 'UPDATE',
+        targetId: existing.id,
+        targetVersion: existing.currentVersion + 1,
+        bodyJson,
+      });
     }
   }
   const resources = archive.nodes.map((node) => planned.get(node.key)!);
-  return { strategy: options.strategy, resources, agent: planned.get(archive.agent.key)!, ignoredEntries: archive.ignoredEntries };
+  return {
+    strategy: options.strategy,
+    resources,
+    agent: planned.get(archive.agent.key)!,
+    ignoredEntries: archive.ignoredEntries,
+  };
 }
 
 type Matcher = (node: ArchiveNode) => Promise<ExistingResource | undefined>;
 
-async function liveResource(store: ConfigResourceStore, kind: string, id: string): Promise<ExistingResource | undefined> {
+async function liveResource(
+  store: ConfigResourceStore,
+  kind: string,
+  id: string,
+): Promise<ExistingResource | undefined> {
   if (!isId(id)) return undefined;
   const record = await store.descriptor(kind, id);
   return record && !record.deleted ? { id: record.id, currentVersion: record.currentVersion } : undefined;
 }
 
 async function targetAgent(store: ConfigResourceStore, targetAgentId: string): Promise<ExistingResource> {
-  if (!isId(targetAgentId)) throw invalid(`targetAgentId '${targetAgentId}' is not a resource id (24 lower-case hex characters).`, { path: 'targetAgentId' });
+  if (!isId(targetAgentId))
+    throw invalid(`targetAgentId '${targetAgentId}' is not a resource id (24 lower-case hex characters).`, {
+      path: 'targetAgentId',
+    });
   const agent = await liveResource(store, 'agent', targetAgentId);
   if (!agent) throw notFound(`No agent with id ${targetAgentId} (targetAgentId).`);
   return agent;
 }
 
-async function matcher(archive: Archive, options: ImportOptions, store: ConfigResourceStore, catalogue: ResourceCatalogue): Promise<Matcher> {
+async function matcher(
+  archive: Archive,
+  options: ImportOptions,
+  store: ConfigResourceStore,
+  catalogue: ResourceCatalogue,
+): Promise<Matcher> {
   if (options.strategy === 'create') {
-    if (options.targetAgentId !== undefined) throw invalid('targetAgentId is used by the merge and upgrade strategies only.', { path: 'targetAgentId' });
+    if (options.targetAgentId !== undefined)
+      throw invalid('targetAgentId is used by the merge and upgrade strategies only.', { path: 'targetAgentId' });
     return async () => undefined;
   }
   if (options.strategy === 'merge') {
@@ -132,9 +165,10 @@ async function matcher(archive: Archive, options: ImportOptions, store: ConfigRe
       return liveResource(store, node.kind, node.originId);
     };
   }
-  const agent = options.targetAgentId !== undefined
-    ? await targetAgent(store, options.targetAgentId)
-    : await agentByName(store, archive.agent.name);
+  const agent =
+    options.targetAgentId !== undefined
+      ? await targetAgent(store, options.targetAgentId)
+      : await agentByName(store, archive.agent.name);
   const slots = await structureOf(store, agent, catalogue);
   return async (node) => {
     const id = slots.get(node.slot);
@@ -144,17 +178,28 @@ async function matcher(archive: Archive, options: ImportOptions, store: ConfigRe
 
 async function agentByName(store: ConfigResourceStore, name: string): Promise<ExistingResource> {
   if (name.trim() === '') {
-    throw invalid('The agent in the ZIP has no name, so the agent to upgrade cannot be found by name; give targetAgentId.', { path: 'targetAgentId' });
+    throw invalid(
+      'The agent in the ZIP has no name, so the agent to upgrade cannot be found by name; give targetAgentId.',
+      { path: 'targetAgentId' },
+    );
   }
   const literal = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const found = (await store.listDescriptors('agent', { filter: literal, index: 0, limit: 10_000 })).filter((d) => d.name === name);
-  if (found.length === 0) throw notFound(`No agent named '${name}' to upgrade; give targetAgentId, or import with strategy=create.`);
-  if (found.length > 1) throw conflict(`${found.length} agents are named '${name}'; give targetAgentId to say which one to upgrade.`);
+  const found = (await store.listDescriptors('agent', { filter: literal, index: 0, limit: 10_000 })).filter(
+    (d) => d.name === name,
+  );
+  if (found.length === 0)
+    throw notFound(`No agent named '${name}' to upgrade; give targetAgentId, or import with strategy=create.`);
+  if (found.length > 1)
+    throw conflict(`${found.length} agents are named '${name}'; give targetAgentId to say which one to upgrade.`);
   return { id: found[0]!.id, currentVersion: found[0]!.currentVersion };
 }
 
 /** Slot -> resource id of the target agent's current version, walked the way the archive is. */
-async function structureOf(store: ConfigResourceStore, agent: ExistingResource, catalogue: ResourceCatalogue): Promise<Map<string, string>> {
+async function structureOf(
+  store: ConfigResourceStore,
+  agent: ExistingResource,
+  catalogue: ResourceCatalogue,
+): Promise<Map<string, string>> {
   const slots = new Map<string, string>();
   const walk = async (kind: string, id: string, version: number, slot: string, depth: number): Promise<void> => {
     slots.set(slot, id);

@@ -28,13 +28,24 @@ export async function applyImportPlan(
       if (resource.action !== 'CREATE') continue;
       const { node } = resource;
       await store.create({
-        kind: node.kind, id: resource.targetId, bodyJson: resource.bodyJson, now,
-        name: node.name, description: node.description, origin: { ...owner, originId: node.originId },
+        kind: node.kind,
+        id: resource.targetId,
+        bodyJson: resource.bodyJson,
+        now,
+        name: node.name,
+        description: node.description,
+        origin: { ...owner, originId: node.originId },
       });
     }
     for (const resource of plan.resources) {
       if (resource.action !== 'UPDATE') continue;
-      const outcome = await store.update(resource.node.kind, resource.targetId, resource.targetVersion - 1, resource.bodyJson, now);
+      const outcome = await store.update(
+        resource.node.kind,
+        resource.targetId,
+        resource.targetVersion - 1,
+        resource.bodyJson,
+        now,
+      );
       if (outcome.status !== 'updated') {
         throw conflict(
           `The ${kindNamed(resource.node.kind).title} ${resource.targetId} changed while the import ran (it is no longer at version ${resource.targetVersion - 1}); nothing was imported, try again.`,

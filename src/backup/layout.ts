@@ -22,8 +22,10 @@ const AGENT_NAMES = [agentKind.exportName, ...agentKind.importNames].join('|');
 export const agentFileName = (agentId: string) => `${agentId}.${agentKind.exportName}.json`;
 export const descriptorFileName = (folder: string, id: string) => `${folder}${id}.descriptor.json`;
 export const workflowFolder = (workflowId: string, version: number) => `${workflowId}/${version}/`;
-export const workflowFileName = (workflowId: string, version: number) => resourceFileName(workflowFolder(workflowId, version), 'workflow', workflowId);
-export const resourceFileName = (folder: string, kind: string, id: string) => `${folder}${id}.${kindNamed(kind).exportName}.json`;
+export const workflowFileName = (workflowId: string, version: number) =>
+  resourceFileName(workflowFolder(workflowId, version), 'workflow', workflowId);
+export const resourceFileName = (folder: string, kind: string, id: string) =>
+  `${folder}${id}.${kindNamed(kind).exportName}.json`;
 
 /** The download name of an export, and its pattern (nothing else is ever served). */
 export const exportFileName = (agentId: string, version: number) => `${agentId}-${version}.zip`;
@@ -49,6 +51,7 @@ export function classifyEntry(path: string): ArchiveEntry {
   if (descriptor) return { role: 'descriptor', folder: descriptor[1]!, id: descriptor[2]! };
   const resource = /^([^/]+\/[^/]+\/)([^/]+)\.([a-z]+)\.json$/.exec(path);
   const kind = resource ? kindOfExportName(resource[3]!) : undefined;
-  if (resource && kind && kind !== agentKind.name) return { role: 'resource', folder: resource[1]!, id: resource[2]!, kind };
+  if (resource && kind && kind !== agentKind.name)
+    return { role: 'resource', folder: resource[1]!, id: resource[2]!, kind };
   return { role: 'other' };
 }

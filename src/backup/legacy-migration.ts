@@ -36,7 +36,10 @@ function migrateBlocks(text: string): string {
 export function migrateText(text: string): string {
   let result = text.replace(LEGACY_VAULT, '${vault:');
   if (result.includes('[[${') || result.includes('[(${')) {
-    result = result.replace(INLINE, (_whole, escaped: string | undefined, raw: string | undefined) => `{${escaped ?? raw}}`);
+    result = result.replace(
+      INLINE,
+      (_whole, escaped: string | undefined, raw: string | undefined) => `{${escaped ?? raw}}`,
+    );
   }
   if (result.includes('th:')) result = migrateBlocks(result);
   return result;
@@ -49,7 +52,12 @@ export function migrateLegacyContent(value: unknown): unknown {
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [key, child] of Object.entries(value)) {
-      Object.defineProperty(out, key, { value: migrateLegacyContent(child), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, key, {
+        value: migrateLegacyContent(child),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return out;
   }

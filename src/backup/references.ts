@@ -51,7 +51,11 @@ export function referenceSlots(kind: ResourceKindDefinition, body: unknown): Ref
 }
 
 /** A deep copy of `body` with the strings at the given paths replaced. */
-export function rewriteAt(body: unknown, replacements: ReadonlyMap<string, string>, slots: readonly ReferenceSlot[]): unknown {
+export function rewriteAt(
+  body: unknown,
+  replacements: ReadonlyMap<string, string>,
+  slots: readonly ReferenceSlot[],
+): unknown {
   const copy = structuredClone(body);
   for (const slot of slots) {
     const replacement = replacements.get(slot.path.join('/'));

@@ -78,7 +78,12 @@ export class BackupService {
   }
 
   /** `owner`: owner and space recorded on the resources it creates (authentication on). */
-  async import(zip: Uint8Array, options: ImportOptions, owner: Omit<DescriptorOrigin, 'originId'> = {}, caller?: CallerAccess): Promise<ImportResult> {
+  async import(
+    zip: Uint8Array,
+    options: ImportOptions,
+    owner: Omit<DescriptorOrigin, 'originId'> = {},
+    caller?: CallerAccess,
+  ): Promise<ImportResult> {
     checkStrategy(options, caller);
     const plan = await this.#plan(zip, options);
     await applyImportPlan(plan, this.#options.storage, this.#clock(), owner);
@@ -95,13 +100,22 @@ export class BackupService {
   async #plan(zip: Uint8Array, options: ImportOptions): Promise<ImportPlan> {
     const archive = readArchive(readZip(zip, this.#options.limits), this.#options.resources.catalogue);
     const { resources } = this.#options;
-    return planImport(archive, options, this.#options.storage.resources, (kind, body) => resources.validate(kind, body), resources.catalogue);
+    return planImport(
+      archive,
+      options,
+      this.#options.storage.resources,
+      (kind, body) => resources.validate(kind, body),
+      resources.catalogue,
+    );
   }
 }
 
 function checkStrategy(options: ImportOptions, caller: CallerAccess | undefined): void {
   if (caller?.restricted && options.strategy !== 'create') {
-    throw new AppError('forbidden', `Only an admin may import with strategy '${options.strategy}' (it updates existing resources); use strategy=create.`);
+    throw new AppError(
+      'forbidden',
+      `Only an admin may import with strategy '${options.strategy}' (it updates existing resources); use strategy=create.`,
+    );
   }
 }
 

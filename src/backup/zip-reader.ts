@@ -68,7 +68,9 @@ function findEndOfCentralDirectory(data: Uint8Array): number {
   for (let at = data.length - 22; at >= lowest; at--) {
     if (u32(data, at) === END_OF_CENTRAL_DIRECTORY) return at;
   }
-  throw broken(data.length === 0 ? 'the body is empty' : 'no end-of-central-directory record (truncated, or not a ZIP)');
+  throw broken(
+    data.length === 0 ? 'the body is empty' : 'no end-of-central-directory record (truncated, or not a ZIP)',
+  );
 }
 
 function readCentralDirectory(data: Uint8Array, limits: ZipLimits): CentralEntry[] {
@@ -78,7 +80,10 @@ function readCentralDirectory(data: Uint8Array, limits: ZipLimits): CentralEntry
   const directorySize = u32(data, end + 12);
   const directoryOffset = u32(data, end + 16);
   if (count > limits.maxEntries) {
-    throw invalid(`The ZIP holds ${count} entries; at most ${limits.maxEntries} are accepted (svc.backup.max-entries).`, { path: 'body' });
+    throw invalid(
+      `The ZIP holds ${count} entries; at most ${limits.maxEntries} are accepted (svc.backup.max-entries).`,
+      { path: 'body' },
+    );
   }
   if (directoryOffset + directorySize > end) throw broken('the central directory lies outside the archive');
   const decoder = new TextDecoder('utf-8', { fatal: false });
@@ -101,15 +106,25 @@ function readCentralDirectory(data: Uint8Array, limits: ZipLimits): CentralEntry
       name: decoder.decode(data.subarray(at + 46, at + 46 + nameLength)),
     };
     const unsafe = unsafeEntryName(entry.name);
-    if (unsafe) throw invalid(`The ZIP entry name '${entry.name}' is refused: ${unsafe}.`, { path: 'body', entry: entry.name });
-    if (entry.size === 0xffffffff || entry.compressedSize === 0xffffffff) throw broken(`entry '${entry.name}' needs ZIP64`);
-    if (entry.flags & 1) throw invalid(`The ZIP entry '${entry.name}' is encrypted; encrypted archives are not supported.`, { path: 'body' });
+    if (unsafe)
+      throw invalid(`The ZIP entry name '${entry.name}' is refused: ${unsafe}.`, { path: 'body', entry: entry.name });
+    if (entry.size === 0xffffffff || entry.compressedSize === 0xffffffff)
+      throw broken(`entry '${entry.name}' needs ZIP64`);
+    if (entry.flags & 1)
+      throw invalid(`The ZIP entry '${entry.name}' is encrypted; encrypted archives are not supported.`, {
+        path: 'body',
+      });
     if (entry.method !== 0 && entry.method !== 8) {
-      throw invalid(`The ZIP entry '${entry.name}' uses compression method ${entry.method}; only stored and deflated entries are supported.`, { path: 'body' });
+      throw invalid(
+        `The ZIP entry '${entry.name}' uses compression method ${entry.method}; only stored and deflated entries are supported.`,
+        { path: 'body' },
+      );
     }
     total += entry.size;
     if (total > limits.maxUnpackedBytes) {
-      throw new ZipTooLargeError(`The ZIP unpacks to more than ${limits.maxUnpackedBytes} bytes (svc.backup.max-zip-bytes).`);
+      throw new ZipTooLargeError(
+        `The ZIP unpacks to more than ${limits.maxUnpackedBytes} bytes (svc.backup.max-zip-bytes).`,
+      );
     }
     entries.push(entry);
     at += 46 + nameLength + extraLength + commentLength;
@@ -121,7 +136,8 @@ function inflateCapped(compressed: Uint8Array, declaredSize: number, name: strin
   const output = new Uint8Array(declaredSize);
   let written = 0;
   const inflater = new Inflate((chunk) => {
-    if (written + chunk.length > declaredSize) throw broken(`entry '${name}' unpacks to more than its declared ${declaredSize} bytes`);
+    if (written + chunk.length > declaredSize)
+      throw broken(`entry '${name}' unpacks to more than its declared ${declaredSize} bytes`);
     output.set(chunk, written);
     written += chunk.length;
   });
@@ -134,7 +150,8 @@ function inflateCapped(compressed: Uint8Array, declaredSize: number, name: strin
     if (error instanceof AppError) throw error;
     throw broken(`entry '${name}' cannot be inflated (${(error as Error).message})`);
   }
-  if (written !== declaredSize) throw broken(`entry '${name}' unpacks to ${written} bytes, not its declared ${declaredSize}`);
+  if (written !== declaredSize)
+    throw broken(`entry '${name}' unpacks to ${written} bytes, not its declared ${declaredSize}`);
   return output;
 }
 
@@ -145,7 +162,8 @@ function entryData(data: Uint8Array, entry: CentralEntry): Uint8Array {
   const end = start + entry.compressedSize;
   if (end > data.length) throw broken(`entry '${entry.name}' is truncated`);
   const compressed = data.subarray(start, end);
-  if (entry.method === 0 && entry.compressedSize !== entry.size) throw broken(`stored entry '${entry.name}' has inconsistent sizes`);
+  if (entry.method === 0 && entry.compressedSize !== entry.size)
+    throw broken(`stored entry '${entry.name}' has inconsistent sizes`);
   const content = entry.method === 0 ? compressed.slice() : inflateCapped(compressed, entry.size, entry.name);
   if (crc32(content) >>> 0 !== entry.crc) throw broken(`entry '${entry.name}' fails its CRC check`);
   return content;
@@ -156,7 +174,8 @@ export function readZip(data: Uint8Array, limits: ZipLimits): Map<string, Uint8A
   const files = new Map<string, Uint8Array>();
   for (const entry of readCentralDirectory(data, limits)) {
     if (entry.name.endsWith('/')) continue;
-    if (files.has(entry.name)) throw invalid(`The ZIP holds the entry '${entry.name}' twice.`, { path: 'body', entry: entry.name });
+    if (files.has(entry.name))
+      throw invalid(`The ZIP holds the entry '${entry.name}' twice.`, { path: 'body', entry: entry.name });
     files.set(entry.name, entryData(data, entry));
   }
   return files;

@@ -1,11 +1,20 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { containsSequence, ExpressionSyntaxError, formatExpressions, matches, parseExpressions } from './expressions.ts';
+import {
+  containsSequence,
+  ExpressionSyntaxError,
+  formatExpressions,
+  matches,
+  parseExpressions,
+} from './expressions.ts';
 
 const one = (text: string) => parseExpressions(text)[0]!;
 
 test('parses and prints nested lists canonically', () => {
-  assert.equal(formatExpressions(parseExpressions('greeting(hello),unknown( Vienna )')), 'greeting(hello), unknown(Vienna)');
+  assert.equal(
+    formatExpressions(parseExpressions('greeting(hello),unknown( Vienna )')),
+    'greeting(hello), unknown(Vienna)',
+  );
   assert.equal(formatExpressions(parseExpressions('property(car(BMW(X5)))')), 'property(car(BMW(X5)))');
   assert.deepEqual(parseExpressions('   '), []);
   assert.deepEqual(one('a.b(x)'), { domain: 'a', name: 'b', args: [{ name: 'x', args: [] }] });
@@ -14,7 +23,8 @@ test('parses and prints nested lists canonically', () => {
 });
 
 test('malformed text is a syntax error', () => {
-  for (const text of ['greeting(hello', 'a,,b', 'a(b))', '(x)']) assert.throws(() => parseExpressions(text), ExpressionSyntaxError, text);
+  for (const text of ['greeting(hello', 'a,,b', 'a(b))', '(x)'])
+    assert.throws(() => parseExpressions(text), ExpressionSyntaxError, text);
 });
 
 test('matching: names, arity, nesting, wildcards, numbers', () => {

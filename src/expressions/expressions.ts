@@ -39,7 +39,9 @@ export function parseExpressions(text: string): Expression[] {
       }
       if (next === closing) return list;
       if (next === undefined && closing === undefined) return list;
-      throw new ExpressionSyntaxError(`unexpected ${next === undefined ? 'end' : `'${next}'`} at position ${position} of '${source}'`);
+      throw new ExpressionSyntaxError(
+        `unexpected ${next === undefined ? 'end' : `'${next}'`} at position ${position} of '${source}'`,
+      );
     }
   };
   const skipSpaces = () => {

@@ -7,7 +7,8 @@ import type { DeclaredRoute } from './auth.ts';
  * `npm run docs:access` rewrites it, `test/access-docs.test.ts` fails while it is stale.
  */
 
-export const ACCESS_TABLE_START = '<!-- access table: generated from the routes by `npm run docs:access`; do not edit -->';
+export const ACCESS_TABLE_START =
+  '<!-- access table: generated from the routes by `npm run docs:access`; do not edit -->';
 export const ACCESS_TABLE_END = '<!-- end of the access table -->';
 
 /** Every configuration store has the same routes; the table shows them once under this name. */
@@ -35,10 +36,14 @@ function rows(routes: readonly DeclaredRoute[]): { methods: string[]; url: strin
 
 /** The two Markdown tables: role classes, then every route. */
 export function accessTableMarkdown(routes: readonly DeclaredRoute[]): string {
-  const classes = Object.entries(ROLE_CLASSES).map(([name, roles]) =>
-    `| \`${name}\` | ${roles.length > 0 ? roles.join(', ') : name === 'public' ? 'none: no token needed' : 'any valid token'} |`);
-  const routeRows = rows(routes).map(({ methods, url, access }) =>
-    `| ${methods.join(', ')} | \`${cell(url)}\` | ${access.roles} | ${access.level ?? ''} | ${cell(access.rule ?? '')} |`);
+  const classes = Object.entries(ROLE_CLASSES).map(
+    ([name, roles]) =>
+      `| \`${name}\` | ${roles.length > 0 ? roles.join(', ') : name === 'public' ? 'none: no token needed' : 'any valid token'} |`,
+  );
+  const routeRows = rows(routes).map(
+    ({ methods, url, access }) =>
+      `| ${methods.join(', ')} | \`${cell(url)}\` | ${access.roles} | ${access.level ?? ''} | ${cell(access.rule ?? '')} |`,
+  );
   return [
     '| Role class | Roles |',
     '|---|---|',
@@ -56,6 +61,7 @@ export function accessTableMarkdown(routes: readonly DeclaredRoute[]): string {
 export function withAccessTable(readme: string, table: string): string {
   const start = readme.indexOf(ACCESS_TABLE_START);
   const end = readme.indexOf(ACCESS_TABLE_END);
-  if (start < 0 || end < start) throw new Error(`The README has no access table markers (${ACCESS_TABLE_START} ... ${ACCESS_TABLE_END}).`);
+  if (start < 0 || end < start)
+    throw new Error(`The README has no access table markers (${ACCESS_TABLE_START} ... ${ACCESS_TABLE_END}).`);
   return `${readme.slice(0, start + ACCESS_TABLE_START.length)}\n${table}\n${readme.slice(end)}`;
 }

@@ -62,8 +62,21 @@ class QuietRequestLogs extends LogController {
     request.log.trace({ method: request.method, url: request.url }, 'incoming request');
   }
 
-  override requestCompleted(error: Error | null, request: Parameters<LogController['requestCompleted']>[1], reply: Parameters<LogController['requestCompleted']>[2]): void {
-    reply.log.debug({ method: request.method, url: request.url, statusCode: reply.statusCode, responseTime: reply.elapsedTime, err: error ?? undefined }, 'request completed');
+  override requestCompleted(
+    error: Error | null,
+    request: Parameters<LogController['requestCompleted']>[1],
+    reply: Parameters<LogController['requestCompleted']>[2],
+  ): void {
+    reply.log.debug(
+      {
+        method: request.method,
+        url: request.url,
+        statusCode: reply.statusCode,
+        responseTime: reply.elapsedTime,
+        err: error ?? undefined,
+      },
+      'request completed',
+    );
   }
 }
 
@@ -102,11 +115,25 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
         description: 'Versioned agent configuration, deployment, conversations and operations.',
         version: '0.1.0',
       },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'OIDC access token (when svc.oidc.tenant-enabled); x-roles on each operation names the roles that may call it' } } },
+      components: {
+        securitySchemes: {
+          bearer: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'JWT',
+            description:
+              'OIDC access token (when svc.oidc.tenant-enabled); x-roles on each operation names the roles that may call it',
+          },
+        },
+      },
     },
   });
-  await registerWithAccess(app, { roles: 'authenticated' }, (docs) => docs.register(swaggerUi, { routePrefix: '/q/swagger-ui' }));
-  app.get('/q/openapi', { config: { access: { roles: 'authenticated' } }, schema: { hide: true } }, async () => app.swagger());
+  await registerWithAccess(app, { roles: 'authenticated' }, (docs) =>
+    docs.register(swaggerUi, { routePrefix: '/q/swagger-ui' }),
+  );
+  app.get('/q/openapi', { config: { access: { roles: 'authenticated' } }, schema: { hide: true } }, async () =>
+    app.swagger(),
+  );
 
   await app.register(storeRoutes, { resources: services.resources });
   await app.register(deploymentRoutes, { deployments: services.deployments, resources: services.resources });

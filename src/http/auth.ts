@@ -4,7 +4,13 @@ import fastifyPlugin from 'fastify-plugin';
 import { AppError } from '../errors.ts';
 import { CallerAccess } from '../security/access.ts';
 import { hasRoleOf, openApiAccess, rolesOf, type RouteAccess } from '../security/route-access.ts';
-import { AuthenticationError, bearerToken, createAuthenticator, type Authenticator, type Principal } from '../security/auth.ts';
+import {
+  AuthenticationError,
+  bearerToken,
+  createAuthenticator,
+  type Authenticator,
+  type Principal,
+} from '../security/auth.ts';
 import type { CallerIdentity } from '../security/auth-caller.ts';
 import type { Settings } from '../settings.ts';
 import type { DescriptorOrigin } from '../storage/ports.ts';
@@ -66,7 +72,9 @@ function authenticatorOf(options: AuthPluginOptions): Authenticator | undefined 
   const issuer = settings['svc.oidc.auth-server-url'];
   const audience = settings['svc.oidc.client-id'];
   if (!issuer || !audience) {
-    throw new Error('svc.oidc.tenant-enabled is on, so svc.oidc.auth-server-url (the issuer) and svc.oidc.client-id (the audience) must be set.');
+    throw new Error(
+      'svc.oidc.tenant-enabled is on, so svc.oidc.auth-server-url (the issuer) and svc.oidc.client-id (the audience) must be set.',
+    );
   }
   return createAuthenticator({ issuer, audience, clockToleranceSeconds: settings['svc.oidc.clock-tolerance-seconds'] });
 }
@@ -76,18 +84,25 @@ const unauthorized = (reply: FastifyReply, detail: string) =>
 
 function forbiddenByRole(access: RouteAccess, principal: Principal): AppError {
   const roles = rolesOf(access.roles);
-  return new AppError('forbidden', `This operation needs the role ${roles.join(' or ')}; ${principal.name} has ${principal.roles.size === 0 ? 'no role of this service' : [...principal.roles].join(', ')}.`, { neededRoles: [...roles] });
+  return new AppError(
+    'forbidden',
+    `This operation needs the role ${roles.join(' or ')}; ${principal.name} has ${principal.roles.size === 0 ? 'no role of this service' : [...principal.roles].join(', ')}.`,
+    { neededRoles: [...roles] },
+  );
 }
 
 async function authentication(app: FastifyInstance, options: AuthPluginOptions): Promise<void> {
   const { settings } = options;
   const authenticator = authenticatorOf(options);
   const accessOptions = {
-    enforcement: authenticator !== undefined && (settings['svc.authorization.enabled'] || settings['svc.workspaces.enabled']),
+    enforcement:
+      authenticator !== undefined && (settings['svc.authorization.enabled'] || settings['svc.workspaces.enabled']),
     workspacesEnabled: settings['svc.workspaces.enabled'],
   };
   if (!authenticator && (settings['svc.authorization.enabled'] || settings['svc.workspaces.enabled'])) {
-    app.log.warn('svc.authorization.enabled / svc.workspaces.enabled need authentication (svc.oidc.tenant-enabled); nothing is enforced');
+    app.log.warn(
+      'svc.authorization.enabled / svc.workspaces.enabled need authentication (svc.oidc.tenant-enabled); nothing is enforced',
+    );
   }
 
   app.decorateRequest('caller', undefined);
@@ -99,7 +114,9 @@ async function authentication(app: FastifyInstance, options: AuthPluginOptions):
     const methods = [route.method].flat();
     const access = route.config?.access ?? this.pluginRouteAccess;
     if (access === undefined) {
-      throw new Error(`Route ${methods.join(', ')} ${route.url} declares no access: give it config: { access: { roles: ... } } (src/security/route-access.ts).`);
+      throw new Error(
+        `Route ${methods.join(', ')} ${route.url} declares no access: give it config: { access: { roles: ... } } (src/security/route-access.ts).`,
+      );
     }
     route.config = { ...route.config, access };
     route.schema = { ...route.schema, ...openApiAccess(access) } as FastifySchema;
@@ -114,7 +131,8 @@ async function authentication(app: FastifyInstance, options: AuthPluginOptions):
     const access = request.routeOptions.config.access;
     if (access?.roles === 'public') return;
     const token = bearerToken(request.headers.authorization);
-    if (token === undefined) return unauthorized(reply, 'Authentication is required: send Authorization: Bearer <access token>.');
+    if (token === undefined)
+      return unauthorized(reply, 'Authentication is required: send Authorization: Bearer <access token>.');
     let principal: Principal;
     try {
       principal = await authenticator.authenticate(token);
@@ -135,7 +153,11 @@ export const authPlugin = fastifyPlugin(authentication, { name: 'svc-authenticat
  * Registers a plugin whose routes cannot carry `config.access` (a third-party plugin such as swagger-ui): every
  * route registered inside `register` gets `access`. The declaration stays where the plugin is registered.
  */
-export async function registerWithAccess(app: FastifyInstance, access: RouteAccess, register: (context: FastifyInstance) => PromiseLike<unknown>): Promise<void> {
+export async function registerWithAccess(
+  app: FastifyInstance,
+  access: RouteAccess,
+  register: (context: FastifyInstance) => PromiseLike<unknown>,
+): Promise<void> {
   await app.register(async (context) => {
     context.decorate('pluginRouteAccess', access);
     await register(context);
@@ -143,9 +165,17 @@ export async function registerWithAccess(app: FastifyInstance, access: RouteAcce
 }
 
 /** The query parameter of the routes that create resources: which of the caller's spaces gets the new resource. */
-export const SpaceQuery = Type.Object({
-  space: Type.Optional(Type.String({ description: "one of the caller's spaces for the new resource (workspaces); default: the caller's default space" })),
-}, { additionalProperties: true });
+export const SpaceQuery = Type.Object(
+  {
+    space: Type.Optional(
+      Type.String({
+        description:
+          "one of the caller's spaces for the new resource (workspaces); default: the caller's default space",
+      }),
+    ),
+  },
+  { additionalProperties: true },
+);
 
 /** Owner and space of a resource the caller creates (recorded whenever authentication is on). */
 export function resourceOriginOf(request: FastifyRequest, space: string | undefined): DescriptorOrigin {
@@ -160,8 +190,15 @@ export function resourceOriginOf(request: FastifyRequest, space: string | undefi
 export function callerIdentityOf(request: FastifyRequest, settings: Settings): CallerIdentity | undefined {
   const caller = request.caller;
   if (caller === undefined) return undefined;
-  const allowedOrigins = [`${request.protocol}://${request.host}`, ...settings['svc.caller-identity.allowed-origins'].split(',')];
+  const allowedOrigins = [
+    `${request.protocol}://${request.host}`,
+    ...settings['svc.caller-identity.allowed-origins'].split(','),
+  ];
   const publicUrl = settings['svc.public-url'];
   if (publicUrl) allowedOrigins.push(publicUrl);
-  return { principal: caller.principal.name, token: caller.principal.token, allowedOrigins: allowedOrigins.map((o) => o.trim()).filter(Boolean) };
+  return {
+    principal: caller.principal.name,
+    token: caller.principal.token,
+    allowedOrigins: allowedOrigins.map((o) => o.trim()).filter(Boolean),
+  };
 }

@@ -17,15 +17,30 @@ const ZIP_TYPES = ['application/zip', 'application/x-zip-compressed', 'applicati
 
 const AgentIdParams = Type.Object({ agentId: Type.String({ description: 'agent id' }) });
 const ExportQuery = Type.Object(
-  { agentVersion: Type.Optional(Type.Integer({ minimum: 1, description: 'agent version (default: the current version)' })) },
+  {
+    agentVersion: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'agent version (default: the current version)' }),
+    ),
+  },
   { additionalProperties: true },
 );
 const FileParams = Type.Object({ file: Type.String({ description: 'download name <agentId>-<version>.zip' }) });
 const ImportQuery = Type.Object(
   {
-    strategy: Type.Unsafe<(typeof STRATEGIES)[number]>({ type: 'string', enum: [...STRATEGIES], default: 'create', description: 'create (new ids), merge (match by origin id), upgrade (match by position)' }),
-    selectedResources: Type.Optional(Type.String({ description: 'comma-separated origin ids of the matched resources that may be updated (merge, upgrade)' })),
-    targetAgentId: Type.Optional(Type.String({ description: 'agent to merge into or to upgrade (default: by origin id, or by name for upgrade)' })),
+    strategy: Type.Unsafe<(typeof STRATEGIES)[number]>({
+      type: 'string',
+      enum: [...STRATEGIES],
+      default: 'create',
+      description: 'create (new ids), merge (match by origin id), upgrade (match by position)',
+    }),
+    selectedResources: Type.Optional(
+      Type.String({
+        description: 'comma-separated origin ids of the matched resources that may be updated (merge, upgrade)',
+      }),
+    ),
+    targetAgentId: Type.Optional(
+      Type.String({ description: 'agent to merge into or to upgrade (default: by origin id, or by name for upgrade)' }),
+    ),
   },
   { additionalProperties: true },
 );
@@ -50,7 +65,10 @@ const ImportBody = Type.Composite([
 ]);
 
 function importOptions(query: Static<typeof ImportQuery>): ImportOptions {
-  const selected = query.selectedResources?.split(',').map((id) => id.trim()).filter((id) => id !== '');
+  const selected = query.selectedResources
+    ?.split(',')
+    .map((id) => id.trim())
+    .filter((id) => id !== '');
   return {
     strategy: query.strategy,
     selectedResources: selected === undefined ? undefined : new Set(selected),
@@ -59,7 +77,8 @@ function importOptions(query: Static<typeof ImportQuery>): ImportOptions {
 }
 
 function zipBody(body: unknown): Uint8Array {
-  if (!(body instanceof Uint8Array)) throw invalid('Send the ZIP archive as the request body with Content-Type: application/zip.', { path: 'body' });
+  if (!(body instanceof Uint8Array))
+    throw invalid('Send the ZIP archive as the request body with Content-Type: application/zip.', { path: 'body' });
   return body;
 }
 
@@ -67,60 +86,94 @@ export async function backupRoutes(app: TypedApp, deps: { backup: BackupService;
   const { backup, maxZipBytes } = deps;
   // Only ZIP bodies here: any other content type is answered with 415.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser(ZIP_TYPES, { parseAs: 'buffer', bodyLimit: maxZipBytes }, (_request, body, done) => done(null, body));
+  app.addContentTypeParser(ZIP_TYPES, { parseAs: 'buffer', bodyLimit: maxZipBytes }, (_request, body, done) =>
+    done(null, body),
+  );
   // Size problems of this plugin name their own setting; everything else goes to the application's handler.
   app.setErrorHandler((error: FastifyError, _request, reply) => {
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return sendProblem(reply, problem(413, `The ZIP is larger than the service accepts (${maxZipBytes} bytes, svc.backup.max-zip-bytes).`));
+      return sendProblem(
+        reply,
+        problem(413, `The ZIP is larger than the service accepts (${maxZipBytes} bytes, svc.backup.max-zip-bytes).`),
+      );
     }
     if (error instanceof ZipTooLargeError) return sendProblem(reply, problem(413, error.message));
     throw error;
   });
 
-  app.post('/backup/export/:agentId', {
-    config: { access: { roles: 'write', level: 'USE' } },
-    schema: {
-      tags: ['backup'], summary: 'Export an agent version as a ZIP; Location names the download',
-      params: AgentIdParams, querystring: ExportQuery,
-      response: { 200: { description: 'Exported; `Location` is /backup/export/<agentId>-<version>.zip', type: 'null' } },
+  app.post(
+    '/backup/export/:agentId',
+    {
+      config: { access: { roles: 'write', level: 'USE' } },
+      schema: {
+        tags: ['backup'],
+        summary: 'Export an agent version as a ZIP; Location names the download',
+        params: AgentIdParams,
+        querystring: ExportQuery,
+        response: {
+          200: { description: 'Exported; `Location` is /backup/export/<agentId>-<version>.zip', type: 'null' },
+        },
+      },
     },
-  }, async (request, reply) => {
-    const { agentId } = request.params;
-    const { agentVersion } = request.query;
-    const fileName = await backup.exportAgent(agentId, agentVersion, request.caller);
-    return reply.code(200).header('Location', `/backup/export/${fileName}`).send();
-  });
-
-  app.get('/backup/export/:file', {
-    config: { access: { roles: 'write', level: 'USE', rule: 'on the exported agent' } },
-    schema: { tags: ['backup'], summary: 'Download an export ZIP', params: FileParams },
-  }, async (request, reply) => {
-    const { file } = request.params;
-    const zip = await backup.download(file, request.caller);
-    return reply
-      .type('application/zip')
-      .header('Content-Disposition', `attachment; filename="${file}"`)
-      .send(Buffer.from(zip.buffer, zip.byteOffset, zip.byteLength));
-  });
-
-  app.post('/backup/import', {
-    config: { access: { roles: 'write', rule: 'strategy create only (merge, upgrade: admins)' } },
-    bodyLimit: maxZipBytes,
-    schema: {
-      tags: ['backup'], summary: 'Import an agent ZIP (create, merge or upgrade); Location is the agent version written',
-      querystring: Type.Composite([ImportQuery, SpaceQuery], { additionalProperties: true }), response: { 201: ImportBody },
+    async (request, reply) => {
+      const { agentId } = request.params;
+      const { agentVersion } = request.query;
+      const fileName = await backup.exportAgent(agentId, agentVersion, request.caller);
+      return reply.code(200).header('Location', `/backup/export/${fileName}`).send();
     },
-  }, async (request, reply) => {
-    const result = await backup.import(zipBody(request.body), importOptions(request.query), resourceOriginOf(request, request.query.space), request.caller);
-    return reply.code(201).header('Location', result.location).send(result);
-  });
+  );
 
-  app.post('/backup/import/preview', {
-    config: { access: { roles: 'write', rule: 'strategy create only (merge, upgrade: admins)' } },
-    bodyLimit: maxZipBytes,
-    schema: {
-      tags: ['backup'], summary: 'Dry run of an import: what would be created, updated or skipped; writes nothing',
-      querystring: ImportQuery, response: { 200: PreviewBody },
+  app.get(
+    '/backup/export/:file',
+    {
+      config: { access: { roles: 'write', level: 'USE', rule: 'on the exported agent' } },
+      schema: { tags: ['backup'], summary: 'Download an export ZIP', params: FileParams },
     },
-  }, async (request) => backup.preview(zipBody(request.body), importOptions(request.query), request.caller));
+    async (request, reply) => {
+      const { file } = request.params;
+      const zip = await backup.download(file, request.caller);
+      return reply
+        .type('application/zip')
+        .header('Content-Disposition', `attachment; filename="${file}"`)
+        .send(Buffer.from(zip.buffer, zip.byteOffset, zip.byteLength));
+    },
+  );
+
+  app.post(
+    '/backup/import',
+    {
+      config: { access: { roles: 'write', rule: 'strategy create only (merge, upgrade: admins)' } },
+      bodyLimit: maxZipBytes,
+      schema: {
+        tags: ['backup'],
+        summary: 'Import an agent ZIP (create, merge or upgrade); Location is the agent version written',
+        querystring: Type.Composite([ImportQuery, SpaceQuery], { additionalProperties: true }),
+        response: { 201: ImportBody },
+      },
+    },
+    async (request, reply) => {
+      const result = await backup.import(
+        zipBody(request.body),
+        importOptions(request.query),
+        resourceOriginOf(request, request.query.space),
+        request.caller,
+      );
+      return reply.code(201).header('Location', result.location).send(result);
+    },
+  );
+
+  app.post(
+    '/backup/import/preview',
+    {
+      config: { access: { roles: 'write', rule: 'strategy create only (merge, upgrade: admins)' } },
+      bodyLimit: maxZipBytes,
+      schema: {
+        tags: ['backup'],
+        summary: 'Dry run of an import: what would be created, updated or skipped; writes nothing',
+        querystring: ImportQuery,
+        response: { 200: PreviewBody },
+      },
+    },
+    async (request) => backup.preview(zipBody(request.body), importOptions(request.query), request.caller),
+  );
 }

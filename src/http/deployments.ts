@@ -5,104 +5,186 @@ import type { TypedApp } from './typed-app.ts';
 
 /** Deployment of agent versions to environments (`/administration/...`) and the deployment store. */
 
-const EnvironmentAgentParams = Type.Object({ environment: Type.String({ description: 'production or test (restricted and unrestricted mean production)' }), agentId: Type.String() });
-
-const DeploymentSchema = Type.Object({
-  environment: Type.String(),
+const EnvironmentAgentParams = Type.Object({
+  environment: Type.String({ description: 'production or test (restricted and unrestricted mean production)' }),
   agentId: Type.String(),
-  agentVersion: Type.Integer(),
-  status: Type.Union([Type.Literal('NOT_FOUND'), Type.Literal('IN_PROGRESS'), Type.Literal('READY'), Type.Literal('ERROR')]),
-  autoDeploy: Type.Boolean(),
-  deployedOn: Type.Integer({ description: 'epoch milliseconds; 0 when not deployed' }),
-  error: Type.Optional(Type.String({ description: 'why the deployment failed' })),
-}, { title: 'Deployment' });
+});
 
-export async function deploymentRoutes(app: TypedApp, deps: { deployments: DeploymentService; resources: ResourceService }): Promise<void> {
+const DeploymentSchema = Type.Object(
+  {
+    environment: Type.String(),
+    agentId: Type.String(),
+    agentVersion: Type.Integer(),
+    status: Type.Union([
+      Type.Literal('NOT_FOUND'),
+      Type.Literal('IN_PROGRESS'),
+      Type.Literal('READY'),
+      Type.Literal('ERROR'),
+    ]),
+    autoDeploy: Type.Boolean(),
+    deployedOn: Type.Integer({ description: 'epoch milliseconds; 0 when not deployed' }),
+    error: Type.Optional(Type.String({ description: 'why the deployment failed' })),
+  },
+  { title: 'Deployment' },
+);
+
+export async function deploymentRoutes(
+  app: TypedApp,
+  deps: { deployments: DeploymentService; resources: ResourceService },
+): Promise<void> {
   const { deployments, resources } = deps;
   const tags = ['deployment'];
 
-  app.post('/administration/:environment/deploy/:agentId', {
-    config: { access: { roles: 'write', level: 'EDIT' } },
-    schema: {
-      tags, summary: 'Deploy an agent version (202; compiling runs in the background)',
-      description: '404 at once when the agent version does not exist; a missing referenced resource or an unknown extension type turns the status into ERROR with the reason.',
-      params: EnvironmentAgentParams,
-      querystring: Type.Object({
-        version: Type.Optional(Type.Integer({ minimum: 1, description: 'agent version; the current version when absent' })),
-        autoDeploy: Type.Boolean({ default: true, description: 'deploy again at start-up' }),
-        waitForCompletion: Type.Boolean({ default: false, description: 'answer 200 with the final status instead of 202' }),
-      }, { additionalProperties: true }),
-      response: { 200: DeploymentSchema, 202: DeploymentSchema },
+  app.post(
+    '/administration/:environment/deploy/:agentId',
+    {
+      config: { access: { roles: 'write', level: 'EDIT' } },
+      schema: {
+        tags,
+        summary: 'Deploy an agent version (202; compiling runs in the background)',
+        description:
+          '404 at once when the agent version does not exist; a missing referenced resource or an unknown extension type turns the status into ERROR with the reason.',
+        params: EnvironmentAgentParams,
+        querystring: Type.Object(
+          {
+            version: Type.Optional(
+              Type.Integer({ minimum: 1, description: 'agent version; the current version when absent' }),
+            ),
+            autoDeploy: Type.Boolean({ default: true, description: 'deploy again at start-up' }),
+            waitForCompletion: Type.Boolean({
+              default: false,
+              description: 'answer 200 with the final status instead of 202',
+            }),
+          },
+          { additionalProperties: true },
+        ),
+        response: { 200: DeploymentSchema, 202: DeploymentSchema },
+      },
     },
-  }, async (request, reply) => {
-    const { environment, agentId } = request.params;
-    const { query } = request;
-    const version = query.version ?? (await resources.currentVersion('agent', agentId));
-    const { view, completion } = await deployments.deploy(normalizeEnvironment(environment), agentId, version, query.autoDeploy, request.caller);
-    if (query.waitForCompletion) return reply.code(200).send(await completion);
-    return reply.code(202).send(view);
-  });
-
-  app.post('/administration/:environment/undeploy/:agentId', {
-    config: { access: { roles: 'write', level: 'EDIT' } },
-    schema: {
-      tags, summary: 'Undeploy an agent version (its running conversations go on with the version they started with)',
-      params: EnvironmentAgentParams,
-      querystring: Type.Object({ version: Type.Integer({ minimum: 1 }) }, { additionalProperties: true }),
-      response: { 202: Type.Object({ undeployed: Type.Boolean() }) },
+    async (request, reply) => {
+      const { environment, agentId } = request.params;
+      const { query } = request;
+      const version = query.version ?? (await resources.currentVersion('agent', agentId));
+      const { view, completion } = await deployments.deploy(
+        normalizeEnvironment(environment),
+        agentId,
+        version,
+        query.autoDeploy,
+        request.caller,
+      );
+      if (query.waitForCompletion) return reply.code(200).send(await completion);
+      return reply.code(202).send(view);
     },
-  }, async (request, reply) => {
-    const { environment, agentId } = request.params;
-    const { version } = request.query;
-    return reply.code(202).send({ undeployed: await deployments.undeploy(normalizeEnvironment(environment), agentId, version, request.caller) });
-  });
+  );
 
-  app.get('/administration/:environment/deploymentstatus/:agentId', {
-    config: { access: { roles: 'read' } },
-    schema: {
-      tags, summary: 'Deployment status: NOT_FOUND, IN_PROGRESS, ERROR or READY (format=text for the bare word)',
-      params: EnvironmentAgentParams,
-      querystring: Type.Object({
-        version: Type.Integer({ minimum: 1 }),
-        format: Type.Union([Type.Literal('json'), Type.Literal('text')], { default: 'json' }),
-      }, { additionalProperties: true }),
-      response: {
-        200: {
-          description: 'The deployment; with format=text only its status word',
-          content: { 'application/json': { schema: DeploymentSchema }, 'text/plain': { schema: DeploymentSchema.properties.status } },
+  app.post(
+    '/administration/:environment/undeploy/:agentId',
+    {
+      config: { access: { roles: 'write', level: 'EDIT' } },
+      schema: {
+        tags,
+        summary: 'Undeploy an agent version (its running conversations go on with the version they started with)',
+        params: EnvironmentAgentParams,
+        querystring: Type.Object({ version: Type.Integer({ minimum: 1 }) }, { additionalProperties: true }),
+        response: { 202: Type.Object({ undeployed: Type.Boolean() }) },
+      },
+    },
+    async (request, reply) => {
+      const { environment, agentId } = request.params;
+      const { version } = request.query;
+      return reply.code(202).send({
+        undeployed: await deployments.undeploy(normalizeEnvironment(environment), agentId, version, request.caller),
+      });
+    },
+  );
+
+  app.get(
+    '/administration/:environment/deploymentstatus/:agentId',
+    {
+      config: { access: { roles: 'read' } },
+      schema: {
+        tags,
+        summary: 'Deployment status: NOT_FOUND, IN_PROGRESS, ERROR or READY (format=text for the bare word)',
+        params: EnvironmentAgentParams,
+        querystring: Type.Object(
+          {
+            version: Type.Integer({ minimum: 1 }),
+            format: Type.Union([Type.Literal('json'), Type.Literal('text')], { default: 'json' }),
+          },
+          { additionalProperties: true },
+        ),
+        response: {
+          200: {
+            description: 'The deployment; with format=text only its status word',
+            content: {
+              'application/json': { schema: DeploymentSchema },
+              'text/plain': { schema: DeploymentSchema.properties.status },
+            },
+          },
         },
       },
     },
-  }, async (request, reply) => {
-    const { environment, agentId } = request.params;
-    const { version, format } = request.query;
-    const status = deployments.status(normalizeEnvironment(environment), agentId, version);
-    if (format === 'text') return reply.type('text/plain; charset=utf-8').send(status.status);
-    return status;
-  });
-
-  app.get('/administration/:environment/deploymentstatus', {
-    config: { access: { roles: 'read' } },
-    schema: { tags, summary: 'Every deployment of an environment, newest first', params: Type.Object({ environment: Type.String() }), response: { 200: Type.Array(DeploymentSchema) } },
-  }, async (request) => deployments.list(normalizeEnvironment(request.params.environment)));
-
-  app.get('/administration/deploy/:agentId', {
-    config: { access: { roles: 'read' } },
-    schema: {
-      tags, summary: 'Deployment check of an agent across environments (for troubleshooting)',
-      params: Type.Object({ agentId: Type.String() }),
-      response: { 200: Type.Object({ agentId: Type.String(), environments: Type.Record(Type.String(), Type.Array(DeploymentSchema)) }) },
+    async (request, reply) => {
+      const { environment, agentId } = request.params;
+      const { version, format } = request.query;
+      const status = deployments.status(normalizeEnvironment(environment), agentId, version);
+      if (format === 'text') return reply.type('text/plain; charset=utf-8').send(status.status);
+      return status;
     },
-  }, async (request) => {
-    const { agentId } = request.params;
-    const environments = Object.fromEntries(ENVIRONMENTS.map((environment) => [
-      environment, deployments.list(environment).filter((deployment) => deployment.agentId === agentId),
-    ]));
-    return { agentId, environments };
-  });
+  );
 
-  app.get('/deploymentstore/deployments', {
-    config: { access: { roles: 'read' } },
-    schema: { tags, summary: 'Every deployment of every environment, newest first', response: { 200: Type.Array(DeploymentSchema) } },
-  }, async () => deployments.list());
+  app.get(
+    '/administration/:environment/deploymentstatus',
+    {
+      config: { access: { roles: 'read' } },
+      schema: {
+        tags,
+        summary: 'Every deployment of an environment, newest first',
+        params: Type.Object({ environment: Type.String() }),
+        response: { 200: Type.Array(DeploymentSchema) },
+      },
+    },
+    async (request) => deployments.list(normalizeEnvironment(request.params.environment)),
+  );
+
+  app.get(
+    '/administration/deploy/:agentId',
+    {
+      config: { access: { roles: 'read' } },
+      schema: {
+        tags,
+        summary: 'Deployment check of an agent across environments (for troubleshooting)',
+        params: Type.Object({ agentId: Type.String() }),
+        response: {
+          200: Type.Object({
+            agentId: Type.String(),
+            environments: Type.Record(Type.String(), Type.Array(DeploymentSchema)),
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const { agentId } = request.params;
+      const environments = Object.fromEntries(
+        ENVIRONMENTS.map((environment) => [
+          environment,
+          deployments.list(environment).filter((deployment) => deployment.agentId === agentId),
+        ]),
+      );
+      return { agentId, environments };
+    },
+  );
+
+  app.get(
+    '/deploymentstore/deployments',
+    {
+      config: { access: { roles: 'read' } },
+      schema: {
+        tags,
+        summary: 'Every deployment of every environment, newest first',
+        response: { 200: Type.Array(DeploymentSchema) },
+      },
+    },
+    async () => deployments.list(),
+  );
 }

@@ -30,7 +30,12 @@ function slowReader(highWaterMark: number) {
   };
 }
 
-const dataOf = (chunks: string[]) => chunks.join('').split('\n\n').filter((block) => block.startsWith('data: ')).map((block) => JSON.parse(block.slice(6)));
+const dataOf = (chunks: string[]) =>
+  chunks
+    .join('')
+    .split('\n\n')
+    .filter((block) => block.startsWith('data: '))
+    .map((block) => JSON.parse(block.slice(6)));
 
 describe('event stream', () => {
   afterEach(() => mock.timers.reset());
@@ -45,13 +50,18 @@ describe('event stream', () => {
     assert.equal(socket.out.writableLength, socket.received.join('').length);
     assert.ok(socket.out.writableLength < 200);
     let settled = false;
-    void Promise.all(waiting).then(() => { settled = true; });
+    void Promise.all(waiting).then(() => {
+      settled = true;
+    });
     await new Promise((resolve) => setImmediate(resolve));
     assert.equal(settled, false, 'senders that wait are held until drain');
 
     await socket.read();
     assert.deepEqual(await Promise.all(waiting), [true, true, true]);
-    assert.deepEqual(dataOf(socket.received).map((event) => event.n), [0, 1, 2, 3]);
+    assert.deepEqual(
+      dataOf(socket.received).map((event) => event.n),
+      [0, 1, 2, 3],
+    );
     stream.close();
   });
 
@@ -63,7 +73,10 @@ describe('event stream', () => {
     assert.equal(await stream.send('dropped'), false);
     await socket.read();
     assert.equal(await queued, true);
-    assert.deepEqual(dataOf(socket.received), ['fills the socket buffer', 'queued one, over forty bytes with its framing']);
+    assert.deepEqual(dataOf(socket.received), [
+      'fills the socket buffer',
+      'queued one, over forty bytes with its framing',
+    ]);
     stream.close();
   });
 
@@ -131,7 +144,10 @@ describe('event stream', () => {
       assert.equal(response.headers.get('access-control-allow-origin'), 'https://manager.example');
       assert.ok(response.headers.get('x-request-id'));
       const reader = response.body!.getReader();
-      assert.equal(new TextDecoder().decode((await reader.read()).value), 'event: greeting\ndata: {"hello":"world"}\n\n');
+      assert.equal(
+        new TextDecoder().decode((await reader.read()).value),
+        'event: greeting\ndata: {"hello":"world"}\n\n',
+      );
 
       const stream = await opened.promise;
       assert.equal(stream.signal.aborted, false);

@@ -6,7 +6,10 @@ test('upstream store paths are rewritten to the spec paths', () => {
   assert.equal(rewriteLegacyPath('/rulestore/rulesets'), '/behaviorstore/behaviorsets');
   assert.equal(rewriteLegacyPath('/rulestore/rulesets/abc?version=1'), '/behaviorstore/behaviorsets/abc?version=1');
   assert.equal(rewriteLegacyPath('/workflowstore/workflows/descriptors'), '/packagestore/packages/descriptors');
-  assert.equal(rewriteLegacyPath('/dictionarystore/dictionaries?x=1'), '/regulardictionarystore/regulardictionaries?x=1');
+  assert.equal(
+    rewriteLegacyPath('/dictionarystore/dictionaries?x=1'),
+    '/regulardictionarystore/regulardictionaries?x=1',
+  );
   assert.equal(rewriteLegacyPath('/llmstore/llms'), '/langchainstore/langchains');
   assert.equal(rewriteLegacyPath('/apicallstore/apicalls'), '/httpcallsstore/httpcalls');
   assert.equal(rewriteLegacyPath('/langchain/tools/costs'), '/llm/tools/costs');

@@ -27,11 +27,45 @@ export const DEFAULT_MANAGER_DIR = fileURLToPath(new URL('../../web/dist/', impo
 
 /** First path segments that belong to the API (and its upstream aliases): never answered with the manager. */
 const API_PREFIXES = new Set([
-  'q', 'administration', 'agents', 'bots', 'managedbots', 'conversationstore', 'descriptorstore', 'deploymentstore',
-  'regulardictionarystore', 'dictionarystore', 'behaviorstore', 'rulestore', 'outputstore', 'packagestore', 'workflowstore',
-  'agentstore', 'botstore', 'propertysetterstore', 'httpcallsstore', 'apicallstore', 'langchainstore', 'llmstore',
-  'bottriggerstore', 'agenttriggerstore', 'secretstore', 'backup', 'a2a', '.well-known', 'workspaces', 'llm', 'langchain',
-  'mcp', 'ragstore', 'userstore', 'usermemorystore', 'groupstore', 'schedulestore', 'auditstore', 'api',
+  'q',
+  'administration',
+  'agents',
+  'bots',
+  'managedbots',
+  'conversationstore',
+  'descriptorstore',
+  'deploymentstore',
+  'regulardictionarystore',
+  'dictionarystore',
+  'behaviorstore',
+  'rulestore',
+  'outputstore',
+  'packagestore',
+  'workflowstore',
+  'agentstore',
+  'botstore',
+  'propertysetterstore',
+  'httpcallsstore',
+  'apicallstore',
+  'langchainstore',
+  'llmstore',
+  'bottriggerstore',
+  'agenttriggerstore',
+  'secretstore',
+  'backup',
+  'a2a',
+  '.well-known',
+  'workspaces',
+  'llm',
+  'langchain',
+  'mcp',
+  'ragstore',
+  'userstore',
+  'usermemorystore',
+  'groupstore',
+  'schedulestore',
+  'auditstore',
+  'api',
 ]);
 
 export interface ManagerOptions {
@@ -53,7 +87,11 @@ export interface ManagerConfig {
 export function managerConfig(settings: Settings | undefined): ManagerConfig {
   if (!settings?.['svc.oidc.tenant-enabled']) return { authEnabled: false, issuer: null, clientId: null };
   const issuer = settings['svc.oidc.public-url'] || settings['svc.oidc.auth-server-url'] || null;
-  return { authEnabled: true, issuer: issuer ? issuer.replace(/\/+$/, '') : null, clientId: settings['svc.oidc.client-id'] || null };
+  return {
+    authEnabled: true,
+    issuer: issuer ? issuer.replace(/\/+$/, '') : null,
+    clientId: settings['svc.oidc.client-id'] || null,
+  };
 }
 
 function isFile(path: string): boolean {
@@ -82,11 +120,15 @@ export async function managerRoutes(app: TypedApp, options: ManagerOptions): Pro
 
     if (!built) {
       if (hasExtension) return reply.callNotFound();
-      return sendProblem(reply, problem(503, 'The web manager is not built. Run `npm run build:web` (npm start does it first).'));
+      return sendProblem(
+        reply,
+        problem(503, 'The web manager is not built. Run `npm run build:web` (npm start does it first).'),
+      );
     }
     if (hasExtension) {
       const relative = normalize(segments.join('/'));
-      if (relative.startsWith('..') || relative.includes(`${sep}..`) || !isFile(join(root, relative))) return reply.callNotFound();
+      if (relative.startsWith('..') || relative.includes(`${sep}..`) || !isFile(join(root, relative)))
+        return reply.callNotFound();
       const immutable = relative.startsWith(`assets${sep}`);
       return reply.sendFile(relative, { cacheControl: true, maxAge: immutable ? 31_536_000_000 : 0, immutable });
     }

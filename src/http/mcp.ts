@@ -11,8 +11,18 @@ import type { TypedApp } from './typed-app.ts';
 
 const tags = ['mcp'];
 
-function sendJsonRpcError(reply: FastifyReply, status: number, code: number, message: string, headers: Record<string, string> = {}) {
-  return reply.code(status).headers(headers).type('application/json').send({ jsonrpc: '2.0', error: { code, message }, id: null });
+function sendJsonRpcError(
+  reply: FastifyReply,
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+) {
+  return reply
+    .code(status)
+    .headers(headers)
+    .type('application/json')
+    .send({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
 export async function mcpRoutes(app: TypedApp, deps: { tools: AgentTools }): Promise<void> {
@@ -20,44 +30,56 @@ export async function mcpRoutes(app: TypedApp, deps: { tools: AgentTools }): Pro
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
-  app.post('/mcp', {
-    config: { access: { roles: 'converse' } },
-    schema: {
-      tags, summary: 'MCP (Streamable HTTP, stateless): list_agents and one agent_<name> tool per deployed production agent',
-      response: { 200: { type: 'object', additionalProperties: true } },
+  app.post(
+    '/mcp',
+    {
+      config: { access: { roles: 'converse' } },
+      schema: {
+        tags,
+        summary:
+          'MCP (Streamable HTTP, stateless): list_agents and one agent_<name> tool per deployed production agent',
+        response: { 200: { type: 'object', additionalProperties: true } },
+      },
     },
-  }, async (request, reply) => {
-    let parsedBody: unknown;
-    try {
-      parsedBody = JSON.parse(typeof request.body === 'string' ? request.body : '');
-    } catch {
-      return sendJsonRpcError(reply, 400, -32700, 'Parse error: Invalid JSON');
-    }
-    const server = await deps.tools.createServer();
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    reply.hijack();
-    reply.raw.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    try {
-      await server.connect(transport);
-      await transport.handleRequest(request.raw, reply.raw, parsedBody);
-    } catch (error) {
-      request.log.error({ err: error }, 'the MCP request failed');
-      if (!reply.raw.headersSent) {
-        reply.raw.writeHead(500, { 'content-type': 'application/json' });
-        reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }));
+    async (request, reply) => {
+      let parsedBody: unknown;
+      try {
+        parsedBody = JSON.parse(typeof request.body === 'string' ? request.body : '');
+      } catch {
+        return sendJsonRpcError(reply, 400, -32700, 'Parse error: Invalid JSON');
       }
-    }
-  });
+      const server = await deps.tools.createServer();
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      reply.hijack();
+      reply.raw.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      try {
+        await server.connect(transport);
+        await transport.handleRequest(request.raw, reply.raw, parsedBody);
+      } catch (error) {
+        request.log.error({ err: error }, 'the MCP request failed');
+        if (!reply.raw.headersSent) {
+          reply.raw.writeHead(500, { 'content-type': 'application/json' });
+          reply.raw.end(
+            JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }),
+          );
+        }
+      }
+    },
+  );
 
   for (const method of ['GET', 'DELETE'] as const) {
     app.route({
       config: { access: { roles: 'converse' } },
-      method, url: '/mcp',
+      method,
+      url: '/mcp',
       schema: { tags, summary: 'Not offered: the MCP endpoint is stateless (no sessions, no server-sent stream); 405' },
-      handler: async (_request, reply) => sendJsonRpcError(reply, 405, -32000, 'Method not allowed: this MCP endpoint is stateless; use POST.', { Allow: 'POST' }),
+      handler: async (_request, reply) =>
+        sendJsonRpcError(reply, 405, -32000, 'Method not allowed: this MCP endpoint is stateless; use POST.', {
+          Allow: 'POST',
+        }),
     });
   }
 }

@@ -33,7 +33,9 @@ interface Built {
   logBuffer: LogBuffer;
 }
 
-async function build(options: { ping?: () => Promise<void>; readinessTimeoutMs?: number; heartbeatMs?: number } = {}): Promise<Built> {
+async function build(
+  options: { ping?: () => Promise<void>; readinessTimeoutMs?: number; heartbeatMs?: number } = {},
+): Promise<Built> {
   const app = Fastify();
   // stands in for the lead's shared error handler
   app.setErrorHandler((error, _request, reply) => {
@@ -105,7 +107,10 @@ describe('operations routes', () => {
 
   it('exposes Prometheus metrics including HTTP requests by route pattern', async () => {
     const { app, metrics } = await make();
-    const storage = instrumentStorage(fakeStorage(async () => {}), metrics);
+    const storage = instrumentStorage(
+      fakeStorage(async () => {}),
+      metrics,
+    );
     await storage.resources.read('agent', 'x', 1);
     await app.inject({ method: 'GET', url: '/q/health/live' });
     await app.inject({ method: 'GET', url: '/no/such/path' });
@@ -114,8 +119,14 @@ describe('operations routes', () => {
     assert.match(String(response.headers['content-type']), /^text\/plain; version=0\.0\.4/);
     assert.match(response.body, /^# HELP /m);
     assert.match(response.body, /svc_store_operations_total\{kind="agent",operation="read",outcome="ok"\} 1/);
-    assert.match(response.body, /svc_http_server_requests_seconds_count\{method="GET",route="\/q\/health\/live",status="200"\} 1/);
-    assert.match(response.body, /svc_http_server_requests_seconds_count\{method="GET",route="unmatched",status="404"\} 1/);
+    assert.match(
+      response.body,
+      /svc_http_server_requests_seconds_count\{method="GET",route="\/q\/health\/live",status="200"\} 1/,
+    );
+    assert.match(
+      response.body,
+      /svc_http_server_requests_seconds_count\{method="GET",route="unmatched",status="404"\} 1/,
+    );
     assert.doesNotMatch(response.body, /no\/such\/path/);
   });
 
@@ -128,15 +139,20 @@ describe('operations routes', () => {
 
     const all = await app.inject({ method: 'GET', url: '/administration/logs' });
     assert.equal(all.statusCode, 200);
-    assert.deepEqual(all.json().map((e: { message: string }) => e.message), ['Agent deployed', 'slow turn', 'deploy failed']);
+    assert.deepEqual(
+      all.json().map((e: { message: string }) => e.message),
+      ['Agent deployed', 'slow turn', 'deploy failed'],
+    );
     const slow = all.json()[1];
     assert.equal(slow.level, 'WARN');
     assert.equal(slow.reqId, 'r1', 'other fields are kept');
     assert.equal(typeof slow.timestamp, 'number');
     assert.equal('userId' in all.json()[2], false);
 
-    const query = async (qs: string) => (await app.inject({ method: 'GET', url: `/administration/logs?${qs}` })).json()
-      .map((e: { message: string }) => e.message);
+    const query = async (qs: string) =>
+      (await app.inject({ method: 'GET', url: `/administration/logs?${qs}` }))
+        .json()
+        .map((e: { message: string }) => e.message);
     assert.deepEqual(await query('level=debug'), ['debug detail', 'Agent deployed', 'slow turn', 'deploy failed']);
     assert.deepEqual(await query('level=WARN'), ['slow turn', 'deploy failed']);
     assert.deepEqual(await query('search=DEPLOY'), ['Agent deployed', 'deploy failed']);
@@ -156,10 +172,12 @@ describe('operations routes', () => {
     assert.equal(badStream.statusCode, 400);
   });
 
-  it('feeds the buffer from Fastify\'s own logger through teeDestination', async () => {
+  it("feeds the buffer from Fastify's own logger through teeDestination", async () => {
     const logBuffer = createLogBuffer(100);
     const written: string[] = [];
-    const app = Fastify({ logger: { level: 'info', stream: teeDestination(logBuffer, { write: (line: string) => written.push(line) }) } });
+    const app = Fastify({
+      logger: { level: 'info', stream: teeDestination(logBuffer, { write: (line: string) => written.push(line) }) },
+    });
     apps.push(app);
     await app.register(operationsRoutes, { storage: fakeStorage(async () => {}), metrics: createMetrics(), logBuffer });
     app.log.warn({ agentId: 'a9' }, 'from the app logger');
@@ -202,25 +220,34 @@ describe('log stream (SSE over a real socket)', () => {
       logBuffer.write(logLine(50, 'other error'));
       const address = await app.listen({ port: 0, host: '127.0.0.1' });
       const controller = new AbortController();
-      const response = await fetch(`${address}/administration/logs/stream?level=error&search=OLD`, { signal: controller.signal });
+      const response = await fetch(`${address}/administration/logs/stream?level=error&search=OLD`, {
+        signal: controller.signal,
+      });
       assert.equal(response.status, 200);
       assert.match(String(response.headers.get('content-type')), /^text\/event-stream/);
       const reader = response.body!.getReader();
 
       const backlog = await readEvents(reader, 1);
-      assert.deepEqual(backlog.map((e) => (e as { message: string }).message), ['old error']);
+      assert.deepEqual(
+        backlog.map((e) => (e as { message: string }).message),
+        ['old error'],
+      );
 
       logBuffer.write(logLine(30, 'old but only info'));
       logBuffer.write(logLine(60, 'old and fatal', { conversationId: 'c1' }));
       const live = await readEvents(reader, 1);
-      assert.deepEqual(live.map((e) => (e as { message: string; level: string }).level), ['FATAL']);
+      assert.deepEqual(
+        live.map((e) => (e as { message: string; level: string }).level),
+        ['FATAL'],
+      );
       assert.equal((live[0] as { conversationId: string }).conversationId, 'c1');
       assert.equal(logBuffer.subscriberCount, 1);
 
       controller.abort();
       await reader.cancel().catch(() => {});
       // the server sees the disconnect and unsubscribes
-      for (let i = 0; i < 100 && logBuffer.subscriberCount > 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+      for (let i = 0; i < 100 && logBuffer.subscriberCount > 0; i += 1)
+        await new Promise((resolve) => setTimeout(resolve, 10));
       assert.equal(logBuffer.subscriberCount, 0);
       logBuffer.write(logLine(60, 'old after disconnect'));
     } finally {

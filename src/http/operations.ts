@@ -2,7 +2,14 @@ import { addAbortListener } from 'node:events';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { invalid } from '../errors.ts';
-import { parseLogLevel, type LogBuffer, type LogEntry, type LogFilter, type LogLevel, LOG_LEVELS } from '../ops/log-buffer.ts';
+import {
+  parseLogLevel,
+  type LogBuffer,
+  type LogEntry,
+  type LogFilter,
+  type LogLevel,
+  LOG_LEVELS,
+} from '../ops/log-buffer.ts';
 import { UNMATCHED_ROUTE, type Metrics } from '../ops/metrics.ts';
 import type { Storage } from '../storage/ports.ts';
 import { DEFAULT_HEARTBEAT_MS, type EventStream, openEventStream } from './event-stream.ts';
@@ -38,32 +45,48 @@ const Health = Type.Object({
   checks: Type.Array(HealthCheck),
 });
 
-const LogEntrySchema = Type.Object({
-  timestamp: Type.Integer({ description: 'epoch milliseconds' }),
-  level: Type.Union(LOG_LEVELS.map((level) => Type.Literal(level))),
-  loggerName: Type.Optional(Type.String()),
-  message: Type.String(),
-  environment: Type.Optional(Type.String()),
-  agentId: Type.Optional(Type.String()),
-  agentVersion: Type.Optional(Type.Integer()),
-  conversationId: Type.Optional(Type.String()),
-  userId: Type.Optional(Type.String()),
-  instanceId: Type.Optional(Type.String()),
-}, { additionalProperties: true, description: 'one log entry; fields without a value are omitted, other fields of the log line follow as given' });
+const LogEntrySchema = Type.Object(
+  {
+    timestamp: Type.Integer({ description: 'epoch milliseconds' }),
+    level: Type.Union(LOG_LEVELS.map((level) => Type.Literal(level))),
+    loggerName: Type.Optional(Type.String()),
+    message: Type.String(),
+    environment: Type.Optional(Type.String()),
+    agentId: Type.Optional(Type.String()),
+    agentVersion: Type.Optional(Type.Integer()),
+    conversationId: Type.Optional(Type.String()),
+    userId: Type.Optional(Type.String()),
+    instanceId: Type.Optional(Type.String()),
+  },
+  {
+    additionalProperties: true,
+    description: 'one log entry; fields without a value are omitted, other fields of the log line follow as given',
+  },
+);
 
 const Problem = Type.Object({}, { additionalProperties: true, description: 'problem details' });
 
-const LogStreamQuery = Type.Object({
-  level: Type.Optional(Type.String({ description: `this level and above: ${LOG_LEVELS.join(', ')} (case-insensitive); default INFO` })),
-  search: Type.Optional(Type.String({ maxLength: 1000, description: 'case-insensitive text the message contains' })),
-  agentId: Type.Optional(Type.String({ maxLength: 200, description: 'only entries of this agent' })),
-  conversationId: Type.Optional(Type.String({ maxLength: 200, description: 'only entries of this conversation' })),
-}, { additionalProperties: false });
+const LogStreamQuery = Type.Object(
+  {
+    level: Type.Optional(
+      Type.String({ description: `this level and above: ${LOG_LEVELS.join(', ')} (case-insensitive); default INFO` }),
+    ),
+    search: Type.Optional(Type.String({ maxLength: 1000, description: 'case-insensitive text the message contains' })),
+    agentId: Type.Optional(Type.String({ maxLength: 200, description: 'only entries of this agent' })),
+    conversationId: Type.Optional(Type.String({ maxLength: 200, description: 'only entries of this conversation' })),
+  },
+  { additionalProperties: false },
+);
 
-const LogsQuery = Type.Composite([
-  LogStreamQuery,
-  Type.Object({ limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,9}$', description: 'most entries returned; default 100' })) }),
-], { additionalProperties: false });
+const LogsQuery = Type.Composite(
+  [
+    LogStreamQuery,
+    Type.Object({
+      limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,9}$', description: 'most entries returned; default 100' })),
+    }),
+  ],
+  { additionalProperties: false },
+);
 
 function levelOf(value: string | undefined): LogLevel {
   if (value === undefined || value === '') return 'INFO';
@@ -97,64 +120,83 @@ export async function operationsRoutes(app: TypedApp, deps: OperationsDeps): Pro
   const readinessTimeoutMs = deps.readinessTimeoutMs ?? 3000;
   const heartbeatMs = deps.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
 
-  app.get('/q/health/live', {
-    config: { access: { roles: 'public' } },
-    schema: {
-      tags: ['operations'],
-      summary: 'Liveness: the process answers',
-      response: { 200: Health },
+  app.get(
+    '/q/health/live',
+    {
+      config: { access: { roles: 'public' } },
+      schema: {
+        tags: ['operations'],
+        summary: 'Liveness: the process answers',
+        response: { 200: Health },
+      },
     },
-  }, async (): Promise<Static<typeof Health>> => ({ status: 'UP', checks: [] }));
+    async (): Promise<Static<typeof Health>> => ({ status: 'UP', checks: [] }),
+  );
 
-  app.get('/q/health/ready', {
-    config: { access: { roles: 'public' } },
-    schema: {
-      tags: ['operations'],
-      summary: 'Readiness: the store answers',
-      response: { 200: Health, 503: Health },
+  app.get(
+    '/q/health/ready',
+    {
+      config: { access: { roles: 'public' } },
+      schema: {
+        tags: ['operations'],
+        summary: 'Readiness: the store answers',
+        response: { 200: Health, 503: Health },
+      },
     },
-  }, async (request, reply): Promise<Static<typeof Health>> => {
-    try {
-      await withTimeout(storage.ping(), readinessTimeoutMs);
-      return { status: 'UP', checks: [{ name: 'store', status: 'UP' }] };
-    } catch (error) {
-      // the error's text may quote a connection string (with its password): neither log nor answer it
-      const code = (error as { code?: unknown }).code;
-      request.log.warn(
-        { errorType: error instanceof Error ? error.name : typeof error, ...(typeof code === 'string' ? { code } : {}) },
-        'readiness check: the store does not answer',
-      );
-      reply.code(503);
-      return { status: 'DOWN', checks: [{ name: 'store', status: 'DOWN', reason: 'the store does not answer' }] };
-    }
-  });
+    async (request, reply): Promise<Static<typeof Health>> => {
+      try {
+        await withTimeout(storage.ping(), readinessTimeoutMs);
+        return { status: 'UP', checks: [{ name: 'store', status: 'UP' }] };
+      } catch (error) {
+        // the error's text may quote a connection string (with its password): neither log nor answer it
+        const code = (error as { code?: unknown }).code;
+        request.log.warn(
+          {
+            errorType: error instanceof Error ? error.name : typeof error,
+            ...(typeof code === 'string' ? { code } : {}),
+          },
+          'readiness check: the store does not answer',
+        );
+        reply.code(503);
+        return { status: 'DOWN', checks: [{ name: 'store', status: 'DOWN', reason: 'the store does not answer' }] };
+      }
+    },
+  );
 
-  app.get('/q/metrics', {
-    config: { access: { roles: 'read' } },
-    schema: {
-      tags: ['operations'],
-      summary: 'Prometheus metrics',
-      produces: ['text/plain'],
-      response: { 200: { type: 'string', description: 'Prometheus text exposition format' } },
+  app.get(
+    '/q/metrics',
+    {
+      config: { access: { roles: 'read' } },
+      schema: {
+        tags: ['operations'],
+        summary: 'Prometheus metrics',
+        produces: ['text/plain'],
+        response: { 200: { type: 'string', description: 'Prometheus text exposition format' } },
+      },
     },
-  }, async (_request, reply) => {
-    const { contentType, body } = await metrics.exposition();
-    return reply.type(contentType).send(body);
-  });
+    async (_request, reply) => {
+      const { contentType, body } = await metrics.exposition();
+      return reply.type(contentType).send(body);
+    },
+  );
 
-  app.get('/administration/logs', {
-    config: { access: { roles: 'admin' } },
-    schema: {
-      tags: ['operations'],
-      summary: 'Recent server log entries (newest last)',
-      querystring: LogsQuery,
-      response: { 200: Type.Array(LogEntrySchema), 400: Problem },
+  app.get(
+    '/administration/logs',
+    {
+      config: { access: { roles: 'admin' } },
+      schema: {
+        tags: ['operations'],
+        summary: 'Recent server log entries (newest last)',
+        querystring: LogsQuery,
+        response: { 200: Type.Array(LogEntrySchema), 400: Problem },
+      },
     },
-  }, async (request) => {
-    const query = request.query;
-    const limit = query.limit === undefined || query.limit === '' ? undefined : Number(query.limit);
-    return logBuffer.recent({ ...filterOf(query), limit });
-  });
+    async (request) => {
+      const query = request.query;
+      const limit = query.limit === undefined || query.limit === '' ? undefined : Number(query.limit);
+      return logBuffer.recent({ ...filterOf(query), limit });
+    },
+  );
 
   const openStreams = new Set<EventStream>();
   const endAllStreams = async (): Promise<void> => {
@@ -164,31 +206,35 @@ export async function operationsRoutes(app: TypedApp, deps: OperationsDeps): Pro
   app.addHook('preClose', endAllStreams);
   app.addHook('onClose', endAllStreams);
 
-  app.get('/administration/logs/stream', {
-    config: { access: { roles: 'admin' } },
-    schema: {
-      tags: ['operations'],
-      summary: 'Server log entries as server-sent events',
-      description: `First up to ${STREAM_BACKLOG} recent matching entries, then live ones; each event's data is one entry as JSON. A comment line is sent as a heartbeat.`,
-      produces: ['text/event-stream'],
-      querystring: LogStreamQuery,
-      response: {
-        200: Type.String({ description: 'text/event-stream: `data: <entry JSON>` events' }),
-        400: Problem,
+  app.get(
+    '/administration/logs/stream',
+    {
+      config: { access: { roles: 'admin' } },
+      schema: {
+        tags: ['operations'],
+        summary: 'Server log entries as server-sent events',
+        description: `First up to ${STREAM_BACKLOG} recent matching entries, then live ones; each event's data is one entry as JSON. A comment line is sent as a heartbeat.`,
+        produces: ['text/event-stream'],
+        querystring: LogStreamQuery,
+        response: {
+          200: Type.String({ description: 'text/event-stream: `data: <entry JSON>` events' }),
+          400: Problem,
+        },
       },
     },
-  }, async (request, reply) => {
-    const filter = filterOf(request.query); // throws 400 before anything is written
-    const stream = openEventStream(reply, { heartbeatMs, maxQueuedBytes: STREAM_MAX_QUEUED_BYTES });
-    openStreams.add(stream);
-    const send = (entry: LogEntry): void => void stream.send(entry);
-    for (const entry of logBuffer.recent({ ...filter, limit: STREAM_BACKLOG })) send(entry);
-    const unsubscribe = logBuffer.subscribe(send, filter);
-    addAbortListener(stream.signal, () => {
-      unsubscribe();
-      openStreams.delete(stream);
-    });
-  });
+    async (request, reply) => {
+      const filter = filterOf(request.query); // throws 400 before anything is written
+      const stream = openEventStream(reply, { heartbeatMs, maxQueuedBytes: STREAM_MAX_QUEUED_BYTES });
+      openStreams.add(stream);
+      const send = (entry: LogEntry): void => void stream.send(entry);
+      for (const entry of logBuffer.recent({ ...filter, limit: STREAM_BACKLOG })) send(entry);
+      const unsubscribe = logBuffer.subscribe(send, filter);
+      addAbortListener(stream.signal, () => {
+        unsubscribe();
+        openStreams.delete(stream);
+      });
+    },
+  );
 }
 
 /**

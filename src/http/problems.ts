@@ -18,10 +18,21 @@ const statusOfKind: Record<ErrorKind, number> = {
 };
 
 const titles: Record<number, string> = {
-  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
-  406: 'Not Acceptable', 408: 'Request Timeout', 409: 'Conflict', 410: 'Gone', 413: 'Content Too Large',
-  415: 'Unsupported Media Type', 422: 'Unprocessable Content', 429: 'Too Many Requests',
-  500: 'Internal Server Error', 503: 'Service Unavailable',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  408: 'Request Timeout',
+  409: 'Conflict',
+  410: 'Gone',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
 };
 
 export interface Problem {
@@ -82,13 +93,19 @@ export function problemOf(error: unknown): Problem {
 export function registerProblemHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof AppError) {
-      const headers: Record<string, string> = typeof error.details['retryAfterSeconds'] === 'number' ? { 'Retry-After': String(error.details['retryAfterSeconds']) } : {};
+      const headers: Record<string, string> =
+        typeof error.details.retryAfterSeconds === 'number'
+          ? { 'Retry-After': String(error.details.retryAfterSeconds) }
+          : {};
       return sendProblem(reply, problemOf(error), headers);
     }
     const clientProblem = frameworkProblem(error);
     if (clientProblem) return sendProblem(reply, clientProblem);
     request.log.error({ err: error, route: request.routeOptions.url }, 'unexpected failure');
-    return sendProblem(reply, problem(500, `Internal error (request ${request.id}); the details are in the service log.`));
+    return sendProblem(
+      reply,
+      problem(500, `Internal error (request ${request.id}); the details are in the service log.`),
+    );
   });
 
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) =>

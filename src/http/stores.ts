@@ -13,28 +13,42 @@ import type { TypedApp } from './typed-app.ts';
 
 const IdParams = Type.Object({ id: Type.String({ description: 'resource id (24 lower-case hex characters)' }) });
 const VersionQuery = Type.Object(
-  { version: Type.Integer({ minimum: 1, description: 'version to read or to update (must be the current one for updates)' }) },
+  {
+    version: Type.Integer({
+      minimum: 1,
+      description: 'version to read or to update (must be the current one for updates)',
+    }),
+  },
   { additionalProperties: true },
 );
 const DeleteQuery = Type.Object(
   {
-    version: Type.Optional(Type.Integer({ minimum: 1, description: 'current version (required unless permanent=true)' })),
+    version: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'current version (required unless permanent=true)' }),
+    ),
     permanent: Type.Boolean({ default: false, description: 'remove every version and the descriptor' }),
   },
   { additionalProperties: true },
 );
 const DescriptorListQuery = Type.Object(
   {
-    filter: Type.String({ default: '', description: 'case-insensitive regular expression on name, description and id; wrap in double quotes to match literally' }),
+    filter: Type.String({
+      default: '',
+      description:
+        'case-insensitive regular expression on name, description and id; wrap in double quotes to match literally',
+    }),
     index: Type.Integer({ default: 0, minimum: 0, description: 'page number (skip = index * limit)' }),
     limit: Type.Integer({ default: 20, description: 'page size; < 1 means all (at most 10000)' }),
   },
   { additionalProperties: true },
 );
-const AgentDescriptorListQuery = Type.Composite([
-  DescriptorListQuery,
-  Type.Object({ space: Type.Optional(Type.String({ description: 'narrow the list to one workspace' })) }),
-], { additionalProperties: true });
+const AgentDescriptorListQuery = Type.Composite(
+  [
+    DescriptorListQuery,
+    Type.Object({ space: Type.Optional(Type.String({ description: 'narrow the list to one workspace' })) }),
+  ],
+  { additionalProperties: true },
+);
 
 export const DescriptorSchema = Type.Object(
   {
@@ -48,8 +62,14 @@ export const DescriptorSchema = Type.Object(
     ownerId: Type.Optional(Type.String()),
     spaceId: Type.Optional(Type.String()),
     visibility: Type.Optional(Type.String()),
-    grants: Type.Optional(Type.Array(Type.Object({ principal: Type.String(), level: Type.String() }), { description: 'shown to callers at the owner level only' })),
-    callerLevel: Type.Optional(Type.String({ description: 'USE, EDIT or OWN: the calling user\'s level; absent while enforcement is off' })),
+    grants: Type.Optional(
+      Type.Array(Type.Object({ principal: Type.String(), level: Type.String() }), {
+        description: 'shown to callers at the owner level only',
+      }),
+    ),
+    callerLevel: Type.Optional(
+      Type.String({ description: "USE, EDIT or OWN: the calling user's level; absent while enforcement is off" }),
+    ),
   },
   { title: 'Descriptor' },
 );
@@ -58,7 +78,10 @@ const DescriptorEdit = Type.Object(
   {
     operation: Type.Literal('SET'),
     document: Type.Object(
-      { name: Type.Optional(Type.String({ maxLength: 500 })), description: Type.Optional(Type.String({ maxLength: 5000 })) },
+      {
+        name: Type.Optional(Type.String({ maxLength: 500 })),
+        description: Type.Optional(Type.String({ maxLength: 5000 })),
+      },
       { additionalProperties: false },
     ),
   },
@@ -79,7 +102,11 @@ const ResourceKindSchema = Type.Object(
 );
 
 const LocationHeader = { Location: { type: 'string', description: 'svc:// reference of the written version' } };
-const created = { description: 'Created; `Location` holds the svc:// reference', headers: LocationHeader, type: 'null' };
+const created = {
+  description: 'Created; `Location` holds the svc:// reference',
+  headers: LocationHeader,
+  type: 'null',
+};
 const passThroughSerializer = () => (data: unknown) => (typeof data === 'string' ? data : JSON.stringify(data));
 
 export async function storeRoutes(app: TypedApp, deps: { resources: ResourceService }): Promise<void> {
@@ -87,41 +114,63 @@ export async function storeRoutes(app: TypedApp, deps: { resources: ResourceServ
   // Configuration bodies are JSON only (anything else is 415); the resource service validates them, after it
   // translated upstream aliases, so Fastify checks only parameters here.
   app.removeContentTypeParser('text/plain');
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? () => true : compileParameterValidator(schema)));
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    httpPart === 'body' ? () => true : compileParameterValidator(schema),
+  );
 
   for (const kind of resources.catalogue.all) registerKind(app, resources, kind);
 
-  app.get('/resourcekinds', {
-    config: { access: { roles: 'authenticated' } },
-    schema: {
-      tags: ['descriptors'],
-      summary: 'The configuration kinds: names, store paths, reference types and what the manager shows',
-      response: { 200: Type.Array(ResourceKindSchema) },
+  app.get(
+    '/resourcekinds',
+    {
+      config: { access: { roles: 'authenticated' } },
+      schema: {
+        tags: ['descriptors'],
+        summary: 'The configuration kinds: names, store paths, reference types and what the manager shows',
+        response: { 200: Type.Array(ResourceKindSchema) },
+      },
     },
-  }, async () => resourceKinds);
+    async () => resourceKinds,
+  );
 
-  app.get('/descriptorstore/descriptors/:id', {
-    config: { access: { roles: 'read', level: 'USE' } },
-    schema: { tags: ['descriptors'], summary: 'Read the descriptor of any configuration resource', params: IdParams, response: { 200: DescriptorSchema } },
-  }, async (request) => resources.descriptor(request.params.id, request.caller));
-
-  app.patch('/descriptorstore/descriptors/:id', {
-    config: { access: { roles: 'write', level: 'EDIT' } },
-    schema: {
-      tags: ['descriptors'],
-      summary: 'Set the name and/or description of a configuration resource',
-      params: IdParams,
-      querystring: Type.Object({ version: Type.Optional(Type.Integer({ minimum: 1 })) }, { additionalProperties: true }),
-      body: DescriptorEdit,
-      response: { 200: DescriptorSchema },
+  app.get(
+    '/descriptorstore/descriptors/:id',
+    {
+      config: { access: { roles: 'read', level: 'USE' } },
+      schema: {
+        tags: ['descriptors'],
+        summary: 'Read the descriptor of any configuration resource',
+        params: IdParams,
+        response: { 200: DescriptorSchema },
+      },
     },
-    validatorCompiler: ({ schema }) => compileParameterValidator(schema),
-  }, async (request) => {
-    const { id } = request.params;
-    const { version } = request.query;
-    const { document } = request.body;
-    return resources.editDescriptor(id, document, version, request.caller);
-  });
+    async (request) => resources.descriptor(request.params.id, request.caller),
+  );
+
+  app.patch(
+    '/descriptorstore/descriptors/:id',
+    {
+      config: { access: { roles: 'write', level: 'EDIT' } },
+      schema: {
+        tags: ['descriptors'],
+        summary: 'Set the name and/or description of a configuration resource',
+        params: IdParams,
+        querystring: Type.Object(
+          { version: Type.Optional(Type.Integer({ minimum: 1 })) },
+          { additionalProperties: true },
+        ),
+        body: DescriptorEdit,
+        response: { 200: DescriptorSchema },
+      },
+      validatorCompiler: ({ schema }) => compileParameterValidator(schema),
+    },
+    async (request) => {
+      const { id } = request.params;
+      const { version } = request.query;
+      const { document } = request.body;
+      return resources.editDescriptor(id, document, version, request.caller);
+    },
+  );
 }
 
 function registerKind(app: TypedApp, resources: ResourceService, kind: ResourceKindDefinition): void {
@@ -129,94 +178,183 @@ function registerKind(app: TypedApp, resources: ResourceService, kind: ResourceK
   const tags = [kind.storePath.split('/')[1]!];
   const bodySchema = kind.schema;
 
-  app.get(`${base}/jsonSchema`, {
-    config: { access: { roles: 'read' } },
-    schema: { tags, summary: `JSON schema of a ${kind.title}` },
-  }, async () => bodySchema);
-
-  app.get(`${base}/descriptors`, {
-    config: { access: { roles: 'read', rule: 'lists only what the caller can see' } },
-    schema: {
-      tags, summary: `List ${kind.title} descriptors, newest change first`,
-      querystring: kind.name === 'agent' ? AgentDescriptorListQuery : DescriptorListQuery,
-      response: { 200: Type.Array(DescriptorSchema) },
+  app.get(
+    `${base}/jsonSchema`,
+    {
+      config: { access: { roles: 'read' } },
+      schema: { tags, summary: `JSON schema of a ${kind.title}` },
     },
-  }, async (request) => resources.listDescriptors(kind.name, request.query, request.caller));
+    async () => bodySchema,
+  );
 
-  app.post(base, {
-    config: { access: { roles: 'write' } },
-    schema: { tags, summary: `Create a ${kind.title} (version 1)`, querystring: SpaceQuery, body: bodySchema, response: { 201: created } },
-  }, async (request, reply) => {
-    const { uri } = await resources.create(kind.name, request.body, resourceOriginOf(request, request.query.space));
-    request.log.info({ resource: uri }, `created ${kind.title}`);
-    return reply.code(201).header('Location', uri).send();
-  });
-
-  app.get(`${base}/:id`, {
-    config: { access: { roles: 'read', level: 'USE' } },
-    schema: {
-      tags, summary: `Read one version of a ${kind.title}`, params: IdParams, querystring: VersionQuery,
-      response: { 200: bodySchema },
+  app.get(
+    `${base}/descriptors`,
+    {
+      config: { access: { roles: 'read', rule: 'lists only what the caller can see' } },
+      schema: {
+        tags,
+        summary: `List ${kind.title} descriptors, newest change first`,
+        querystring: kind.name === 'agent' ? AgentDescriptorListQuery : DescriptorListQuery,
+        response: { 200: Type.Array(DescriptorSchema) },
+      },
     },
-    serializerCompiler: passThroughSerializer,
-  }, async (request, reply) => {
-    const { id } = request.params;
-    const { version } = request.query;
-    return reply.type('application/json; charset=utf-8').send(await resources.read(kind.name, id, version, request.caller));
-  });
+    async (request) => resources.listDescriptors(kind.name, request.query, request.caller),
+  );
 
-  app.put(`${base}/:id`, {
-    config: { access: { roles: 'write', level: 'EDIT' } },
-    schema: {
-      tags, summary: `Update a ${kind.title}: creates version n+1 from the current version n`,
-      params: IdParams, querystring: VersionQuery, body: bodySchema,
-      response: { 200: { description: '`Location` holds the reference of the new version', headers: LocationHeader, type: 'null' } },
+  app.post(
+    base,
+    {
+      config: { access: { roles: 'write' } },
+      schema: {
+        tags,
+        summary: `Create a ${kind.title} (version 1)`,
+        querystring: SpaceQuery,
+        body: bodySchema,
+        response: { 201: created },
+      },
     },
-  }, async (request, reply) => {
-    const { id } = request.params;
-    const { version } = request.query;
-    const { uri } = await resources.update(kind.name, id, version, request.body, request.caller);
-    return reply.header('Location', uri).send();
-  });
+    async (request, reply) => {
+      const { uri } = await resources.create(kind.name, request.body, resourceOriginOf(request, request.query.space));
+      request.log.info({ resource: uri }, `created ${kind.title}`);
+      return reply.code(201).header('Location', uri).send();
+    },
+  );
 
-  app.delete(`${base}/:id`, {
-    config: { access: { roles: 'write', level: 'OWN' } },
-    schema: { tags, summary: `Delete a ${kind.title}`, params: IdParams, querystring: DeleteQuery, response: { 200: { type: 'null' } } },
-  }, async (request, reply) => {
-    const { id } = request.params;
-    const { version, permanent } = request.query;
-    if (!permanent && version === undefined) {
-      throw invalid('The query parameter version is required (the current version), unless permanent=true.', { path: 'version' });
-    }
-    await resources.delete(kind.name, id, version ?? 0, permanent, request.caller);
-    return reply.send();
-  });
+  app.get(
+    `${base}/:id`,
+    {
+      config: { access: { roles: 'read', level: 'USE' } },
+      schema: {
+        tags,
+        summary: `Read one version of a ${kind.title}`,
+        params: IdParams,
+        querystring: VersionQuery,
+        response: { 200: bodySchema },
+      },
+      serializerCompiler: passThroughSerializer,
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      const { version } = request.query;
+      return reply
+        .type('application/json; charset=utf-8')
+        .send(await resources.read(kind.name, id, version, request.caller));
+    },
+  );
 
-  app.post(`${base}/:id`, {
-    config: { access: { roles: 'write', level: 'EDIT' } },
-    schema: { tags, summary: `Duplicate one version of a ${kind.title} into a new resource`, params: IdParams, querystring: Type.Composite([VersionQuery, SpaceQuery], { additionalProperties: true }), response: { 201: created } },
-  }, async (request, reply) => {
-    const { id } = request.params;
-    const { version } = request.query;
-    const { uri } = await resources.duplicate(kind.name, id, version, resourceOriginOf(request, request.query.space), request.caller);
-    return reply.code(201).header('Location', uri).send();
-  });
+  app.put(
+    `${base}/:id`,
+    {
+      config: { access: { roles: 'write', level: 'EDIT' } },
+      schema: {
+        tags,
+        summary: `Update a ${kind.title}: creates version n+1 from the current version n`,
+        params: IdParams,
+        querystring: VersionQuery,
+        body: bodySchema,
+        response: {
+          200: {
+            description: '`Location` holds the reference of the new version',
+            headers: LocationHeader,
+            type: 'null',
+          },
+        },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      const { version } = request.query;
+      const { uri } = await resources.update(kind.name, id, version, request.body, request.caller);
+      return reply.header('Location', uri).send();
+    },
+  );
 
-  app.get(`${base}/:id/currentversion`, {
-    config: { access: { roles: 'read', level: 'USE' } },
-    schema: { tags, summary: `Current version number of a ${kind.title}`, params: IdParams, response: { 200: { type: 'integer', description: 'text/plain' } } },
-    serializerCompiler: passThroughSerializer,
-  }, async (request, reply) => {
-    const { id } = request.params;
-    return reply.type('text/plain; charset=utf-8').send(String(await resources.currentVersion(kind.name, id, request.caller)));
-  });
+  app.delete(
+    `${base}/:id`,
+    {
+      config: { access: { roles: 'write', level: 'OWN' } },
+      schema: {
+        tags,
+        summary: `Delete a ${kind.title}`,
+        params: IdParams,
+        querystring: DeleteQuery,
+        response: { 200: { type: 'null' } },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      const { version, permanent } = request.query;
+      if (!permanent && version === undefined) {
+        throw invalid('The query parameter version is required (the current version), unless permanent=true.', {
+          path: 'version',
+        });
+      }
+      await resources.delete(kind.name, id, version ?? 0, permanent, request.caller);
+      return reply.send();
+    },
+  );
 
-  app.post(`${base}/:id/currentversion`, {
-    config: { access: { roles: 'read', level: 'USE' } },
-    schema: { tags, summary: `Redirect (303) to the current version of a ${kind.title}`, params: IdParams, response: { 303: { type: 'null', headers: { Location: { type: 'string' } } } } },
-  }, async (request, reply) => {
-    const { id } = request.params;
-    const version = await resources.currentVersion(kind.name, id, request.caller);
-    return reply.code(303).header('Location', `${base}/${id}?version=${version}`).send();
-  });
+  app.post(
+    `${base}/:id`,
+    {
+      config: { access: { roles: 'write', level: 'EDIT' } },
+      schema: {
+        tags,
+        summary: `Duplicate one version of a ${kind.title} into a new resource`,
+        params: IdParams,
+        querystring: Type.Composite([VersionQuery, SpaceQuery], { additionalProperties: true }),
+        response: { 201: created },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      const { version } = request.query;
+      const { uri } = await resources.duplicate(
+        kind.name,
+        id,
+        version,
+        resourceOriginOf(request, request.query.space),
+        request.caller,
+      );
+      return reply.code(201).header('Location', uri).send();
+    },
+  );
+
+  app.get(
+    `${base}/:id/currentversion`,
+    {
+      config: { access: { roles: 'read', level: 'USE' } },
+      schema: {
+        tags,
+        summary: `Current version number of a ${kind.title}`,
+        params: IdParams,
+        response: { 200: { type: 'integer', description: 'text/plain' } },
+      },
+      serializerCompiler: passThroughSerializer,
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      return reply
+        .type('text/plain; charset=utf-8')
+        .send(String(await resources.currentVersion(kind.name, id, request.caller)));
+    },
+  );
+
+  app.post(
+    `${base}/:id/currentversion`,
+    {
+      config: { access: { roles: 'read', level: 'USE' } },
+      schema: {
+        tags,
+        summary: `Redirect (303) to the current version of a ${kind.title}`,
+        params: IdParams,
+        response: { 303: { type: 'null', headers: { Location: { type: 'string' } } } },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      const version = await resources.currentVersion(kind.name, id, request.caller);
+      return reply.code(303).header('Location', `${base}/${id}?version=${version}`).send();
+    },
+  );
 }

@@ -15,17 +15,33 @@ const IdParams = Type.Object({ id: Type.String({ description: 'conversation id' 
 const Message = Type.Object({ message: Type.String() });
 
 const Tally = Type.Object({ calls: Type.Integer(), totalCost: Type.Number() });
-const CostsResponse = Type.Object({
-  totalCost: Type.Number({ description: 'USD, from the built-in price table (0 where unknown)' }),
-  summary: Type.Object({
-    toolCalls: Type.Integer(),
-    modelCalls: Type.Integer(),
-    conversations: Type.Integer(),
-    tools: Type.Record(Type.String(), Tally),
-    models: Type.Record(Type.String(), Type.Object({ calls: Type.Integer(), inputTokens: Type.Integer(), outputTokens: Type.Integer(), totalCost: Type.Number() })),
-  }),
-}, { title: 'ToolCosts' });
-const ToolCosts = Type.Object({ tool: Type.String(), calls: Type.Integer(), totalCost: Type.Number(), averageCost: Type.Number() });
+const CostsResponse = Type.Object(
+  {
+    totalCost: Type.Number({ description: 'USD, from the built-in price table (0 where unknown)' }),
+    summary: Type.Object({
+      toolCalls: Type.Integer(),
+      modelCalls: Type.Integer(),
+      conversations: Type.Integer(),
+      tools: Type.Record(Type.String(), Tally),
+      models: Type.Record(
+        Type.String(),
+        Type.Object({
+          calls: Type.Integer(),
+          inputTokens: Type.Integer(),
+          outputTokens: Type.Integer(),
+          totalCost: Type.Number(),
+        }),
+      ),
+    }),
+  },
+  { title: 'ToolCosts' },
+);
+const ToolCosts = Type.Object({
+  tool: Type.String(),
+  calls: Type.Integer(),
+  totalCost: Type.Number(),
+  averageCost: Type.Number(),
+});
 const ConversationCosts = Type.Object({
   conversationId: Type.String(),
   totalCost: Type.Number(),
@@ -44,15 +60,25 @@ const CacheStats = Type.Object({
   evictions: Type.Integer(),
   entriesByTool: Type.Record(Type.String(), Type.Integer()),
 });
-const TtlInfo = Type.Object({ tool: Type.String(), ttlSeconds: Type.Integer(), overridden: Type.Boolean({ description: 'set through this API (else the default)' }) });
-const TtlBody = Type.Object({ ttlSeconds: Type.Integer({ minimum: 0, maximum: 31_536_000, description: '0 = do not cache' }) }, { additionalProperties: false });
+const TtlInfo = Type.Object({
+  tool: Type.String(),
+  ttlSeconds: Type.Integer(),
+  overridden: Type.Boolean({ description: 'set through this API (else the default)' }),
+});
+const TtlBody = Type.Object(
+  { ttlSeconds: Type.Integer({ minimum: 0, maximum: 31_536_000, description: '0 = do not cache' }) },
+  { additionalProperties: false },
+);
 const RateLimitInfo = Type.Object({
   tool: Type.String(),
   limit: Type.Integer({ description: 'calls per minute' }),
   remaining: Type.Integer(),
   resetTimeMs: Type.Integer({ description: 'milliseconds until the bucket is full again' }),
 });
-const RateLimitBody = Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'calls per minute' }) }, { additionalProperties: false });
+const RateLimitBody = Type.Object(
+  { limit: Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'calls per minute' }) },
+  { additionalProperties: false },
+);
 const ToolCall = Type.Object({
   tool: Type.String(),
   conversationId: Type.String(),
@@ -74,69 +100,149 @@ export async function toolRoutes(app: TypedApp, deps: { tools: ToolHistory }): P
     return tool;
   };
 
-  app.get('/llm/tools/costs', {
-    config: { access: { roles: 'admin' } },
-    schema: { tags, summary: 'Total cost and a summary per tool and model', response: { 200: CostsResponse } },
-  }, async () => tools.costs.summary());
+  app.get(
+    '/llm/tools/costs',
+    {
+      config: { access: { roles: 'admin' } },
+      schema: { tags, summary: 'Total cost and a summary per tool and model', response: { 200: CostsResponse } },
+    },
+    async () => tools.costs.summary(),
+  );
 
-  app.post('/llm/tools/costs/reset', {
-    config: { access: { roles: 'admin' } },
-    schema: { tags, summary: 'Forget every recorded cost', response: { 200: Message } },
-  }, async () => {
-    tools.costs.reset();
-    return { message: 'Costs reset successfully' };
-  });
+  app.post(
+    '/llm/tools/costs/reset',
+    {
+      config: { access: { roles: 'admin' } },
+      schema: { tags, summary: 'Forget every recorded cost', response: { 200: Message } },
+    },
+    async () => {
+      tools.costs.reset();
+      return { message: 'Costs reset successfully' };
+    },
+  );
 
-  app.get('/llm/tools/costs/conversation/:id', {
-    config: { access: { roles: 'admin' } },
-    schema: { tags, summary: 'Costs of one conversation (zero when it made no calls)', params: IdParams, response: { 200: ConversationCosts } },
-  }, async (request) => tools.costs.conversation(request.params.id));
+  app.get(
+    '/llm/tools/costs/conversation/:id',
+    {
+      config: { access: { roles: 'admin' } },
+      schema: {
+        tags,
+        summary: 'Costs of one conversation (zero when it made no calls)',
+        params: IdParams,
+        response: { 200: ConversationCosts },
+      },
+    },
+    async (request) => tools.costs.conversation(request.params.id),
+  );
 
-  app.get('/llm/tools/costs/tool/:tool', {
-    config: { access: { roles: 'admin' } },
-    schema: { tags, summary: 'Costs of one tool', params: ToolParams, response: { 200: ToolCosts } },
-  }, async (request) => tools.costs.tool(knownTool(request.params)));
+  app.get(
+    '/llm/tools/costs/tool/:tool',
+    {
+      config: { access: { roles: 'admin' } },
+      schema: { tags, summary: 'Costs of one tool', params: ToolParams, response: { 200: ToolCosts } },
+    },
+    async (request) => tools.costs.tool(knownTool(request.params)),
+  );
 
-  app.delete('/llm/tools/cache', {
-    config: { access: { roles: 'admin' } },
-    schema: { tags, summary: 'Clear the tool result cache', response: { 200: Message } },
-  }, async () => {
-    tools.cache.clear();
-    return { message: 'Cache cleared successfully' };
-  });
+  app.delete(
+    '/llm/tools/cache',
+    {
+      config: { access: { roles: 'admin' } },
+      schema: { tags, summary: 'Clear the tool result cache', response: { 200: Message } },
+    },
+    async () => {
+      tools.cache.clear();
+      return { message: 'Cache cleared successfully' };
+    },
+  );
 
-  app.get('/llm/tools/cache/stats', {
-    config: { access: { roles: 'admin' } },
-    schema: { tags, summary: 'Cache statistics', response: { 200: CacheStats } },
-  }, async () => tools.cache.stats());
+  app.get(
+    '/llm/tools/cache/stats',
+    {
+      config: { access: { roles: 'admin' } },
+      schema: { tags, summary: 'Cache statistics', response: { 200: CacheStats } },
+    },
+    async () => tools.cache.stats(),
+  );
 
-  app.get('/llm/tools/cache/ttl/:tool', {
-    config: { access: { roles: 'admin' } },
-    schema: { tags, summary: "A tool's cache lifetime", params: ToolParams, response: { 200: TtlInfo } },
-  }, async (request) => tools.cache.ttl(knownTool(request.params)));
+  app.get(
+    '/llm/tools/cache/ttl/:tool',
+    {
+      config: { access: { roles: 'admin' } },
+      schema: { tags, summary: "A tool's cache lifetime", params: ToolParams, response: { 200: TtlInfo } },
+    },
+    async (request) => tools.cache.ttl(knownTool(request.params)),
+  );
 
-  app.put('/llm/tools/cache/ttl/:tool', {
-    config: { access: { roles: 'admin' } },
-    schema: { tags, summary: "Change a tool's cache lifetime (its cached results are dropped)", params: ToolParams, body: TtlBody, response: { 200: TtlInfo } },
-  }, async (request) => tools.cache.setTtl(knownTool(request.params), request.body.ttlSeconds));
+  app.put(
+    '/llm/tools/cache/ttl/:tool',
+    {
+      config: { access: { roles: 'admin' } },
+      schema: {
+        tags,
+        summary: "Change a tool's cache lifetime (its cached results are dropped)",
+        params: ToolParams,
+        body: TtlBody,
+        response: { 200: TtlInfo },
+      },
+    },
+    async (request) => tools.cache.setTtl(knownTool(request.params), request.body.ttlSeconds),
+  );
 
-  app.get('/llm/tools/ratelimit/:tool', {
-    config: { access: { roles: 'admin' } },
-    schema: { tags, summary: "A tool's rate limit and what is left of it", params: ToolParams, response: { 200: RateLimitInfo } },
-  }, async (request) => tools.rateLimits.info(knownTool(request.params)));
+  app.get(
+    '/llm/tools/ratelimit/:tool',
+    {
+      config: { access: { roles: 'admin' } },
+      schema: {
+        tags,
+        summary: "A tool's rate limit and what is left of it",
+        params: ToolParams,
+        response: { 200: RateLimitInfo },
+      },
+    },
+    async (request) => tools.rateLimits.info(knownTool(request.params)),
+  );
 
-  app.put('/llm/tools/ratelimit/:tool', {
-    config: { access: { roles: 'admin' } },
-    schema: { tags, summary: "Change a tool's rate limit (calls per minute; the bucket starts full)", params: ToolParams, body: RateLimitBody, response: { 200: RateLimitInfo } },
-  }, async (request) => tools.rateLimits.setLimit(knownTool(request.params), request.body.limit));
+  app.put(
+    '/llm/tools/ratelimit/:tool',
+    {
+      config: { access: { roles: 'admin' } },
+      schema: {
+        tags,
+        summary: "Change a tool's rate limit (calls per minute; the bucket starts full)",
+        params: ToolParams,
+        body: RateLimitBody,
+        response: { 200: RateLimitInfo },
+      },
+    },
+    async (request) => tools.rateLimits.setLimit(knownTool(request.params), request.body.limit),
+  );
 
-  app.post('/llm/tools/ratelimit/:tool/reset', {
-    config: { access: { roles: 'admin' } },
-    schema: { tags, summary: "Refill a tool's rate-limit bucket", params: ToolParams, response: { 200: RateLimitInfo } },
-  }, async (request) => tools.rateLimits.reset(knownTool(request.params)));
+  app.post(
+    '/llm/tools/ratelimit/:tool/reset',
+    {
+      config: { access: { roles: 'admin' } },
+      schema: {
+        tags,
+        summary: "Refill a tool's rate-limit bucket",
+        params: ToolParams,
+        response: { 200: RateLimitInfo },
+      },
+    },
+    async (request) => tools.rateLimits.reset(knownTool(request.params)),
+  );
 
-  app.get('/llm/tools/history/:conversationId', {
-    config: { access: { roles: 'admin' } },
-    schema: { tags, summary: 'The tool calls of a conversation, oldest first', params: ConversationParams, response: { 200: Type.Array(ToolCall) } },
-  }, async (request) => tools.history(request.params.conversationId));
+  app.get(
+    '/llm/tools/history/:conversationId',
+    {
+      config: { access: { roles: 'admin' } },
+      schema: {
+        tags,
+        summary: 'The tool calls of a conversation, oldest first',
+        params: ConversationParams,
+        response: { 200: Type.Array(ToolCall) },
+      },
+    },
+    async (request) => tools.history(request.params.conversationId),
+  );
 }

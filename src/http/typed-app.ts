@@ -1,10 +1,21 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyBaseLogger, FastifyInstance, FastifyTypeProvider, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  FastifyTypeProvider,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+} from 'fastify';
 
 type TypeBoxFor<Schema> = TypeBoxTypeProvider & { schema: Schema };
 
 /** `T` with every array and property read-only. */
-type ReadOnlyDeep<T> = T extends readonly (infer Item)[] ? readonly ReadOnlyDeep<Item>[] : T extends object ? { readonly [K in keyof T]: ReadOnlyDeep<T[K]> } : T;
+type ReadOnlyDeep<T> = T extends readonly (infer Item)[]
+  ? readonly ReadOnlyDeep<Item>[]
+  : T extends object
+    ? { readonly [K in keyof T]: ReadOnlyDeep<T[K]> }
+    : T;
 
 /**
  * `@fastify/type-provider-typebox`'s provider, except that a reply may be a read-only value (the services answer
@@ -19,4 +30,10 @@ interface TypeBoxRoutes extends FastifyTypeProvider {
  * The Fastify instance every route plugin receives: request params, query and body, and the reply, are typed from
  * the route's TypeBox schemas (validation itself stays with the Ajv instances of `resources/validation.ts`).
  */
-export type TypedApp = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxRoutes>;
+export type TypedApp = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxRoutes
+>;

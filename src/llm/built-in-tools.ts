@@ -12,8 +12,13 @@ import { fetchPageText, MAX_PAGE_TEXT } from './web-page.ts';
 
 const calculator: ToolDefinition = {
   name: 'calculator',
-  description: 'Evaluates an arithmetic expression: + - * / % ^, parentheses, sqrt, abs, log, ln, exp, sin, cos, tan, round, floor, ceil, min, max, pow, pi, e.',
-  inputSchema: { type: 'object', properties: { expression: { type: 'string', description: 'The expression, e.g. (3 + 4) * 2' } }, required: ['expression'] },
+  description:
+    'Evaluates an arithmetic expression: + - * / % ^, parentheses, sqrt, abs, log, ln, exp, sin, cos, tan, round, floor, ceil, min, max, pow, pi, e.',
+  inputSchema: {
+    type: 'object',
+    properties: { expression: { type: 'string', description: 'The expression, e.g. (3 + 4) * 2' } },
+    required: ['expression'],
+  },
   async run(args) {
     try {
       return formatNumber(calculate(stringArgument(args, 'expression')!));
@@ -27,7 +32,10 @@ const calculator: ToolDefinition = {
 const datetime: ToolDefinition = {
   name: 'datetime',
   description: 'The current date and time, in UTC or in the given IANA time zone (e.g. Europe/Vienna).',
-  inputSchema: { type: 'object', properties: { timeZone: { type: 'string', description: 'IANA time zone name; default UTC' } } },
+  inputSchema: {
+    type: 'object',
+    properties: { timeZone: { type: 'string', description: 'IANA time zone name; default UTC' } },
+  },
   async run(args) {
     const timeZone = stringArgument(args, 'timeZone', false)?.trim() || 'UTC';
     const now = new Date();
@@ -45,7 +53,11 @@ function pageTool(name: string): ToolDefinition {
   return {
     name,
     description: `Fetches a web page and returns its readable text (at most ${MAX_PAGE_TEXT} characters).`,
-    inputSchema: { type: 'object', properties: { url: { type: 'string', description: 'http or https URL' } }, required: ['url'] },
+    inputSchema: {
+      type: 'object',
+      properties: { url: { type: 'string', description: 'http or https URL' } },
+      required: ['url'],
+    },
     async run(args, context) {
       try {
         return await fetchPageText(stringArgument(args, 'url')!, { web: context.web, signal: context.signal });
@@ -62,7 +74,10 @@ const dataformatter: ToolDefinition = {
   description: 'Pretty-prints JSON, or turns CSV into an aligned table.',
   inputSchema: {
     type: 'object',
-    properties: { data: { type: 'string', description: 'The JSON or CSV text' }, format: { type: 'string', enum: ['json', 'csv'], description: 'Input format; guessed when omitted' } },
+    properties: {
+      data: { type: 'string', description: 'The JSON or CSV text' },
+      format: { type: 'string', enum: ['json', 'csv'], description: 'Input format; guessed when omitted' },
+    },
     required: ['data'],
   },
   async run(args) {
@@ -79,16 +94,26 @@ const textsummarizer: ToolDefinition = {
   description: 'Shortens a text to its most important sentences (extractive summary).',
   inputSchema: {
     type: 'object',
-    properties: { text: { type: 'string' }, maxSentences: { type: 'integer', minimum: 1, maximum: 20, description: 'default 3' } },
+    properties: {
+      text: { type: 'string' },
+      maxSentences: { type: 'integer', minimum: 1, maximum: 20, description: 'default 3' },
+    },
     required: ['text'],
   },
   async run(args) {
-    const count = Number(args['maxSentences'] ?? 3);
+    const count = Number(args.maxSentences ?? 3);
     return summarize(stringArgument(args, 'text')!, Number.isInteger(count) && count > 0 ? Math.min(count, 20) : 3);
   },
 };
 
-const allTools: readonly ToolDefinition[] = [calculator, datetime, pageTool('webscraper'), pageTool('fetch_page'), dataformatter, textsummarizer];
+const allTools: readonly ToolDefinition[] = [
+  calculator,
+  datetime,
+  pageTool('webscraper'),
+  pageTool('fetch_page'),
+  dataformatter,
+  textsummarizer,
+];
 
 /** Names of the built-in tools, for the tool-history endpoints. */
 export const BUILT_IN_TOOL_NAMES: readonly string[] = allTools.map((tool) => tool.name);

@@ -38,23 +38,34 @@ const functions: Readonly<Record<string, { arity: [number, number]; apply: (...a
 const MAX_LENGTH = 1000;
 const MAX_DEPTH = 100;
 
-type Token = { kind: 'number'; value: number; at: number } | { kind: 'name'; value: string; at: number } | { kind: 'symbol'; value: string; at: number };
+type Token =
+  | { kind: 'number'; value: number; at: number }
+  | { kind: 'name'; value: string; at: number }
+  | { kind: 'symbol'; value: string; at: number };
 
 function tokenize(source: string): Token[] {
   const tokens: Token[] = [];
-  const pattern = /\s*(?:(\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)|([A-Za-z_][A-Za-z_0-9]*)|(\*\*|[-+*/%^(),×÷]))/y;
+  const pattern =
+    /\s*(?:(\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)|([A-Za-z_][A-Za-z_0-9]*)|(\*\*|[-+*/%^(),×÷]))/y;
   let position = 0;
   while (position < source.length) {
     if (/^\s*$/.test(source.slice(position))) break;
     pattern.lastIndex = position;
     const match = pattern.exec(source);
-    if (!match) throw new CalculatorError(`Unexpected character '${source.slice(position).trim()[0]}' at position ${position + 1}.`);
+    if (!match)
+      throw new CalculatorError(
+        `Unexpected character '${source.slice(position).trim()[0]}' at position ${position + 1}.`,
+      );
     const at = match.index + match[0].length - (match[1] ?? match[2] ?? match[3] ?? '').length;
     if (match[1] !== undefined) tokens.push({ kind: 'number', value: Number(match[1]), at });
     else if (match[2] !== undefined) tokens.push({ kind: 'name', value: match[2].toLowerCase(), at });
     else {
       const symbol = match[3]!;
-      tokens.push({ kind: 'symbol', value: symbol === '**' ? '^' : symbol === '×' ? '*' : symbol === '÷' ? '/' : symbol, at });
+      tokens.push({
+        kind: 'symbol',
+        value: symbol === '**' ? '^' : symbol === '×' ? '*' : symbol === '÷' ? '/' : symbol,
+        at,
+      });
     }
     position = pattern.lastIndex;
   }
@@ -86,7 +97,9 @@ class Parser {
   #expect(symbol: string): void {
     if (!this.#peek(symbol)) {
       const token = this.#tokens[this.#index];
-      throw new CalculatorError(token ? `Expected '${symbol}' at position ${token.at + 1}.` : `Expected '${symbol}' at the end.`);
+      throw new CalculatorError(
+        token ? `Expected '${symbol}' at position ${token.at + 1}.` : `Expected '${symbol}' at the end.`,
+      );
     }
     this.#index++;
   }
@@ -155,7 +168,10 @@ class Parser {
         }
         this.#expect(')');
         const [least, most] = fn.arity;
-        if (args.length < least || args.length > most) throw new CalculatorError(`${token.value} takes ${least === most ? least : `${least} to ${most}`} argument(s).`);
+        if (args.length < least || args.length > most)
+          throw new CalculatorError(
+            `${token.value} takes ${least === most ? least : `${least} to ${most}`} argument(s).`,
+          );
         return fn.apply(...args);
       }
       const constant = constants[token.value];
@@ -168,7 +184,8 @@ class Parser {
 }
 
 export function calculate(expression: string): number {
-  if (expression.length > MAX_LENGTH) throw new CalculatorError(`The expression is longer than ${MAX_LENGTH} characters.`);
+  if (expression.length > MAX_LENGTH)
+    throw new CalculatorError(`The expression is longer than ${MAX_LENGTH} characters.`);
   const value = new Parser(tokenize(expression)).parse();
   if (!Number.isFinite(value)) throw new CalculatorError('The result is not a finite number.');
   return value;

@@ -19,7 +19,7 @@ export interface MessageOptions {
 }
 
 export function outputTexts(output: Readonly<Record<string, unknown>>): string[] {
-  const items = output['output'];
+  const items = output.output;
   if (!Array.isArray(items)) return [];
   const texts: string[] = [];
   for (const item of items) {
@@ -32,13 +32,17 @@ export function outputTexts(output: Readonly<Record<string, unknown>>): string[]
   return texts.filter((text) => text.trim() !== '');
 }
 
-export function historyMessages(steps: readonly StoredStep[], options: Pick<MessageOptions, 'historyLimit' | 'includeFirstAgentMessage'>): ModelMessage[] {
-  const window = options.historyLimit < 0 ? steps : options.historyLimit === 0 ? [] : steps.slice(-options.historyLimit);
+export function historyMessages(
+  steps: readonly StoredStep[],
+  options: Pick<MessageOptions, 'historyLimit' | 'includeFirstAgentMessage'>,
+): ModelMessage[] {
+  const window =
+    options.historyLimit < 0 ? steps : options.historyLimit === 0 ? [] : steps.slice(-options.historyLimit);
   const messages: ModelMessage[] = [];
   // The welcome is the first assistant message of the whole conversation: only dropped when the window starts there.
   let firstAssistantSkipped = options.includeFirstAgentMessage || window[0] !== steps[0];
   for (const step of window) {
-    const input = step.output['input'];
+    const input = step.output.input;
     if (typeof input === 'string' && input.trim() !== '') messages.push({ role: 'user', content: input });
     const texts = outputTexts(step.output);
     if (texts.length === 0) continue;
@@ -51,7 +55,11 @@ export function historyMessages(steps: readonly StoredStep[], options: Pick<Mess
   return messages;
 }
 
-export function buildMessages(previousSteps: readonly StoredStep[], currentInput: string, options: MessageOptions): ModelMessage[] {
+export function buildMessages(
+  previousSteps: readonly StoredStep[],
+  currentInput: string,
+  options: MessageOptions,
+): ModelMessage[] {
   const messages = options.sendConversation ? historyMessages(previousSteps, options) : [];
   const current = options.prompt !== undefined && options.prompt.trim() !== '' ? options.prompt : currentInput;
   if (current.trim() !== '') messages.push({ role: 'user', content: current });

@@ -74,7 +74,13 @@ export class CostTracker {
     add(conversation.tools, tool, cost);
   }
 
-  recordModelCall(conversationId: string, model: string, inputTokens: number, outputTokens: number, cost: number): void {
+  recordModelCall(
+    conversationId: string,
+    model: string,
+    inputTokens: number,
+    outputTokens: number,
+    cost: number,
+  ): void {
     const tally = this.#models.get(model) ?? { calls: 0, totalCost: 0, inputTokens: 0, outputTokens: 0 };
     tally.calls++;
     tally.totalCost += cost;
@@ -100,7 +106,12 @@ export class CostTracker {
     }
     const models: CostSummary['summary']['models'] = {};
     for (const [name, tally] of this.#models) {
-      models[name] = { calls: tally.calls, inputTokens: tally.inputTokens, outputTokens: tally.outputTokens, totalCost: tally.totalCost };
+      models[name] = {
+        calls: tally.calls,
+        inputTokens: tally.inputTokens,
+        outputTokens: tally.outputTokens,
+        totalCost: tally.totalCost,
+      };
       totalCost += tally.totalCost;
       modelCalls += tally.calls;
     }
@@ -109,7 +120,12 @@ export class CostTracker {
 
   tool(tool: string): ToolCostFigures {
     const tally = this.#tools.get(tool) ?? { calls: 0, totalCost: 0 };
-    return { tool, calls: tally.calls, totalCost: tally.totalCost, averageCost: tally.calls === 0 ? 0 : tally.totalCost / tally.calls };
+    return {
+      tool,
+      calls: tally.calls,
+      totalCost: tally.totalCost,
+      averageCost: tally.calls === 0 ? 0 : tally.totalCost / tally.calls,
+    };
   }
 
   conversation(conversationId: string): ConversationCostFigures {

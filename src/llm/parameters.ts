@@ -31,7 +31,8 @@ export function number(parameters: Parameters, ...names: string[]): number | und
 
 export function integer(parameters: Parameters, ...names: string[]): number | undefined {
   const value = number(parameters, ...names);
-  if (value !== undefined && !Number.isInteger(value)) throw new ParameterError(`The parameter '${names[0]}' must be a whole number, not '${value}'.`);
+  if (value !== undefined && !Number.isInteger(value))
+    throw new ParameterError(`The parameter '${names[0]}' must be a whole number, not '${value}'.`);
   return value;
 }
 
@@ -45,11 +46,32 @@ export function flag(parameters: Parameters, name: string, defaultValue: boolean
 
 /** Parameters that hold credentials: never logged, never part of a cache key in clear, redacted from errors. */
 export const CREDENTIAL_PARAMETERS: ReadonlySet<string> = new Set([
-  'apiKey', 'accessToken', 'authToken', 'nonAzureApiKey', 'accessKeyId', 'secretAccessKey', 'sessionToken',
+  'apiKey',
+  'accessToken',
+  'authToken',
+  'nonAzureApiKey',
+  'accessKeyId',
+  'secretAccessKey',
+  'sessionToken',
 ]);
 
 /** Parameters that shape the model client (the rest shape the call or the messages). */
 export const CONNECTION_PARAMETERS: readonly string[] = [
-  ...CREDENTIAL_PARAMETERS, 'modelName', 'model', 'modelId', 'modelID', 'deploymentName', 'baseUrl', 'endpoint',
-  'projectId', 'location', 'publisher', 'region', 'compartmentId', 'configProfile', 'apiVersion', 'organization', 'resourceName',
+  ...CREDENTIAL_PARAMETERS,
+  'modelName',
+  'model',
+  'modelId',
+  'modelID',
+  'deploymentName',
+  'baseUrl',
+  'endpoint',
+  'projectId',
+  'location',
+  'publisher',
+  'region',
+  'compartmentId',
+  'configProfile',
+  'apiVersion',
+  'organization',
+  'resourceName',
 ];

@@ -25,7 +25,17 @@ import { CONNECTION_PARAMETERS, integer, number, text, type Parameters } from '.
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
 
 export const PROVIDER_TYPES = [
-  'openai', 'anthropic', 'gemini', 'gemini-vertex', 'mistral', 'azure-openai', 'bedrock', 'oracle-genai', 'ollama', 'huggingface', 'jlama',
+  'openai',
+  'anthropic',
+  'gemini',
+  'gemini-vertex',
+  'mistral',
+  'azure-openai',
+  'bedrock',
+  'oracle-genai',
+  'ollama',
+  'huggingface',
+  'jlama',
 ] as const;
 export type ProviderType = (typeof PROVIDER_TYPES)[number];
 
@@ -79,38 +89,56 @@ const providers: Record<Exclude<ProviderType, 'jlama'>, ProviderDefinition> = {
     defaultModel: 'gpt-4o-mini',
     modelParameters: ['modelName', 'model'],
     build: (p, modelName, { fetch }) =>
-      createOpenAI({ apiKey: text(p, 'apiKey') ?? '', baseURL: text(p, 'baseUrl'), organization: text(p, 'organization'), project: text(p, 'project'), fetch }).chat(modelName),
+      createOpenAI({
+        apiKey: text(p, 'apiKey') ?? '',
+        baseURL: text(p, 'baseUrl'),
+        organization: text(p, 'organization'),
+        project: text(p, 'project'),
+        fetch,
+      }).chat(modelName),
   },
   anthropic: {
     defaultModel: 'claude-3-5-haiku-latest',
     modelParameters: ['modelName', 'model'],
-    build: (p, modelName, { fetch }) => createAnthropic({ apiKey: text(p, 'apiKey') ?? '', baseURL: text(p, 'baseUrl'), fetch })(modelName),
+    build: (p, modelName, { fetch }) =>
+      createAnthropic({ apiKey: text(p, 'apiKey') ?? '', baseURL: text(p, 'baseUrl'), fetch })(modelName),
   },
   gemini: {
     defaultModel: 'gemini-2.0-flash',
     modelParameters: ['modelName', 'model'],
-    build: (p, modelName, { fetch }) => createGoogle({ apiKey: text(p, 'apiKey') ?? '', baseURL: text(p, 'baseUrl'), fetch })(modelName),
+    build: (p, modelName, { fetch }) =>
+      createGoogle({ apiKey: text(p, 'apiKey') ?? '', baseURL: text(p, 'baseUrl'), fetch })(modelName),
   },
   'gemini-vertex': {
     required: [['modelId', 'modelID', 'modelName']],
     modelParameters: ['modelId', 'modelID', 'modelName'],
     build: (p, modelName, { fetch }) =>
-      createGoogleVertex({ project: text(p, 'projectId'), location: text(p, 'location'), baseURL: text(p, 'baseUrl'), apiKey: text(p, 'apiKey'), fetch })(modelName),
+      createGoogleVertex({
+        project: text(p, 'projectId'),
+        location: text(p, 'location'),
+        baseURL: text(p, 'baseUrl'),
+        apiKey: text(p, 'apiKey'),
+        fetch,
+      })(modelName),
   },
   mistral: {
     defaultModel: 'mistral-small-latest',
     modelParameters: ['modelName', 'model'],
-    build: (p, modelName, { fetch }) => createMistral({ apiKey: text(p, 'apiKey') ?? '', baseURL: text(p, 'baseUrl'), fetch })(modelName),
+    build: (p, modelName, { fetch }) =>
+      createMistral({ apiKey: text(p, 'apiKey') ?? '', baseURL: text(p, 'baseUrl'), fetch })(modelName),
   },
   'azure-openai': {
     required: [['deploymentName', 'modelName']],
     modelParameters: ['deploymentName', 'modelName'],
     build: (p, modelName, { fetch }) => {
       const nonAzureKey = text(p, 'nonAzureApiKey');
-      if (nonAzureKey !== undefined) return createOpenAI({ apiKey: nonAzureKey, baseURL: text(p, 'baseUrl'), fetch }).chat(modelName);
+      if (nonAzureKey !== undefined)
+        return createOpenAI({ apiKey: nonAzureKey, baseURL: text(p, 'baseUrl'), fetch }).chat(modelName);
       const endpoint = text(p, 'endpoint', 'baseUrl');
       if (endpoint === undefined && text(p, 'resourceName') === undefined) {
-        throw new ProviderConfigurationError("The azure-openai provider needs the parameter 'endpoint' (e.g. https://<resource>.openai.azure.com).");
+        throw new ProviderConfigurationError(
+          "The azure-openai provider needs the parameter 'endpoint' (e.g. https://<resource>.openai.azure.com).",
+        );
       }
       return createAzure({
         apiKey: text(p, 'apiKey') ?? '',
@@ -138,7 +166,14 @@ const providers: Record<Exclude<ProviderType, 'jlama'>, ProviderDefinition> = {
   'oracle-genai': {
     required: [['baseUrl'], ['modelName', 'model']],
     modelParameters: ['modelName', 'model'],
-    build: (p, modelName, { fetch }) => createOpenAICompatible({ name: 'oracle-genai', baseURL: text(p, 'baseUrl')!, apiKey: text(p, 'apiKey'), includeUsage: true, fetch }).chatModel(modelName),
+    build: (p, modelName, { fetch }) =>
+      createOpenAICompatible({
+        name: 'oracle-genai',
+        baseURL: text(p, 'baseUrl')!,
+        apiKey: text(p, 'apiKey'),
+        includeUsage: true,
+        fetch,
+      }).chatModel(modelName),
   },
   ollama: {
     defaultModel: 'llama3.2',
@@ -146,13 +181,20 @@ const providers: Record<Exclude<ProviderType, 'jlama'>, ProviderDefinition> = {
     build: (p, modelName, { ollamaBaseUrl, fetch }) => {
       const base = trimSlash(text(p, 'baseUrl') ?? ollamaBaseUrl);
       const apiKey = text(p, 'apiKey');
-      return createOllama({ baseURL: base.endsWith('/api') ? base : `${base}/api`, headers: apiKey ? { authorization: `Bearer ${apiKey}` } : undefined, fetch })(modelName);
+      return createOllama({
+        baseURL: base.endsWith('/api') ? base : `${base}/api`,
+        headers: apiKey ? { authorization: `Bearer ${apiKey}` } : undefined,
+        fetch,
+      })(modelName);
     },
   },
   huggingface: {
     required: [['modelId', 'modelName']],
     modelParameters: ['modelId', 'modelName'],
-    build: (p, modelName, { fetch }) => createHuggingFace({ apiKey: text(p, 'accessToken', 'apiKey') ?? '', baseURL: text(p, 'baseUrl'), fetch })(modelName),
+    build: (p, modelName, { fetch }) =>
+      createHuggingFace({ apiKey: text(p, 'accessToken', 'apiKey') ?? '', baseURL: text(p, 'baseUrl'), fetch })(
+        modelName,
+      ),
   },
 };
 
@@ -169,7 +211,9 @@ export function checkProvider(type: string, given: (name: string) => boolean): v
   const unavailable = reasonsUnavailable[type as ProviderType];
   if (unavailable) throw new ProviderConfigurationError(unavailable);
   if (!isProviderType(type)) {
-    throw new ProviderConfigurationError(`Unknown LLM provider type '${type}'; known types: ${PROVIDER_TYPES.filter((t) => !reasonsUnavailable[t]).join(', ')}.`);
+    throw new ProviderConfigurationError(
+      `Unknown LLM provider type '${type}'; known types: ${PROVIDER_TYPES.filter((t) => !reasonsUnavailable[t]).join(', ')}.`,
+    );
   }
   const definition = providers[type as Exclude<ProviderType, 'jlama'>];
   for (const alternatives of definition.required ?? []) {
@@ -181,8 +225,12 @@ export function checkProvider(type: string, given: (name: string) => boolean): v
 }
 
 /** Call settings and timeout from the parameters (shared names across providers, §9.2). */
-export function callSettingsOf(type: string, parameters: Parameters): { settings: CallSettings; timeoutMs: number | undefined } {
-  const maxOutputTokens = integer(parameters, 'maxTokens', 'maxOutputTokens', 'maxNewTokens') ?? (type === 'anthropic' ? 16_384 : undefined);
+export function callSettingsOf(
+  type: string,
+  parameters: Parameters,
+): { settings: CallSettings; timeoutMs: number | undefined } {
+  const maxOutputTokens =
+    integer(parameters, 'maxTokens', 'maxOutputTokens', 'maxNewTokens') ?? (type === 'anthropic' ? 16_384 : undefined);
   const settings: CallSettings = {
     ...optional('temperature', number(parameters, 'temperature')),
     ...optional('maxOutputTokens', maxOutputTokens),
@@ -232,5 +280,7 @@ export class ModelRegistry {
 
 function cacheKey(type: string, parameters: Parameters): string {
   const connection = CONNECTION_PARAMETERS.map((name) => [name, parameters[name] ?? null]);
-  return createHash('sha256').update(JSON.stringify([type, connection])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([type, connection]))
+    .digest('hex');
 }

@@ -47,7 +47,12 @@ export class ToolRateLimiter {
 
 function describe(tool: string, bucket: RateLimitBucket): RateLimitInfo {
   const missing = bucket.limit - bucket.tokens;
-  return { tool, limit: bucket.limit, remaining: Math.floor(bucket.tokens), resetTimeMs: missing <= 0 ? 0 : Math.ceil((missing * WINDOW_MS) / bucket.limit) };
+  return {
+    tool,
+    limit: bucket.limit,
+    remaining: Math.floor(bucket.tokens),
+    resetTimeMs: missing <= 0 ? 0 : Math.ceil((missing * WINDOW_MS) / bucket.limit),
+  };
 }
 
 /** Buckets in this process only (when no store is given, e.g. in unit tests). */
@@ -79,7 +84,10 @@ export class MemoryRateLimitStore implements RateLimitStore {
 
   #refilled(tool: string, defaultLimit: number, now: number) {
     const bucket = this.#buckets.get(tool) ?? { limit: defaultLimit, tokens: defaultLimit, updatedAt: now };
-    bucket.tokens = Math.min(bucket.limit, bucket.tokens + (Math.max(0, now - bucket.updatedAt) * bucket.limit) / WINDOW_MS);
+    bucket.tokens = Math.min(
+      bucket.limit,
+      bucket.tokens + (Math.max(0, now - bucket.updatedAt) * bucket.limit) / WINDOW_MS,
+    );
     bucket.updatedAt = now;
     this.#buckets.set(tool, bucket);
     return bucket;

@@ -17,7 +17,12 @@ export interface RetryPolicy {
   readonly maxBackoffDelayMs: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 3, backoffDelayMs: 1000, backoffMultiplier: 2, maxBackoffDelayMs: 10_000 };
+export const DEFAULT_RETRY: RetryPolicy = {
+  maxAttempts: 3,
+  backoffDelayMs: 1000,
+  backoffMultiplier: 2,
+  maxBackoffDelayMs: 10_000,
+};
 
 /** Thrown when the provider timeout (`timeout` parameter) expired. */
 export class ProviderTimeoutError extends Error {
@@ -38,14 +43,25 @@ export function isTransient(error: unknown): boolean {
   return error instanceof TypeError && /fetch failed|network|socket/i.test(error.message);
 }
 
-export async function withRetry<T>(policy: RetryPolicy, signal: AbortSignal, attempt: (number: number) => Promise<T>): Promise<{ value: T; attempts: number }> {
+export async function withRetry<T>(
+  policy: RetryPolicy,
+  signal: AbortSignal,
+  attempt: (number: number) => Promise<T>,
+): Promise<{ value: T; attempts: number }> {
   let attempts = 0;
   try {
     return await retrying((number) => attempt((attempts = number)), {
       maxAttempts: policy.maxAttempts,
-      backoff: { initialDelayMs: policy.backoffDelayMs, multiplier: policy.backoffMultiplier, maxDelayMs: policy.maxBackoffDelayMs },
+      backoff: {
+        initialDelayMs: policy.backoffDelayMs,
+        multiplier: policy.backoffMultiplier,
+        maxDelayMs: policy.maxBackoffDelayMs,
+      },
       signal,
-      retryError: (error) => (isTransient(error) ? { retryAfter: APICallError.isInstance(error) ? error.responseHeaders?.['retry-after'] : undefined } : undefined),
+      retryError: (error) =>
+        isTransient(error)
+          ? { retryAfter: APICallError.isInstance(error) ? error.responseHeaders?.['retry-after'] : undefined }
+          : undefined,
     });
   } catch (error) {
     if (signal.aborted) throw error;
@@ -82,14 +98,23 @@ export class ProviderCallError extends Error {
 }
 
 /** Describes a failed provider call: provider, model, status, attempts and the provider's own words, redacted. */
-export function providerCallError(error: unknown, context: { provider: string; modelName: string; secrets: readonly string[] }): ProviderCallError {
+export function providerCallError(
+  error: unknown,
+  context: { provider: string; modelName: string; secrets: readonly string[] },
+): ProviderCallError {
   const attempts = error instanceof AttemptsFailed ? error.attempts : 1;
   if (error instanceof AttemptsFailed) error = error.last;
   const status = APICallError.isInstance(error) ? error.statusCode : undefined;
   const reason = error instanceof Error ? error.message : String(error);
-  const what = status !== undefined ? `status ${status}` : error instanceof ProviderTimeoutError ? 'timeout' : 'no answer';
+  const what =
+    status !== undefined ? `status ${status}` : error instanceof ProviderTimeoutError ? 'timeout' : 'no answer';
   const message = `The ${context.provider} model '${context.modelName}' failed (${what}) after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${truncate(reason, 500)}`;
-  return new ProviderCallError({ provider: context.provider, modelName: context.modelName, status, message: redact(message, context.secrets) });
+  return new ProviderCallError({
+    provider: context.provider,
+    modelName: context.modelName,
+    status,
+    message: redact(message, context.secrets),
+  });
 }
 
 function truncate(text: string, max: number): string {

@@ -111,6 +111,14 @@ export class ToolCache {
       entriesByTool[entry.tool] = (entriesByTool[entry.tool] ?? 0) + 1;
     }
     const lookups = this.#hits + this.#misses;
-    return { size, maxSize: this.#maxSize, hits: this.#hits, misses: this.#misses, hitRate: lookups === 0 ? 0 : this.#hits / lookups, evictions: this.#evictions, entriesByTool };
+    return {
+      size,
+      maxSize: this.#maxSize,
+      hits: this.#hits,
+      misses: this.#misses,
+      hitRate: lookups === 0 ? 0 : this.#hits / lookups,
+      evictions: this.#evictions,
+      entriesByTool,
+    };
   }
 }

@@ -9,7 +9,12 @@ describe('tool history', () => {
     assert.equal(await history.rateLimits.tryAcquire('calculator'), true);
     assert.equal(await history.rateLimits.tryAcquire('calculator'), true);
     assert.equal(await history.rateLimits.tryAcquire('calculator'), false);
-    assert.deepEqual(await history.rateLimits.info('calculator'), { tool: 'calculator', limit: 2, remaining: 0, resetTimeMs: 60_000 });
+    assert.deepEqual(await history.rateLimits.info('calculator'), {
+      tool: 'calculator',
+      limit: 2,
+      remaining: 0,
+      resetTimeMs: 60_000,
+    });
     now = 30_000;
     assert.equal((await history.rateLimits.info('calculator')).remaining, 1);
     assert.equal((await history.rateLimits.reset('calculator')).remaining, 2);

@@ -50,7 +50,11 @@ export class ToolHistory {
   constructor(options: ToolHistoryOptions) {
     this.#clock = options.clock ?? Date.now;
     this.cache = new ToolCache({ clock: this.#clock });
-    this.rateLimits = new ToolRateLimiter({ store: options.rateLimitStore, defaultLimitPerMinute: options.defaultRateLimitPerMinute, clock: this.#clock });
+    this.rateLimits = new ToolRateLimiter({
+      store: options.rateLimitStore,
+      defaultLimitPerMinute: options.defaultRateLimitPerMinute,
+      clock: this.#clock,
+    });
     this.#historyLimit = options.historyPerConversation ?? 500;
     for (const tool of options.knownTools ?? []) this.#known.add(tool);
   }
@@ -87,7 +91,13 @@ export class ToolHistory {
   }
 
   /** Records the token usage of a model call; returns its cost. */
-  recordModelCall(conversationId: string, provider: string, model: string, inputTokens: number, outputTokens: number): number {
+  recordModelCall(
+    conversationId: string,
+    provider: string,
+    model: string,
+    inputTokens: number,
+    outputTokens: number,
+  ): number {
     const cost = modelCost(model, inputTokens, outputTokens);
     this.costs.recordModelCall(conversationId, `${provider}:${model}`, inputTokens, outputTokens, cost);
     return cost;

@@ -30,7 +30,12 @@ export interface ToolCallScope {
 
 const MAX_RESULT_CHARS = 20_000;
 
-export async function runToolCall(definition: ToolDefinition, args: Record<string, unknown>, history: ToolHistory, scope: ToolCallScope): Promise<string> {
+export async function runToolCall(
+  definition: ToolDefinition,
+  args: Record<string, unknown>,
+  history: ToolHistory,
+  scope: ToolCallScope,
+): Promise<string> {
   const name = definition.name;
   history.registerTool(name);
   scope.emit({ type: 'tool_call', tool: name, arguments: args });
@@ -39,11 +44,22 @@ export async function runToolCall(definition: ToolDefinition, args: Record<strin
     const shown = scope.redact(result);
     const error = outcome.error === undefined ? undefined : scope.redact(outcome.error);
     history.recordToolCall({
-      tool: name, conversationId: scope.conversationId, arguments: args, result: shown,
-      cached: outcome.cached ?? false, rateLimited: outcome.rateLimited ?? false, durationMs: history.now() - started,
+      tool: name,
+      conversationId: scope.conversationId,
+      arguments: args,
+      result: shown,
+      cached: outcome.cached ?? false,
+      rateLimited: outcome.rateLimited ?? false,
+      durationMs: history.now() - started,
       ...(error === undefined ? {} : { error }),
     });
-    scope.trace.push({ tool: name, arguments: args, result: shown, cached: outcome.cached ?? false, ...(error === undefined ? {} : { error }) });
+    scope.trace.push({
+      tool: name,
+      arguments: args,
+      result: shown,
+      cached: outcome.cached ?? false,
+      ...(error === undefined ? {} : { error }),
+    });
     return result;
   };
 
@@ -60,7 +76,10 @@ export async function runToolCall(definition: ToolDefinition, args: Record<strin
     return finish(result, {});
   } catch (error) {
     if (scope.signal.aborted) throw error;
-    const message = error instanceof ToolFailure ? error.message : `The tool failed: ${error instanceof Error ? error.message : String(error)}`;
+    const message =
+      error instanceof ToolFailure
+        ? error.message
+        : `The tool failed: ${error instanceof Error ? error.message : String(error)}`;
     return finish(`Error: ${message}`, { error: message });
   }
 }

@@ -10,8 +10,13 @@ describe('web page tool fetch', () => {
   before(async () => {
     server = createServer((request, response) => {
       if (request.url === '/moved') return response.writeHead(302, { location: '/page' }).end();
-      if (request.url === '/long') return response.writeHead(200, { 'content-type': 'text/plain' }).end('x'.repeat(20_000));
-      response.writeHead(200, { 'content-type': 'text/html' }).end('<html><head><title>t</title><script>evil()</script></head><body><h1>Hi &amp; welcome</h1><p>Text</p></body></html>');
+      if (request.url === '/long')
+        return response.writeHead(200, { 'content-type': 'text/plain' }).end('x'.repeat(20_000));
+      response
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(
+          '<html><head><title>t</title><script>evil()</script></head><body><h1>Hi &amp; welcome</h1><p>Text</p></body></html>',
+        );
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -20,7 +25,10 @@ describe('web page tool fetch', () => {
 
   it('checks the URL before the request and before every redirect, and returns readable text', async () => {
     const checked: string[] = [];
-    const text = await fetchPageText(`${base}/moved`, { web: { checkUrl: async (url) => void checked.push(url), fetch }, signal: new AbortController().signal });
+    const text = await fetchPageText(`${base}/moved`, {
+      web: { checkUrl: async (url) => void checked.push(url), fetch },
+      signal: new AbortController().signal,
+    });
     assert.deepEqual(checked, [`${base}/moved`, `${base}/page`]);
     assert.equal(text, 'Hi & welcome\nText');
   });
@@ -29,11 +37,17 @@ describe('web page tool fetch', () => {
     const refuseSecond = async (url: string) => {
       if (url.endsWith('/page')) throw new Error('refused target');
     };
-    await assert.rejects(fetchPageText(`${base}/moved`, { web: { checkUrl: refuseSecond, fetch }, signal: new AbortController().signal }), /refused target/);
+    await assert.rejects(
+      fetchPageText(`${base}/moved`, { web: { checkUrl: refuseSecond, fetch }, signal: new AbortController().signal }),
+      /refused target/,
+    );
   });
 
   it('returns at most 5000 characters, and by default allows only http(s)', async () => {
-    assert.equal((await fetchPageText(`${base}/long`, { web: unguardedWebAccess, signal: new AbortController().signal })).length, MAX_PAGE_TEXT);
+    assert.equal(
+      (await fetchPageText(`${base}/long`, { web: unguardedWebAccess, signal: new AbortController().signal })).length,
+      MAX_PAGE_TEXT,
+    );
     await assert.rejects(allowHttpUrls('file:///etc/passwd'), /Only http and https/);
     await assert.rejects(allowHttpUrls('not a url'), /not a valid URL/);
     assert.equal(htmlToText('<style>a{}</style>a&#65;&#x42;'), 'aAB');

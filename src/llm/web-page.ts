@@ -27,17 +27,25 @@ export const allowHttpUrls: CheckUrl = async (url) => {
   } catch {
     throw new Error(`'${url}' is not a valid URL.`);
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`Only http and https URLs can be fetched, not ${parsed.protocol}.`);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new Error(`Only http and https URLs can be fetched, not ${parsed.protocol}.`);
 };
 
 /** Without a URL guard: http and https URLs, through the global fetch. */
 export const unguardedWebAccess: WebAccess = { checkUrl: allowHttpUrls, fetch: (input, init) => fetch(input, init) };
 
-export async function fetchPageText(url: string, options: { web: WebAccess; signal: AbortSignal; maxChars?: number }): Promise<string> {
+export async function fetchPageText(
+  url: string,
+  options: { web: WebAccess; signal: AbortSignal; maxChars?: number },
+): Promise<string> {
   let target = url;
   for (let redirects = 0; ; redirects++) {
     await options.web.checkUrl(target);
-    const response = await options.web.fetch(target, { redirect: 'manual', signal: options.signal, headers: { accept: 'text/html, text/plain;q=0.9, */*;q=0.5' } });
+    const response = await options.web.fetch(target, {
+      redirect: 'manual',
+      signal: options.signal,
+      headers: { accept: 'text/html, text/plain;q=0.9, */*;q=0.5' },
+    });
     const location = response.headers.get('location');
     if (response.status >= 300 && response.status < 400 && location) {
       await response.body?.cancel();
@@ -83,7 +91,8 @@ export function htmlToText(html: string): string {
     .replace(/<\/?(p|div|br|li|h[1-6]|tr|section|article|header|footer|ul|ol|table)\b[^>]*>/gi, '\n')
     .replace(/<[^>]+>/g, ' ')
     .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, name: string) => {
-      if (name.startsWith('#x') || name.startsWith('#X')) return String.fromCodePoint(Number.parseInt(name.slice(2), 16) || 32);
+      if (name.startsWith('#x') || name.startsWith('#X'))
+        return String.fromCodePoint(Number.parseInt(name.slice(2), 16) || 32);
       if (name.startsWith('#')) return String.fromCodePoint(Number.parseInt(name.slice(1), 10) || 32);
       return entities[name.toLowerCase()] ?? whole;
     })

@@ -12,11 +12,26 @@ describe('audit signature format (v1)', () => {
   const previousHmac = `v1:${'ab'.repeat(32)}`;
   // Fields deliberately out of order, with nested objects, nulls, escapes and non-ASCII text.
   const draft: AuditDraft = {
-    taskType: 'ai.svc.llm', id: '0190f5c2a1b2c3d4e5f60718', conversationId: '0190f5c2a1b2c3d4e5f60701', agentId: '0190f5c2a1b2c3d4e5f60702',
-    agentVersion: 3, userId: 'ada', environment: 'production', stepIndex: 1, workflowId: '0190f5c2a1b2c3d4e5f60703',
-    taskId: '0190f5c2a1b2c3d4e5f60703:2', taskIndex: 4, durationMs: 12, actions: ['chat', 'greet'],
-    input: { input: 'Grüße, "Welt"', context: ['lang'], actions: [] }, output: { z: { b: 2, a: [1, null, true] }, 'output:text': 'Hallo ✓' },
-    llmDetail: null, outcome: 'ok', error: null, timestamp: '2026-01-02T03:04:05.678Z', sequence: 2,
+    taskType: 'ai.svc.llm',
+    id: '0190f5c2a1b2c3d4e5f60718',
+    conversationId: '0190f5c2a1b2c3d4e5f60701',
+    agentId: '0190f5c2a1b2c3d4e5f60702',
+    agentVersion: 3,
+    userId: 'ada',
+    environment: 'production',
+    stepIndex: 1,
+    workflowId: '0190f5c2a1b2c3d4e5f60703',
+    taskId: '0190f5c2a1b2c3d4e5f60703:2',
+    taskIndex: 4,
+    durationMs: 12,
+    actions: ['chat', 'greet'],
+    input: { input: 'Grüße, "Welt"', context: ['lang'], actions: [] },
+    output: { z: { b: 2, a: [1, null, true] }, 'output:text': 'Hallo ✓' },
+    llmDetail: null,
+    outcome: 'ok',
+    error: null,
+    timestamp: '2026-01-02T03:04:05.678Z',
+    sequence: 2,
   };
   const canonicalText =
     '{"actions":["chat","greet"],"agentId":"0190f5c2a1b2c3d4e5f60702","agentVersion":3,"conversationId":"0190f5c2a1b2c3d4e5f60701",' +

@@ -64,11 +64,17 @@ export async function deriveAuditKey(masterKey: string, iterations = AUDIT_KDF_I
 }
 
 /** The signature of `entry` (its own `hmac` member ignored) chained to `previousHmac`. */
-export function signatureOf(key: Buffer, entry: Omit<AuditEntry, 'hmac'> & { hmac?: unknown }, previousHmac: string | null): string {
+export function signatureOf(
+  key: Buffer,
+  entry: Omit<AuditEntry, 'hmac'> & { hmac?: unknown },
+  previousHmac: string | null,
+): string {
   const { hmac: _, ...signed } = entry;
   // Signed in the form it is stored: what JSON cannot hold (undefined, NaN, -0) is normalised first.
   const normalised: unknown = JSON.parse(JSON.stringify({ ...signed, previousHmac }));
-  const digest = createHmac('sha256', key).update(`${HMAC_VERSION}|${canonicalJson(normalised)}|${previousHmac ?? ''}`).digest('hex');
+  const digest = createHmac('sha256', key)
+    .update(`${HMAC_VERSION}|${canonicalJson(normalised)}|${previousHmac ?? ''}`)
+    .digest('hex');
   return `${HMAC_VERSION}:${digest}`;
 }
 
@@ -93,11 +99,15 @@ const MAX_ITEMS = 20;
 const MAX_DEPTH = 4;
 export const REDACTED = '<REDACTED>';
 
-const SENSITIVE_KEY = /^(api[_-]?key|token|access[_-]?token|refresh[_-]?token|secret|client[_-]?secret|password|passwd|authorization|proxy-authorization|cookie|set-cookie|x-api-key)$/i;
+const SENSITIVE_KEY =
+  /^(api[_-]?key|token|access[_-]?token|refresh[_-]?token|secret|client[_-]?secret|password|passwd|authorization|proxy-authorization|cookie|set-cookie|x-api-key)$/i;
 const SECRET_PATTERNS: ReadonlyArray<readonly [RegExp, string]> = [
   [/\bsk-(ant-)?[A-Za-z0-9_-]{20,}/g, 'sk-$1<REDACTED>'],
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, '$1 <REDACTED>'],
-  [/\b(api[_-]?key|apikey|token|secret|password|authorization)(["']?\s*[:=]\s*["']?)(?!\$\{vault:)([^"'&\s,;}]{8,})/gi, '$1$2<REDACTED>'],
+  [
+    /\b(api[_-]?key|apikey|token|secret|password|authorization)(["']?\s*[:=]\s*["']?)(?!\$\{vault:)([^"'&\s,;}]{8,})/gi,
+    '$1$2<REDACTED>',
+  ],
 ];
 
 /** Masks well-known credential shapes in free text (`${vault:...}` references are pointers and stay). */

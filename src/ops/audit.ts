@@ -8,7 +8,13 @@ import type { PipelineObserver, TaskObservation } from '../runtime/pipeline.ts';
 import type { Turn } from '../runtime/turn.ts';
 import type { AuditRow, AuditStore } from '../storage/audit-ports.ts';
 import {
-  deriveAuditKey, errorText, hasValidSignature, sign, summarize, type AuditDraft, type AuditEntry,
+  deriveAuditKey,
+  errorText,
+  hasValidSignature,
+  sign,
+  summarize,
+  type AuditDraft,
+  type AuditEntry,
 } from './audit-entry.ts';
 
 export type { AuditDraft, AuditEntry } from './audit-entry.ts';
@@ -125,20 +131,45 @@ export class AuditLedger implements AuditSink {
     this.#options = options;
     this.#store = options.store;
     this.#clock = options.clock ?? Date.now;
-    this.#writeRetry = options.writeRetry ?? { maxAttempts: 4, backoff: { initialDelayMs: 250, multiplier: 4, maxDelayMs: 4000 } };
+    this.#writeRetry = options.writeRetry ?? {
+      maxAttempts: 4,
+      backoff: { initialDelayMs: 250, multiplier: 4, maxDelayMs: 4000 },
+    };
     this.#batchSize = options.batchSize ?? 1000;
     const masterKey = options.masterKey;
-    this.#key = masterKey === undefined || masterKey === '' ? Promise.resolve(undefined) : deriveAuditKey(masterKey, options.kdfIterations);
+    this.#key =
+      masterKey === undefined || masterKey === ''
+        ? Promise.resolve(undefined)
+        : deriveAuditKey(masterKey, options.kdfIterations);
     this.#key.catch(() => undefined);
     if (masterKey === undefined || masterKey === '') {
       options.log?.warn({}, 'audit ledger entries are stored unsigned: set svc.vault.master-key to sign them');
     }
     const registers = [options.registry];
-    this.#dropped = new Counter({ name: 'svc_audit_entries_dropped_total', help: 'Audit entries dropped because the audit queue was full', registers });
-    this.#deadLettered = new Counter({ name: 'svc_audit_entries_dead_lettered_total', help: 'Audit entries written to the dead-letter file after failed store writes', registers });
-    this.#written = new Counter({ name: 'svc_audit_entries_written_total', help: 'Audit entries written to the store', registers });
+    this.#dropped = new Counter({
+      name: 'svc_audit_entries_dropped_total',
+      help: 'Audit entries dropped because the audit queue was full',
+      registers,
+    });
+    this.#deadLettered = new Counter({
+      name: 'svc_audit_entries_dead_lettered_total',
+      help: 'Audit entries written to the dead-letter file after failed store writes',
+      registers,
+    });
+    this.#written = new Counter({
+      name: 'svc_audit_entries_written_total',
+      help: 'Audit entries written to the store',
+      registers,
+    });
     const queue = () => this.#queue.length;
-    new Gauge({ name: 'svc_audit_queue_size', help: 'Audit entries waiting to be written', registers, collect() { this.set(queue()); } });
+    new Gauge({
+      name: 'svc_audit_queue_size',
+      help: 'Audit entries waiting to be written',
+      registers,
+      collect() {
+        this.set(queue());
+      },
+    });
   }
 
   get signingEnabled(): Promise<boolean> {
@@ -171,7 +202,11 @@ export class AuditLedger implements AuditSink {
   // --- recording --------------------------------------------------------------------------------------------------
 
   recordTurn(): TurnAudit {
-    const observed: Array<{ readonly observation: TaskObservation; readonly finishedAt: number; readonly actions: readonly string[] }> = [];
+    const observed: Array<{
+      readonly observation: TaskObservation;
+      readonly finishedAt: number;
+      readonly actions: readonly string[];
+    }> = [];
     return {
       observer: (observation, turn) => {
         observed.push({ observation, finishedAt: this.#clock(), actions: turn.actions });
@@ -218,7 +253,10 @@ export class AuditLedger implements AuditSink {
           deferred.push(...(await this.#writeBatch(batch, final)));
         } catch (error) {
           // Not a store failure (those are retried and dead-lettered inside): keep the entries anyway, unsigned.
-          await this.#deadLetter(batch.map(({ draft }) => sign(undefined, draft, null)), error);
+          await this.#deadLetter(
+            batch.map(({ draft }) => sign(undefined, draft, null)),
+            error,
+          );
         }
       }
       if (deferred.length > 0) this.#queue = [...deferred, ...this.#queue];
@@ -248,7 +286,8 @@ export class AuditLedger implements AuditSink {
         const predecessor = pending.draft.sequence - 1;
         const waiting = (end?.sequence ?? 0) < predecessor && !this.#isLost(conversationId, predecessor);
         if (waiting && !final && pending.deferrals < MAX_DEFERRALS) {
-          for (const later of pendings.slice(index)) deferred.push({ draft: later.draft, deferrals: later.deferrals + 1 });
+          for (const later of pendings.slice(index))
+            deferred.push({ draft: later.draft, deferrals: later.deferrals + 1 });
           break;
         }
         const entry = sign(key, pending.draft, end?.hmac ?? null);
@@ -263,7 +302,8 @@ export class AuditLedger implements AuditSink {
   /** Where the conversation's chain ends: remembered, or read from the store when another writer may have moved it. */
   async #chainEnd(conversationId: string, nextSequence: number): Promise<ChainEnd | undefined> {
     const remembered = this.#chainEnds.get(conversationId);
-    if (remembered && (remembered.sequence >= nextSequence - 1 || this.#isLost(conversationId, nextSequence - 1))) return remembered;
+    if (remembered && (remembered.sequence >= nextSequence - 1 || this.#isLost(conversationId, nextSequence - 1)))
+      return remembered;
     const document = await this.#store.latest(conversationId).catch(() => undefined);
     if (document === undefined) return remembered;
     try {
@@ -276,8 +316,13 @@ export class AuditLedger implements AuditSink {
 
   async #write(entries: AuditEntry[]): Promise<void> {
     const rows: AuditRow[] = entries.map((entry) => ({
-      id: entry.id, conversationId: entry.conversationId, sequence: entry.sequence, agentId: entry.agentId,
-      agentVersion: entry.agentVersion, timestamp: entry.timestamp, document: JSON.stringify(entry),
+      id: entry.id,
+      conversationId: entry.conversationId,
+      sequence: entry.sequence,
+      agentId: entry.agentId,
+      agentVersion: entry.agentVersion,
+      timestamp: entry.timestamp,
+      document: JSON.stringify(entry),
     }));
     try {
       await retrying(() => this.#store.append(rows), { ...this.#writeRetry, retryError: () => ({}) });
@@ -294,19 +339,31 @@ export class AuditLedger implements AuditSink {
     for (const entry of entries) this.#markLost(entry.conversationId, entry.sequence);
     try {
       await mkdir(dirname(path), { recursive: true });
-      await appendFile(path, entries.map((entry) => `${JSON.stringify(entry)}\n`).join(''), { encoding: 'utf8', mode: 0o600 });
+      await appendFile(path, entries.map((entry) => `${JSON.stringify(entry)}\n`).join(''), {
+        encoding: 'utf8',
+        mode: 0o600,
+      });
       this.#deadLettered.inc(entries.length);
-      this.#options.log?.error({ err: cause, entries: entries.length, path }, 'audit entries could not be stored after retries; written to the dead-letter file');
+      this.#options.log?.error(
+        { err: cause, entries: entries.length, path },
+        'audit entries could not be stored after retries; written to the dead-letter file',
+      );
     } catch (error) {
       this.#dropped.inc(entries.length);
-      this.#options.log?.error({ err: error, cause, entries: entries.length, path }, 'audit entries could not be stored nor dead-lettered; dropped');
+      this.#options.log?.error(
+        { err: error, cause, entries: entries.length, path },
+        'audit entries could not be stored nor dead-lettered; dropped',
+      );
     }
   }
 
   #advance(entry: AuditEntry): void {
     const { conversationId, sequence } = entry;
     const current = this.#chainEnds.get(conversationId);
-    this.#chainEnds.set(conversationId, current && current.sequence > sequence ? current : { sequence, hmac: entry.hmac });
+    this.#chainEnds.set(
+      conversationId,
+      current && current.sequence > sequence ? current : { sequence, hmac: entry.hmac },
+    );
     const lost = this.#lost.get(conversationId);
     if (lost) {
       for (const number of lost) if (number < sequence) lost.delete(number);
@@ -420,13 +477,17 @@ interface TurnInput {
 
 /** The user input as the step's output finally holds it (normalised by the parser, secrets scrubbed). */
 function turnInput(turn: Turn): TurnInput {
-  const shown = turn.output['input'];
+  const shown = turn.output.input;
   return { userInput: shown === undefined ? null : summarize(shown), context: Object.keys(turn.context) };
 }
 
 function draftOf(
   turn: Turn,
-  { observation, finishedAt, actions }: { observation: TaskObservation; finishedAt: number; actions: readonly string[] },
+  {
+    observation,
+    finishedAt,
+    actions,
+  }: { observation: TaskObservation; finishedAt: number; actions: readonly string[] },
   sequence: number,
   input: TurnInput,
 ): AuditDraft {

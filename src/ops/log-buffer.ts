@@ -87,7 +87,18 @@ function timestampFrom(time: unknown): number {
 }
 
 /** Fields pino adds that the entry does not repeat, or that are mapped to entry fields. */
-const CONSUMED = new Set(['level', 'time', 'msg', 'message', 'pid', 'hostname', 'name', 'loggerName', 'v', 'timestamp']);
+const CONSUMED = new Set([
+  'level',
+  'time',
+  'msg',
+  'message',
+  'pid',
+  'hostname',
+  'name',
+  'loggerName',
+  'v',
+  'timestamp',
+]);
 const TEXT_FIELDS = ['agentId', 'conversationId', 'userId', 'environment', 'instanceId'] as const;
 
 function entryFromRecord(record: Record<string, unknown>): LogEntry {
@@ -97,28 +108,29 @@ function entryFromRecord(record: Record<string, unknown>): LogEntry {
     const value = record[key];
     if (value !== null && value !== undefined) entry[key] = value;
   }
-  entry['timestamp'] = timestampFrom(record['time'] ?? record['timestamp']);
-  entry['level'] = levelFromPino(record['level']);
-  const loggerName = record['loggerName'] ?? record['name'];
-  if (typeof loggerName === 'string') entry['loggerName'] = loggerName;
-  let message = record['msg'] ?? record['message'];
+  entry.timestamp = timestampFrom(record.time ?? record.timestamp);
+  entry.level = levelFromPino(record.level);
+  const loggerName = record.loggerName ?? record.name;
+  if (typeof loggerName === 'string') entry.loggerName = loggerName;
+  let message = record.msg ?? record.message;
   if (typeof message !== 'string') {
-    const err = record['err'];
+    const err = record.err;
     const errMessage = typeof err === 'object' && err !== null ? (err as { message?: unknown }).message : undefined;
-    message = typeof errMessage === 'string' ? errMessage : message === undefined || message === null ? '' : String(message);
+    message =
+      typeof errMessage === 'string' ? errMessage : message === undefined || message === null ? '' : String(message);
   }
-  entry['message'] = message;
+  entry.message = message;
   for (const key of TEXT_FIELDS) {
     const value = record[key];
     if (value === null || value === undefined) delete entry[key];
     else if (typeof value !== 'string') entry[key] = String(value);
   }
-  const agentVersion = record['agentVersion'];
-  if (agentVersion === null || agentVersion === undefined) delete entry['agentVersion'];
+  const agentVersion = record.agentVersion;
+  if (agentVersion === null || agentVersion === undefined) delete entry.agentVersion;
   else if (typeof agentVersion !== 'number') {
     const parsed = Number(agentVersion);
-    if (Number.isInteger(parsed)) entry['agentVersion'] = parsed;
-    else delete entry['agentVersion'];
+    if (Number.isInteger(parsed)) entry.agentVersion = parsed;
+    else delete entry.agentVersion;
   }
   return entry as LogEntry;
 }

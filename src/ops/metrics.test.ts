@@ -16,7 +16,11 @@ function fakeStorage(): Storage & { closed: boolean } {
   return {
     type: 'sqlite',
     resources,
-    conversations: { async loadRow() { return undefined; } } as unknown as Storage['conversations'],
+    conversations: {
+      async loadRow() {
+        return undefined;
+      },
+    } as unknown as Storage['conversations'],
     userProperties: {} as Storage['userProperties'],
     deployments: {} as Storage['deployments'],
     triggers: {} as Storage['triggers'],
@@ -34,9 +38,14 @@ function fakeStorage(): Storage & { closed: boolean } {
   };
 }
 
-async function counterValue(metrics: ReturnType<typeof createMetrics>, labels: Record<string, string>): Promise<number> {
+async function counterValue(
+  metrics: ReturnType<typeof createMetrics>,
+  labels: Record<string, string>,
+): Promise<number> {
   const data = await metrics.storeOperations.get();
-  const sample = data.values.find((value) => Object.entries(labels).every(([k, v]) => (value.labels as Record<string, unknown>)[k] === v));
+  const sample = data.values.find((value) =>
+    Object.entries(labels).every(([k, v]) => (value.labels as Record<string, unknown>)[k] === v),
+  );
   return sample?.value ?? 0;
 }
 
@@ -49,7 +58,15 @@ describe('metrics', () => {
     assert.equal(instrumented.type, 'sqlite');
     assert.equal(await instrumented.resources.read('dictionary', 'known', 2), '{"kind":"dictionary","version":2}');
     assert.equal(await instrumented.resources.read('dictionary', 'unknown', 1), undefined);
-    await instrumented.resources.create({ kind: 'agent', id: 'x', bodyJson: '{}', now: 1, name: '', description: '', origin: {} });
+    await instrumented.resources.create({
+      kind: 'agent',
+      id: 'x',
+      bodyJson: '{}',
+      now: 1,
+      name: '',
+      description: '',
+      origin: {},
+    });
     await assert.rejects(instrumented.resources.descriptorById('x'), /store broken/);
     await instrumented.ping();
     await instrumented.close();
@@ -64,10 +81,22 @@ describe('metrics', () => {
     assert.equal(await counterValue(metrics, { kind: 'conversations', operation: 'loadRow', outcome: 'ok' }), 1);
 
     await instrumented.transaction(async (tx) => {
-      await tx.resources.create({ kind: 'agent', id: 'y', bodyJson: '{}', now: 1, name: '', description: '', origin: {} });
+      await tx.resources.create({
+        kind: 'agent',
+        id: 'y',
+        bodyJson: '{}',
+        now: 1,
+        name: '',
+        description: '',
+        origin: {},
+      });
       await tx.conversations.loadRow('c');
     });
-    assert.equal(await counterValue(metrics, { kind: 'agent', operation: 'create', outcome: 'ok' }), 2, 'writes in a transaction are counted');
+    assert.equal(
+      await counterValue(metrics, { kind: 'agent', operation: 'create', outcome: 'ok' }),
+      2,
+      'writes in a transaction are counted',
+    );
     assert.equal(await counterValue(metrics, { kind: 'conversations', operation: 'loadRow', outcome: 'ok' }), 2);
   });
 
@@ -81,7 +110,10 @@ describe('metrics', () => {
     const { contentType, body } = await first.exposition();
     assert.match(contentType, /^text\/plain/);
     assert.match(body, /svc_store_operations_total\{kind="agent",operation="read",outcome="ok"\} 1/);
-    assert.match(body, /svc_http_server_requests_seconds_count\{method="GET",route="\/agents\/:agentId",status="200"\} 1/);
+    assert.match(
+      body,
+      /svc_http_server_requests_seconds_count\{method="GET",route="\/agents\/:agentId",status="200"\} 1/,
+    );
     assert.match(body, /svc_http_server_requests_seconds_count\{method="GET",route="unmatched",status="404"\} 1/);
     assert.match(body, /svc_process_cpu_seconds_total/);
     const other = await second.exposition();

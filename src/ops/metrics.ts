@@ -66,7 +66,13 @@ export function createMetrics(): Metrics {
 
 /** `ConfigResourceStore` methods whose first argument is the resource kind. */
 const KIND_FIRST = new Set<PropertyKey>([
-  'update', 'read', 'descriptor', 'softDelete', 'purge', 'listDescriptors', 'editDescriptor',
+  'update',
+  'read',
+  'descriptor',
+  'softDelete',
+  'purge',
+  'listDescriptors',
+  'editDescriptor',
 ]);
 
 function kindOf(operation: PropertyKey, args: readonly unknown[]): string {
@@ -103,7 +109,8 @@ function instrumentStores<T extends Stores>(stores: T, counter: Counter<'kind' |
       if (property === 'resources') return instrumentedResources;
       const value: unknown = Reflect.get(target, property, target);
       if (property === 'transaction' && typeof value === 'function') {
-        return (work: (tx: Stores) => Promise<unknown>) => (value as Storage['transaction']).call(target, (tx) => work(instrumentStores(tx, counter)));
+        return (work: (tx: Stores) => Promise<unknown>) =>
+          (value as Storage['transaction']).call(target, (tx) => work(instrumentStores(tx, counter)));
       }
       if (RUNTIME_STORES.has(property) && typeof value === 'object' && value !== null) {
         let instrumented = instrumentedStores.get(property);

@@ -18,8 +18,8 @@ function codes(value: unknown): number[] {
 export function compileCodeValidator(value: unknown): CodeValidator {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return ON_SUCCESS;
   const fields = value as Record<string, unknown>;
-  const runOn = codes(fields['runOnHttpCode']);
-  return { runOn: runOn.length > 0 ? new Set(runOn) : undefined, skipOn: new Set(codes(fields['skipOnHttpCode'])) };
+  const runOn = codes(fields.runOnHttpCode);
+  return { runOn: runOn.length > 0 ? new Set(runOn) : undefined, skipOn: new Set(codes(fields.skipOnHttpCode)) };
 }
 
 /** Whether an instruction with this validator runs for `status`: default = on every 2xx. */

@@ -44,18 +44,21 @@ const LITERAL_FIELDS = ['valueObject', 'valueList', 'valueInt', 'valueFloat', 'v
 
 const given = (value: unknown) => value !== undefined && value !== null;
 const configuredText = (source: string): ConfiguredText => (needsRendering(source) ? compileTemplate(source) : source);
-const nonBlank = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' ? value : undefined);
+const nonBlank = (value: unknown): string | undefined =>
+  typeof value === 'string' && value.trim() !== '' ? value : undefined;
 
 function compileScope(scope: unknown, where: string): InstructionScope {
   if (!given(scope) || scope === 'conversation') return 'conversation';
   if (scope === 'step' || scope === 'longTerm' || scope === 'secret') return scope;
-  throw new DeploymentError(`The property instruction at ${where} has the unknown scope '${String(scope)}'; use 'step', 'conversation', 'longTerm' or 'secret'.`);
+  throw new DeploymentError(
+    `The property instruction at ${where} has the unknown scope '${String(scope)}'; use 'step', 'conversation', 'longTerm' or 'secret'.`,
+  );
 }
 
 function compileValue(instruction: Readonly<Record<string, unknown>>): InstructionValue {
   // The last non-null of valueString, valueObject, valueList, valueInt, valueFloat, valueBoolean wins (§7.2).
   let value: InstructionValue = { kind: 'none' };
-  const text = instruction['valueString'];
+  const text = instruction.valueString;
   if (typeof text === 'string') value = { kind: 'text', text: configuredText(text) };
   for (const field of LITERAL_FIELDS) {
     if (given(instruction[field])) value = { kind: 'literal', value: instruction[field] };
@@ -69,20 +72,20 @@ export function compilePropertyInstruction(instruction: unknown, where: string):
     throw new DeploymentError(`The property instruction at ${where} is not an object.`);
   }
   const fields = instruction as Readonly<Record<string, unknown>>;
-  const name = nonBlank(fields['name']);
-  const from = nonBlank(fields['fromObjectPath']);
-  const to = from === undefined ? undefined : nonBlank(fields['toObjectPath']);
+  const name = nonBlank(fields.name);
+  const from = nonBlank(fields.fromObjectPath);
+  const to = from === undefined ? undefined : nonBlank(fields.toObjectPath);
   try {
     return {
       name: name === undefined ? undefined : configuredText(name),
       from: from === undefined ? undefined : compileObjectPath(from),
       to: to === undefined ? undefined : parsePath(to.trim()),
       value: compileValue(fields),
-      scope: compileScope(fields['scope'], where),
-      override: fields['override'] !== false,
-      convertToObject: fields['convertToObject'] === true,
-      validator: compileCodeValidator(fields['httpCodeValidator']),
-      runOnValidationError: fields['runOnValidationError'] === true,
+      scope: compileScope(fields.scope, where),
+      override: fields.override !== false,
+      convertToObject: fields.convertToObject === true,
+      validator: compileCodeValidator(fields.httpCodeValidator),
+      runOnValidationError: fields.runOnValidationError === true,
     };
   } catch (error) {
     if (error instanceof ObjectPathSyntaxError || error instanceof PathSyntaxError) {

@@ -3,7 +3,14 @@ import { test } from 'node:test';
 import { compileObjectPath, ObjectPathEvaluationError, ObjectPathSyntaxError } from './object-path.ts';
 
 const data = {
-  properties: { count: 3, price: 2.5, name: 'Ada', flag: true, big: 9_007_199_254_740_000, profile: { city: 'Vienna' } },
+  properties: {
+    count: 3,
+    price: 2.5,
+    name: 'Ada',
+    flag: true,
+    big: 9_007_199_254_740_000,
+    profile: { city: 'Vienna' },
+  },
   memory: {
     current: {
       input: 'Vienna',
@@ -26,7 +33,11 @@ test('dot paths and list indexes resolve from the data root, keeping the value a
   assert.deepEqual(evaluate('properties.profile'), { city: 'Vienna' });
   assert.equal(evaluate('context.userInfo.id'), 'u-1');
   assert.equal(evaluate('  properties.name  '), 'Ada', 'surrounding spaces are ignored');
-  assert.equal(evaluate('memory.current.httpCalls.my-call.value'), 'hyphen', 'a hyphen inside a key is part of the key');
+  assert.equal(
+    evaluate('memory.current.httpCalls.my-call.value'),
+    'hyphen',
+    'a hyphen inside a key is part of the key',
+  );
 });
 
 test('a path that names nothing evaluates to undefined', () => {
@@ -81,7 +92,22 @@ test('literals are returned as they are', () => {
 });
 
 test('malformed paths are refused when compiled', () => {
-  for (const path of ['', '   ', 'a..b', '.a', 'a.', 'a[x]', '[0]', 'a+', 'a +  ', '+a', "'open", "a'b'", "'a' 'b'", 'a + - b']) {
+  for (const path of [
+    '',
+    '   ',
+    'a..b',
+    '.a',
+    'a.',
+    'a[x]',
+    '[0]',
+    'a+',
+    'a +  ',
+    '+a',
+    "'open",
+    "a'b'",
+    "'a' 'b'",
+    'a + - b',
+  ]) {
     assert.throws(() => compileObjectPath(path), ObjectPathSyntaxError, JSON.stringify(path));
   }
 });

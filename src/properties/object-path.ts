@@ -74,7 +74,9 @@ function parse(source: string): { operands: Operand[]; operators: Operator[] } {
   for (;;) {
     skipSpaces();
     if (position >= source.length) {
-      throw new ObjectPathSyntaxError(operands.length === 0 ? 'empty path' : `missing operand after '${operators.at(-1)}' in path '${source}'`);
+      throw new ObjectPathSyntaxError(
+        operands.length === 0 ? 'empty path' : `missing operand after '${operators.at(-1)}' in path '${source}'`,
+      );
     }
     if (source[position] === "'") {
       let value = '';
@@ -95,14 +97,21 @@ function parse(source: string): { operands: Operand[]; operators: Operator[] } {
     } else {
       const start = position;
       if (source[position] === '-') {
-        if (!/\d/.test(source[position + 1] ?? '')) throw new ObjectPathSyntaxError(`unexpected '-' at position ${position} of path '${source}'`);
+        if (!/\d/.test(source[position + 1] ?? ''))
+          throw new ObjectPathSyntaxError(`unexpected '-' at position ${position} of path '${source}'`);
         position++; // a negative number literal
       }
       for (; position < source.length; position++) {
         const char = source[position]!;
         if (char === '+') break;
-        if (char === "'") throw new ObjectPathSyntaxError(`unexpected quote at position ${position} of path '${source}'`);
-        if (char === '-' && position > start && (/\s/.test(source[position - 1]!) || OPERAND_AHEAD.test(source.slice(position + 1)))) break;
+        if (char === "'")
+          throw new ObjectPathSyntaxError(`unexpected quote at position ${position} of path '${source}'`);
+        if (
+          char === '-' &&
+          position > start &&
+          (/\s/.test(source[position - 1]!) || OPERAND_AHEAD.test(source.slice(position + 1)))
+        )
+          break;
       }
       operands.push(operandOf(source.slice(start, position), source));
     }
@@ -128,7 +137,11 @@ function asText(value: unknown): string {
 }
 
 function describe(value: unknown): string {
-  return Array.isArray(value) ? 'a list' : typeof value === 'object' ? 'an object' : `the ${typeof value} ${JSON.stringify(value)}`;
+  return Array.isArray(value)
+    ? 'a list'
+    : typeof value === 'object'
+      ? 'an object'
+      : `the ${typeof value} ${JSON.stringify(value)}`;
 }
 
 function combine(operator: Operator, left: unknown, right: unknown, source: string): unknown {

@@ -13,20 +13,44 @@ import { runPropertyInstructions, type InstructionRun } from './run-instructions
 
 function turnWith(options: { input?: string; properties?: Record<string, Property> } = {}): Turn {
   const conversation: Conversation = {
-    id: 'c', agentId: 'agent1', agentVersion: 1, userId: 'u', environment: 'production', state: 'READY', createdOn: 0,
-    lastModifiedOn: 0, revision: 0, steps: [], redo: [], tallies: emptyTallies, properties: options.properties ?? {},
+    id: 'c',
+    agentId: 'agent1',
+    agentVersion: 1,
+    userId: 'u',
+    environment: 'production',
+    state: 'READY',
+    createdOn: 0,
+    lastModifiedOn: 0,
+    revision: 0,
+    steps: [],
+    redo: [],
+    tallies: emptyTallies,
+    properties: options.properties ?? {},
   };
-  const turn = new Turn({ conversation, input: options.input ?? '', context: {}, signal: new AbortController().signal });
+  const turn = new Turn({
+    conversation,
+    input: options.input ?? '',
+    context: {},
+    signal: new AbortController().signal,
+  });
   if (options.input !== undefined) turn.setOutput('input', options.input);
   return turn;
 }
 
-const values = (turn: Turn) => Object.fromEntries([...turn.properties].map(([name, property]) => [name, property.value]));
+const values = (turn: Turn) =>
+  Object.fromEntries([...turn.properties].map(([name, property]) => [name, property.value]));
 
-async function run(list: unknown[], options: Partial<InstructionRun> & { extra?: Record<string, unknown> } = {}): Promise<Turn> {
+async function run(
+  list: unknown[],
+  options: Partial<InstructionRun> & { extra?: Record<string, unknown> } = {},
+): Promise<Turn> {
   const turn = options.turn ?? turnWith();
   const instructions = compilePropertyInstructions(list, 'test');
-  await runPropertyInstructions(instructions, { turn, data: options.data ?? new TemplateData(turn, options.extra), ...options });
+  await runPropertyInstructions(instructions, {
+    turn,
+    data: options.data ?? new TemplateData(turn, options.extra),
+    ...options,
+  });
   return turn;
 }
 
@@ -70,8 +94,8 @@ test('toObjectPath copies into the run data only; override false keeps an existi
   assert.deepEqual(values(turn), { kept: 'old', id: 7, forever: 1 });
   assert.equal(turn.properties.get('id')!.scope, 'step');
   assert.equal(turn.properties.get('forever')!.scope, 'longTerm');
-  assert.deepEqual(data.get()['scratch'], { id: 7 });
-  assert.equal(new TemplateData(turn).get()['scratch'], undefined, 'a copy lives in one run');
+  assert.deepEqual(data.get().scratch, { id: 7 });
+  assert.equal(new TemplateData(turn).get().scratch, undefined, 'a copy lives in one run');
 });
 
 test('convertToObject parses a {...} text from a path or a valueString; other text stays text', async () => {
@@ -84,7 +108,12 @@ test('convertToObject parses a {...} text from a path or a valueString; other te
     ],
     { extra: { answer: ' {"city":"Linz"} ' } },
   );
-  assert.deepEqual(values(turn), { fromPath: { city: 'Linz' }, fromTemplate: { city: 'Linz' }, plain: 'no object', unconverted: ' {"city":"Linz"} ' });
+  assert.deepEqual(values(turn), {
+    fromPath: { city: 'Linz' },
+    fromTemplate: { city: 'Linz' },
+    plain: 'no object',
+    unconverted: ' {"city":"Linz"} ',
+  });
 });
 
 test('an HTTP outcome runs only the instructions whose validator passes the status (and runOnValidationError)', async () => {
@@ -94,19 +123,32 @@ test('an HTTP outcome runs only the instructions whose validator passes the stat
     { name: 'notCreated', valueInt: 3, httpCodeValidator: { skipOnHttpCode: [201] } },
     { name: 'evenIfInvalid', valueInt: 4, runOnValidationError: true },
   ];
-  assert.deepEqual(values(await run(list, { outcome: { status: 201, validationFailed: false } })), { ok: 1, evenIfInvalid: 4 });
+  assert.deepEqual(values(await run(list, { outcome: { status: 201, validationFailed: false } })), {
+    ok: 1,
+    evenIfInvalid: 4,
+  });
   assert.deepEqual(values(await run(list, { outcome: { status: 404, validationFailed: false } })), { notFound: 2 });
   assert.deepEqual(values(await run(list, { outcome: { status: 200, validationFailed: true } })), { evenIfInvalid: 4 });
-  assert.deepEqual(values(await run(list)), { ok: 1, notFound: 2, notCreated: 3, evenIfInvalid: 4 }, 'no outcome: every instruction runs');
+  assert.deepEqual(
+    values(await run(list)),
+    { ok: 1, notFound: 2, notCreated: 3, evenIfInvalid: 4 },
+    'no outcome: every instruction runs',
+  );
 });
 
 test('a failing instruction fails the run, or with skipFailed is reported and the next one runs', async () => {
-  const list = [{ name: 'a', fromObjectPath: 'properties.text-1' }, { name: 'b', valueInt: 2 }];
+  const list = [
+    { name: 'a', fromObjectPath: 'properties.text-1' },
+    { name: 'b', valueInt: 2 },
+  ];
   const properties = { text: { name: 'text', value: 'abc', scope: 'conversation' as const } };
   await assert.rejects(run(list, { turn: turnWith({ properties }) }), /cannot subtract/);
 
   const skipped: Array<[number, string]> = [];
-  const turn = await run(list, { turn: turnWith({ properties }), skipFailed: (error, index) => skipped.push([index, (error as Error).message]) });
+  const turn = await run(list, {
+    turn: turnWith({ properties }),
+    skipFailed: (error, index) => skipped.push([index, (error as Error).message]),
+  });
   assert.equal(turn.properties.get('b')!.value, 2);
   assert.equal(skipped.length, 1);
   assert.equal(skipped[0]![0], 0);
@@ -119,31 +161,49 @@ test('scope secret: the value goes to the vault, the property keeps the referenc
     const vault = await openVault(storage.secrets, 'a master key for engine tests');
     const token = 'tok-0123456789-abcdef';
     const turn = turnWith({ input: `my token is ${token}` });
-    await run([{ name: 'token', fromObjectPath: 'answer.token', scope: 'secret' }, { name: 'echo', valueString: '{properties.token}' }], {
-      turn,
-      extra: { answer: { token } },
-      secretWriter: vault,
-      skipFailed: () => assert.fail('a secret is not skipped'),
-    });
+    await run(
+      [
+        { name: 'token', fromObjectPath: 'answer.token', scope: 'secret' },
+        { name: 'echo', valueString: '{properties.token}' },
+      ],
+      {
+        turn,
+        extra: { answer: { token } },
+        secretWriter: vault,
+        skipFailed: () => assert.fail('a secret is not skipped'),
+      },
+    );
     assert.deepEqual(values(turn), { token: '${vault:agent1.token}', echo: '${vault:agent1.token}' });
-    assert.equal(turn.output['input'], 'my token is <REDACTED>');
+    assert.equal(turn.output.input, 'my token is <REDACTED>');
     assert.equal((await vault.resolver().resolve('${vault:agent1.token}')).text, token);
 
     const withoutVault = turnWith({ input: token });
     await assert.rejects(
-      run([{ name: 'token', fromObjectPath: 'memory.current.input', scope: 'secret' }], { turn: withoutVault, skipFailed: () => undefined }),
+      run([{ name: 'token', fromObjectPath: 'memory.current.input', scope: 'secret' }], {
+        turn: withoutVault,
+        skipFailed: () => undefined,
+      }),
       /'token' cannot be set: this service has no secrets vault/,
     );
-    assert.equal(withoutVault.output['input'], '<REDACTED>', 'fail-closed, also where failures are otherwise skipped');
+    assert.equal(withoutVault.output.input, '<REDACTED>', 'fail-closed, also where failures are otherwise skipped');
   } finally {
     await storage.close();
   }
 });
 
 test('compilation refuses what cannot run, naming the instruction', () => {
-  assert.throws(() => compilePropertyInstructions([{ name: 'p', scope: 'forever' }], 'x'), /instruction at x\[0\] has the unknown scope 'forever'/);
-  assert.throws(() => compilePropertyInstructions([{ name: 'p', fromObjectPath: 'a..b' }], 'x'), /instruction at x\[0\] has a malformed path/);
-  assert.throws(() => compilePropertyInstructions([{ name: '{#if}', valueInt: 1 }], 'x'), /instruction at x\[0\] has a malformed template/);
+  assert.throws(
+    () => compilePropertyInstructions([{ name: 'p', scope: 'forever' }], 'x'),
+    /instruction at x\[0\] has the unknown scope 'forever'/,
+  );
+  assert.throws(
+    () => compilePropertyInstructions([{ name: 'p', fromObjectPath: 'a..b' }], 'x'),
+    /instruction at x\[0\] has a malformed path/,
+  );
+  assert.throws(
+    () => compilePropertyInstructions([{ name: '{#if}', valueInt: 1 }], 'x'),
+    /instruction at x\[0\] has a malformed template/,
+  );
   assert.throws(() => compilePropertyInstructions(['text'], 'x'), DeploymentError);
   assert.throws(() => compilePropertyInstructions({}, 'x'), /x must be a list/);
   assert.deepEqual(compilePropertyInstructions(undefined, 'x'), []);
@@ -159,7 +219,14 @@ test('constant names and values never build the template data (the common case s
   }
   const turn = turnWith();
   const data = new CountedData(turn);
-  await run([{ name: 'count', valueInt: 0 }, { name: 'city', valueString: 'Graz' }, { name: 'list', valueList: [1] }], { turn, data });
+  await run(
+    [
+      { name: 'count', valueInt: 0 },
+      { name: 'city', valueString: 'Graz' },
+      { name: 'list', valueList: [1] },
+    ],
+    { turn, data },
+  );
   assert.deepEqual(values(turn), { count: 0, city: 'Graz', list: [1] });
   assert.equal(data.reads, 0);
   await run([{ name: 'greeting', valueString: 'Hi {properties.city}' }], { turn, data });

@@ -89,7 +89,9 @@ function runOne(instruction: CompiledPropertyInstruction, run: InstructionRun): 
   const target = evaluate(instruction, run);
   if (target === undefined) return undefined;
   if (instruction.scope === 'secret') {
-    return storeSecretProperty(run.turn, target.name, target.value, run.secretWriter).then(() => run.data.propertiesChanged());
+    return storeSecretProperty(run.turn, target.name, target.value, run.secretWriter).then(() =>
+      run.data.propertiesChanged(),
+    );
   }
   run.turn.setProperty({ name: target.name, value: target.value, scope: instruction.scope });
   run.data.propertiesChanged();
@@ -113,7 +115,11 @@ function scrubFollowingSecrets(instructions: readonly CompiledPropertyInstructio
  * Runs the instructions in order, synchronously until one has to wait (a vault write); returns undefined when
  * nothing had to wait, so the common case costs no promise.
  */
-export function runPropertyInstructions(instructions: readonly CompiledPropertyInstruction[], run: InstructionRun, from = 0): Promise<void> | undefined {
+export function runPropertyInstructions(
+  instructions: readonly CompiledPropertyInstruction[],
+  run: InstructionRun,
+  from = 0,
+): Promise<void> | undefined {
   for (let i = from; i < instructions.length; i++) {
     const instruction = instructions[i]!;
     if (!applies(instruction, run.outcome)) continue;

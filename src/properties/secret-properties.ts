@@ -38,14 +38,23 @@ export function scrubStep(turn: Turn, secret: string): void {
 }
 
 /** Writes the secret to the vault and sets the property to its reference; the value leaves the step either way. */
-export async function storeSecretProperty(turn: Turn, name: string, value: unknown, writer: SecretWriter | undefined): Promise<void> {
+export async function storeSecretProperty(
+  turn: Turn,
+  name: string,
+  value: unknown,
+  writer: SecretWriter | undefined,
+): Promise<void> {
   const text = secretText(value);
   if (text === '') return; // nothing to keep
   const secretName = `${turn.agentId}.${name}`;
   scrubStep(turn, text);
   const failure = (reason: string) => new Error(`The secret-scoped property '${name}' cannot be set: ${reason}`);
-  if (!writer) throw failure('this service has no secrets vault (set svc.vault.master-key); secret values are never kept as plain text.');
-  if (!isSecretName(secretName)) throw failure(`its vault name '${secretName}' is not a valid secret name (${SECRET_NAME_RULE}).`);
+  if (!writer)
+    throw failure(
+      'this service has no secrets vault (set svc.vault.master-key); secret values are never kept as plain text.',
+    );
+  if (!isSecretName(secretName))
+    throw failure(`its vault name '${secretName}' is not a valid secret name (${SECRET_NAME_RULE}).`);
   try {
     await writer.writeSecret(secretName, text);
   } catch (error) {

@@ -59,7 +59,16 @@ export const resourceKinds = [
     importNames: ['rules'],
     template: {
       behaviorGroups: [
-        { name: 'Main', behaviorRules: [{ name: 'Greeting', actions: ['greet'], conditions: [{ type: 'inputmatcher', configs: { expressions: 'greeting(*)' } }] }] },
+        {
+          name: 'Main',
+          behaviorRules: [
+            {
+              name: 'Greeting',
+              actions: ['greet'],
+              conditions: [{ type: 'inputmatcher', configs: { expressions: 'greeting(*)' } }],
+            },
+          ],
+        },
       ],
     },
   },
@@ -74,7 +83,11 @@ export const resourceKinds = [
     legacyStorePaths: [],
     exportName: 'output',
     importNames: [],
-    template: { outputSet: [{ action: 'greet', timesOccurred: 0, outputs: [{ valueAlternatives: [{ type: 'text', text: 'Hello!' }] }] }] },
+    template: {
+      outputSet: [
+        { action: 'greet', timesOccurred: 0, outputs: [{ valueAlternatives: [{ type: 'text', text: 'Hello!' }] }] },
+      ],
+    },
   },
   {
     name: 'workflow',
@@ -113,7 +126,14 @@ export const resourceKinds = [
     legacyStorePaths: [],
     exportName: 'property',
     importNames: [],
-    template: { setOnActions: [{ actions: ['greet'], setProperties: [{ name: 'lastInput', fromObjectPath: 'memory.current.input', scope: 'conversation' }] }] },
+    template: {
+      setOnActions: [
+        {
+          actions: ['greet'],
+          setProperties: [{ name: 'lastInput', fromObjectPath: 'memory.current.input', scope: 'conversation' }],
+        },
+      ],
+    },
   },
   {
     name: 'httpcalls',
@@ -128,7 +148,15 @@ export const resourceKinds = [
     importNames: ['apicalls'],
     template: {
       targetServerUrl: 'https://example.org',
-      httpCalls: [{ name: 'lookup', actions: ['lookup'], saveResponse: true, responseObjectName: 'lookup', request: { method: 'GET', path: '/api' } }],
+      httpCalls: [
+        {
+          name: 'lookup',
+          actions: ['lookup'],
+          saveResponse: true,
+          responseObjectName: 'lookup',
+          request: { method: 'GET', path: '/api' },
+        },
+      ],
     },
   },
   {
@@ -149,7 +177,12 @@ export const resourceKinds = [
           id: 'assistant',
           type: 'openai',
           description: 'Answers questions',
-          parameters: { apiKey: '${vault:OPENAI_API_KEY}', modelName: 'gpt-4o-mini', systemMessage: 'You are helpful.', addToOutput: 'true' },
+          parameters: {
+            apiKey: '${vault:OPENAI_API_KEY}',
+            modelName: 'gpt-4o-mini',
+            systemMessage: 'You are helpful.',
+            addToOutput: 'true',
+          },
         },
       ],
     },
@@ -195,7 +228,9 @@ export interface SemanticProblem {
   readonly message: string;
 }
 
-const byName = new Map<string, ResourceKind & { readonly name: KindName }>(resourceKinds.map((kind) => [kind.name, kind]));
+const byName = new Map<string, ResourceKind & { readonly name: KindName }>(
+  resourceKinds.map((kind) => [kind.name, kind]),
+);
 const byUriType = new Map<string, KindName>();
 const byExportName = new Map<string, KindName>();
 for (const kind of resourceKinds) {

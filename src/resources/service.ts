@@ -1,8 +1,20 @@
 import type { ValidateFunction } from 'ajv';
 import { conflict, invalid, notFound } from '../errors.ts';
-import { parseGrantList, parseGrants, type AccessLevel, type CallerAccess, type StoredGrant, type Visibility } from '../security/access.ts';
+import {
+  parseGrantList,
+  parseGrants,
+  type AccessLevel,
+  type CallerAccess,
+  type StoredGrant,
+  type Visibility,
+} from '../security/access.ts';
 import { isId, newId } from '../ids.ts';
-import type { ConfigResourceStore, DescriptorAccessChange, DescriptorOrigin, DescriptorRecord } from '../storage/ports.ts';
+import type {
+  ConfigResourceStore,
+  DescriptorAccessChange,
+  DescriptorOrigin,
+  DescriptorRecord,
+} from '../storage/ports.ts';
 import type { ResourceCatalogue } from './catalogue.ts';
 import { kindNamed, type ResourceKind } from './kinds.ts';
 import { formatReference } from './uri.ts';
@@ -83,7 +95,15 @@ export class ResourceService {
     const kind = kindNamed(kindName);
     const body = this.validate(kind, rawBody);
     const id = newId();
-    await this.#store.create({ kind: kind.name, id, bodyJson: JSON.stringify(body), now: this.#clock(), name, description, origin });
+    await this.#store.create({
+      kind: kind.name,
+      id,
+      bodyJson: JSON.stringify(body),
+      now: this.#clock(),
+      name,
+      description,
+      origin,
+    });
     return { id, version: 1, uri: formatReference(kind.uriType, kind.storePath, id, 1) };
   }
 
@@ -108,7 +128,13 @@ export class ResourceService {
     return { id, version: outcome.version, uri: formatReference(kind.uriType, kind.storePath, id, outcome.version) };
   }
 
-  async delete(kindName: string, id: string, version: number, permanent: boolean, caller?: CallerAccess): Promise<void> {
+  async delete(
+    kindName: string,
+    id: string,
+    version: number,
+    permanent: boolean,
+    caller?: CallerAccess,
+  ): Promise<void> {
     const kind = kindNamed(kindName);
     checkId(id);
     await this.authorize(id, caller, 'OWN');
@@ -137,18 +163,28 @@ export class ResourceService {
     const source = await this.#liveDescriptor(kind, id);
     const copyId = newId();
     await this.#store.create({
-      kind: kind.name, id: copyId, bodyJson: json, now: this.#clock(),
-      name: source.name, description: source.description, origin,
+      kind: kind.name,
+      id: copyId,
+      bodyJson: json,
+      now: this.#clock(),
+      name: source.name,
+      description: source.description,
+      origin,
     });
     return { id: copyId, version: 1, uri: formatReference(kind.uriType, kind.storePath, copyId, 1) };
   }
 
   /** While enforcement is on, only what the caller may see, each with the caller's level. */
-  async listDescriptors(kindName: string, query: DescriptorListQuery, caller?: CallerAccess): Promise<DescriptorView[]> {
+  async listDescriptors(
+    kindName: string,
+    query: DescriptorListQuery,
+    caller?: CallerAccess,
+  ): Promise<DescriptorView[]> {
     const access = enforcedFor(caller);
     const kind = kindNamed(kindName);
     const index = query.index ?? 0;
-    if (!Number.isInteger(index) || index < 0) throw invalid('index must be a non-negative integer.', { path: 'index' });
+    if (!Number.isInteger(index) || index < 0)
+      throw invalid('index must be a non-negative integer.', { path: 'index' });
     const requested = query.limit ?? DEFAULT_PAGE_SIZE;
     const limit = requested < 1 ? MAX_PAGE_SIZE : Math.min(requested, MAX_PAGE_SIZE);
     const filter = filterPattern(query.filter ?? '');
@@ -160,7 +196,12 @@ export class ResourceService {
     const visible: DescriptorView[] = [];
     const wanted = (index + 1) * limit;
     for (let page = 0; visible.length < wanted; page += 1) {
-      const records = await this.#store.listDescriptors(kind.name, { filter, index: page, limit: MAX_PAGE_SIZE, spaceId: query.space });
+      const records = await this.#store.listDescriptors(kind.name, {
+        filter,
+        index: page,
+        limit: MAX_PAGE_SIZE,
+        spaceId: query.space,
+      });
       for (const record of records) {
         const level = access.levelOf(record);
         if (level !== undefined) visible.push(descriptorView(record, level));
@@ -208,9 +249,14 @@ export class ResourceService {
   }
 
   /** Sets who besides the grantees may use a resource and, optionally, moves it to one of the caller's spaces (owner level). */
-  async setVisibility(id: string, change: { visibility: Visibility; spaceId?: string | undefined }, caller?: CallerAccess): Promise<DescriptorRecord> {
+  async setVisibility(
+    id: string,
+    change: { visibility: Visibility; spaceId?: string | undefined },
+    caller?: CallerAccess,
+  ): Promise<DescriptorRecord> {
     const record = await this.#liveRecord(id, caller, 'OWN');
-    const spaceId = change.spaceId === undefined || caller === undefined ? change.spaceId : caller.origin(change.spaceId).spaceId;
+    const spaceId =
+      change.spaceId === undefined || caller === undefined ? change.spaceId : caller.origin(change.spaceId).spaceId;
     return this.#setAccess(record, { visibility: change.visibility, spaceId });
   }
 
@@ -280,7 +326,10 @@ export function filterPattern(filter: string): string {
   try {
     new RegExp(filter, 'i');
   } catch {
-    throw invalid(`filter '${filter}' is not a valid regular expression; wrap it in double quotes to match it literally.`, { path: 'filter' });
+    throw invalid(
+      `filter '${filter}' is not a valid regular expression; wrap it in double quotes to match it literally.`,
+      { path: 'filter' },
+    );
   }
   return filter;
 }
@@ -299,8 +348,8 @@ function descriptorView(record: DescriptorRecord, callerLevel?: AccessLevel): De
     if (record[field] !== undefined && record[field] !== null) view[field] = record[field];
   }
   if (callerLevel !== undefined) {
-    view['callerLevel'] = callerLevel;
-    if (callerLevel === 'OWN') view['grants'] = parseGrants(record.grants);
+    view.callerLevel = callerLevel;
+    if (callerLevel === 'OWN') view.grants = parseGrants(record.grants);
   }
   return view as unknown as DescriptorView;
 }

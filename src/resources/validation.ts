@@ -5,8 +5,20 @@ import { invalid, type AppError } from '../errors.ts';
  * Two Ajv instances: configuration bodies are validated strictly (nothing removed, nothing coerced, every
  * unknown field rejected), while query strings and path parameters are coerced from text.
  */
-const strictAjv = new Ajv({ allErrors: false, removeAdditional: false, coerceTypes: false, useDefaults: false, strict: false });
-const coercingAjv = new Ajv({ allErrors: false, removeAdditional: false, coerceTypes: true, useDefaults: true, strict: false });
+const strictAjv = new Ajv({
+  allErrors: false,
+  removeAdditional: false,
+  coerceTypes: false,
+  useDefaults: false,
+  strict: false,
+});
+const coercingAjv = new Ajv({
+  allErrors: false,
+  removeAdditional: false,
+  coerceTypes: true,
+  useDefaults: true,
+  strict: false,
+});
 
 export function compileBodyValidator(schema: object): ValidateFunction {
   return strictAjv.compile(schema);
@@ -18,10 +30,18 @@ export function compileParameterValidator(schema: object): ValidateFunction {
 
 /** `/a/0/b` (Ajv instance path) -> `$.a[0].b` */
 export function jsonPath(instancePath: string, leaf?: string): string {
-  const segments = instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const segments = instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (leaf !== undefined) segments.push(leaf);
   return segments.reduce(
-    (path, segment) => (/^\d+$/.test(segment) ? `${path}[${segment}]` : /^[A-Za-z_$][\w$]*$/.test(segment) ? `${path}.${segment}` : `${path}[${JSON.stringify(segment)}]`),
+    (path, segment) =>
+      /^\d+$/.test(segment)
+        ? `${path}[${segment}]`
+        : /^[A-Za-z_$][\w$]*$/.test(segment)
+          ? `${path}.${segment}`
+          : `${path}[${JSON.stringify(segment)}]`,
     '$',
   );
 }
@@ -39,5 +59,7 @@ export function describeSchemaError(error: ErrorObject, subject: string): AppErr
     return invalid(`Missing required field '${field}' at ${path} in the ${subject}.`, { field, path });
   }
   const path = jsonPath(error.instancePath);
-  return invalid(`Invalid value at ${path} in the ${subject}: ${error.message ?? 'does not match the schema'}.`, { path });
+  return invalid(`Invalid value at ${path} in the ${subject}: ${error.message ?? 'does not match the schema'}.`, {
+    path,
+  });
 }

@@ -50,11 +50,14 @@ export async function compileAgent(
     const parsed = parseReference(reference);
     const kind = parsed && kindOfUriType(parsed.type);
     if (!parsed || !kind) throw new DeploymentError(`'${reference}' is not a resource reference.`);
-    if (kind.name !== expectedKind) throw new DeploymentError(`'${reference}' names a ${kind.title}, not a ${expectedKind}.`);
+    if (kind.name !== expectedKind)
+      throw new DeploymentError(`'${reference}' names a ${kind.title}, not a ${expectedKind}.`);
     return load(kind.name, parsed.id, parsed.version, `The ${kind.title} ${reference}`);
   };
 
-  const agent = (await load('agent', agentId, version, `Agent ${agentId} version ${version}`)) as { packages?: string[] };
+  const agent = (await load('agent', agentId, version, `Agent ${agentId} version ${version}`)) as {
+    packages?: string[];
+  };
   const workflows: CompiledWorkflow[] = [];
   for (const [index, reference] of (agent.packages ?? []).entries()) {
     const parsed = parseReference(reference);
@@ -64,9 +67,15 @@ export async function compileAgent(
     for (const [position, extension] of (workflow.packageExtensions ?? []).entries()) {
       const where = `workflow ${parsed.id} version ${parsed.version}, packageExtensions[${position}]`;
       const type = parseExtensionType(extension.type);
-      if (type === undefined || !registry.get(type)) throw new DeploymentError(`Unknown extension type '${extension.type}' in ${where}.`);
+      if (type === undefined || !registry.get(type))
+        throw new DeploymentError(`Unknown extension type '${extension.type}' in ${where}.`);
       try {
-        tasks.push(await registry.compile(type, extension.config ?? {}, extension.extensions ?? {}, { workflowId: parsed.id, resolve }));
+        tasks.push(
+          await registry.compile(type, extension.config ?? {}, extension.extensions ?? {}, {
+            workflowId: parsed.id,
+            resolve,
+          }),
+        );
       } catch (error) {
         if (error instanceof DeploymentError) throw new DeploymentError(`${error.message} (${where})`);
         throw error;

@@ -11,7 +11,8 @@ const CONTEXT_TYPES: readonly ContextType[] = ['string', 'expressions', 'object'
  */
 export function parseContext(raw: unknown, path = 'context'): Record<string, ContextValue> {
   if (raw === undefined || raw === null) return {};
-  if (typeof raw !== 'object' || Array.isArray(raw)) throw invalid(`${path} must be an object of {type, value} entries.`, { path });
+  if (typeof raw !== 'object' || Array.isArray(raw))
+    throw invalid(`${path} must be an object of {type, value} entries.`, { path });
   const context: Record<string, ContextValue> = {};
   for (const [name, entry] of Object.entries(raw)) {
     const where = `${path}.${name}`;
@@ -23,9 +24,11 @@ export function parseContext(raw: unknown, path = 'context'): Record<string, Con
       throw invalid(`${where}.type must be one of ${CONTEXT_TYPES.join(', ')}.`, { path: `${where}.type` });
     }
     const fits =
-      type === 'string' || type === 'expressions' ? typeof value === 'string'
-      : type === 'array' ? Array.isArray(value)
-      : value !== null && typeof value === 'object';
+      type === 'string' || type === 'expressions'
+        ? typeof value === 'string'
+        : type === 'array'
+          ? Array.isArray(value)
+          : value !== null && typeof value === 'object';
     if (!fits) {
       const expected = type === 'array' ? 'a list' : type === 'object' ? 'an object or a list' : 'a text';
       throw invalid(`${where}.value must be ${expected} for type ${type}.`, { path: `${where}.value` });

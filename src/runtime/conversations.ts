@@ -6,12 +6,29 @@ import { isId, newId } from '../ids.ts';
 import type { AuthorizeResource, CallerAccess } from '../security/access.ts';
 import type { CallerIdentity } from '../security/auth-caller.ts';
 import type { ClusterCoordination } from '../storage/cluster-ports.ts';
-import type { ConversationQuery, ConversationRow, ConversationStateName, ConversationStore, UserPropertyStore } from '../storage/runtime-ports.ts';
+import type {
+  ConversationQuery,
+  ConversationRow,
+  ConversationStateName,
+  ConversationStore,
+  UserPropertyStore,
+} from '../storage/runtime-ports.ts';
 import type { CompiledAgent } from './compiler.ts';
 import { contextValues } from './context.ts';
 import { Coordinator } from './coordinator.ts';
 import type { DeploymentService, Environment } from './deployments.ts';
-import { applyTallies, canRedo, canUndo, emptyTallies, RESERVED_ACTIONS, type ContextValue, type Conversation, type Property, type StoredStep, type Tallies } from './memory.ts';
+import {
+  applyTallies,
+  canRedo,
+  canUndo,
+  emptyTallies,
+  RESERVED_ACTIONS,
+  type ContextValue,
+  type Conversation,
+  type Property,
+  type StoredStep,
+  type Tallies,
+} from './memory.ts';
 import { runPipeline } from './pipeline.ts';
 import type { AuditDraft, AuditSink } from '../ops/audit.ts';
 import { Turn, type TurnEvent } from './turn.ts';
@@ -130,33 +147,78 @@ export class ConversationService {
    * action CONVERSATION_START and the start context; a given input then runs as the first message. The user is
    * `userId`, else the start context's `userId`, else the signed-in caller, else an anonymous id.
    */
-  async start(agentId: string, environment: Environment, options: { userId?: string | undefined; input?: string | undefined; context: Readonly<Record<string, ContextValue>>; caller?: CallerIdentity | undefined }, caller?: CallerAccess): Promise<Conversation> {
+  async start(
+    agentId: string,
+    environment: Environment,
+    options: {
+      userId?: string | undefined;
+      input?: string | undefined;
+      context: Readonly<Record<string, ContextValue>>;
+      caller?: CallerIdentity | undefined;
+    },
+    caller?: CallerAccess,
+  ): Promise<Conversation> {
     await this.#options.authorize(agentId, caller, 'USE');
-    const userContext = options.context['userId'];
-    const contextUserId = userContext?.type === 'string' && typeof userContext.value === 'string' ? userContext.value : undefined;
+    const userContext = options.context.userId;
+    const contextUserId =
+      userContext?.type === 'string' && typeof userContext.value === 'string' ? userContext.value : undefined;
     caller?.requireSelf(options.userId);
     caller?.requireSelf(contextUserId);
     const deployed = this.#options.deployments.latestReady(environment, agentId);
     if (!deployed) {
-      throw notFound(`Agent ${agentId} is not deployed (or not ready) in the ${environment} environment; deploy it first.`);
+      throw notFound(
+        `Agent ${agentId} is not deployed (or not ready) in the ${environment} environment; deploy it first.`,
+      );
     }
     const agent = await deployed.agent;
     const now = this.#clock();
-    const userId = options.userId || contextUserId || caller?.principal.name || `anonymous-${randomUUID().replaceAll('-', '')}`;
+    const userId =
+      options.userId || contextUserId || caller?.principal.name || `anonymous-${randomUUID().replaceAll('-', '')}`;
     const conversation: LiveConversation = {
-      id: newId(now), agentId, agentVersion: deployed.version, userId, environment, state: 'READY',
-      createdOn: now, lastModifiedOn: now, revision: 0, steps: [], redo: [],
-      properties: await this.#loadLongTermProperties(userId), tallies: emptyTallies, truncations: emptyTruncationLog,
-      auditSequence: 0, unqueuedAudit: [],
+      id: newId(now),
+      agentId,
+      agentVersion: deployed.version,
+      userId,
+      environment,
+      state: 'READY',
+      createdOn: now,
+      lastModifiedOn: now,
+      revision: 0,
+      steps: [],
+      redo: [],
+      properties: await this.#loadLongTermProperties(userId),
+      tallies: emptyTallies,
+      truncations: emptyTruncationLog,
+      auditSequence: 0,
+      unqueuedAudit: [],
     };
-    await this.#withTimeout(conversation, async (signal) => {
-      await this.#runTurn(conversation, agent, { input: '', context: options.context, caller: options.caller }, signal, true);
-      if (options.input !== undefined && options.input.trim() !== '' && conversation.state !== 'ENDED') {
-        await this.#runTurn(conversation, agent, { input: options.input, context: options.context, caller: options.caller }, signal, false);
-      }
-    }, false);
+    await this.#withTimeout(
+      conversation,
+      async (signal) => {
+        await this.#runTurn(
+          conversation,
+          agent,
+          { input: '', context: options.context, caller: options.caller },
+          signal,
+          true,
+        );
+        if (options.input !== undefined && options.input.trim() !== '' && conversation.state !== 'ENDED') {
+          await this.#runTurn(
+            conversation,
+            agent,
+            { input: options.input, context: options.context, caller: options.caller },
+            signal,
+            false,
+          );
+        }
+      },
+      false,
+    );
     conversation.revision = 1;
-    await this.#store.create(toRow(conversation), conversation.steps.map((step) => JSON.stringify(step)));
+    await this.#store.create(
+      toRow(conversation),
+      conversation.steps.map((step) => JSON.stringify(step)),
+    );
     this.#queueAudit(conversation);
     this.#remember(conversation);
     return conversation;
@@ -173,7 +235,11 @@ export class ConversationService {
       const before = snapshotOf(conversation);
       conversation.redo = [];
       try {
-        await this.#withTimeout(conversation, (signal) => this.#runTurn(conversation, agent, message, signal, false), true);
+        await this.#withTimeout(
+          conversation,
+          (signal) => this.#runTurn(conversation, agent, message, signal, false),
+          true,
+        );
       } catch (error) {
         if (!(error instanceof AppError && error.kind === 'timeout')) restore(conversation, before);
         throw error;
@@ -201,7 +267,8 @@ export class ConversationService {
     await this.get(conversationId, caller);
     return this.#exclusive(conversationId, async () => {
       const conversation = await this.#load(conversationId);
-      if (!canUndo(conversation)) throw conflict('Nothing to undo: the conversation is at its first step or has ended.');
+      if (!canUndo(conversation))
+        throw conflict('Nothing to undo: the conversation is at its first step or has ended.');
       const before = snapshotOf(conversation);
       const undone = conversation.steps.pop()!;
       conversation.redo = [...conversation.redo, undone].slice(-Math.max(this.#options.redoCacheSize, 0));
@@ -247,7 +314,8 @@ export class ConversationService {
   async list(query: ConversationQuery, caller?: CallerAccess): Promise<ConversationRow[]> {
     if (!caller?.restricted) return this.#store.list(query);
     const { name } = caller.principal;
-    if (query.userId !== undefined && query.userId !== name) throw new AppError('forbidden', `${name} may only list their own conversations.`);
+    if (query.userId !== undefined && query.userId !== name)
+      throw new AppError('forbidden', `${name} may only list their own conversations.`);
     return this.#store.list({ ...query, userId: name });
   }
 
@@ -266,21 +334,38 @@ export class ConversationService {
    */
   #exclusive<T>(conversationId: string, work: () => Promise<T>): Promise<T> {
     const claimMillis = this.#options.turnTimeoutMs + this.#options.claimMarginMs;
-    return this.#coordinator.run(conversationId, () => this.#options.cluster.withConversationLock(conversationId, claimMillis, work));
+    return this.#coordinator.run(conversationId, () =>
+      this.#options.cluster.withConversationLock(conversationId, claimMillis, work),
+    );
   }
 
   // --- turns ---------------------------------------------------------------------------------------------------
 
-  async #runTurn(conversation: LiveConversation, agent: CompiledAgent, message: Message, signal: AbortSignal, isStart: boolean): Promise<void> {
+  async #runTurn(
+    conversation: LiveConversation,
+    agent: CompiledAgent,
+    message: Message,
+    signal: AbortSignal,
+    isStart: boolean,
+  ): Promise<void> {
     // Readers see IN_PROGRESS while the turn runs; the stored state changes only with the committed result.
     conversation.state = 'IN_PROGRESS';
-    const turn = new Turn({ conversation, input: message.input, context: message.context, signal, clock: this.#clock, onEvent: message.onEvent, caller: message.caller });
+    const turn = new Turn({
+      conversation,
+      input: message.input,
+      context: message.context,
+      signal,
+      clock: this.#clock,
+      onEvent: message.onEvent,
+      caller: message.caller,
+    });
     if (isStart) turn.setActions([RESERVED_ACTIONS.start]);
     if (message.input.trim() !== '') turn.setOutput('input', message.input);
     if (Object.keys(message.context).length > 0) turn.setOutput('context', contextValues(message.context));
     // A `lang` context sets the conversation language (parser dictionaries, output sets) for this user from now on.
-    const language = message.context['lang'];
-    if (language?.type === 'string' && typeof language.value === 'string') turn.setProperty({ name: 'lang', value: language.value, scope: 'longTerm' });
+    const language = message.context.lang;
+    if (language?.type === 'string' && typeof language.value === 'string')
+      turn.setProperty({ name: 'lang', value: language.value, scope: 'longTerm' });
     let outcome: 'completed' | 'stopped' | 'failed';
     const audit = this.#options.audit?.recordTurn();
     try {
@@ -289,7 +374,12 @@ export class ConversationService {
       if (signal.aborted) throw error;
       outcome = 'failed';
       this.#options.log.warn(
-        { err: error, conversationId: conversation.id, agentId: conversation.agentId, agentVersion: conversation.agentVersion },
+        {
+          err: error,
+          conversationId: conversation.id,
+          agentId: conversation.agentId,
+          agentVersion: conversation.agentVersion,
+        },
         'a task failed; the turn ends in ERROR',
       );
     }
@@ -305,22 +395,31 @@ export class ConversationService {
     conversation.properties = properties;
     conversation.lastModifiedOn = this.#clock();
     conversation.state =
-      outcome === 'failed' ? 'ERROR'
-      : outcome === 'stopped' || turn.actions.includes(RESERVED_ACTIONS.end) ? 'ENDED'
-      : 'READY';
+      outcome === 'failed'
+        ? 'ERROR'
+        : outcome === 'stopped' || turn.actions.includes(RESERVED_ACTIONS.end)
+          ? 'ENDED'
+          : 'READY';
   }
 
   /**
    * Runs `work` within the turn timeout. Past it the caller gets 408; with `persistInterruption` the stored
    * conversation is marked EXECUTION_INTERRUPTED (the unfinished step is dropped).
    */
-  async #withTimeout(conversation: LiveConversation, work: (signal: AbortSignal) => Promise<void>, persistInterruption: boolean): Promise<void> {
+  async #withTimeout(
+    conversation: LiveConversation,
+    work: (signal: AbortSignal) => Promise<void>,
+    persistInterruption: boolean,
+  ): Promise<void> {
     const controller = new AbortController();
     let timeout: AppError | undefined;
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        timeout = new AppError('timeout', `The turn took longer than ${this.#options.turnTimeoutMs / 1000} s and was interrupted; the message was not processed.`);
+        timeout = new AppError(
+          'timeout',
+          `The turn took longer than ${this.#options.turnTimeoutMs / 1000} s and was interrupted; the message was not processed.`,
+        );
         controller.abort(timeout);
         reject(timeout);
       }, this.#options.turnTimeoutMs);
@@ -348,26 +447,38 @@ export class ConversationService {
     try {
       return await this.#options.deployments.compiled(conversation.agentId, conversation.agentVersion);
     } catch {
-      throw notFound(`Agent ${conversation.agentId} version ${conversation.agentVersion} of this conversation cannot be run any more (it was deleted or no longer compiles).`);
+      throw notFound(
+        `Agent ${conversation.agentId} version ${conversation.agentVersion} of this conversation cannot be run any more (it was deleted or no longer compiles).`,
+      );
     }
   }
 
   // --- persistence -----------------------------------------------------------------------------------------------
 
-  async #commit(conversation: LiveConversation, before: Snapshot, change: { truncateStepsFrom?: number; appendSteps: StoredStep[] }): Promise<void> {
+  async #commit(
+    conversation: LiveConversation,
+    before: Snapshot,
+    change: { truncateStepsFrom?: number; appendSteps: StoredStep[] },
+  ): Promise<void> {
     const expected = conversation.revision;
     conversation.revision = expected + 1;
     if (change.truncateStepsFrom !== undefined) {
-      conversation.truncations = logTruncation(conversation.truncations, conversation.revision, change.truncateStepsFrom);
+      conversation.truncations = logTruncation(
+        conversation.truncations,
+        conversation.revision,
+        change.truncateStepsFrom,
+      );
     }
-    const outcome = await this.#store.commit(conversation.id, expected, {
-      row: toRow(conversation),
-      truncateStepsFrom: change.truncateStepsFrom,
-      appendSteps: change.appendSteps.map((step) => JSON.stringify(step)),
-    }).catch((error: unknown) => {
-      restore(conversation, before);
-      throw error;
-    });
+    const outcome = await this.#store
+      .commit(conversation.id, expected, {
+        row: toRow(conversation),
+        truncateStepsFrom: change.truncateStepsFrom,
+        appendSteps: change.appendSteps.map((step) => JSON.stringify(step)),
+      })
+      .catch((error: unknown) => {
+        restore(conversation, before);
+        throw error;
+      });
     if (outcome !== 'committed') {
       this.#cache.delete(conversation.id);
       if (outcome === 'not-found') throw notFound(`No conversation with id ${conversation.id}.`);
@@ -416,7 +527,8 @@ export class ConversationService {
       for (const entry of log.entries) if (entry.revision > cached.revision) from = Math.min(from, entry.fromIndex);
       const fresh = await this.#store.loadFrom(cached.id, from);
       if (!fresh) break;
-      if (fresh.row.revision === row.revision) return fromStored(fresh.row, [...cached.steps.slice(0, from), ...fresh.steps.map(parseStep)]);
+      if (fresh.row.revision === row.revision)
+        return fromStored(fresh.row, [...cached.steps.slice(0, from), ...fresh.steps.map(parseStep)]);
       row = fresh.row;
     }
     this.#cache.delete(cached.id);
@@ -435,7 +547,10 @@ export class ConversationService {
   }
 
   /** Writes the long-term properties this turn changed. */
-  async #saveLongTermProperties(conversation: LiveConversation, before: Readonly<Record<string, Property>>): Promise<void> {
+  async #saveLongTermProperties(
+    conversation: LiveConversation,
+    before: Readonly<Record<string, Property>>,
+  ): Promise<void> {
     const changed = new Map<string, string>();
     for (const property of Object.values(conversation.properties)) {
       if (property.scope !== 'longTerm') continue;
@@ -463,7 +578,17 @@ interface Snapshot {
 
 function snapshotOf(conversation: LiveConversation): Snapshot {
   const { state, lastModifiedOn, revision, redo, properties, tallies, truncations, auditSequence } = conversation;
-  return { state, lastModifiedOn, revision, stepCount: conversation.steps.length, redo, properties, tallies, truncations, auditSequence };
+  return {
+    state,
+    lastModifiedOn,
+    revision,
+    stepCount: conversation.steps.length,
+    redo,
+    properties,
+    tallies,
+    truncations,
+    auditSequence,
+  };
 }
 
 /** Puts a conversation back as it was (a failed write or an interrupted turn must leave no trace). */
@@ -483,17 +608,32 @@ function restore(conversation: LiveConversation, snapshot: Snapshot): void {
 /** Long-term properties stay as they are; conversation-scoped ones become those recorded with `step`. */
 function restoredProperties(current: Readonly<Record<string, Property>>, step: StoredStep): Record<string, Property> {
   const properties: Record<string, Property> = {};
-  for (const property of Object.values(current)) if (property.scope === 'longTerm') properties[property.name] = property;
-  for (const property of Object.values(step.properties)) if (property.scope !== 'longTerm') properties[property.name] = property;
+  for (const property of Object.values(current))
+    if (property.scope === 'longTerm') properties[property.name] = property;
+  for (const property of Object.values(step.properties))
+    if (property.scope !== 'longTerm') properties[property.name] = property;
   return properties;
 }
 
 function toRow(conversation: LiveConversation): ConversationRow {
-  const state: StoredState = { properties: conversation.properties, redo: conversation.redo, tallies: conversation.tallies, truncations: conversation.truncations, auditSequence: conversation.auditSequence };
+  const state: StoredState = {
+    properties: conversation.properties,
+    redo: conversation.redo,
+    tallies: conversation.tallies,
+    truncations: conversation.truncations,
+    auditSequence: conversation.auditSequence,
+  };
   return {
-    id: conversation.id, agentId: conversation.agentId, agentVersion: conversation.agentVersion, userId: conversation.userId,
-    environment: conversation.environment, state: conversation.state, createdOn: conversation.createdOn,
-    lastModifiedOn: conversation.lastModifiedOn, stepCount: conversation.steps.length, revision: conversation.revision,
+    id: conversation.id,
+    agentId: conversation.agentId,
+    agentVersion: conversation.agentVersion,
+    userId: conversation.userId,
+    environment: conversation.environment,
+    state: conversation.state,
+    createdOn: conversation.createdOn,
+    lastModifiedOn: conversation.lastModifiedOn,
+    stepCount: conversation.steps.length,
+    revision: conversation.revision,
     stateJson: JSON.stringify(state),
   };
 }
@@ -503,11 +643,22 @@ const parseStep = (json: string) => JSON.parse(json) as StoredStep;
 function fromStored(row: ConversationRow, steps: StoredStep[]): LiveConversation {
   const state = JSON.parse(row.stateJson) as StoredState;
   return {
-    id: row.id, agentId: row.agentId, agentVersion: row.agentVersion, userId: row.userId,
-    environment: row.environment, state: row.state, createdOn: row.createdOn, lastModifiedOn: row.lastModifiedOn,
-    revision: row.revision, steps, redo: state.redo, properties: state.properties, tallies: state.tallies,
+    id: row.id,
+    agentId: row.agentId,
+    agentVersion: row.agentVersion,
+    userId: row.userId,
+    environment: row.environment,
+    state: row.state,
+    createdOn: row.createdOn,
+    lastModifiedOn: row.lastModifiedOn,
+    revision: row.revision,
+    steps,
+    redo: state.redo,
+    properties: state.properties,
+    tallies: state.tallies,
     truncations: state.truncations ?? emptyTruncationLog,
-    auditSequence: state.auditSequence ?? 0, unqueuedAudit: [],
+    auditSequence: state.auditSequence ?? 0,
+    unqueuedAudit: [],
   };
 }
 
@@ -518,7 +669,10 @@ function checkConversationId(id: string): void {
 /** The conversation, unless checks apply to the caller and it belongs to another user (403). */
 function ownedBy<C extends Conversation>(conversation: C, caller: CallerAccess | undefined): C {
   if (caller?.restricted && conversation.userId !== caller.principal.name) {
-    throw new AppError('forbidden', `Conversation ${conversation.id} belongs to another user; ${caller.principal.name} may only use their own conversations.`);
+    throw new AppError(
+      'forbidden',
+      `Conversation ${conversation.id} belongs to another user; ${caller.principal.name} may only use their own conversations.`,
+    );
   }
   return conversation;
 }

@@ -23,7 +23,11 @@ export class Coordinator {
     let queue = this.#queues.get(conversationId);
     if (!queue) {
       if (this.#queues.size >= this.#maxActive) {
-        return Promise.reject(new AppError('unavailable', 'Too many conversations are being processed right now; retry shortly.', { retryAfterSeconds: 1 }));
+        return Promise.reject(
+          new AppError('unavailable', 'Too many conversations are being processed right now; retry shortly.', {
+            retryAfterSeconds: 1,
+          }),
+        );
       }
       queue = { tail: Promise.resolve(), pending: 0 };
       this.#queues.set(conversationId, queue);

@@ -16,7 +16,10 @@ export function normalizeEnvironment(name: string | undefined): Environment {
   const value = (name ?? 'production').trim();
   if (value === 'production' || value === 'restricted' || value === 'unrestricted' || value === '') return 'production';
   if (value === 'test') return 'test';
-  throw invalid(`Unknown environment '${name}'; use production or test (restricted and unrestricted mean production).`, { path: 'environment' });
+  throw invalid(
+    `Unknown environment '${name}'; use production or test (restricted and unrestricted mean production).`,
+    { path: 'environment' },
+  );
 }
 
 export interface DeploymentView {
@@ -99,7 +102,13 @@ export class DeploymentService {
    * or IN_PROGRESS changes nothing; one in ERROR is tried again. Resolves with the deployment as it is now;
    * `completion` resolves when compiling ended.
    */
-  async deploy(environment: Environment, agentId: string, version: number, autoDeploy: boolean, caller?: CallerAccess): Promise<{ view: DeploymentView; completion: Promise<DeploymentView> }> {
+  async deploy(
+    environment: Environment,
+    agentId: string,
+    version: number,
+    autoDeploy: boolean,
+    caller?: CallerAccess,
+  ): Promise<{ view: DeploymentView; completion: Promise<DeploymentView> }> {
     await this.#options.authorize(agentId, caller, 'EDIT');
     if ((await this.#options.read('agent', agentId, version)) === undefined) {
       throw notFound(`No agent with id ${agentId} and version ${version}.`);
@@ -109,7 +118,13 @@ export class DeploymentService {
     if (!deployment || deployment.status === 'ERROR') {
       if (deployment?.status === 'ERROR') this.#compiled.delete(`${agentId}/${version}`);
       const created: Deployment = {
-        environment, agentId, agentVersion: version, status: 'IN_PROGRESS', autoDeploy, deployedOn: this.#clock(), done: Promise.resolve(),
+        environment,
+        agentId,
+        agentVersion: version,
+        status: 'IN_PROGRESS',
+        autoDeploy,
+        deployedOn: this.#clock(),
+        done: Promise.resolve(),
       };
       created.done = this.#compile(created);
       this.#deployments.set(id, created);
@@ -119,7 +134,13 @@ export class DeploymentService {
     if (deployment.autoDeploy) {
       await this.#options.store.put({ environment, agentId, agentVersion: version, deployedOn: deployment.deployedOn });
     }
-    await this.#notify({ op: 'deploy', environment, agentId, agentVersion: version, autoDeploy: deployment.autoDeploy });
+    await this.#notify({
+      op: 'deploy',
+      environment,
+      agentId,
+      agentVersion: version,
+      autoDeploy: deployment.autoDeploy,
+    });
     const current = deployment;
     return { view: view(current), completion: current.done.then(() => view(current)) };
   }
@@ -128,14 +149,23 @@ export class DeploymentService {
     try {
       await this.compiled(deployment.agentId, deployment.agentVersion);
       deployment.status = 'READY';
-      this.#options.log.info({ agentId: deployment.agentId, agentVersion: deployment.agentVersion, environment: deployment.environment }, 'agent deployed');
+      this.#options.log.info(
+        { agentId: deployment.agentId, agentVersion: deployment.agentVersion, environment: deployment.environment },
+        'agent deployed',
+      );
     } catch (error) {
       deployment.status = 'ERROR';
-      deployment.error = error instanceof DeploymentError
-        ? error.message
-        : 'The agent could not be compiled because of an internal error; the details are in the service log.';
+      deployment.error =
+        error instanceof DeploymentError
+          ? error.message
+          : 'The agent could not be compiled because of an internal error; the details are in the service log.';
       this.#options.log.warn(
-        { agentId: deployment.agentId, agentVersion: deployment.agentVersion, environment: deployment.environment, err: error instanceof DeploymentError ? undefined : error },
+        {
+          agentId: deployment.agentId,
+          agentVersion: deployment.agentVersion,
+          environment: deployment.environment,
+          err: error instanceof DeploymentError ? undefined : error,
+        },
         `deployment failed: ${deployment.error}`,
       );
     }
@@ -169,23 +199,34 @@ export class DeploymentService {
     const existed = this.#deployments.delete(key(environment, agentId, version));
     const recorded = await this.#options.store.remove(environment, agentId, version);
     await this.#notify({ op: 'undeploy', environment, agentId, agentVersion: version, autoDeploy: false });
-    if (existed || recorded) this.#options.log.info({ agentId, agentVersion: version, environment }, 'agent undeployed');
+    if (existed || recorded)
+      this.#options.log.info({ agentId, agentVersion: version, environment }, 'agent undeployed');
     return existed || recorded;
   }
 
   list(environment?: Environment): DeploymentView[] {
     return [...this.#deployments.values()]
       .filter((d) => environment === undefined || d.environment === environment)
-      .sort((a, b) => b.deployedOn - a.deployedOn || a.agentId.localeCompare(b.agentId) || b.agentVersion - a.agentVersion)
+      .sort(
+        (a, b) => b.deployedOn - a.deployedOn || a.agentId.localeCompare(b.agentId) || b.agentVersion - a.agentVersion,
+      )
       .map(view);
   }
 
   /** The newest READY version of an agent in an environment, compiled. */
-  latestReady(environment: Environment, agentId: string): { version: number; agent: Promise<CompiledAgent> } | undefined {
+  latestReady(
+    environment: Environment,
+    agentId: string,
+  ): { version: number; agent: Promise<CompiledAgent> } | undefined {
     let best: Deployment | undefined;
     for (const deployment of this.#deployments.values()) {
-      if (deployment.environment === environment && deployment.agentId === agentId && deployment.status === 'READY'
-        && (!best || deployment.agentVersion > best.agentVersion)) best = deployment;
+      if (
+        deployment.environment === environment &&
+        deployment.agentId === agentId &&
+        deployment.status === 'READY' &&
+        (!best || deployment.agentVersion > best.agentVersion)
+      )
+        best = deployment;
     }
     return best && { version: best.agentVersion, agent: this.compiled(agentId, best.agentVersion) };
   }
@@ -193,16 +234,39 @@ export class DeploymentService {
   /** Compiles every recorded deployment again (start-up). Resolves when all have finished, well or not. */
   async restore(): Promise<void> {
     const records = await this.#options.store.list();
-    await Promise.all(records.map((record) =>
-      this.#adopt(normalizeEnvironment(record.environment), record.agentId, record.agentVersion, true, record.deployedOn)));
+    await Promise.all(
+      records.map((record) =>
+        this.#adopt(
+          normalizeEnvironment(record.environment),
+          record.agentId,
+          record.agentVersion,
+          true,
+          record.deployedOn,
+        ),
+      ),
+    );
   }
 
   /** Starts tracking a deployment made elsewhere (another instance, or before a restart), unless known already. */
-  #adopt(environment: Environment, agentId: string, agentVersion: number, autoDeploy: boolean, deployedOn: number): Promise<void> {
+  #adopt(
+    environment: Environment,
+    agentId: string,
+    agentVersion: number,
+    autoDeploy: boolean,
+    deployedOn: number,
+  ): Promise<void> {
     const id = key(environment, agentId, agentVersion);
     const known = this.#deployments.get(id);
     if (known) return known.done;
-    const deployment: Deployment = { environment, agentId, agentVersion, status: 'IN_PROGRESS', autoDeploy, deployedOn, done: Promise.resolve() };
+    const deployment: Deployment = {
+      environment,
+      agentId,
+      agentVersion,
+      status: 'IN_PROGRESS',
+      autoDeploy,
+      deployedOn,
+      done: Promise.resolve(),
+    };
     this.#deployments.set(id, deployment);
     deployment.done = this.#compile(deployment);
     return deployment.done;
@@ -212,7 +276,10 @@ export class DeploymentService {
     try {
       await this.#options.cluster.publish(CHANNEL, JSON.stringify(notice));
     } catch (error) {
-      this.#options.log.warn({ err: error }, 'could not tell the other instances about a deployment; they catch up within the reconciliation interval');
+      this.#options.log.warn(
+        { err: error },
+        'could not tell the other instances about a deployment; they catch up within the reconciliation interval',
+      );
     }
   }
 
@@ -223,7 +290,8 @@ export class DeploymentService {
     } catch {
       return;
     }
-    if (notice.op === 'deploy') void this.#adopt(notice.environment, notice.agentId, notice.agentVersion, notice.autoDeploy, this.#clock());
+    if (notice.op === 'deploy')
+      void this.#adopt(notice.environment, notice.agentId, notice.agentVersion, notice.autoDeploy, this.#clock());
     else this.#deployments.delete(key(notice.environment, notice.agentId, notice.agentVersion));
   }
 
@@ -233,7 +301,14 @@ export class DeploymentService {
     try {
       const records = await this.#options.store.list();
       const recorded = new Set(records.map((r) => key(normalizeEnvironment(r.environment), r.agentId, r.agentVersion)));
-      for (const record of records) void this.#adopt(normalizeEnvironment(record.environment), record.agentId, record.agentVersion, true, record.deployedOn);
+      for (const record of records)
+        void this.#adopt(
+          normalizeEnvironment(record.environment),
+          record.agentId,
+          record.agentVersion,
+          true,
+          record.deployedOn,
+        );
       const settled = this.#clock() - 5000; // a deployment being recorded right now is not yet in the list
       for (const [id, deployment] of this.#deployments) {
         if (deployment.autoDeploy && !recorded.has(id) && deployment.deployedOn < settled) this.#deployments.delete(id);

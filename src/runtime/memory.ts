@@ -59,7 +59,10 @@ export const RESERVED_ACTIONS = {
 
 /** A conversation: the identity and bookkeeping of its stored header, plus its steps, redo stack and properties. */
 export interface Conversation
-  extends Pick<ConversationRow, 'id' | 'agentId' | 'agentVersion' | 'userId' | 'environment' | 'state' | 'createdOn' | 'lastModifiedOn' | 'revision'> {
+  extends Pick<
+    ConversationRow,
+    'id' | 'agentId' | 'agentVersion' | 'userId' | 'environment' | 'state' | 'createdOn' | 'lastModifiedOn' | 'revision'
+  > {
   readonly steps: readonly StoredStep[];
   readonly redo: readonly StoredStep[];
   readonly properties: Readonly<Record<string, Property>>;
@@ -84,9 +87,10 @@ export function stepTallies(step: StoredStep): { actions: string[]; rules: strin
   return {
     actions: Array.isArray(actions) ? [...new Set(actions.map(String))] : [],
     rules: Array.isArray(rules) ? rules.map(String) : [],
-    expressions: typeof expressions === 'string' && expressions !== ''
-      ? [...new Set(formatEach(parseExpressionsLeniently(expressions)))]
-      : [],
+    expressions:
+      typeof expressions === 'string' && expressions !== ''
+        ? [...new Set(formatEach(parseExpressionsLeniently(expressions)))]
+        : [],
   };
 }
 

@@ -36,7 +36,11 @@ function storeTurnInputs(turn: Turn): void {
  * among the actions after a task ends the turn at once. A task that throws aborts the turn (the caller decides
  * what that means for the conversation).
  */
-export async function runPipeline(agent: CompiledAgent, turn: Turn, observer?: PipelineObserver): Promise<PipelineOutcome> {
+export async function runPipeline(
+  agent: CompiledAgent,
+  turn: Turn,
+  observer?: PipelineObserver,
+): Promise<PipelineOutcome> {
   storeTurnInputs(turn);
   let taskIndex = 0;
   for (const workflow of agent.workflows) {
@@ -45,7 +49,13 @@ export async function runPipeline(agent: CompiledAgent, turn: Turn, observer?: P
     for (const [workflowTaskIndex, task] of workflow.tasks.entries()) {
       turn.signal.throwIfAborted();
       turn.emit({ type: 'task_start', task: task.type });
-      if (observer) await observed(observer, turn, task, { workflowId: workflow.id, taskType: task.type, taskIndex, workflowTaskIndex });
+      if (observer)
+        await observed(observer, turn, task, {
+          workflowId: workflow.id,
+          taskType: task.type,
+          taskIndex,
+          workflowTaskIndex,
+        });
       else await task.execute(turn);
       taskIndex++;
       turn.emit({ type: 'task_complete', task: task.type });
@@ -67,10 +77,14 @@ async function observed(
   const started = performance.now();
   const report = (error?: unknown) => {
     const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
-    const writtenKeys = turn.entriesWithPrefix('').filter((entry) => before.get(entry.key) !== entry).map((entry) => entry.key);
-    const observation: TaskObservation = error === undefined
-      ? { ...where, durationMs, writtenKeys, actionsBefore }
-      : { ...where, durationMs, writtenKeys, actionsBefore, error };
+    const writtenKeys = turn
+      .entriesWithPrefix('')
+      .filter((entry) => before.get(entry.key) !== entry)
+      .map((entry) => entry.key);
+    const observation: TaskObservation =
+      error === undefined
+        ? { ...where, durationMs, writtenKeys, actionsBefore }
+        : { ...where, durationMs, writtenKeys, actionsBefore, error };
     try {
       observer(observation, turn);
     } catch {

@@ -18,7 +18,12 @@ export interface SnapshotOptions {
 const PUBLIC_OUTPUT_KEYS = new Set(['input', 'actions', 'output', 'quickReplies']);
 
 function isPublicEntry(entry: StepEntry): boolean {
-  return entry.key === 'input:initial' || entry.key.startsWith('actions') || entry.key.startsWith('output') || entry.key.startsWith('quickReplies');
+  return (
+    entry.key === 'input:initial' ||
+    entry.key.startsWith('actions') ||
+    entry.key.startsWith('output') ||
+    entry.key.startsWith('quickReplies')
+  );
 }
 
 function outputTexts(items: unknown): string[] {
@@ -26,7 +31,8 @@ function outputTexts(items: unknown): string[] {
   const texts: string[] = [];
   for (const item of items) {
     if (typeof item === 'string') texts.push(item);
-    else if (item && typeof item === 'object' && (item as { type?: unknown }).type === 'text') texts.push(String((item as { text?: unknown }).text ?? ''));
+    else if (item && typeof item === 'object' && (item as { type?: unknown }).type === 'text')
+      texts.push(String((item as { text?: unknown }).text ?? ''));
   }
   return texts;
 }
@@ -46,7 +52,8 @@ function conversationStep(step: StoredStep, detailed: boolean): Static<typeof Co
     conversationStep: entries.map((entry) =>
       entry.originWorkflowId === undefined
         ? { key: entry.key, value: entry.value, timestamp: entry.timestamp }
-        : { key: entry.key, value: entry.value, timestamp: entry.timestamp, originWorkflowId: entry.originWorkflowId }),
+        : { key: entry.key, value: entry.value, timestamp: entry.timestamp, originWorkflowId: entry.originWorkflowId },
+    ),
     timestamp: step.timestamp,
   };
 }
@@ -56,12 +63,14 @@ function conversationStep(step: StoredStep, detailed: boolean): Static<typeof Co
  * does not name would be dropped). Step data, outputs and property values are open-ended.
  */
 const ConversationStepSchema = Type.Object({
-  conversationStep: Type.Array(Type.Object({
-    key: Type.String(),
-    value: Type.Optional(Type.Unknown()),
-    timestamp: Type.Integer({ description: 'epoch milliseconds' }),
-    originWorkflowId: Type.Optional(Type.String()),
-  })),
+  conversationStep: Type.Array(
+    Type.Object({
+      key: Type.String(),
+      value: Type.Optional(Type.Unknown()),
+      timestamp: Type.Integer({ description: 'epoch milliseconds' }),
+      originWorkflowId: Type.Optional(Type.String()),
+    }),
+  ),
   timestamp: Type.Integer({ description: 'epoch milliseconds' }),
 });
 
@@ -71,16 +80,26 @@ const snapshotProperties = {
   conversationState: Type.Union(CONVERSATION_STATES.map((state) => Type.Literal(state))),
   undoAvailable: Type.Boolean(),
   redoAvailable: Type.Boolean(),
-  conversationOutputs: Type.Array(Type.Object(
-    { output: Type.Optional(Type.Array(Type.String(), { description: 'the texts of the text output items' })) },
-    { additionalProperties: true, description: 'per step: input, actions, output, quickReplies (every output key when detailed)' },
-  )),
-  conversationProperties: Type.Record(Type.String(), Type.Object({
-    name: Type.String(),
-    value: Type.Optional(Type.Unknown()),
-    scope: Type.String(),
-  })),
-  conversationSteps: Type.Array(ConversationStepSchema, { description: 'the public step entries (every entry when detailed)' }),
+  conversationOutputs: Type.Array(
+    Type.Object(
+      { output: Type.Optional(Type.Array(Type.String(), { description: 'the texts of the text output items' })) },
+      {
+        additionalProperties: true,
+        description: 'per step: input, actions, output, quickReplies (every output key when detailed)',
+      },
+    ),
+  ),
+  conversationProperties: Type.Record(
+    Type.String(),
+    Type.Object({
+      name: Type.String(),
+      value: Type.Optional(Type.Unknown()),
+      scope: Type.String(),
+    }),
+  ),
+  conversationSteps: Type.Array(ConversationStepSchema, {
+    description: 'the public step entries (every entry when detailed)',
+  }),
 };
 
 export const ConversationSnapshotSchema = Type.Object(
@@ -97,9 +116,18 @@ export const BotConversationSnapshotSchema = Type.Object(
 export type ConversationSnapshot = Static<typeof ConversationSnapshotSchema>;
 export type BotConversationSnapshot = Static<typeof BotConversationSnapshotSchema>;
 
-export function snapshot(conversation: Conversation, options: SnapshotOptions & { readonly naming: 'bot' }): BotConversationSnapshot;
-export function snapshot(conversation: Conversation, options: SnapshotOptions & { readonly naming?: 'agent' }): ConversationSnapshot;
-export function snapshot(conversation: Conversation, options: SnapshotOptions): ConversationSnapshot | BotConversationSnapshot {
+export function snapshot(
+  conversation: Conversation,
+  options: SnapshotOptions & { readonly naming: 'bot' },
+): BotConversationSnapshot;
+export function snapshot(
+  conversation: Conversation,
+  options: SnapshotOptions & { readonly naming?: 'agent' },
+): ConversationSnapshot;
+export function snapshot(
+  conversation: Conversation,
+  options: SnapshotOptions,
+): ConversationSnapshot | BotConversationSnapshot {
   const steps = options.returnCurrentStepOnly ? conversation.steps.slice(-1) : conversation.steps;
   const properties: ConversationSnapshot['conversationProperties'] = {};
   for (const property of Object.values(conversation.properties)) {
@@ -117,5 +145,10 @@ export function snapshot(conversation: Conversation, options: SnapshotOptions): 
   };
   return options.naming === 'bot'
     ? { conversationId: conversation.id, botId: conversation.agentId, botVersion: conversation.agentVersion, ...rest }
-    : { conversationId: conversation.id, agentId: conversation.agentId, agentVersion: conversation.agentVersion, ...rest };
+    : {
+        conversationId: conversation.id,
+        agentId: conversation.agentId,
+        agentVersion: conversation.agentVersion,
+        ...rest,
+      };
 }

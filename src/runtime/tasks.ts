@@ -57,13 +57,18 @@ export interface TaskDefinition<C extends TObject = TObject, E extends TObject =
 }
 
 /** Declares a task; only here so that `compile` gets its parameter types from the schemas. */
-export function defineTask<C extends TObject, E extends TObject>(definition: TaskDefinition<C, E>): TaskDefinition<C, E> {
+export function defineTask<C extends TObject, E extends TObject>(
+  definition: TaskDefinition<C, E>,
+): TaskDefinition<C, E> {
   return definition;
 }
 
 /** `uri` in `config` or `extensions` names a resource of `kind`: the references of most tasks. */
 export function uriReferences(kind: KindName): readonly TaskReference[] {
-  return [{ path: ['config', 'uri'], kind }, { path: ['extensions', 'uri'], kind }];
+  return [
+    { path: ['config', 'uri'], kind },
+    { path: ['extensions', 'uri'], kind },
+  ];
 }
 
 /** A deployment failed for a reason the agent's author can fix; the message is shown as the deployment error. */
@@ -121,10 +126,15 @@ export class TaskRegistry {
   ): Promise<CompiledTask> {
     const task = this.#tasks.get(type);
     if (!task) throw new DeploymentError(`Unknown extension type '${type}'.`);
-    for (const [part, value, validate] of [['config', config, task.validateConfig], ['extensions', extensions, task.validateExtensions]] as const) {
+    for (const [part, value, validate] of [
+      ['config', config, task.validateConfig],
+      ['extensions', extensions, task.validateExtensions],
+    ] as const) {
       if (validate(value)) continue;
       const error = validate.errors![0]!;
-      throw new DeploymentError(describeSchemaError({ ...error, instancePath: `/${part}${error.instancePath}` }, `${type} step`).message);
+      throw new DeploymentError(
+        describeSchemaError({ ...error, instancePath: `/${part}${error.instancePath}` }, `${type} step`).message,
+      );
     }
     return task.definition.compile(config as never, extensions as never, { ...context, services: this.#services });
   }

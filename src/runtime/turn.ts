@@ -86,7 +86,8 @@ export class Turn {
   maskInputs(mask: (text: string) => string): void {
     this.#input = mask(this.#input);
     const masked: Record<string, ContextValue> = {};
-    for (const [name, entry] of Object.entries(this.#context)) masked[name] = { type: entry.type, value: maskTexts(entry.value, mask) };
+    for (const [name, entry] of Object.entries(this.#context))
+      masked[name] = { type: entry.type, value: maskTexts(entry.value, mask) };
     this.#context = masked;
   }
 
@@ -94,9 +95,10 @@ export class Turn {
 
   /** Stores data under `key`; a rewrite replaces the value and keeps the original position. */
   set(key: string, value: unknown, isPublic = false): void {
-    const entry: StepEntry = this.originWorkflowId === undefined
-      ? { key, value, timestamp: this.#clock(), public: isPublic }
-      : { key, value, timestamp: this.#clock(), originWorkflowId: this.originWorkflowId, public: isPublic };
+    const entry: StepEntry =
+      this.originWorkflowId === undefined
+        ? { key, value, timestamp: this.#clock(), public: isPublic }
+        : { key, value, timestamp: this.#clock(), originWorkflowId: this.originWorkflowId, public: isPublic };
     this.#entries.set(key, entry);
   }
 
@@ -169,8 +171,8 @@ export class Turn {
   setProperty(property: Property): void {
     this.#properties.set(property.name, property);
     this.set(`properties:${property.name}`, [property]);
-    const mirrored = (this.#output['properties'] as Record<string, unknown> | undefined) ?? {};
-    this.#output['properties'] = { ...mirrored, [property.name]: property.value };
+    const mirrored = (this.#output.properties as Record<string, unknown> | undefined) ?? {};
+    this.#output.properties = { ...mirrored, [property.name]: property.value };
   }
 
   // --- end of the turn -----------------------------------------------------------------------------------------
@@ -186,12 +188,12 @@ export class Turn {
       if (property.scope === 'step') stepScoped.push(name);
       else kept[name] = property;
     }
-    const mirrored = this.#output['properties'] as Record<string, unknown> | undefined;
+    const mirrored = this.#output.properties as Record<string, unknown> | undefined;
     if (mirrored && stepScoped.length > 0) {
       const remaining = { ...mirrored };
       for (const name of stepScoped) delete remaining[name];
-      if (Object.keys(remaining).length > 0) this.#output['properties'] = remaining;
-      else delete this.#output['properties'];
+      if (Object.keys(remaining).length > 0) this.#output.properties = remaining;
+      else delete this.#output.properties;
     }
     const entries = [...this.#entries.values()];
     const timestamp = entries.reduce((latest, entry) => Math.max(latest, entry.timestamp), 0) || this.#clock();

@@ -78,7 +78,12 @@ export class CallerAccess {
     }
     const visibility = record.visibility ?? 'private';
     if (visibility === 'public') level = higher(level, 'USE');
-    if (visibility === 'space' && this.options.workspacesEnabled && record.spaceId !== undefined && this.#spaceIds.has(record.spaceId)) {
+    if (
+      visibility === 'space' &&
+      this.options.workspacesEnabled &&
+      record.spaceId !== undefined &&
+      this.#spaceIds.has(record.spaceId)
+    ) {
       level = higher(level, 'USE');
     }
     return level;
@@ -93,7 +98,11 @@ export class CallerAccess {
     const held = this.levelOf(record);
     if (held === undefined) throw new AppError('not-found', `No ${what} with id ${record.id}.`);
     if (!atLeast(held, needed)) {
-      throw new AppError('forbidden', `This needs ${needed} access to ${what} ${record.id}; ${this.principal.name} holds ${held}.`, { neededLevel: needed, callerLevel: held });
+      throw new AppError(
+        'forbidden',
+        `This needs ${needed} access to ${what} ${record.id}; ${this.principal.name} holds ${held}.`,
+        { neededLevel: needed, callerLevel: held },
+      );
     }
   }
 
@@ -106,14 +115,22 @@ export class CallerAccess {
   /** Owner and space stamped on what the caller creates; `space` (optional) must be one of the caller's spaces. */
   origin(space?: string): DescriptorOrigin {
     if (space !== undefined && space !== '' && !this.#spaceIds.has(space)) {
-      throw new AppError('forbidden', `${this.principal.name} cannot write to space '${space}'; reachable spaces: ${[...this.#spaceIds].join(', ')}.`);
+      throw new AppError(
+        'forbidden',
+        `${this.principal.name} cannot write to space '${space}'; reachable spaces: ${[...this.#spaceIds].join(', ')}.`,
+      );
     }
     return { ownerId: this.principal.name, spaceId: space || this.defaultWriteSpace, visibility: 'private' };
   }
 }
 
 /** Checks the caller's level on the configuration resource with this id (`ResourceService.authorize`). */
-export type AuthorizeResource = (id: string, caller: CallerAccess | undefined, level: AccessLevel, what?: string) => Promise<void>;
+export type AuthorizeResource = (
+  id: string,
+  caller: CallerAccess | undefined,
+  level: AccessLevel,
+  what?: string,
+) => Promise<void>;
 
 export function isLevel(value: unknown): value is AccessLevel {
   return typeof value === 'string' && (LEVELS as readonly string[]).includes(value);
@@ -128,9 +145,14 @@ export function parseGrantList(body: unknown): Grant[] {
   const byPrincipal = new Map<string, AccessLevel>();
   body.forEach((entry: unknown, index) => {
     const path = `$[${index}]`;
-    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw invalid(`${path} must be an object {principal, level}.`, { path });
+    if (entry === null || typeof entry !== 'object' || Array.isArray(entry))
+      throw invalid(`${path} must be an object {principal, level}.`, { path });
     const unknown = Object.keys(entry).find((key) => key !== 'principal' && key !== 'level');
-    if (unknown !== undefined) throw invalid(`Unknown field '${unknown}' at ${path}.`, { path: `${path}.${unknown}`, additionalProperty: unknown });
+    if (unknown !== undefined)
+      throw invalid(`Unknown field '${unknown}' at ${path}.`, {
+        path: `${path}.${unknown}`,
+        additionalProperty: unknown,
+      });
     const { principal, level } = entry as { principal?: unknown; level?: unknown };
     if (typeof principal !== 'string' || principal.trim() === '' || principal.length > 200) {
       throw invalid(`${path}.principal must be a user name (1 to 200 characters).`, { path: `${path}.principal` });
@@ -147,8 +169,12 @@ export function parseGrants(json: string | undefined): StoredGrant[] {
   try {
     const parsed: unknown = JSON.parse(json);
     return Array.isArray(parsed)
-      ? parsed.filter((g): g is { principal: string; level: string } => typeof g?.principal === 'string' && typeof g?.level === 'string')
-        .map(({ principal, level }) => ({ principal, level }))
+      ? parsed
+          .filter(
+            (g): g is { principal: string; level: string } =>
+              typeof g?.principal === 'string' && typeof g?.level === 'string',
+          )
+          .map(({ principal, level }) => ({ principal, level }))
       : [];
   } catch {
     return [];

@@ -38,7 +38,6 @@ export function mayReceiveCallerIdentity(caller: CallerIdentity, target: URL): b
   return caller.allowedOrigins.some((candidate) => normalizeOrigin(candidate) === target.origin);
 }
 
-
 export function hasCallerPlaceholder(text: string): boolean {
   CALLER_PLACEHOLDER.lastIndex = 0;
   return CALLER_PLACEHOLDER.test(text);
@@ -48,7 +47,11 @@ export function hasCallerPlaceholder(text: string): boolean {
  * Resolves the placeholders of one header value: `text` goes out, `values` are what must be masked wherever the
  * request is shown. Without a caller, or towards a target that may not receive it, they become empty text.
  */
-export function resolveCallerPlaceholders(value: string, caller: CallerIdentity | undefined, target: URL): { text: string; values: string[] } {
+export function resolveCallerPlaceholders(
+  value: string,
+  caller: CallerIdentity | undefined,
+  target: URL,
+): { text: string; values: string[] } {
   const permitted = caller !== undefined && mayReceiveCallerIdentity(caller, target);
   const values: string[] = [];
   const text = value.replace(CALLER_PLACEHOLDER, (_match, which: string) => {

@@ -52,28 +52,32 @@ export interface Authenticator {
   authenticate(token: string): Promise<Principal>;
 }
 
-const stringList = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
+const stringList = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 
 /** The roles a token carries (realm roles, the service client's roles, a plain `roles` claim). */
 export function rolesOf(payload: JWTPayload, clientId: string): Set<string> {
-  const realm = (payload['realm_access'] as { roles?: unknown } | undefined)?.roles;
-  const resourceAccess = payload['resource_access'] as Record<string, { roles?: unknown } | undefined> | undefined;
+  const realm = (payload.realm_access as { roles?: unknown } | undefined)?.roles;
+  const resourceAccess = payload.resource_access as Record<string, { roles?: unknown } | undefined> | undefined;
   const client = resourceAccess && typeof resourceAccess === 'object' ? resourceAccess[clientId]?.roles : undefined;
-  return new Set([...stringList(realm), ...stringList(client), ...stringList(payload['roles'])]);
+  return new Set([...stringList(realm), ...stringList(client), ...stringList(payload.roles)]);
 }
 
 export function principalOf(payload: JWTPayload, clientId: string, token: string): Principal {
-  const preferred = payload['preferred_username'];
+  const preferred = payload.preferred_username;
   const name = typeof preferred === 'string' && preferred !== '' ? preferred : payload.sub;
-  if (typeof name !== 'string' || name === '') throw new AuthenticationError('The token names no user (neither preferred_username nor sub).');
-  const groups = stringList(payload['groups']).map((group) => group.replace(/^\/+/, '')).filter((group) => group !== '');
+  if (typeof name !== 'string' || name === '')
+    throw new AuthenticationError('The token names no user (neither preferred_username nor sub).');
+  const groups = stringList(payload.groups)
+    .map((group) => group.replace(/^\/+/, ''))
+    .filter((group) => group !== '');
   return { name, roles: rolesOf(payload, clientId), groups, token };
 }
 
 function audienceMatches(payload: JWTPayload, audience: string): boolean {
   const aud = payload.aud;
   if (aud === audience || (Array.isArray(aud) && aud.includes(audience))) return true;
-  return payload['azp'] === audience;
+  return payload.azp === audience;
 }
 
 function describe(error: unknown): string {
@@ -83,7 +87,10 @@ function describe(error: unknown): string {
   if (error instanceof joseErrors.JWSSignatureVerificationFailed || error instanceof joseErrors.JWKSNoMatchingKey) {
     return 'The token is not signed by a key of the identity provider.';
   }
-  if (error instanceof joseErrors.JWKSTimeout || error instanceof joseErrors.JOSEError && error.code === 'ERR_JOSE_GENERIC') {
+  if (
+    error instanceof joseErrors.JWKSTimeout ||
+    (error instanceof joseErrors.JOSEError && error.code === 'ERR_JOSE_GENERIC')
+  ) {
     return 'The keys of the identity provider could not be read.';
   }
   return 'The token is not a valid access token.';
@@ -96,16 +103,22 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
 
   const discover = async () => {
     const response = await fetch(`${issuer}/.well-known/openid-configuration`, { signal: AbortSignal.timeout(10_000) });
-    if (!response.ok) throw new AuthenticationError(`The identity provider's configuration could not be read (status ${response.status}).`);
+    if (!response.ok)
+      throw new AuthenticationError(
+        `The identity provider's configuration could not be read (status ${response.status}).`,
+      );
     const configuration = (await response.json()) as { jwks_uri?: unknown };
-    if (typeof configuration.jwks_uri !== 'string') throw new AuthenticationError("The identity provider's configuration names no jwks_uri.");
+    if (typeof configuration.jwks_uri !== 'string')
+      throw new AuthenticationError("The identity provider's configuration names no jwks_uri.");
     return createRemoteJWKSet(new URL(configuration.jwks_uri));
   };
   const keySet = () => {
     // A failed discovery is tried again by the next request (the provider may start after the service).
     keys ??= discover().catch((error: unknown) => {
       keys = undefined;
-      throw error instanceof AuthenticationError ? error : new AuthenticationError('The identity provider could not be reached.');
+      throw error instanceof AuthenticationError
+        ? error
+        : new AuthenticationError('The identity provider could not be reached.');
     });
     return keys;
   };
@@ -120,7 +133,8 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
           clockTolerance: options.clockToleranceSeconds,
           requiredClaims: ['exp'],
         });
-        if (!audienceMatches(payload, audience)) throw new AuthenticationError(`The token is not issued for this service (audience ${audience}).`);
+        if (!audienceMatches(payload, audience))
+          throw new AuthenticationError(`The token is not issued for this service (audience ${audience}).`);
         return principalOf(payload, audience, token);
       } catch (error) {
         throw new AuthenticationError(describe(error));

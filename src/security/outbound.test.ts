@@ -33,10 +33,13 @@ describe('the guarded outbound dispatcher', () => {
           assert.ok(isRefusedByUrlGuard(error), `${host}: ${String(error)}`);
           return true;
         });
-        await assert.rejects(outbound.dispatcher.request({ origin: `http://${host}:${port}`, path: '/page', method: 'GET' }), (error: unknown) => {
-          assert.ok(isRefusedByUrlGuard(error), `${host}: ${String(error)}`);
-          return true;
-        });
+        await assert.rejects(
+          outbound.dispatcher.request({ origin: `http://${host}:${port}`, path: '/page', method: 'GET' }),
+          (error: unknown) => {
+            assert.ok(isRefusedByUrlGuard(error), `${host}: ${String(error)}`);
+            return true;
+          },
+        );
       }
       assert.equal(connections, before, 'no connection was made');
     } finally {

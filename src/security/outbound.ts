@@ -38,7 +38,11 @@ export function createOutbound(guard: UrlGuard, options: { connectTimeoutMillis:
       (error: unknown) => callback(error instanceof Error ? error : new Error(String(error)), null),
     );
   };
-  const dispatcher = new Agent({ connect, connections: MAX_CONNECTIONS_PER_ORIGIN, keepAliveTimeout: IDLE_SOCKET_MILLIS });
+  const dispatcher = new Agent({
+    connect,
+    connections: MAX_CONNECTIONS_PER_ORIGIN,
+    keepAliveTimeout: IDLE_SOCKET_MILLIS,
+  });
   const guardedFetch = ((input: Parameters<typeof undiciFetch>[0], init?: Parameters<typeof undiciFetch>[1]) =>
     undiciFetch(input, { ...init, dispatcher })) as unknown as typeof globalThis.fetch;
   return { guard, dispatcher, fetch: guardedFetch, close: () => dispatcher.destroy() };

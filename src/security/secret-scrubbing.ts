@@ -75,7 +75,13 @@ function keep(value: string, templatesAllowed: boolean): boolean {
   return value === '' || hasVaultReference(value) || (templatesAllowed && needsRendering(value));
 }
 
-function scrubMap(map: unknown, at: string, pattern: RegExp, templatesAllowed: boolean, scrubbed: ScrubbedField[]): void {
+function scrubMap(
+  map: unknown,
+  at: string,
+  pattern: RegExp,
+  templatesAllowed: boolean,
+  scrubbed: ScrubbedField[],
+): void {
   if (!isRecord(map)) return;
   for (const [name, value] of Object.entries(map)) {
     if (typeof value !== 'string' || !pattern.test(name) || keep(value, templatesAllowed)) continue;
@@ -94,13 +100,18 @@ export function scrubSecretFields(kind: string, body: unknown): { body: unknown;
   const scrubbed: ScrubbedField[] = [];
   if (!isRecord(copy)) return { body: copy, scrubbed };
   if (kind === 'llm') {
-    eachOf(copy['tasks'], '$.tasks', (task, at) => scrubMap(task['parameters'], `${at}.parameters`, SECRET_PARAMETER, false, scrubbed));
+    eachOf(copy.tasks, '$.tasks', (task, at) =>
+      scrubMap(task.parameters, `${at}.parameters`, SECRET_PARAMETER, false, scrubbed),
+    );
   } else if (kind === 'httpcalls') {
-    eachOf(copy['httpCalls'], '$.httpCalls', (call, at) => {
-      if (isRecord(call['request'])) scrubMap(call['request']['headers'], `${at}.request.headers`, SECRET_HEADER, true, scrubbed);
+    eachOf(copy.httpCalls, '$.httpCalls', (call, at) => {
+      if (isRecord(call.request))
+        scrubMap(call.request.headers, `${at}.request.headers`, SECRET_HEADER, true, scrubbed);
     });
   } else if (kind === 'agent') {
-    eachOf(copy['channels'], '$.channels', (channel, at) => scrubMap(channel['config'], `${at}.config`, SECRET_PARAMETER, false, scrubbed));
+    eachOf(copy.channels, '$.channels', (channel, at) =>
+      scrubMap(channel.config, `${at}.config`, SECRET_PARAMETER, false, scrubbed),
+    );
   }
   return { body: copy, scrubbed };
 }

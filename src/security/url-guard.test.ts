@@ -61,7 +61,18 @@ describe('refusalReason', () => {
     it(`refuses ${address}`, () => assert.match(refusalReason(address) ?? 'accepted', reason));
   }
 
-  for (const address of ['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '192.0.3.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::8.8.8.8', '2002:808:808::1', '2a00:1450:4001::1']) {
+  for (const address of [
+    '8.8.8.8',
+    '1.1.1.1',
+    '172.32.0.1',
+    '100.128.0.1',
+    '192.0.3.1',
+    '2606:4700:4700::1111',
+    '::ffff:8.8.8.8',
+    '64:ff9b::8.8.8.8',
+    '2002:808:808::1',
+    '2a00:1450:4001::1',
+  ]) {
     it(`accepts ${address}`, () => assert.equal(refusalReason(address), undefined));
   }
 });
@@ -114,7 +125,9 @@ describe('createUrlGuard', () => {
     const { port } = server.address() as AddressInfo;
     try {
       const failure = await new Promise<unknown>((resolve) => {
-        const outgoing = request({ host: 'localhost', port, path: '/', lookup: alwaysGuard.lookup }, () => resolve(undefined));
+        const outgoing = request({ host: 'localhost', port, path: '/', lookup: alwaysGuard.lookup }, () =>
+          resolve(undefined),
+        );
         outgoing.on('error', resolve);
         outgoing.end();
       });
@@ -122,11 +135,14 @@ describe('createUrlGuard', () => {
       assert.equal(connections, 0);
 
       const allowed = await new Promise<string>((resolve, reject) => {
-        const outgoing = request({ host: 'localhost', port, path: '/', family: 4, lookup: createUrlGuard({ enabled: false }).lookup }, (response) => {
-          let body = '';
-          response.on('data', (chunk: Buffer) => (body += chunk.toString()));
-          response.on('end', () => resolve(body));
-        });
+        const outgoing = request(
+          { host: 'localhost', port, path: '/', family: 4, lookup: createUrlGuard({ enabled: false }).lookup },
+          (response) => {
+            let body = '';
+            response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+            response.on('end', () => resolve(body));
+          },
+        );
         outgoing.on('error', reject);
         outgoing.end();
       });
@@ -140,7 +156,9 @@ describe('createUrlGuard', () => {
 
 describe('redirects are checked again', () => {
   it('a redirect from an allowed target to a private address is refused before any connection to it', async () => {
-    const server = createServer((_request, response) => response.writeHead(302, { location: 'http://10.0.0.7/internal' }).end());
+    const server = createServer((_request, response) =>
+      response.writeHead(302, { location: 'http://10.0.0.7/internal' }).end(),
+    );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as AddressInfo).port;
     // The real guard, except that this test's own loopback target counts as public.
@@ -159,7 +177,16 @@ describe('redirects are checked again', () => {
     const transport = new HttpTransport({ outbound, maxRedirects: 5 });
     try {
       await assert.rejects(
-        transport.send({ url: new URL(`http://127.0.0.1:${port}/start`), method: 'GET', headers: {}, body: undefined, sensitiveHeaders: new Set() }, { timeoutMillis: 2000, maxResponseBytes: 1000 }),
+        transport.send(
+          {
+            url: new URL(`http://127.0.0.1:${port}/start`),
+            method: 'GET',
+            headers: {},
+            body: undefined,
+            sensitiveHeaders: new Set(),
+          },
+          { timeoutMillis: 2000, maxResponseBytes: 1000 },
+        ),
         /10\.0\.0\.7/,
       );
       // Checked before each request and again when its connection is made (an IP literal is not looked up).

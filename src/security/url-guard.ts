@@ -61,27 +61,55 @@ function range(reason: string, subnets: ReadonlyArray<readonly [string, number]>
  * metadata addresses sit inside link-local / unique-local ranges.
  */
 const IPV4_RANGES: readonly Range[] = [
-  range('it is a cloud metadata address', [['169.254.169.254', 32], ['100.100.100.200', 32]]),
+  range('it is a cloud metadata address', [
+    ['169.254.169.254', 32],
+    ['100.100.100.200', 32],
+  ]),
   range('it is a loopback address', [['127.0.0.0', 8]]),
   range('it is the unspecified address', [['0.0.0.0', 8]]),
-  range('it is a private address', [['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16]]),
+  range('it is a private address', [
+    ['10.0.0.0', 8],
+    ['172.16.0.0', 12],
+    ['192.168.0.0', 16],
+  ]),
   range('it is a link-local address', [['169.254.0.0', 16]]),
   range('it is a shared (carrier-grade NAT) address', [['100.64.0.0', 10]]),
-  range('it is a documentation address', [['192.0.2.0', 24], ['198.51.100.0', 24], ['203.0.113.0', 24]]),
+  range('it is a documentation address', [
+    ['192.0.2.0', 24],
+    ['198.51.100.0', 24],
+    ['203.0.113.0', 24],
+  ]),
   range('it is a multicast address', [['224.0.0.0', 4]]),
-  range('it is a reserved or broadcast address', [['240.0.0.0', 4], ['192.0.0.0', 24], ['198.18.0.0', 15], ['192.88.99.0', 24]]),
+  range('it is a reserved or broadcast address', [
+    ['240.0.0.0', 4],
+    ['192.0.0.0', 24],
+    ['198.18.0.0', 15],
+    ['192.88.99.0', 24],
+  ]),
 ];
 
 const IPV6_RANGES: readonly Range[] = [
   range('it is a cloud metadata address', [['fd00:ec2::254', 128]]),
   range('it is a loopback address', [['::1', 128]]),
   range('it is the unspecified address', [['::', 128]]),
-  range('it is a private (unique local) address', [['fc00::', 7], ['fec0::', 10]]),
+  range('it is a private (unique local) address', [
+    ['fc00::', 7],
+    ['fec0::', 10],
+  ]),
   range('it is a link-local address', [['fe80::', 10]]),
-  range('it is a documentation address', [['2001:db8::', 32], ['3fff::', 20]]),
+  range('it is a documentation address', [
+    ['2001:db8::', 32],
+    ['3fff::', 20],
+  ]),
   range('it is a multicast address', [['ff00::', 8]]),
   // IPv4-compatible, local-use NAT64, discard-only, IETF protocol assignments (Teredo, benchmarking, ORCHID), SRv6.
-  range('it is a reserved address', [['::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 23], ['5f00::', 16]]),
+  range('it is a reserved address', [
+    ['::', 96],
+    ['64:ff9b:1::', 48],
+    ['100::', 64],
+    ['2001::', 23],
+    ['5f00::', 16],
+  ]),
 ];
 
 /** The eight 16-bit words of an IPv6 address (valid, zone removed); a dotted IPv4 tail gives the last two. */
@@ -134,7 +162,9 @@ export function refusalReason(address: string): string | undefined {
 
 function lookupAll(hostname: string): Promise<LookupAddress[]> {
   return new Promise((resolve, reject) => {
-    dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses)));
+    dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) =>
+      error ? reject(error) : resolve(addresses),
+    );
   });
 }
 

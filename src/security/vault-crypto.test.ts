@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  deriveKeyEncryptionKey, KEK_ITERATIONS, keyCheckValue, newDataKey, open, sameKeyCheckValue, seal, secretAad, VaultIntegrityError,
+  deriveKeyEncryptionKey,
+  KEK_ITERATIONS,
+  keyCheckValue,
+  newDataKey,
+  open,
+  sameKeyCheckValue,
+  seal,
+  secretAad,
+  VaultIntegrityError,
 } from './vault-crypto.ts';
 
 const flipFirstByte = (base64: string) => {
@@ -27,16 +35,26 @@ test('seal then open returns the plaintext; each seal uses a fresh 96-bit IV', (
 test('a changed ciphertext, IV or tag, another name or tenant, or another key does not open', () => {
   const key = newDataKey();
   const box = seal(key, Buffer.from('the value'), secretAad('default', 'api'));
-  const refuses = (run: () => unknown) => assert.throws(run, (error: Error) => {
-    assert.ok(error instanceof VaultIntegrityError);
-    assert.match(error.message, /cannot open the secret 'api'/);
-    assert.ok(!error.message.includes('the value'));
-    return true;
-  });
-  refuses(() => open(key, { ...box, ciphertext: flipFirstByte(box.ciphertext) }, secretAad('default', 'api'), "the secret 'api'"));
+  const refuses = (run: () => unknown) =>
+    assert.throws(run, (error: Error) => {
+      assert.ok(error instanceof VaultIntegrityError);
+      assert.match(error.message, /cannot open the secret 'api'/);
+      assert.ok(!error.message.includes('the value'));
+      return true;
+    });
+  refuses(() =>
+    open(key, { ...box, ciphertext: flipFirstByte(box.ciphertext) }, secretAad('default', 'api'), "the secret 'api'"),
+  );
   refuses(() => open(key, { ...box, iv: flipFirstByte(box.iv) }, secretAad('default', 'api'), "the secret 'api'"));
   refuses(() => open(key, { ...box, tag: flipFirstByte(box.tag) }, secretAad('default', 'api'), "the secret 'api'"));
-  refuses(() => open(key, { ...box, tag: Buffer.from(box.tag, 'base64').subarray(0, 12).toString('base64') }, secretAad('default', 'api'), "the secret 'api'"));
+  refuses(() =>
+    open(
+      key,
+      { ...box, tag: Buffer.from(box.tag, 'base64').subarray(0, 12).toString('base64') },
+      secretAad('default', 'api'),
+      "the secret 'api'",
+    ),
+  );
   refuses(() => open(key, box, secretAad('default', 'other'), "the secret 'api'"));
   refuses(() => open(key, box, secretAad('acme', 'api'), "the secret 'api'"));
   refuses(() => open(newDataKey(), box, secretAad('default', 'api'), "the secret 'api'"));
@@ -46,7 +64,11 @@ test('the key-encryption key is PBKDF2-SHA256 of the master key; its check value
   assert.ok(KEK_ITERATIONS >= 600_000);
   const kek = await deriveKeyEncryptionKey('correct horse battery staple', 1000);
   assert.equal(kek.length, 32);
-  assert.deepEqual(await deriveKeyEncryptionKey('correct horse battery staple', 1000), kek, 'deterministic: the salt is fixed');
+  assert.deepEqual(
+    await deriveKeyEncryptionKey('correct horse battery staple', 1000),
+    kek,
+    'deterministic: the salt is fixed',
+  );
   const other = await deriveKeyEncryptionKey('correct horse battery stapler', 1000);
   assert.notDeepEqual(other, kek);
   assert.ok(sameKeyCheckValue(keyCheckValue(kek), keyCheckValue(kek)));

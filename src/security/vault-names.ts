@@ -20,5 +20,7 @@ export function vaultReference(name: string, tenant = DEFAULT_TENANT): string {
 /** The inside of a reference (`NAME` or `tenant/NAME`) split into tenant and name. */
 export function parseReference(inside: string): { tenant: string; name: string } {
   const slash = inside.indexOf('/');
-  return slash < 0 ? { tenant: DEFAULT_TENANT, name: inside } : { tenant: inside.slice(0, slash), name: inside.slice(slash + 1) };
+  return slash < 0
+    ? { tenant: DEFAULT_TENANT, name: inside }
+    : { tenant: inside.slice(0, slash), name: inside.slice(slash + 1) };
 }

@@ -28,11 +28,21 @@ describe('vault', () => {
     const vault = await openVault(storage.secrets, MASTER_KEY);
     const { created, metadata } = await vault.put({ name: 'openai-key', value: VALUE, description: 'OpenAI' });
     assert.equal(created, true);
-    assert.deepEqual({ ...metadata, createdAt: 0, lastModifiedAt: 0 }, { tenant: 'default', name: 'openai-key', description: 'OpenAI', createdAt: 0, lastModifiedAt: 0 });
+    assert.deepEqual(
+      { ...metadata, createdAt: 0, lastModifiedAt: 0 },
+      { tenant: 'default', name: 'openai-key', description: 'OpenAI', createdAt: 0, lastModifiedAt: 0 },
+    );
 
     const stored = storage.db.prepare('SELECT * FROM vault_secrets').all();
-    const dump = JSON.stringify([stored, storage.db.prepare('SELECT * FROM vault_data_keys').all(), storage.db.prepare('SELECT * FROM vault_meta').all()]);
-    assert.ok(!dump.includes(VALUE) && !dump.includes(Buffer.from(VALUE).toString('base64')), 'no plaintext in the store');
+    const dump = JSON.stringify([
+      stored,
+      storage.db.prepare('SELECT * FROM vault_data_keys').all(),
+      storage.db.prepare('SELECT * FROM vault_meta').all(),
+    ]);
+    assert.ok(
+      !dump.includes(VALUE) && !dump.includes(Buffer.from(VALUE).toString('base64')),
+      'no plaintext in the store',
+    );
 
     const resolved = await vault.resolver().resolve('Bearer ${vault:openai-key} and ${vault:default/openai-key}');
     assert.equal(resolved.text, `Bearer ${VALUE} and ${VALUE}`);
@@ -48,8 +58,18 @@ describe('vault', () => {
     now = 2_000;
     const replaced = await vault.put({ name: 'rotated', value: 'second-value' });
     assert.equal(replaced.created, false);
-    assert.deepEqual(replaced.metadata, { tenant: 'default', name: 'rotated', description: 'kept', createdAt: 1_000, lastModifiedAt: 2_000 });
-    assert.equal((await vault.resolver().resolve('${vault:rotated}')).text, 'second-value', 'the cache was invalidated');
+    assert.deepEqual(replaced.metadata, {
+      tenant: 'default',
+      name: 'rotated',
+      description: 'kept',
+      createdAt: 1_000,
+      lastModifiedAt: 2_000,
+    });
+    assert.equal(
+      (await vault.resolver().resolve('${vault:rotated}')).text,
+      'second-value',
+      'the cache was invalidated',
+    );
     assert.equal(await vault.remove('rotated'), true);
     assert.equal(await vault.remove('rotated'), false);
     await assert.rejects(vault.resolver().resolve('${vault:rotated}'), /Secret 'rotated' is not in the vault/);
@@ -75,9 +95,15 @@ describe('vault', () => {
       assert.equal(error.secretName, 'nope');
       return true;
     });
-    await assert.rejects(vault.resolver().resolve('${vault:acme/openai-key}'), /Secret 'acme\/openai-key' is not in the vault/);
+    await assert.rejects(
+      vault.resolver().resolve('${vault:acme/openai-key}'),
+      /Secret 'acme\/openai-key' is not in the vault/,
+    );
     await assert.rejects(vault.resolver().resolve('${vault:bad*name}'), /Secret 'bad\*name' is not in the vault/);
-    await assert.rejects(vault.put({ name: 'bad name', value: 'v' }), (error: Error) => error instanceof AppError && error.kind === 'invalid');
+    await assert.rejects(
+      vault.put({ name: 'bad name', value: 'v' }),
+      (error: Error) => error instanceof AppError && error.kind === 'invalid',
+    );
     await assert.rejects(vault.put({ name: 'x'.repeat(201), value: 'v' }), /not a valid secret name/);
     await assert.rejects(vault.put({ name: 'empty', value: '' }), /must not be empty/);
   });
@@ -98,9 +124,11 @@ describe('vault', () => {
     const vault = await openVault(storage.secrets, MASTER_KEY);
     await vault.put({ name: 'original', value: 'original-value' });
     await vault.put({ name: 'target', value: 'target-value' });
-    storage.db.prepare(`UPDATE vault_secrets SET ciphertext = (SELECT ciphertext FROM vault_secrets WHERE name = 'original'),
+    storage.db
+      .prepare(`UPDATE vault_secrets SET ciphertext = (SELECT ciphertext FROM vault_secrets WHERE name = 'original'),
       iv = (SELECT iv FROM vault_secrets WHERE name = 'original'), tag = (SELECT tag FROM vault_secrets WHERE name = 'original')
-      WHERE name = 'target'`).run();
+      WHERE name = 'target'`)
+      .run();
     const fresh = await openVault(storage.secrets, MASTER_KEY);
     await assert.rejects(fresh.resolver().resolve('${vault:target}'), /cannot open the secret 'target'/);
   });
@@ -108,7 +136,10 @@ describe('vault', () => {
   test('a disabled vault answers 503 for every operation; its resolver reports references as missing', async () => {
     const vault = await openVault(storage.secrets, undefined);
     assert.equal(vault.enabled, false);
-    const unavailable = (error: Error) => error instanceof AppError && error.kind === 'unavailable' && /vault is disabled: set svc\.vault\.master-key/.test(error.message);
+    const unavailable = (error: Error) =>
+      error instanceof AppError &&
+      error.kind === 'unavailable' &&
+      /vault is disabled: set svc\.vault\.master-key/.test(error.message);
     await assert.rejects(vault.put({ name: 'a', value: 'b' }), unavailable);
     await assert.rejects(vault.writeSecret('a', 'b'), unavailable);
     await assert.rejects(vault.list(), unavailable);

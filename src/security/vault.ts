@@ -3,7 +3,14 @@ import { AppError, invalid } from '../errors.ts';
 import type { SecretMetadata, SecretStore } from '../storage/secret-ports.ts';
 import { MissingSecretError, VAULT_REFERENCE, type ResolvedText, type SecretResolver } from './secret-references.ts';
 import {
-  dataKeyAad, deriveKeyEncryptionKey, keyCheckValue, newDataKey, open, sameKeyCheckValue, seal, secretAad,
+  dataKeyAad,
+  deriveKeyEncryptionKey,
+  keyCheckValue,
+  newDataKey,
+  open,
+  sameKeyCheckValue,
+  seal,
+  secretAad,
 } from './vault-crypto.ts';
 import { DEFAULT_TENANT, isSecretName, parseReference, SECRET_NAME_RULE } from './vault-names.ts';
 
@@ -14,13 +21,16 @@ import { DEFAULT_TENANT, isSecretName, parseReference, SECRET_NAME_RULE } from '
  * reports each reference as missing. No method ever puts a secret value into an error message or a log.
  */
 
-export const VAULT_DISABLED_MESSAGE = 'The vault is disabled: set svc.vault.master-key (environment SVC_VAULT_MASTER_KEY) to enable it.';
+export const VAULT_DISABLED_MESSAGE =
+  'The vault is disabled: set svc.vault.master-key (environment SVC_VAULT_MASTER_KEY) to enable it.';
 const KEY_CHECK_META = 'kek-check-value';
 
 /** The master key differs from the one the store's secrets were sealed with. */
 export class VaultKeyMismatchError extends Error {
   constructor() {
-    super('The vault master key (svc.vault.master-key) does not match the key this store\'s secrets were sealed with; start with the original key.');
+    super(
+      "The vault master key (svc.vault.master-key) does not match the key this store's secrets were sealed with; start with the original key.",
+    );
     this.name = 'VaultKeyMismatchError';
   }
 }
@@ -38,7 +48,11 @@ export interface VaultOptions {
 }
 
 /** Opens the vault over `store`; refuses (VaultKeyMismatchError) a master key other than the store's. */
-export async function openVault(store: SecretStore, masterKey: string | undefined, options: VaultOptions = {}): Promise<Vault> {
+export async function openVault(
+  store: SecretStore,
+  masterKey: string | undefined,
+  options: VaultOptions = {},
+): Promise<Vault> {
   if (masterKey === undefined || masterKey === '') return new Vault(store, undefined, options);
   const kek = await deriveKeyEncryptionKey(masterKey, options.kdfIterations);
   const expected = keyCheckValue(kek);
@@ -56,7 +70,8 @@ export interface PutSecret {
 }
 
 function checkName(name: string): void {
-  if (!isSecretName(name)) throw invalid(`'${name.slice(0, 200)}' is not a valid secret name: use ${SECRET_NAME_RULE}.`);
+  if (!isSecretName(name))
+    throw invalid(`'${name.slice(0, 200)}' is not a valid secret name: use ${SECRET_NAME_RULE}.`);
 }
 
 export class Vault {
@@ -73,7 +88,12 @@ export class Vault {
     this.#store = store;
     this.#kek = kek;
     this.#clock = options.clock ?? Date.now;
-    this.#values = new LRUCache({ max: options.cacheMaxEntries ?? 1000, ttl: options.cacheTtlMs ?? 60_000, ttlResolution: 0, perf: { now: this.#clock } });
+    this.#values = new LRUCache({
+      max: options.cacheMaxEntries ?? 1000,
+      ttl: options.cacheTtlMs ?? 60_000,
+      ttlResolution: 0,
+      perf: { now: this.#clock },
+    });
     this.#onChange = options.onChange;
   }
 
@@ -90,7 +110,13 @@ export class Vault {
     const dataKey = await this.#dataKey(kek, tenant, true);
     const sealed = seal(dataKey!, Buffer.from(secret.value, 'utf8'), secretAad(tenant, secret.name));
     try {
-      return await this.#store.put({ tenant, name: secret.name, sealed, description: secret.description, now: this.#clock() });
+      return await this.#store.put({
+        tenant,
+        name: secret.name,
+        sealed,
+        description: secret.description,
+        now: this.#clock(),
+      });
     } finally {
       this.forget(tenant, secret.name);
       this.#onChange?.(tenant, secret.name);
@@ -152,7 +178,8 @@ export class Vault {
 
   async #reveal(reference: string): Promise<string> {
     const kek = this.#kek;
-    if (kek === undefined) throw new MissingSecretError(reference, 'cannot be read: the vault is disabled (set svc.vault.master-key)');
+    if (kek === undefined)
+      throw new MissingSecretError(reference, 'cannot be read: the vault is disabled (set svc.vault.master-key)');
     const { tenant, name } = parseReference(reference);
     const key = cacheKey(tenant, name);
     const cached = this.#values.get(key);
@@ -185,7 +212,10 @@ export class Vault {
     })();
     this.#dataKeys.set(tenant, loading);
     // Only an unwrapped key is kept; a miss or a failure is asked again next time.
-    loading.then((key) => key === undefined && this.#dataKeys.delete(tenant), () => this.#dataKeys.delete(tenant));
+    loading.then(
+      (key) => key === undefined && this.#dataKeys.delete(tenant),
+      () => this.#dataKeys.delete(tenant),
+    );
     return loading;
   }
 }

@@ -26,7 +26,9 @@ export const personalSpace = (principal: string) => `${PERSONAL_PREFIX}${princip
 export function spacesOf(principal: Principal, workspacesEnabled: boolean): Space[] {
   const personal: Space = { id: personalSpace(principal.name), name: principal.name, type: 'personal' };
   if (!workspacesEnabled) return [personal];
-  const groups = [...new Set(principal.groups)].sort().map((group): Space => ({ id: `${GROUP_PREFIX}${group}`, name: group, type: 'group' }));
+  const groups = [...new Set(principal.groups)]
+    .sort()
+    .map((group): Space => ({ id: `${GROUP_PREFIX}${group}`, name: group, type: 'group' }));
   return [personal, ...groups];
 }
 
@@ -43,7 +45,10 @@ export interface WorkspaceCapabilities {
   readonly seesEverything: boolean;
 }
 
-export function workspaceCapabilities(principal: Principal | undefined, options: { enforcement: boolean; workspacesEnabled: boolean; isAdmin: boolean }): WorkspaceCapabilities {
+export function workspaceCapabilities(
+  principal: Principal | undefined,
+  options: { enforcement: boolean; workspacesEnabled: boolean; isAdmin: boolean },
+): WorkspaceCapabilities {
   if (principal === undefined) {
     return { enforcementActive: false, principal: null, defaultWriteSpace: null, spaces: [], seesEverything: true };
   }

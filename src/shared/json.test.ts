@@ -4,7 +4,10 @@ import { canonicalJson, isRecord } from './json.ts';
 
 describe('canonicalJson', () => {
   it('gives equal text for equal values whatever the order of their keys', () => {
-    assert.equal(canonicalJson({ b: 1, a: { d: [2, { y: 1, x: 0 }], c: null } }), '{"a":{"c":null,"d":[2,{"x":0,"y":1}]},"b":1}');
+    assert.equal(
+      canonicalJson({ b: 1, a: { d: [2, { y: 1, x: 0 }], c: null } }),
+      '{"a":{"c":null,"d":[2,{"x":0,"y":1}]},"b":1}',
+    );
     assert.equal(canonicalJson({ a: 1, b: 2 }), canonicalJson({ b: 2, a: 1 }));
   });
 

@@ -4,10 +4,13 @@ import { memoize } from './memo.ts';
 
 it('computes each key once, keeps null results, drops the least recently used key beyond the bound', () => {
   const computed: string[] = [];
-  const length = memoize((key) => {
-    computed.push(key);
-    return key === 'none' ? null : key.length;
-  }, { max: 2, cacheable: (key) => key !== 'huge' });
+  const length = memoize(
+    (key) => {
+      computed.push(key);
+      return key === 'none' ? null : key.length;
+    },
+    { max: 2, cacheable: (key) => key !== 'huge' },
+  );
   assert.equal(length('ab'), 2);
   assert.equal(length('none'), null);
   assert.equal(length('ab'), 2);

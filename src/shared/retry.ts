@@ -46,11 +46,17 @@ export function retryAfterMillis(value: string | null | undefined, now: number =
 
 /** The wait after attempt number `attempt`: what the server asked for, else the backoff; never above the cap. */
 export function retryDelay(backoff: Backoff, attempt: number, request: RetryRequest, now: number = Date.now()): number {
-  return Math.max(0, Math.min(backoff.maxDelayMs, retryAfterMillis(request.retryAfter, now) ?? backoffDelay(backoff, attempt)));
+  return Math.max(
+    0,
+    Math.min(backoff.maxDelayMs, retryAfterMillis(request.retryAfter, now) ?? backoffDelay(backoff, attempt)),
+  );
 }
 
 /** Runs `attempt` (numbered from 1) until it gives a result to keep, the attempts run out or a failure is final. */
-export async function retrying<T>(attempt: (number: number) => Promise<T>, options: RetryOptions<T>): Promise<{ value: T; attempts: number }> {
+export async function retrying<T>(
+  attempt: (number: number) => Promise<T>,
+  options: RetryOptions<T>,
+): Promise<{ value: T; attempts: number }> {
   const clock = options.clock ?? Date.now;
   for (let number = 1; ; number++) {
     const last = number >= options.maxAttempts;

@@ -1,6 +1,8 @@
 import type { Storage } from './ports.ts';
 
-export type StorageOptions = { readonly type: 'sqlite'; readonly path: string } | { readonly type: 'postgres'; readonly url: string };
+export type StorageOptions =
+  | { readonly type: 'sqlite'; readonly path: string }
+  | { readonly type: 'postgres'; readonly url: string };
 
 /**
  * Opens the configured store and brings its schema up to date before returning. Adapters are loaded on

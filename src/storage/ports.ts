@@ -87,7 +87,12 @@ export interface ConfigResourceStore {
   /** Live descriptors of a kind, newest modification first. */
   listDescriptors(kind: string, query: DescriptorQuery): Promise<DescriptorRecord[]>;
   /** Sets name and/or description of a live resource; returns the new descriptor or undefined when unknown. */
-  editDescriptor(kind: string, id: string, changes: DescriptorChanges, now: number): Promise<DescriptorRecord | undefined>;
+  editDescriptor(
+    kind: string,
+    id: string,
+    changes: DescriptorChanges,
+    now: number,
+  ): Promise<DescriptorRecord | undefined>;
   /**
    * Sets the access fields (visibility, space, grant list as JSON text) of a live resource; a field left undefined
    * keeps its value. Does not count as a modification. Returns the new descriptor, or undefined when unknown.

@@ -3,7 +3,6 @@
  * Kept beside `ports.ts`; `Storage` exposes one of each.
  */
 
-
 export const CONVERSATION_STATES = ['READY', 'IN_PROGRESS', 'ENDED', 'EXECUTION_INTERRUPTED', 'ERROR'] as const;
 export type ConversationStateName = (typeof CONVERSATION_STATES)[number];
 

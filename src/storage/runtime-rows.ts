@@ -31,7 +31,8 @@ export function firstAppendedIndex(id: string, expectedRevision: number, change:
     throw new Error(`commit of conversation ${id}: revision must be ${expectedRevision + 1}, not ${row.revision}`);
   }
   const first = row.stepCount - appendSteps.length;
-  if (first < 0) throw new Error(`commit of conversation ${id}: stepCount ${row.stepCount} < ${appendSteps.length} appended steps`);
+  if (first < 0)
+    throw new Error(`commit of conversation ${id}: stepCount ${row.stepCount} < ${appendSteps.length} appended steps`);
   return first;
 }
 

@@ -4,7 +4,11 @@ import type { SealedBox, SecretMetadata } from './secret-ports.ts';
 
 type Row = Record<string, unknown>;
 
-export const sealedOf = (row: Row): SealedBox => ({ ciphertext: String(row.ciphertext), iv: String(row.iv), tag: String(row.tag) });
+export const sealedOf = (row: Row): SealedBox => ({
+  ciphertext: String(row.ciphertext),
+  iv: String(row.iv),
+  tag: String(row.tag),
+});
 
 export const metadataOf = (row: Row): SecretMetadata => ({
   tenant: String(row.tenant),

@@ -32,10 +32,14 @@ export interface TaskServiceOptions {
 
 /** The services the built-in tasks use, built once at start-up. */
 export function createTaskServices(options: TaskServiceOptions): TaskServices {
-  const httpCalls = options.httpCalls ? createHttpCallExecutor({ ...options.httpCalls, secretWriter: options.secretWriter }) : undefined;
+  const httpCalls = options.httpCalls
+    ? createHttpCallExecutor({ ...options.httpCalls, secretWriter: options.secretWriter })
+    : undefined;
   return {
     secretWriter: options.secretWriter,
     httpCalls,
-    llm: options.llm ? createLlmServices({ ...options.llm, httpCallTools: httpCalls && createHttpCallTools(httpCalls) }) : undefined,
+    llm: options.llm
+      ? createLlmServices({ ...options.llm, httpCallTools: httpCalls && createHttpCallTools(httpCalls) })
+      : undefined,
   };
 }

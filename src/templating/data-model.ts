@@ -18,18 +18,20 @@ export function templateData(turn: Turn, extra: Readonly<Record<string, unknown>
     context[name] = entry.value;
     data[name] = entry.value;
   }
-  if (Object.keys(context).length > 0) data['context'] = context;
+  if (Object.keys(context).length > 0) data.context = context;
 
-  const contextUserInfo = context['userInfo'];
-  data['userInfo'] = isRecord(contextUserInfo)
-    ? { ...contextUserInfo, userId: turn.userId }
-    : { userId: turn.userId };
-  data['conversationInfo'] = { conversationId: turn.conversationId, agentId: turn.agentId, agentVersion: String(turn.agentVersion) };
+  const contextUserInfo = context.userInfo;
+  data.userInfo = isRecord(contextUserInfo) ? { ...contextUserInfo, userId: turn.userId } : { userId: turn.userId };
+  data.conversationInfo = {
+    conversationId: turn.conversationId,
+    agentId: turn.agentId,
+    agentVersion: String(turn.agentVersion),
+  };
 
   if (turn.properties.size > 0) {
     const properties: Record<string, unknown> = {};
     for (const [name, property] of turn.properties) properties[name] = property.value;
-    data['properties'] = properties;
+    data.properties = properties;
   }
 
   const previous = turn.previousSteps;
@@ -38,7 +40,7 @@ export function templateData(turn: Turn, extra: Readonly<Record<string, unknown>
     enumerable: true,
     get: () => [...previous.slice(1).map((step) => step.output), ...(turn.stepIndex > 0 ? [turn.output] : [])],
   });
-  data['memory'] = memory;
+  data.memory = memory;
 
   return Object.assign(data, extra);
 }

@@ -29,12 +29,18 @@ const data = {
     padded: '  hi  ',
     list: ['a', 'b', 'c'],
     emptyList: [],
-    nested: [[1, 2], ['x', null]],
+    nested: [
+      [1, 2],
+      ['x', null],
+    ],
     profile: { name: 'Anna', age: 30, tags: ['x'] },
     emptyMap: {},
     json: '{"a":{"b":[1,2]}}',
     uri: 'svc://ai.svc.agent/agentstore/agents/0123456789abcdef01234567?version=4',
-    people: [{ name: 'Ann', age: 30 }, { name: 'Bob', age: 17 }],
+    people: [
+      { name: 'Ann', age: 30 },
+      { name: 'Bob', age: 17 },
+    ],
     size: 'own size',
   },
   memory: { current: { input: 'Vienna', actions: ['greet', 'ask'] }, last: {} },
@@ -48,22 +54,27 @@ function assertRenders(cases: ReadonlyArray<readonly [template: string, expected
 }
 
 function assertSyntaxError(template: string, pattern: RegExp, line?: number, column?: number): void {
-  assert.throws(() => render(template), (error: unknown) => {
-    assert.ok(error instanceof TemplateSyntaxError, `${template}: ${String(error)}`);
-    assert.ok(error instanceof TemplateError);
-    assert.match(error.message, pattern, template);
-    assert.match(error.message, /at line \d+, column \d+$/, template);
-    if (line !== undefined) assert.equal(error.position.line, line, `${template}: line`);
-    if (column !== undefined) assert.equal(error.position.column, column, `${template}: column`);
-    return true;
-  });
+  assert.throws(
+    () => render(template),
+    (error: unknown) => {
+      assert.ok(error instanceof TemplateSyntaxError, `${template}: ${String(error)}`);
+      assert.ok(error instanceof TemplateError);
+      assert.match(error.message, pattern, template);
+      assert.match(error.message, /at line \d+, column \d+$/, template);
+      if (line !== undefined) assert.equal(error.position.line, line, `${template}: line`);
+      if (column !== undefined) assert.equal(error.position.column, column, `${template}: column`);
+      return true;
+    },
+  );
 }
 
 // --- fast path --------------------------------------------------------------------------------------------------
 
 test('needsRendering: only { + letter, #, /, !, | or the [[${ form', () => {
-  for (const yes of ['{a}', 'x {properties.name}', '{#if a}{/if}', '{/if}', '{! c !}', '{| raw |}', '[[${a}]]', '{é}']) assert.equal(needsRendering(yes), true, yes);
-  for (const no of ['', 'plain', '{"a":1}', '{ x }', '{}', '{1}', '{$x}', '{_x}', '[[ x ]]', '[${a}]', '{-}']) assert.equal(needsRendering(no), false, no);
+  for (const yes of ['{a}', 'x {properties.name}', '{#if a}{/if}', '{/if}', '{! c !}', '{| raw |}', '[[${a}]]', '{é}'])
+    assert.equal(needsRendering(yes), true, yes);
+  for (const no of ['', 'plain', '{"a":1}', '{ x }', '{}', '{1}', '{$x}', '{_x}', '[[ x ]]', '[${a}]', '{-}'])
+    assert.equal(needsRendering(no), false, no);
 });
 
 test('${…} placeholders (vault, caller) are never template tags', () => {
@@ -74,7 +85,16 @@ test('${…} placeholders (vault, caller) are never template tags', () => {
 });
 
 test('strings that need no rendering pass through unchanged, even malformed-looking ones', () => {
-  for (const text of ['{"a":1}', '{ x }', '{"nested": {"b": [1, {"c": 2}]}}', 'no braces', '{', '}', '${caller:token}', "{''.constructor}"]) {
+  for (const text of [
+    '{"a":1}',
+    '{ x }',
+    '{"nested": {"b": [1, {"c": 2}]}}',
+    'no braces',
+    '{',
+    '}',
+    '${caller:token}',
+    "{''.constructor}",
+  ]) {
     assert.equal(render(text), text);
   }
 });
@@ -116,7 +136,7 @@ test('missing values and null render as empty text, never NOT_FOUND', () => {
   ]);
 });
 
-test('dot paths with [i] and [\'key\'] indexes, numeric segments and loops over them', () => {
+test("dot paths with [i] and ['key'] indexes, numeric segments and loops over them", () => {
   assertRenders([
     ['{properties.list[1]}', 'b'],
     ['{properties.list.0}', 'a'],
@@ -160,8 +180,10 @@ test('{#if}: true and false branches, {#else if}, {#else}', () => {
 });
 
 test('{#if} truthiness: null, false, 0, empty text, empty list and map are false', () => {
-  for (const falsy of ['missing', 'nothing', 'no', 'zero', 'empty', 'emptyList', 'emptyMap']) assert.equal(render(`{#if properties.${falsy}}T{#else}F{/if}`), 'F', falsy);
-  for (const truthy of ['name', 'count', 'yes', 'list', 'profile', 'padded']) assert.equal(render(`{#if properties.${truthy}}T{#else}F{/if}`), 'T', truthy);
+  for (const falsy of ['missing', 'nothing', 'no', 'zero', 'empty', 'emptyList', 'emptyMap'])
+    assert.equal(render(`{#if properties.${falsy}}T{#else}F{/if}`), 'F', falsy);
+  for (const truthy of ['name', 'count', 'yes', 'list', 'profile', 'padded'])
+    assert.equal(render(`{#if properties.${truthy}}T{#else}F{/if}`), 'T', truthy);
 });
 
 test('{#if} operators: comparisons, logic, negation, parentheses, literals, word operators', () => {
@@ -205,7 +227,8 @@ test('{#if} operators: comparisons, logic, negation, parentheses, literals, word
     ["''", false],
     ["'x'", true],
   ];
-  for (const [condition, expected] of cases) assert.equal(render(`{#if ${condition}}T{#else}F{/if}`), expected ? 'T' : 'F', condition);
+  for (const [condition, expected] of cases)
+    assert.equal(render(`{#if ${condition}}T{#else}F{/if}`), expected ? 'T' : 'F', condition);
 });
 
 test('{#for}: items, iteration metadata, nested loops, {#else} and empty lists', () => {
@@ -218,7 +241,10 @@ test('{#for}: items, iteration metadata, nested loops, {#else} and empty lists',
     ['{#for x in properties.list}{x_indexParity} {/for}', 'odd even odd '],
     ['{#for p in properties.people}{p.name} ({p.age}){#if p_hasNext}; {/if}{/for}', 'Ann (30); Bob (17)'],
     ['{#for p in properties.people}{#if p.age >= 18}{p.name}{/if}{/for}', 'Ann'],
-    ['{#for row in properties.nested}{#for cell in row}{row_index}.{cell_index}={cell} {/for}{/for}', '0.0=1 0.1=2 1.0=x 1.1= '],
+    [
+      '{#for row in properties.nested}{#for cell in row}{row_index}.{cell_index}={cell} {/for}{/for}',
+      '0.0=1 0.1=2 1.0=x 1.1= ',
+    ],
     ['{#for x in properties.emptyList}{x}{/for}', ''],
     ['{#for x in properties.emptyList}{x}{#else}none{/for}', 'none'],
     ['{#for x in properties.missing}{x}{#else}none{/for}', 'none'],
@@ -242,9 +268,13 @@ test('{#each}: the item is `it`', () => {
 });
 
 test('nested sections', () => {
-  const template = '{#for p in properties.people}{#if p.age > 18}{#if p_isFirst}first adult {p.name}{#else}adult{/if}{#else}minor {p.name.toUpperCase}{/if}|{/for}';
+  const template =
+    '{#for p in properties.people}{#if p.age > 18}{#if p_isFirst}first adult {p.name}{#else}adult{/if}{#else}minor {p.name.toUpperCase}{/if}|{/for}';
   assert.equal(render(template), 'first adult Ann|minor BOB|');
-  assert.equal(render('{#if properties.yes}{#if properties.no}a{#else}{#for x in properties.list}{x}{/for}{/if}{/if}'), 'abc');
+  assert.equal(
+    render('{#if properties.yes}{#if properties.no}a{#else}{#for x in properties.list}{x}{/for}{/if}{/if}'),
+    'abc',
+  );
 });
 
 test('{! comments !}, {| raw text |} and \\{ escapes', () => {
@@ -270,7 +300,10 @@ test('string methods, with or without ()', () => {
     ["{properties.name.contains('nn')}", 'true'],
     ["{properties.name.contains('x')}", 'false'],
     ["{properties.name.indexOf('n')} {properties.name.lastIndexOf('n')} {properties.name.indexOf('z')}", '1 2 -1'],
-    ["{properties.name.startsWith('an')} {properties.name.endsWith('na')} {properties.name.endsWith('x')}", 'true true false'],
+    [
+      "{properties.name.startsWith('an')} {properties.name.endsWith('na')} {properties.name.endsWith('x')}",
+      'true true false',
+    ],
     ['{properties.name.substring(2)}', 'na'],
     ['{properties.name.substring(1, 3)}', 'nn'],
     ['{properties.name.substringRange(0, 2)}', 'an'],
@@ -281,7 +314,7 @@ test('string methods, with or without ()', () => {
     ['{properties.name.charAt(0)}{properties.name.charAt(99)}', 'a'],
     ["{properties.name.concat('!')} {properties.name.concat(properties.city)}", 'anna! annaVienna'],
     ["{properties.name.concat('-').toUpperCase().replace('A', 'a')}", 'aNNa-'],
-    ['{properties.name.replace}', '', ],
+    ['{properties.name.replace}', ''],
     ['{properties.name.substring}', ''],
     ['{properties.name.noSuchMethod()}', ''],
     ['{properties.count.toUpperCase}', ''],
@@ -295,13 +328,20 @@ test('.size() / .size / .length on lists, maps and strings; list and map helpers
     ['{properties.city.size()}', '6'],
     ['{properties.emptyList.isEmpty} {properties.list.isEmpty()}', 'true false'],
     ['{properties.list.get(2)} {properties.list.first} {properties.list.last}', 'c a c'],
-    ["{properties.profile.get('name')} {properties.profile.containsKey('age')} {properties.profile.keys}", 'Anna true [name, age, tags]'],
+    [
+      "{properties.profile.get('name')} {properties.profile.containsKey('age')} {properties.profile.keys}",
+      'Anna true [name, age, tags]',
+    ],
     ['{properties}', JSON.stringify(data.properties)],
     ["{properties.missing.or('dflt')} {properties.name.or('dflt')}", 'dflt anna'],
     ["{properties.missing ?: 'dflt'} {properties.nothing ?: properties.city}", 'dflt Vienna'],
     ["{properties.yes ? 'on' : 'off'} {properties.no ? 'on' : 'off'}", 'on off'],
   ]);
-  assert.equal(renderTemplate('{map.size} {map.size()}', { map: { size: 'own' } }), 'own 1', 'own data first, the method when called');
+  assert.equal(
+    renderTemplate('{map.size} {map.size()}', { map: { size: 'own' } }),
+    'own 1',
+    'own data first, the method when called',
+  );
 });
 
 // --- helpers ----------------------------------------------------------------------------------------------------
@@ -398,7 +438,7 @@ test('SAFETY: no code execution, no prototype chain, only whitelisted methods', 
   for (const attack of attacks) assert.equal(render(attack), '', attack);
   // Not tags at all (`{` + quote or underscore): they stay literal text, and are never evaluated.
   for (const literal of ["{''.constructor}", '{__proto__}', '{_x.constructor}']) assert.equal(render(literal), literal);
-  assert.equal(({} as Record<string, unknown>)['polluted'], undefined);
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
 });
 
 test('SAFETY: functions found in data are never called', () => {
@@ -425,7 +465,11 @@ test('SAFETY: loops are bounded: more than MAX_ITERATIONS iterations is a Templa
   assert.throws(() => renderTemplate('{#for i in n}.{/for}', { n: MAX_ITERATIONS + 1 }), TemplateLimitError);
   assert.throws(() => renderTemplate('{#for i in 1000000000000}{/for}', {}), TemplateLimitError);
   const list = Array.from({ length: 200 }, (_, i) => i);
-  assert.throws(() => renderTemplate('{#for a in l}{#for b in l}{/for}{/for}', { l: list }), /more than 10000 loop iterations/, 'nested loops share the budget');
+  assert.throws(
+    () => renderTemplate('{#for a in l}{#for b in l}{/for}{/for}', { l: list }),
+    /more than 10000 loop iterations/,
+    'nested loops share the budget',
+  );
   assert.ok(new TemplateLimitError('x') instanceof TemplateError);
 });
 
@@ -436,7 +480,10 @@ test('SAFETY: output and intermediate strings are bounded by MAX_OUTPUT_LENGTH',
   assert.throws(() => renderTemplate('{#for i in 6}{s}{/for}', { s: chunk }), TemplateLimitError);
   assert.throws(() => renderTemplate("{s.replace('', s)}", { s: 'y'.repeat(2_000) }), TemplateLimitError);
   assert.throws(() => renderTemplate("{s.replace('x', s)}", { s: chunk }), TemplateLimitError);
-  assert.throws(() => renderTemplate('{s.concat(s).concat(s).concat(s).concat(s).concat(s)}', { s: chunk }), TemplateLimitError);
+  assert.throws(
+    () => renderTemplate('{s.concat(s).concat(s).concat(s).concat(s).concat(s)}', { s: chunk }),
+    TemplateLimitError,
+  );
 });
 
 // --- syntax errors ----------------------------------------------------------------------------------------------
@@ -471,8 +518,8 @@ test('syntax errors name the problem and the position', () => {
   assertSyntaxError('{#if a}'.repeat(100) + '{/if}'.repeat(100), /sections nested deeper than 64/, 1, 449);
   assertSyntaxError(`{a.or(${'('.repeat(10_000)}1${')'.repeat(10_000)})}`, /expression nested deeper than 64/);
   assertSyntaxError(`{#if ${'!'.repeat(10_000)}a}{/if}`, /expression nested deeper than 64/);
-  assert.equal(render('{#if a}'.repeat(60) + 'deep' + '{/if}'.repeat(60)), '');
-  assert.equal(render('{#if properties.yes}'.repeat(60) + 'deep' + '{/if}'.repeat(60)), 'deep');
+  assert.equal(render(`${'{#if a}'.repeat(60)}deep${'{/if}'.repeat(60)}`), '');
+  assert.equal(render(`${'{#if properties.yes}'.repeat(60)}deep${'{/if}'.repeat(60)}`), 'deep');
 });
 
 // --- caching ----------------------------------------------------------------------------------------------------

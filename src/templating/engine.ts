@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { TemplateError, TemplateLimitError, TemplateSyntaxError } from './errors.ts';
+import { TemplateSyntaxError } from './errors.ts';
 import { MAX_ITERATIONS, MAX_OUTPUT_LENGTH, renderNodes } from './evaluator.ts';
 import { parseTemplate, type TemplateNode } from './parser.ts';
 

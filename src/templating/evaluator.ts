@@ -41,7 +41,8 @@ export function renderNodes(nodes: readonly TemplateNode[], data: Readonly<Recor
 function append(state: RenderState, text: string): void {
   if (text === '') return;
   state.length += text.length;
-  if (state.length > MAX_OUTPUT_LENGTH) throw new TemplateLimitError(`the rendered text exceeds ${MAX_OUTPUT_LENGTH} characters`);
+  if (state.length > MAX_OUTPUT_LENGTH)
+    throw new TemplateLimitError(`the rendered text exceeds ${MAX_OUTPUT_LENGTH} characters`);
   state.parts.push(text);
 }
 
@@ -69,7 +70,8 @@ function renderInto(nodes: readonly TemplateNode[], state: RenderState, scope: L
           break;
         }
         for (let index = 0; index < size; index++) {
-          if (++state.iterations > MAX_ITERATIONS) throw new TemplateLimitError(`more than ${MAX_ITERATIONS} loop iterations`);
+          if (++state.iterations > MAX_ITERATIONS)
+            throw new TemplateLimitError(`more than ${MAX_ITERATIONS} loop iterations`);
           const item = iterationItem(iterable, index);
           renderInto(node.body, state, { alias: node.alias, item, index, size, parent: scope });
         }
@@ -134,18 +136,25 @@ export function evaluate(expr: Expr, data: Readonly<Record<string, unknown>>, sc
     case 'index': {
       const target = evaluate(expr.target, data, scope);
       const index = evaluate(expr.index, data, scope);
-      if (typeof index === 'number' && Number.isInteger(index) && index >= 0) return Array.isArray(target) ? child(target, index) : undefined;
+      if (typeof index === 'number' && Number.isInteger(index) && index >= 0)
+        return Array.isArray(target) ? child(target, index) : undefined;
       if (typeof index === 'string' && target !== null && typeof target === 'object') return child(target, index);
       return undefined;
     }
     case 'invoke':
       return undefined; // values are never called
     case 'call':
-      return callHelper(expr.namespace, expr.name, expr.args.map((arg) => evaluate(arg, data, scope)));
+      return callHelper(
+        expr.namespace,
+        expr.name,
+        expr.args.map((arg) => evaluate(arg, data, scope)),
+      );
     case 'not':
       return !isTruthy(evaluate(expr.operand, data, scope));
     case 'conditional':
-      return isTruthy(evaluate(expr.test, data, scope)) ? evaluate(expr.then, data, scope) : evaluate(expr.otherwise, data, scope);
+      return isTruthy(evaluate(expr.test, data, scope))
+        ? evaluate(expr.then, data, scope)
+        : evaluate(expr.otherwise, data, scope);
     case 'binary': {
       const left = evaluate(expr.left, data, scope);
       switch (expr.operator) {
@@ -197,7 +206,8 @@ function equals(left: unknown, right: unknown): boolean {
     const y = numeric(b);
     return x !== undefined && y !== undefined && x === y;
   }
-  if (typeof a === 'object' || typeof b === 'object') return typeof a === typeof b && jsonText(a) === jsonText(b) && jsonText(a) !== '';
+  if (typeof a === 'object' || typeof b === 'object')
+    return typeof a === typeof b && jsonText(a) === jsonText(b) && jsonText(a) !== '';
   return toText(a) === toText(b);
 }
 
@@ -260,7 +270,8 @@ function jsonText(value: unknown): string {
 }
 
 function limited(text: string): string {
-  if (text.length > MAX_OUTPUT_LENGTH) throw new TemplateLimitError(`an intermediate string exceeds ${MAX_OUTPUT_LENGTH} characters`);
+  if (text.length > MAX_OUTPUT_LENGTH)
+    throw new TemplateLimitError(`an intermediate string exceeds ${MAX_OUTPUT_LENGTH} characters`);
   return text;
 }
 
@@ -288,7 +299,8 @@ function replaceAll(text: string, search: string, replacement: string): string {
   if (search === '') {
     // Java: "abc".replace("", "-") == "-a-b-c-"
     const estimated = text.length + (text.length + 1) * replacement.length;
-    if (estimated > MAX_OUTPUT_LENGTH) throw new TemplateLimitError(`an intermediate string exceeds ${MAX_OUTPUT_LENGTH} characters`);
+    if (estimated > MAX_OUTPUT_LENGTH)
+      throw new TemplateLimitError(`an intermediate string exceeds ${MAX_OUTPUT_LENGTH} characters`);
     return replacement + text.split('').join(replacement) + replacement;
   }
   const pieces = text.split(search);
@@ -322,10 +334,13 @@ const STRING_METHODS: MethodTable<string> = {
   size: [0, (s) => s.length],
   isEmpty: [0, (s) => s.length === 0],
   isBlank: [0, (s) => s.trim().length === 0],
-  charAt: [1, (s, [i]) => {
-    const index = integer(i);
-    return index !== undefined && index >= 0 && index < s.length ? s.charAt(index) : undefined;
-  }],
+  charAt: [
+    1,
+    (s, [i]) => {
+      const index = integer(i);
+      return index !== undefined && index >= 0 && index < s.length ? s.charAt(index) : undefined;
+    },
+  ],
   concat: [1, (s, [x]) => limited(s + toText(x))],
 };
 
@@ -333,10 +348,13 @@ const LIST_METHODS: MethodTable<readonly unknown[]> = {
   size: [0, (list) => list.length],
   length: [0, (list) => list.length],
   isEmpty: [0, (list) => list.length === 0],
-  get: [1, (list, [i]) => {
-    const index = integer(i);
-    return index === undefined ? undefined : child(list, index);
-  }],
+  get: [
+    1,
+    (list, [i]) => {
+      const index = integer(i);
+      return index === undefined ? undefined : child(list, index);
+    },
+  ],
   first: [0, (list) => list[0]],
   last: [0, (list) => list[list.length - 1]],
   contains: [1, (list, [x]) => list.some((element) => equals(element, x))],

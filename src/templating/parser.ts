@@ -19,7 +19,12 @@ export type Expr =
   | { readonly kind: 'literal'; readonly value: unknown }
   | { readonly kind: 'name'; readonly name: string }
   /** `target.name` (args undefined) or `target.name(args)`. */
-  | { readonly kind: 'member'; readonly target: Expr; readonly name: string; readonly args: readonly Expr[] | undefined }
+  | {
+      readonly kind: 'member';
+      readonly target: Expr;
+      readonly name: string;
+      readonly args: readonly Expr[] | undefined;
+    }
   | { readonly kind: 'index'; readonly target: Expr; readonly index: Expr }
   /** `target(args)`: calling a value; it is parsed so that such templates fail safe, and it is always missing. */
   | { readonly kind: 'invoke'; readonly target: Expr; readonly args: readonly Expr[] }
@@ -36,14 +41,18 @@ export interface IfBranch {
 export type TemplateNode =
   | string
   | { readonly kind: 'output'; readonly expr: Expr }
-  | { readonly kind: 'if'; readonly branches: readonly IfBranch[]; readonly otherwise: readonly TemplateNode[] | undefined }
   | {
-    readonly kind: 'for';
-    readonly alias: string;
-    readonly iterable: Expr;
-    readonly body: readonly TemplateNode[];
-    readonly otherwise: readonly TemplateNode[] | undefined;
-  };
+      readonly kind: 'if';
+      readonly branches: readonly IfBranch[];
+      readonly otherwise: readonly TemplateNode[] | undefined;
+    }
+  | {
+      readonly kind: 'for';
+      readonly alias: string;
+      readonly iterable: Expr;
+      readonly body: readonly TemplateNode[];
+      readonly otherwise: readonly TemplateNode[] | undefined;
+    };
 
 /** Helper namespaces and their functions' arities (checked when the template is compiled). */
 export const NAMESPACE_FUNCTIONS: Readonly<Record<string, Readonly<Record<string, number>>>> = {
@@ -154,9 +163,17 @@ export function parseTemplate(source: string): readonly TemplateNode[] {
           fail(`'{/${name}}' does not match '{#${opened}}' opened at ${where(source, frame.at)}`, at);
         }
         nodes = stack.at(-1)?.current ?? root;
-        nodes.push(frame.kind === 'if'
-          ? { kind: 'if', branches: frame.branches, otherwise: frame.otherwise }
-          : { kind: 'for', alias: frame.alias, iterable: frame.iterable, body: frame.body, otherwise: frame.otherwise });
+        nodes.push(
+          frame.kind === 'if'
+            ? { kind: 'if', branches: frame.branches, otherwise: frame.otherwise }
+            : {
+                kind: 'for',
+                alias: frame.alias,
+                iterable: frame.iterable,
+                body: frame.body,
+                otherwise: frame.otherwise,
+              },
+        );
       } else {
         nodes.push(outputNode(source, at + 1, close));
       }
@@ -168,7 +185,10 @@ export function parseTemplate(source: string): readonly TemplateNode[] {
   flush();
   const open = stack.at(-1);
   if (open) {
-    fail(`unclosed section '{#${open.kind === 'if' ? 'if' : open.tag}}' (expected '{/${open.kind === 'if' ? 'if' : open.tag}}')`, open.at);
+    fail(
+      `unclosed section '{#${open.kind === 'if' ? 'if' : open.tag}}' (expected '{/${open.kind === 'if' ? 'if' : open.tag}}')`,
+      open.at,
+    );
   }
   return root;
 }
@@ -213,7 +233,8 @@ function openSection(source: string, at: number, close: number, top: Frame | und
       if (frame.otherwise) fail(`a second '{#else}' in the section opened at ${where(source, frame.at)}`);
       const rest = tokenize(source, argsStart, close);
       if (rest.length > 0) {
-        if (frame.kind !== 'if' || rest[0]!.type !== 'ident' || rest[0]!.text !== 'if') fail("'{#else}' takes no arguments here (only '{#else if <condition>}' in '{#if}')");
+        if (frame.kind !== 'if' || rest[0]!.type !== 'ident' || rest[0]!.text !== 'if')
+          fail("'{#else}' takes no arguments here (only '{#else if <condition>}' in '{#if}')");
         const condition = new ExpressionParser(source, rest.slice(1), close).parseAll();
         const body: TemplateNode[] = [];
         (frame as IfFrame).branches.push({ condition, body });
@@ -233,7 +254,7 @@ function openSection(source: string, at: number, close: number, top: Frame | und
 function outputNode(source: string, start: number, end: number): TemplateNode {
   const content = source.slice(start, end);
   // `{caller:…}` passes through as the `${caller:…}` placeholder resolved later by the HTTP-call task.
-  if (/^caller:/.test(content)) return '${' + content + '}';
+  if (/^caller:/.test(content)) return `\${${content}}`;
   return { kind: 'output', expr: parseExpression(source, start, end) };
 }
 
@@ -294,7 +315,12 @@ function tokenize(source: string, start: number, end: number): Token[] {
     if (char === '"' || char === "'") {
       const close = skipString(source, index);
       if (close === -1 || close >= end) fail('unclosed string literal', index);
-      tokens.push({ type: 'string', text: source.slice(index, close + 1), value: unescape(source.slice(index + 1, close)), at: index });
+      tokens.push({
+        type: 'string',
+        text: source.slice(index, close + 1),
+        value: unescape(source.slice(index + 1, close)),
+        at: index,
+      });
       index = close + 1;
       continue;
     }
@@ -328,7 +354,9 @@ function tokenize(source: string, start: number, end: number): Token[] {
       index++;
       continue;
     }
-    const operator = OPERATORS.find((candidate) => source.startsWith(candidate, index) && index + candidate.length <= end);
+    const operator = OPERATORS.find(
+      (candidate) => source.startsWith(candidate, index) && index + candidate.length <= end,
+    );
     if (operator) {
       tokens.push({ type: 'op', text: operator, at: index });
       index += operator.length;
@@ -344,10 +372,24 @@ function unescape(text: string): string {
 }
 
 const WORD_OPERATORS: Readonly<Record<string, BinaryOperator>> = {
-  and: '&&', or: '||', eq: '==', is: '==', ne: '!=', lt: '<', le: '<=', gt: '>', ge: '>=',
+  and: '&&',
+  or: '||',
+  eq: '==',
+  is: '==',
+  ne: '!=',
+  lt: '<',
+  le: '<=',
+  gt: '>',
+  ge: '>=',
 };
 
-const PRECEDENCE: ReadonlyArray<readonly BinaryOperator[]> = [['?:'], ['||'], ['&&'], ['==', '!='], ['<', '<=', '>', '>=']];
+const PRECEDENCE: ReadonlyArray<readonly BinaryOperator[]> = [
+  ['?:'],
+  ['||'],
+  ['&&'],
+  ['==', '!='],
+  ['<', '<=', '>', '>='],
+];
 
 /** Parses the expression in `source[start, end)`. */
 export function parseExpression(source: string, start: number, end: number): Expr {
@@ -402,7 +444,8 @@ class ExpressionParser {
   }
 
   #conditional(): Expr {
-    if (++this.#depth > MAX_NESTING) this.#fail(`expression nested deeper than ${MAX_NESTING}`, this.#peek()?.at ?? this.#end);
+    if (++this.#depth > MAX_NESTING)
+      this.#fail(`expression nested deeper than ${MAX_NESTING}`, this.#peek()?.at ?? this.#end);
     try {
       return this.#conditionalBody();
     } finally {
@@ -424,7 +467,12 @@ class ExpressionParser {
   #binaryOperator(level: number): BinaryOperator | undefined {
     const token = this.#peek();
     if (!token) return undefined;
-    const operator = token.type === 'op' ? (token.text as BinaryOperator) : token.type === 'ident' ? WORD_OPERATORS[token.text] : undefined;
+    const operator =
+      token.type === 'op'
+        ? (token.text as BinaryOperator)
+        : token.type === 'ident'
+          ? WORD_OPERATORS[token.text]
+          : undefined;
     return operator !== undefined && PRECEDENCE[level]!.includes(operator) ? operator : undefined;
   }
 
@@ -443,7 +491,8 @@ class ExpressionParser {
   #unary(): Expr {
     if (this.#isOp('!')) {
       this.#index++;
-      if (++this.#depth > MAX_NESTING) this.#fail(`expression nested deeper than ${MAX_NESTING}`, this.#peek()?.at ?? this.#end);
+      if (++this.#depth > MAX_NESTING)
+        this.#fail(`expression nested deeper than ${MAX_NESTING}`, this.#peek()?.at ?? this.#end);
       const operand = this.#unary();
       this.#depth--;
       return { kind: 'not', operand };
@@ -481,16 +530,21 @@ class ExpressionParser {
 
   #namespaceCall(token: Token): Expr {
     const nameToken = this.#peek();
-    if (nameToken?.type !== 'ident') return this.#fail(`expected a function name after '${token.text}:'`, nameToken?.at ?? this.#end);
+    if (nameToken?.type !== 'ident')
+      return this.#fail(`expected a function name after '${token.text}:'`, nameToken?.at ?? this.#end);
     this.#index++;
-    if (token.text === 'caller') return { kind: 'literal', value: '${caller:' + nameToken.text + '}' };
+    if (token.text === 'caller') return { kind: 'literal', value: `\${caller:${nameToken.text}}` };
     const functions = Object.hasOwn(NAMESPACE_FUNCTIONS, token.text) ? NAMESPACE_FUNCTIONS[token.text] : undefined;
     if (!functions || !Object.hasOwn(functions, nameToken.text)) {
       this.#fail(`unknown function '${token.text}:${nameToken.text}'`, token.at);
     }
     const args = this.#isPunct('(') ? this.#arguments() : [];
     const arity = functions![nameToken.text]!;
-    if (args.length !== arity) this.#fail(`'${token.text}:${nameToken.text}' takes ${arity} argument${arity === 1 ? '' : 's'}, not ${args.length}`, token.at);
+    if (args.length !== arity)
+      this.#fail(
+        `'${token.text}:${nameToken.text}' takes ${arity} argument${arity === 1 ? '' : 's'}, not ${args.length}`,
+        token.at,
+      );
     return { kind: 'call', namespace: token.text, name: nameToken.text, args };
   }
 
@@ -518,7 +572,8 @@ class ExpressionParser {
       if (this.#isPunct('.')) {
         this.#index++;
         const name = this.#peek();
-        if (!name || (name.type !== 'ident' && name.type !== 'number')) this.#fail("expected a name after '.'", name?.at ?? this.#end);
+        if (!name || (name.type !== 'ident' && name.type !== 'number'))
+          this.#fail("expected a name after '.'", name?.at ?? this.#end);
         this.#index++;
         const args = this.#isPunct('(') ? this.#arguments() : undefined;
         expr = { kind: 'member', target: expr, name: name!.text, args };

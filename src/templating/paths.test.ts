@@ -2,7 +2,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parsePath, PathSyntaxError, resolvePath } from './paths.ts';
 
-const data = { memory: { current: { input: 'Vienna', httpCalls: { weather: { list: [{ name: 'a' }, { name: 'b' }] } } } }, n: 0, empty: null };
+const data = {
+  memory: { current: { input: 'Vienna', httpCalls: { weather: { list: [{ name: 'a' }, { name: 'b' }] } } } },
+  n: 0,
+  empty: null,
+};
 
 test('dot paths with list indexes', () => {
   assert.equal(resolvePath(data, 'memory.current.input'), 'Vienna');
@@ -23,5 +27,6 @@ test('missing steps resolve to undefined, never into the prototype chain', () =>
 });
 
 test('malformed paths are syntax errors', () => {
-  for (const path of ['', 'a..b', '.a', 'a.', '[0]', 'a[x]']) assert.throws(() => parsePath(path), PathSyntaxError, path);
+  for (const path of ['', 'a..b', '.a', 'a.', '[0]', 'a[x]'])
+    assert.throws(() => parsePath(path), PathSyntaxError, path);
 });

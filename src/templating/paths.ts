@@ -33,7 +33,8 @@ function parseUncached(path: string): readonly PathSegment[] {
       expectName = true;
     }
   }
-  if (consumed !== path.length || expectName || segments.length === 0) throw new PathSyntaxError(`malformed path '${path}'`);
+  if (consumed !== path.length || expectName || segments.length === 0)
+    throw new PathSyntaxError(`malformed path '${path}'`);
   return segments;
 }
 
@@ -72,7 +73,13 @@ export function setPath(root: Record<string, unknown>, segments: readonly PathSe
       else next = typeof segments[index + 1] === 'number' ? [] : {};
     }
     if (Array.isArray(parent) && typeof segment === 'number') parent[segment] = next;
-    else Object.defineProperty(parent, String(segment), { value: next, enumerable: true, writable: true, configurable: true });
+    else
+      Object.defineProperty(parent, String(segment), {
+        value: next,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     parent = next as Record<string, unknown>;
   });
 }

@@ -18,21 +18,61 @@ describe('web manager chat with a streaming LLM agent', { timeout: 120_000 }, ()
   before(async () => {
     server = await startTestServer('sqlite');
     fake = await startFakeOpenAi();
-    const create = async (path: string, body: unknown) => (await api.post(path, { json: body })).headers.get('location')!;
+    const create = async (path: string, body: unknown) =>
+      (await api.post(path, { json: body })).headers.get('location')!;
     const rules = await create('/behaviorstore/behaviorsets', {
-      behaviorGroups: [{ name: 'Chat', behaviorRules: [{ name: 'Chat', actions: ['chat'], conditions: [
-        { type: 'negation', conditions: [{ type: 'actionmatcher', configs: { actions: 'CONVERSATION_START' } }] },
-      ] }] }],
+      behaviorGroups: [
+        {
+          name: 'Chat',
+          behaviorRules: [
+            {
+              name: 'Chat',
+              actions: ['chat'],
+              conditions: [
+                {
+                  type: 'negation',
+                  conditions: [{ type: 'actionmatcher', configs: { actions: 'CONVERSATION_START' } }],
+                },
+              ],
+            },
+          ],
+        },
+      ],
     });
     const llm = await create('/langchainstore/langchains', {
-      tasks: [{ id: 'chat', type: 'openai', actions: ['chat'], retry: { maxAttempts: 1 },
-        parameters: { apiKey: 'sk-browser-test', baseUrl: `${fake.url}/v1`, modelName: 'gpt-4o-mini', addToOutput: 'true' } }],
+      tasks: [
+        {
+          id: 'chat',
+          type: 'openai',
+          actions: ['chat'],
+          retry: { maxAttempts: 1 },
+          parameters: {
+            apiKey: 'sk-browser-test',
+            baseUrl: `${fake.url}/v1`,
+            modelName: 'gpt-4o-mini',
+            addToOutput: 'true',
+          },
+        },
+      ],
     });
     const agentId = await createAgent(api, {
-      outputSet: { outputSet: [{ action: 'CONVERSATION_START', timesOccurred: 0, outputs: [{ valueAlternatives: [{ type: 'text', text: 'Ask me anything.' }] }] }] },
-      extensions: [{ type: 'svc://ai.svc.behavior', config: { uri: rules } }, { type: 'svc://ai.svc.llm', config: { uri: llm } }],
+      outputSet: {
+        outputSet: [
+          {
+            action: 'CONVERSATION_START',
+            timesOccurred: 0,
+            outputs: [{ valueAlternatives: [{ type: 'text', text: 'Ask me anything.' }] }],
+          },
+        ],
+      },
+      extensions: [
+        { type: 'svc://ai.svc.behavior', config: { uri: rules } },
+        { type: 'svc://ai.svc.llm', config: { uri: llm } },
+      ],
     });
-    await api.patch(`/descriptorstore/descriptors/${agentId}`, { json: { operation: 'SET', document: { name: 'Streaming helper' } } });
+    await api.patch(`/descriptorstore/descriptors/${agentId}`, {
+      json: { operation: 'SET', document: { name: 'Streaming helper' } },
+    });
     await deploy(api, agentId);
     browser = await launchBrowser();
     page = await (await browser.newContext({ viewport: WIDE })).newPage();
@@ -48,7 +88,8 @@ describe('web manager chat with a streaming LLM agent', { timeout: 120_000 }, ()
     const consoleErrors = watchConsole(page);
     const streamed: string[] = [];
     page.on('request', (request) => {
-      if (request.method() === 'POST' && /\/agents\/[0-9a-f]{24}\/stream/.test(request.url())) streamed.push(request.url());
+      if (request.method() === 'POST' && /\/agents\/[0-9a-f]{24}\/stream/.test(request.url()))
+        streamed.push(request.url());
     });
     await page.goto(`${server.url}/manager/chat`);
     await page.getByRole('main').getByRole('button', { name: 'Start conversation' }).click();
@@ -56,7 +97,10 @@ describe('web manager chat with a streaming LLM agent', { timeout: 120_000 }, ()
     fake.reply({ text: 'Streaming answers arrive piece by piece.' });
     await page.getByRole('textbox', { name: 'Message' }).fill('How do answers arrive?');
     await page.getByRole('textbox', { name: 'Message' }).press('Enter');
-    await page.getByRole('main').locator('.bubble.agent', { hasText: 'Streaming answers arrive piece by piece.' }).waitFor();
+    await page
+      .getByRole('main')
+      .locator('.bubble.agent', { hasText: 'Streaming answers arrive piece by piece.' })
+      .waitFor();
     assert.equal(streamed.length, 1, 'the message went to POST /agents/<id>/stream');
     assert.equal(fake.requests.at(-1)!.body.stream, true, 'the provider was asked to stream');
     await screenshots(page, '16-chat-streaming');

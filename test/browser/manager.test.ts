@@ -150,27 +150,55 @@ describe('web manager', { timeout: 180_000 }, () => {
     await editor.click();
     await page.keyboard.press('Control+End');
     await page.keyboard.type(',');
-    await main().locator('.issues').getByText(/after the end of the JSON value/).waitFor();
+    await main()
+      .locator('.issues')
+      .getByText(/after the end of the JSON value/)
+      .waitFor();
     await page.keyboard.press('Backspace');
     await main().locator('.issues').waitFor({ state: 'detached' });
 
     // The service's strict-parse 400 names the field's path: shown at the line of that field.
-    const doc = JSON.stringify({ words: [{ word: 'hello', expressions: 'greeting(hello)' }, { word: 'hey', expressions: 'greeting(hey)', bogus: true }] }, null, 2);
+    const doc = JSON.stringify(
+      {
+        words: [
+          { word: 'hello', expressions: 'greeting(hello)' },
+          { word: 'hey', expressions: 'greeting(hey)', bogus: true },
+        ],
+      },
+      null,
+      2,
+    );
     await editor.fill(doc);
     await main().getByRole('button', { name: 'Save as new version' }).click();
     const bogusLine = doc.split('\n').findIndex((l) => l.includes('"bogus"')) + 1;
-    await main().locator('.issues').getByRole('button', { name: `Line ${bogusLine}` }).waitFor();
+    await main()
+      .locator('.issues')
+      .getByRole('button', { name: `Line ${bogusLine}` })
+      .waitFor();
     await main().locator('.issues').getByText(/bogus/).waitFor();
     assert.equal(await main().locator('.cm-issue-line').count(), 1);
     await screenshots(page, '08-resource-editor-problem');
     assertNoConsoleErrors([/status of 400/]);
 
     // A valid change makes version 2; the diff shows it.
-    await editor.fill(JSON.stringify({ words: [{ word: 'hello', expressions: 'greeting(hello)' }, { word: 'hey', expressions: 'greeting(hey)' }] }, null, 2));
+    await editor.fill(
+      JSON.stringify(
+        {
+          words: [
+            { word: 'hello', expressions: 'greeting(hello)' },
+            { word: 'hey', expressions: 'greeting(hey)' },
+          ],
+        },
+        null,
+        2,
+      ),
+    );
     await main().getByRole('button', { name: 'Save as new version' }).click();
     await main().getByText('Saved as version 2.').waitFor();
-    await main().getByText(/lines added/).waitFor();
-    assert.ok(await main().locator('.diff-added', { hasText: '"hey"' }).count() >= 1);
+    await main()
+      .getByText(/lines added/)
+      .waitFor();
+    assert.ok((await main().locator('.diff-added', { hasText: '"hey"' }).count()) >= 1);
     await main().getByRole('textbox', { name: 'Name', exact: true }).fill('Greeting words');
     await main().getByRole('button', { name: 'Save name and description' }).click();
     await main().getByRole('heading', { name: 'Greeting words', level: 1 }).waitFor();
@@ -181,7 +209,10 @@ describe('web manager', { timeout: 180_000 }, () => {
   it('exports the agent as a ZIP', async () => {
     await page.goto(url(`/manager/agents/${agentId}`));
     await main().getByRole('heading', { name: 'Test Greeter', level: 1 }).waitFor();
-    const [download] = await Promise.all([page.waitForEvent('download'), main().getByRole('button', { name: 'Export' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      main().getByRole('button', { name: 'Export' }).click(),
+    ]);
     assert.match(download.suggestedFilename(), new RegExp(`^${agentId}-1\\.zip$`));
     exportedZip = join(ARTIFACTS, 'exported-agent.zip');
     await download.saveAs(exportedZip);
@@ -197,10 +228,15 @@ describe('web manager', { timeout: 180_000 }, () => {
     await main().getByRole('heading', { name: 'What the import would do' }).waitFor();
     const actions = await main().locator('tbody .badge').allTextContents();
     assert.ok(actions.length >= 4, `preview rows: ${actions.join(', ')}`);
-    assert.ok(actions.every((a) => a === 'CREATE'), actions.join(', '));
+    assert.ok(
+      actions.every((a) => a === 'CREATE'),
+      actions.join(', '),
+    );
     await screenshots(page, '10-import-preview');
     await main().getByRole('button', { name: 'Import (create)' }).click();
-    await main().getByRole('link', { name: /Open the imported agent/ }).click();
+    await main()
+      .getByRole('link', { name: /Open the imported agent/ })
+      .click();
     await page.waitForURL(/\/manager\/agents\/[0-9a-f]{24}$/);
     const copyId = /agents\/([0-9a-f]{24})/.exec(page.url())![1]!;
     assert.notEqual(copyId, agentId);
@@ -237,15 +273,21 @@ describe('web manager', { timeout: 180_000 }, () => {
 
   it('streams the log and filters it', async () => {
     await page.getByRole('navigation').getByRole('link', { name: 'Logs' }).click();
-    await main().getByText(/Stream: live/).waitFor();
+    await main()
+      .getByText(/Stream: live/)
+      .waitFor();
     const created = await fetch(url('/outputstore/outputsets'), {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ outputSet: [] }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ outputSet: [] }),
     });
     assert.equal(created.status, 201);
     const id = /([0-9a-f]{24})\?version=1$/.exec(created.headers.get('location') ?? '')![1]!;
     await main().getByRole('log').getByText(new RegExp(id)).waitFor();
     await main().getByLabel('Search').fill(id);
-    await main().getByText(/Stream: live · \d+ entries/).waitFor();
+    await main()
+      .getByText(/Stream: live · \d+ entries/)
+      .waitFor();
     await main().getByRole('log').getByText(new RegExp(id)).first().waitFor();
     // Once the stream restarts with the search, only matching entries remain.
     const others = main().getByRole('log').locator('tbody tr').filter({ hasNotText: id });
@@ -278,7 +320,11 @@ describe('web manager', { timeout: 180_000 }, () => {
       await page.waitForLoadState('networkidle');
       await screenshots(page, name);
     }
-    await main().getByRole('link', { name: 'Test Greeter' }).first().waitFor().catch(() => undefined);
+    await main()
+      .getByRole('link', { name: 'Test Greeter' })
+      .first()
+      .waitFor()
+      .catch(() => undefined);
     assertNoConsoleErrors();
   });
 });

@@ -58,13 +58,20 @@ describe('signing in to the web manager', { timeout: 180_000 }, () => {
       'svc.vault.master-key': 'a-master-key-for-the-sign-in-test',
     });
     await idp.registerManager(server.url);
-    tokenEndpoint = ((await (await fetch(`${idp.issuer}/.well-known/openid-configuration`)).json()) as { token_endpoint: string }).token_endpoint;
+    tokenEndpoint = (
+      (await (await fetch(`${idp.issuer}/.well-known/openid-configuration`)).json()) as { token_endpoint: string }
+    ).token_endpoint;
 
     const adminToken = await idp.token('admin');
     const as = (method: string) => (path: string, options?: { json?: unknown }) =>
       call(server.url, method, path, { ...options, headers: { authorization: `Bearer ${adminToken}` } });
-    agentId = await createAgent({ get: as('GET'), post: as('POST'), put: as('PUT'), patch: as('PATCH'), delete: as('DELETE') }, { outputSet: welcomeOutputs });
-    await as('PATCH')(`/descriptorstore/descriptors/${agentId}?version=1`, { json: { operation: 'SET', document: { name: 'Greeter', description: 'Says welcome.' } } });
+    agentId = await createAgent(
+      { get: as('GET'), post: as('POST'), put: as('PUT'), patch: as('PATCH'), delete: as('DELETE') },
+      { outputSet: welcomeOutputs },
+    );
+    await as('PATCH')(`/descriptorstore/descriptors/${agentId}?version=1`, {
+      json: { operation: 'SET', document: { name: 'Greeter', description: 'Says welcome.' } },
+    });
 
     browser = await launchBrowser();
     const context = await browser.newContext({ viewport: WIDE });
@@ -72,10 +79,12 @@ describe('signing in to the web manager', { timeout: 180_000 }, () => {
     page.setDefaultTimeout(15_000);
     consoleErrors = watchConsole(page);
     page.on('request', (request: Request) => {
-      if (request.url() === tokenEndpoint && request.method() === 'POST') grants.push(new URLSearchParams(request.postData() ?? '').get('grant_type') ?? '');
+      if (request.url() === tokenEndpoint && request.method() === 'POST')
+        grants.push(new URLSearchParams(request.postData() ?? '').get('grant_type') ?? '');
       if (request.url().startsWith(`${idp.issuer}/auth`)) authorizeRequests.push(new URL(request.url()));
-      const authorization = request.headers()['authorization'];
-      if (request.url().startsWith(server.url) && authorization?.startsWith('Bearer ')) apiTokens.push(authorization.slice('Bearer '.length));
+      const authorization = request.headers().authorization;
+      if (request.url().startsWith(server.url) && authorization?.startsWith('Bearer '))
+        apiTokens.push(authorization.slice('Bearer '.length));
     });
   });
   after(async () => {
@@ -113,7 +122,9 @@ describe('signing in to the web manager', { timeout: 180_000 }, () => {
     assert.ok(apiTokens.length > 0, 'API calls carry a bearer token');
     const token = apiTokens[apiTokens.length - 1]!;
     assert.equal(claimsOf(token).preferred_username, 'ada-admin');
-    const stored = await page.evaluate<string>('JSON.stringify({ ...sessionStorage }) + JSON.stringify({ ...localStorage }) + document.cookie');
+    const stored = await page.evaluate<string>(
+      'JSON.stringify({ ...sessionStorage }) + JSON.stringify({ ...localStorage }) + document.cookie',
+    );
     assert.ok(!stored.includes(token.split('.')[2]!), 'the access token is not stored');
     assert.equal(stored, '{}{}', 'nothing is left in storage after the redirect');
 
@@ -122,14 +133,17 @@ describe('signing in to the web manager', { timeout: 180_000 }, () => {
     await main().getByRole('button', { name: 'Deploy to production' }).click();
     await main().getByTestId('status-production').getByText('READY').waitFor();
     await main().getByRole('button', { name: 'Undeploy from production' }).waitFor();
-    for (const link of ['Secrets', 'Logs', 'Import / Export']) await page.getByRole('navigation').getByRole('link', { name: link }).waitFor();
+    for (const link of ['Secrets', 'Logs', 'Import / Export'])
+      await page.getByRole('navigation').getByRole('link', { name: link }).waitFor();
     await screenshots(page, 'sign-in-01-admin-agent');
     assertNoConsoleErrors();
   });
 
   it('streams the log with the token (admin only)', async () => {
     await page.getByRole('navigation').getByRole('link', { name: 'Logs' }).click();
-    await main().getByText(/Stream: live/).waitFor();
+    await main()
+      .getByText(/Stream: live/)
+      .waitFor();
     assertNoConsoleErrors();
   });
 
@@ -138,19 +152,32 @@ describe('signing in to the web manager', { timeout: 180_000 }, () => {
     const firstExpiry = claimsOf(first).exp * 1000;
     // The refresh happens on its own, before the first token expires.
     if (!grants.includes('refresh_token')) {
-      await page.waitForRequest((r) => r.url() === tokenEndpoint && /grant_type=refresh_token/.test(r.postData() ?? ''), { timeout: ACCESS_TOKEN_TTL * 1000 });
+      await page.waitForRequest(
+        (r) => r.url() === tokenEndpoint && /grant_type=refresh_token/.test(r.postData() ?? ''),
+        { timeout: ACCESS_TOKEN_TTL * 1000 },
+      );
     }
     assert.ok(Date.now() < firstExpiry, 'refreshed before expiry');
     // Wait until the first token is refused by the service (expired, beyond its clock tolerance).
     await page.waitForTimeout(Math.max(0, firstExpiry + (CLOCK_TOLERANCE + 1) * 1000 - Date.now()));
-    assert.equal((await call(server.url, 'GET', '/agentstore/agents/descriptors', { headers: { authorization: `Bearer ${first}` } })).status, 401);
+    assert.equal(
+      (
+        await call(server.url, 'GET', '/agentstore/agents/descriptors', {
+          headers: { authorization: `Bearer ${first}` },
+        })
+      ).status,
+      401,
+    );
 
     const seen = apiTokens.length;
     await page.getByRole('navigation').getByRole('link', { name: 'Agents', exact: true }).click();
     await main().getByRole('link', { name: 'Greeter' }).waitFor();
     const later = apiTokens.slice(seen);
     assert.ok(later.length > 0);
-    assert.ok(later.every((t) => t !== first), 'calls use the new token');
+    assert.ok(
+      later.every((t) => t !== first),
+      'calls use the new token',
+    );
     assert.equal(claimsOf(later[0]!).preferred_username, 'ada-admin');
     assert.ok(claimsOf(later[0]!).exp * 1000 > firstExpiry);
     assert.ok(grants.filter((g) => g === 'refresh_token').length >= 1);
@@ -179,7 +206,8 @@ describe('signing in to the web manager', { timeout: 180_000 }, () => {
     await main().getByRole('link', { name: 'Greeter' }).waitFor();
     assert.equal(await main().getByRole('link', { name: 'Build an agent' }).count(), 0);
     const nav = page.getByRole('navigation');
-    for (const link of ['Secrets', 'Logs', 'Import / Export']) assert.equal(await nav.getByRole('link', { name: link }).count(), 0, link);
+    for (const link of ['Secrets', 'Logs', 'Import / Export'])
+      assert.equal(await nav.getByRole('link', { name: link }).count(), 0, link);
     await screenshots(page, 'sign-in-03-viewer-dashboard');
 
     await nav.getByRole('link', { name: 'Agents', exact: true }).click();
@@ -190,17 +218,24 @@ describe('signing in to the web manager', { timeout: 180_000 }, () => {
     await main().getByRole('heading', { name: 'Greeter', level: 1 }).waitFor();
     await main().getByTestId('status-production').getByText('READY').waitFor();
     await main().getByRole('link', { name: 'View JSON' }).waitFor();
-    for (const name of [/^Deploy/, /^Undeploy/, 'Delete', 'Export']) assert.equal(await main().getByRole('button', { name }).count(), 0, String(name));
-    for (const name of ['Edit', 'Chat']) assert.equal(await main().getByRole('link', { name, exact: true }).count(), 0, name);
+    for (const name of [/^Deploy/, /^Undeploy/, 'Delete', 'Export'])
+      assert.equal(await main().getByRole('button', { name }).count(), 0, String(name));
+    for (const name of ['Edit', 'Chat'])
+      assert.equal(await main().getByRole('link', { name, exact: true }).count(), 0, name);
     await screenshots(page, 'sign-in-04-viewer-agent');
 
     await main().getByRole('link', { name: 'View JSON' }).click();
-    await main().getByText(/^Read only/).waitFor();
+    await main()
+      .getByText(/^Read only/)
+      .waitFor();
     await main().locator('.cm-content[contenteditable="false"]').waitFor();
-    for (const name of ['Save as new version', 'Duplicate', 'Delete', 'Save name and description']) assert.equal(await main().getByRole('button', { name }).count(), 0, name);
+    for (const name of ['Save as new version', 'Duplicate', 'Delete', 'Save name and description'])
+      assert.equal(await main().getByRole('button', { name }).count(), 0, name);
 
     await nav.getByRole('link', { name: 'Chat', exact: true }).click();
-    await main().getByText(/Your role reads conversations but does not chat/).waitFor();
+    await main()
+      .getByText(/Your role reads conversations but does not chat/)
+      .waitFor();
     assert.equal(await main().getByRole('button', { name: 'Start conversation' }).count(), 0);
 
     await nav.getByRole('link', { name: 'Triggers' }).click();

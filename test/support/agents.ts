@@ -45,9 +45,13 @@ export async function createAgent(api: Api, options: AgentOptions = {}): Promise
   for (const packageExtensions of [extensions, ...(options.moreWorkflows ?? [])]) {
     workflows.push(await createResource(api, '/packagestore/packages', { packageExtensions }));
   }
-  const agentId = idFromLocation(await createResource(api, '/agentstore/agents', { packages: workflows, ...options.agent }));
+  const agentId = idFromLocation(
+    await createResource(api, '/agentstore/agents', { packages: workflows, ...options.agent }),
+  );
   if (options.name !== undefined) {
-    const named = await api.patch(`/descriptorstore/descriptors/${agentId}`, { json: { operation: 'SET', document: { name: options.name } } });
+    const named = await api.patch(`/descriptorstore/descriptors/${agentId}`, {
+      json: { operation: 'SET', document: { name: options.name } },
+    });
     assert.equal(named.status, 200, named.text);
   }
   return agentId;
@@ -61,22 +65,42 @@ export async function deployAgent(api: Api, options: AgentOptions): Promise<stri
 }
 
 /** Starts a conversation with a deployed agent (201) and answers the response body (`conversationId`, ...). */
-export async function startConversation(api: Api, agentId: string, options: { body?: unknown; query?: string } = {}): Promise<any> {
-  const started = await api.post(`/agents/${agentId}/start${options.query ?? ''}`, options.body === undefined ? {} : { json: options.body });
+export async function startConversation(
+  api: Api,
+  agentId: string,
+  options: { body?: unknown; query?: string } = {},
+): Promise<any> {
+  const started = await api.post(
+    `/agents/${agentId}/start${options.query ?? ''}`,
+    options.body === undefined ? {} : { json: options.body },
+  );
   assert.equal(started.status, 201, started.text);
   return started.json;
 }
 
 /** Sends a message to a conversation (200) and answers the response body. */
-export async function sendMessage(api: Api, conversationId: string, input: string, options: { context?: Record<string, unknown>; query?: string } = {}): Promise<any> {
+export async function sendMessage(
+  api: Api,
+  conversationId: string,
+  input: string,
+  options: { context?: Record<string, unknown>; query?: string } = {},
+): Promise<any> {
   const body = options.context === undefined ? { input } : { input, context: options.context };
   const answer = await api.post(`/agents/${conversationId}${options.query ?? ''}`, { json: body });
   assert.equal(answer.status, 200, answer.text);
   return answer.json;
 }
 
-export async function deploy(api: Api, agentId: string, version = 1, environment = 'production', autoDeploy = true): Promise<void> {
-  const answer = await api.post(`/administration/${environment}/deploy/${agentId}?version=${version}&autoDeploy=${autoDeploy}&waitForCompletion=true`);
+export async function deploy(
+  api: Api,
+  agentId: string,
+  version = 1,
+  environment = 'production',
+  autoDeploy = true,
+): Promise<void> {
+  const answer = await api.post(
+    `/administration/${environment}/deploy/${agentId}?version=${version}&autoDeploy=${autoDeploy}&waitForCompletion=true`,
+  );
   assert.equal(answer.status, 200, answer.text);
   assert.equal(answer.json.status, 'READY', answer.text);
 }
@@ -84,7 +108,12 @@ export async function deploy(api: Api, agentId: string, version = 1, environment
 /** An output set answering `CONVERSATION_START` with a welcome text. */
 export const welcomeOutputs = {
   outputSet: [
-    { action: 'CONVERSATION_START', timesOccurred: 0, outputs: [{ valueAlternatives: [{ type: 'text', text: 'Welcome!' }] }], quickReplies: [{ value: 'Hi', expressions: 'greeting(hi)' }] },
+    {
+      action: 'CONVERSATION_START',
+      timesOccurred: 0,
+      outputs: [{ valueAlternatives: [{ type: 'text', text: 'Welcome!' }] }],
+      quickReplies: [{ value: 'Hi', expressions: 'greeting(hi)' }],
+    },
   ],
 };
 

@@ -1,4 +1,11 @@
-import { applyTallies, emptyTallies, type ContextValue, type Property, type StoredStep, type Tallies } from '../../src/runtime/memory.ts';
+import {
+  applyTallies,
+  emptyTallies,
+  type ContextValue,
+  type Property,
+  type StoredStep,
+  type Tallies,
+} from '../../src/runtime/memory.ts';
 import type { CompiledTask } from '../../src/runtime/tasks.ts';
 import type { Turn } from '../../src/runtime/turn.ts';
 import { behaviorTask } from '../../src/tasks/behavior/behavior-task.ts';
@@ -10,7 +17,10 @@ import { testTurn } from './turns.ts';
 
 export const SET_URI = 'svc://ai.svc.behavior/behaviorstore/behaviorsets/0123456789abcdef01234567?version=1';
 
-export async function compileSet(set: unknown, config: Record<string, unknown> = { uri: SET_URI }): Promise<CompiledTask> {
+export async function compileSet(
+  set: unknown,
+  config: Record<string, unknown> = { uri: SET_URI },
+): Promise<CompiledTask> {
   return compileStep(behaviorTask, { config }, async () => structuredClone(set));
 }
 
@@ -38,7 +48,12 @@ export class Dialogue {
 
   /** The turn of the next step, prepared as the engine and earlier tasks would have left it. */
   next(input: StepInput = {}): Turn {
-    const turn = testTurn({ steps: this.steps, tallies: this.tallies, properties: this.properties, context: input.context ?? {} });
+    const turn = testTurn({
+      steps: this.steps,
+      tallies: this.tallies,
+      properties: this.properties,
+      context: input.context ?? {},
+    });
     for (const [name, value] of Object.entries(input.context ?? {})) turn.set(`context:${name}`, value);
     const actions = [...(this.steps.length === 0 ? ['CONVERSATION_START'] : []), ...(input.actions ?? [])];
     if (actions.length > 0) turn.setActions(actions);
@@ -70,7 +85,11 @@ export class Dialogue {
 export const successes = (turn: Turn): unknown => turn.get('behavior_rules:success') ?? [];
 
 /** Whether rule `R` of a one-rule set succeeds on a fresh turn built from `input` after `history` steps. */
-export async function fires(task: CompiledTask, input: StepInput = {}, history: readonly StepInput[] = []): Promise<boolean> {
+export async function fires(
+  task: CompiledTask,
+  input: StepInput = {},
+  history: readonly StepInput[] = [],
+): Promise<boolean> {
   const dialogue = new Dialogue();
   for (const step of history) dialogue.commit(dialogue.next(step));
   const turn = dialogue.next(input);

@@ -59,13 +59,16 @@ export const controlTask = defineTask({
   compile: () => ({
     type: 'ai.svc.test.control',
     async execute(turn) {
-      const gate = turn.context['gate'];
+      const gate = turn.context.gate;
       if (gate) await waitAtGate(String(gate.value), turn.signal);
-      if (turn.context['fail']) throw new Error('the control task failed on purpose');
-      const actions = turn.context['actions'];
+      if (turn.context.fail) throw new Error('the control task failed on purpose');
+      const actions = turn.context.actions;
       if (actions) turn.setActions([...turn.actions, ...String(actions.value).split(',')]);
-      const property = turn.context['property'];
-      if (property) turn.setProperty(property.value as { name: string; value: unknown; scope: 'step' | 'conversation' | 'longTerm' });
+      const property = turn.context.property;
+      if (property)
+        turn.setProperty(
+          property.value as { name: string; value: unknown; scope: 'step' | 'conversation' | 'longTerm' },
+        );
     },
   }),
 });

@@ -18,7 +18,10 @@ export const echoTask = defineTask({
       type: 'ai.svc.test.echo',
       execute(turn) {
         if (turn.input === 'fail') throw new Error('failing on purpose');
-        turn.appendOutput('output', { type: 'text', text: turn.input.trim() === '' ? 'Welcome!' : `${prefix}${turn.input}` });
+        turn.appendOutput('output', {
+          type: 'text',
+          text: turn.input.trim() === '' ? 'Welcome!' : `${prefix}${turn.input}`,
+        });
       },
     };
   },

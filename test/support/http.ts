@@ -13,7 +13,12 @@ export interface RequestOptions {
   readonly headers?: Record<string, string>;
 }
 
-export async function call(baseUrl: string, method: string, path: string, options: RequestOptions = {}): Promise<Answer> {
+export async function call(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<Answer> {
   const headers: Record<string, string> = { ...options.headers };
   let body: string | Uint8Array | undefined = options.body;
   if (options.json !== undefined) {

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 // oidc-provider has no type declarations of its own; the little used here is typed below.
-// @ts-ignore
+// @ts-expect-error
 import Provider from 'oidc-provider';
 
 /**
@@ -115,7 +115,9 @@ interface GrantContext {
     result?: { consent?: { grantId?: string } };
     session: { accountId?: string; grantIdFor(clientId: string): string | undefined };
     client: { clientId: string };
-    provider: { Grant: { find(id: string): Promise<unknown>; new (init: { clientId: string; accountId: string }): ProviderGrant } };
+    provider: {
+      Grant: { find(id: string): Promise<unknown>; new (init: { clientId: string; accountId: string }): ProviderGrant };
+    };
   };
 }
 interface ProviderGrant {
@@ -136,7 +138,9 @@ export async function startIdentityProvider(options: IdentityProviderOptions = {
   await once(server, 'listening');
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  const users = Object.fromEntries(Object.entries(TEST_USERS).map(([key, user]) => [`client-${key}`, user as TestUser]));
+  const users = Object.fromEntries(
+    Object.entries(TEST_USERS).map(([key, user]) => [`client-${key}`, user as TestUser]),
+  );
   const provider = new Provider(issuer, {
     jwks: { keys: [jwk] },
     clients: Object.keys(users).map((clientId) => ({
@@ -163,14 +167,21 @@ export async function startIdentityProvider(options: IdentityProviderOptions = {
     claims: { openid: ['sub'], profile: ['preferred_username'] },
     clientBasedCORS: (_ctx: unknown, origin: string, client: { clientAuthMethod: string; redirectUris: string[] }) =>
       client.clientAuthMethod === 'none' && client.redirectUris.some((uri) => URL.parse(uri)?.origin === origin),
-    issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(type: string): boolean }, code: { kind: string }) =>
+    issueRefreshToken: async (
+      _ctx: unknown,
+      client: { grantTypeAllowed(type: string): boolean },
+      code: { kind: string },
+    ) =>
       client.grantTypeAllowed('refresh_token') && (code.kind === 'AuthorizationCode' || code.kind === 'RefreshToken'),
     loadExistingGrant: async (ctx: GrantContext) => {
       const grantId = ctx.oidc.result?.consent?.grantId ?? ctx.oidc.session.grantIdFor(ctx.oidc.client.clientId);
       if (grantId) return ctx.oidc.provider.Grant.find(grantId);
       if (ctx.oidc.client.clientId !== SERVICE_AUDIENCE || !ctx.oidc.session.accountId) return undefined;
       // The manager is first-party: its users are not asked for consent.
-      const grant = new ctx.oidc.provider.Grant({ clientId: ctx.oidc.client.clientId, accountId: ctx.oidc.session.accountId });
+      const grant = new ctx.oidc.provider.Grant({
+        clientId: ctx.oidc.client.clientId,
+        accountId: ctx.oidc.session.accountId,
+      });
       grant.addOIDCScope('openid profile offline_access');
       grant.addResourceScope(RESOURCE, 'api');
       await grant.save();
@@ -218,7 +229,8 @@ export async function startIdentityProvider(options: IdentityProviderOptions = {
       body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'api' }).toString(),
     });
     const body = (await response.json()) as { access_token?: string; error?: string; error_description?: string };
-    if (!response.ok || !body.access_token) throw new Error(`the identity provider refused a token: ${body.error} ${body.error_description}`);
+    if (!response.ok || !body.access_token)
+      throw new Error(`the identity provider refused a token: ${body.error} ${body.error_description}`);
     cache.set(user, body.access_token);
     return body.access_token;
   };
@@ -246,7 +258,14 @@ export async function startIdentityProvider(options: IdentityProviderOptions = {
     },
     async signWithForeignKey(user) {
       const now = Math.floor(Date.now() / 1000);
-      return sign(foreign.privateKey, jwk.kid!, { iss: issuer, aud: SERVICE_AUDIENCE, sub: user, iat: now, exp: now + 3600, ...userClaims(TEST_USERS[user]) });
+      return sign(foreign.privateKey, jwk.kid!, {
+        iss: issuer,
+        aud: SERVICE_AUDIENCE,
+        sub: user,
+        iat: now,
+        exp: now + 3600,
+        ...userClaims(TEST_USERS[user]),
+      });
     },
     async close() {
       server.closeAllConnections();

@@ -15,7 +15,7 @@ export function startServiceProcess(env: Record<string, string>): ServiceProcess
   let output = '';
   const child = spawn(process.execPath, ['src/main.ts'], {
     cwd: new URL('../..', import.meta.url).pathname,
-    env: { PATH: process.env['PATH'] ?? '', SVC_HTTP_HOST: '127.0.0.1', ...env },
+    env: { PATH: process.env.PATH ?? '', SVC_HTTP_HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (chunk) => (output += chunk));
@@ -24,7 +24,12 @@ export function startServiceProcess(env: Record<string, string>): ServiceProcess
   return {
     child,
     output: () => output,
-    listening: () => waitFor(() => /listening on (http:\/\/[\d.]+:\d+)/.exec(output)?.[1], 'the listening line', () => output),
+    listening: () =>
+      waitFor(
+        () => /listening on (http:\/\/[\d.]+:\d+)/.exec(output)?.[1],
+        'the listening line',
+        () => output,
+      ),
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;
@@ -33,7 +38,12 @@ export function startServiceProcess(env: Record<string, string>): ServiceProcess
 }
 
 /** Polls `probe` until it answers something other than undefined; fails after `timeoutMs`. */
-export async function waitFor<T>(probe: () => T | undefined | Promise<T | undefined>, what: string, context: () => string = () => '', timeoutMs = 30_000): Promise<T> {
+export async function waitFor<T>(
+  probe: () => T | undefined | Promise<T | undefined>,
+  what: string,
+  context: () => string = () => '',
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

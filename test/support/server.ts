@@ -26,7 +26,11 @@ export interface TestServer {
   dispose(): Promise<void>;
 }
 
-export async function startTestServer(store: StoreType, overrides: Overrides = {}, extraTasks: readonly TaskDefinition[] = []): Promise<TestServer> {
+export async function startTestServer(
+  store: StoreType,
+  overrides: Overrides = {},
+  extraTasks: readonly TaskDefinition[] = [],
+): Promise<TestServer> {
   let storeOverrides: Overrides;
   let removeStore: () => Promise<void>;
   if (store === 'sqlite') {
@@ -41,12 +45,19 @@ export async function startTestServer(store: StoreType, overrides: Overrides = {
   const logLines: string[] = [];
   const logDestination = { write: (line: string) => logLines.push(line) };
   const start = (extra: Overrides) =>
-    startServer(loadSettings({}, { 'svc.http.port': 0, 'svc.http.host': '127.0.0.1', ...storeOverrides, ...overrides, ...extra }), { logDestination, extraTasks });
+    startServer(
+      loadSettings({}, { 'svc.http.port': 0, 'svc.http.host': '127.0.0.1', ...storeOverrides, ...overrides, ...extra }),
+      { logDestination, extraTasks },
+    );
 
   let server = await start({});
   return {
-    get url() { return server.url; },
-    get server() { return server; },
+    get url() {
+      return server.url;
+    },
+    get server() {
+      return server;
+    },
     logLines,
     async restart(extra: Overrides = {}) {
       await server.close();
@@ -63,7 +74,10 @@ export async function startTestServer(store: StoreType, overrides: Overrides = {
  * The server of the enclosing describe block: started before its tests (arguments as for `startTestServer`) and
  * disposed after them. `server` is there from the block's first hook on; `api` calls it.
  */
-export function serverOfBlock(...args: Parameters<typeof startTestServer>): { readonly server: TestServer; readonly api: ReturnType<typeof client> } {
+export function serverOfBlock(...args: Parameters<typeof startTestServer>): {
+  readonly server: TestServer;
+  readonly api: ReturnType<typeof client>;
+} {
   let server: TestServer | undefined;
   before(async () => {
     server = await startTestServer(...args);

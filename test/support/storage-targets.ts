@@ -17,7 +17,10 @@ export const storageTargets: Readonly<Record<'sqlite' | 'postgres', () => Promis
   async sqlite() {
     const dir = await mkdtemp(join(tmpdir(), 'svc-storage-'));
     const path = join(dir, 'store.db');
-    return { open: () => openStorage({ type: 'sqlite', path }), cleanup: () => rm(dir, { recursive: true, force: true }) };
+    return {
+      open: () => openStorage({ type: 'sqlite', path }),
+      cleanup: () => rm(dir, { recursive: true, force: true }),
+    };
   },
   async postgres() {
     const database = await createTestDatabase();
@@ -29,7 +32,11 @@ export const storageTargets: Readonly<Record<'sqlite' | 'postgres', () => Promis
  * Inside a `describe`: opens the target before the tests and closes and removes it after them. `storage()` is the
  * open storage, `reopen()` closes it and opens the same database again, `target()` opens further connections.
  */
-export function useStorage(setup: () => Promise<StorageTarget>): { storage: () => Storage; reopen: () => Promise<void>; target: () => StorageTarget } {
+export function useStorage(setup: () => Promise<StorageTarget>): {
+  storage: () => Storage;
+  reopen: () => Promise<void>;
+  target: () => StorageTarget;
+} {
   let target: StorageTarget | undefined;
   let storage: Storage | undefined;
   before(async () => {

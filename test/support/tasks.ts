@@ -13,5 +13,8 @@ export function compileStep(
   },
   services: TaskServices = {},
 ): Promise<CompiledTask> {
-  return new TaskRegistry([task], services).compile(step.type ?? task.type, step.config ?? {}, step.extensions ?? {}, { workflowId: 'w', resolve });
+  return new TaskRegistry([task], services).compile(step.type ?? task.type, step.config ?? {}, step.extensions ?? {}, {
+    workflowId: 'w',
+    resolve,
+  });
 }

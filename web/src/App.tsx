@@ -32,13 +32,29 @@ const routes: readonly Route[] = [
   { pattern: `${BASE}/agents`, title: 'Agents', render: () => <AgentList /> },
   { pattern: `${BASE}/agents/new`, title: 'New agent', render: () => <AgentCreate /> },
   { pattern: `${BASE}/agents/:id`, title: 'Agent', render: (p) => <AgentDetail key={p.id} id={p.id!} /> },
-  { pattern: `${BASE}/resources/:kind`, title: 'Resources', render: (p) => <ResourceList key={p.kind} kindSlug={p.kind!} /> },
-  { pattern: `${BASE}/resources/:kind/new`, title: 'New resource', render: (p) => <ResourceEditor key={`${p.kind}-new`} kindSlug={p.kind!} /> },
-  { pattern: `${BASE}/resources/:kind/:id`, title: 'Resource', render: (p) => <ResourceEditor key={`${p.kind}-${p.id}`} kindSlug={p.kind!} id={p.id!} /> },
+  {
+    pattern: `${BASE}/resources/:kind`,
+    title: 'Resources',
+    render: (p) => <ResourceList key={p.kind} kindSlug={p.kind!} />,
+  },
+  {
+    pattern: `${BASE}/resources/:kind/new`,
+    title: 'New resource',
+    render: (p) => <ResourceEditor key={`${p.kind}-new`} kindSlug={p.kind!} />,
+  },
+  {
+    pattern: `${BASE}/resources/:kind/:id`,
+    title: 'Resource',
+    render: (p) => <ResourceEditor key={`${p.kind}-${p.id}`} kindSlug={p.kind!} id={p.id!} />,
+  },
   { pattern: `${BASE}/chat`, title: 'Chat', render: () => <Chat /> },
   { pattern: `${BASE}/chat/:agentId`, title: 'Chat', render: (p) => <Chat agentId={p.agentId} /> },
   { pattern: `${BASE}/conversations`, title: 'Conversations', render: () => <ConversationList /> },
-  { pattern: `${BASE}/conversations/:id`, title: 'Conversation', render: (p) => <ConversationDetail key={p.id} id={p.id!} /> },
+  {
+    pattern: `${BASE}/conversations/:id`,
+    title: 'Conversation',
+    render: (p) => <ConversationDetail key={p.id} id={p.id!} />,
+  },
   { pattern: `${BASE}/backup`, title: 'Import / Export', render: () => <ImportExport /> },
   { pattern: `${BASE}/secrets`, title: 'Secrets', render: () => <Secrets /> },
   { pattern: `${BASE}/triggers`, title: 'Triggers', render: () => <Triggers /> },
@@ -61,7 +77,13 @@ export function App() {
   const kind = found?.params.kind ? kinds?.bySlug(found.params.kind) : undefined;
   const waiting = status === 'starting' || status === 'redirecting';
   const signInRequired = status === 'signed-out' || status === 'needs-sign-in';
-  const title = waiting ? 'Signing in' : signInRequired ? (status === 'signed-out' ? 'Signed out' : 'Sign in') : (kind ? `${kind.label}` : found?.route.title) ?? 'Not found';
+  const title = waiting
+    ? 'Signing in'
+    : signInRequired
+      ? status === 'signed-out'
+        ? 'Signed out'
+        : 'Sign in'
+      : ((kind ? `${kind.label}` : found?.route.title) ?? 'Not found');
 
   useEffect(() => {
     document.title = `${title} · Agent manager`;
@@ -70,7 +92,11 @@ export function App() {
   // Nothing asks the service anything before the sign-in configuration is read (and, with authentication on, a
   // token obtained).
   if (waiting) {
-    return <div className="splash" role="status">{status === 'redirecting' ? 'Going to the identity provider…' : 'Loading…'}</div>;
+    return (
+      <div className="splash" role="status">
+        {status === 'redirecting' ? 'Going to the identity provider…' : 'Loading…'}
+      </div>
+    );
   }
 
   return (

@@ -24,8 +24,24 @@ import { createContext, useContext, useMemo, useSyncExternalStore, type ReactNod
 import { createApiClient } from './api/client.ts';
 import { endpoints, type Api } from './api/endpoints.ts';
 import {
-  authorizationRequest, describeFailure, discover, endSessionUrl, EVERYTHING, exchangeCode, expiryOf, jwtClaims, permissionsOf,
-  principalOf, refreshDelay, refreshTokens, rolesOf, subjectOf, type OidcProvider, type PendingSignIn, type Permissions, type Tokens,
+  authorizationRequest,
+  describeFailure,
+  discover,
+  endSessionUrl,
+  EVERYTHING,
+  exchangeCode,
+  expiryOf,
+  jwtClaims,
+  permissionsOf,
+  principalOf,
+  refreshDelay,
+  refreshTokens,
+  rolesOf,
+  subjectOf,
+  type OidcProvider,
+  type PendingSignIn,
+  type Permissions,
+  type Tokens,
 } from './lib/oidc.ts';
 import { BASE, navigate } from './router.tsx';
 
@@ -140,7 +156,8 @@ function refresh(): Promise<boolean> {
 /** The token for the next call: refreshed first when it expires within 5 seconds. */
 async function currentToken(): Promise<string | undefined> {
   if (refreshing) await refreshing;
-  if (session?.expiresAt !== undefined && session.refreshToken && session.expiresAt - Date.now() < 5_000) await refresh();
+  if (session?.expiresAt !== undefined && session.refreshToken && session.expiresAt - Date.now() < 5_000)
+    await refresh();
   return session?.accessToken;
 }
 
@@ -151,21 +168,32 @@ async function unauthorized(sentToken: string | undefined, canRetry: boolean): P
   }
   if (snapshot.status === 'needs-sign-in') return false;
   forget();
-  update('needs-sign-in', config?.authEnabled
-    ? 'The service did not accept your sign-in (401). Sign in again.'
-    : 'The service requires authentication (401), but its sign-in configuration could not be read.');
+  update(
+    'needs-sign-in',
+    config?.authEnabled
+      ? 'The service did not accept your sign-in (401). Sign in again.'
+      : 'The service requires authentication (401), but its sign-in configuration could not be read.',
+  );
   return false;
 }
 
 const safeReturn = (path: string | undefined) =>
-  path && path.startsWith('/') && !path.startsWith('//') && !path.startsWith(CALLBACK_PATH) && !path.startsWith(SIGNED_OUT_PATH) ? path : BASE;
+  path?.startsWith('/') &&
+  !path.startsWith('//') &&
+  !path.startsWith(CALLBACK_PATH) &&
+  !path.startsWith(SIGNED_OUT_PATH)
+    ? path
+    : BASE;
 
 /** Sends the browser to the identity provider; it comes back to `/manager/callback`. */
 export async function signIn(returnTo: string = window.location.pathname + window.location.search): Promise<void> {
   if (!provider) return;
   try {
     const { url, pending } = await authorizationRequest(provider, redirectUri());
-    sessionStorage.setItem(PENDING_KEY, JSON.stringify({ ...pending, returnTo: safeReturn(returnTo) } satisfies Pending));
+    sessionStorage.setItem(
+      PENDING_KEY,
+      JSON.stringify({ ...pending, returnTo: safeReturn(returnTo) } satisfies Pending),
+    );
     update('redirecting');
     window.location.assign(url);
   } catch (error) {
@@ -199,7 +227,8 @@ async function completeSignIn(activeProvider: OidcProvider): Promise<void> {
     navigate(SIGNED_OUT_PATH, { replace: true });
     update('needs-sign-in', message);
   };
-  if (!pending) return fail('The answer of the identity provider does not belong to a sign-in started here. Sign in again.');
+  if (!pending)
+    return fail('The answer of the identity provider does not belong to a sign-in started here. Sign in again.');
   try {
     const tokens = await exchangeCode(activeProvider, new URL(window.location.href), pending, redirectUri());
     navigate(pending.returnTo, { replace: true });
@@ -218,12 +247,18 @@ async function start(): Promise<void> {
   }
   if (!config.authEnabled) return update('off');
   if (!config.issuer || !config.clientId) {
-    return update('needs-sign-in', 'The service requires sign-in, but names no identity provider or client id (svc.oidc.auth-server-url / svc.oidc.public-url, svc.oidc.client-id).');
+    return update(
+      'needs-sign-in',
+      'The service requires sign-in, but names no identity provider or client id (svc.oidc.auth-server-url / svc.oidc.public-url, svc.oidc.client-id).',
+    );
   }
   try {
     provider = await discover(config.issuer, config.clientId);
   } catch (error) {
-    return update('needs-sign-in', `The identity provider at ${config.issuer} could not be reached (${(error as Error).message}).`);
+    return update(
+      'needs-sign-in',
+      `The identity provider at ${config.issuer} could not be reached (${(error as Error).message}).`,
+    );
   }
   const path = window.location.pathname.replace(/\/+$/, '');
   if (path === CALLBACK_PATH) return completeSignIn(provider);

@@ -10,7 +10,10 @@ const queryClient = new QueryClient({
   defaultOptions: {
     queries: {
       // Client errors (404, 401, 503 vault disabled) are answers, not flukes: no retries for them.
-      retry: (count, error) => !(error instanceof ApiError && error.status >= 400 && error.status < 500) && !(error instanceof ApiError && error.status === 503) && count < 2,
+      retry: (count, error) =>
+        !(error instanceof ApiError && error.status >= 400 && error.status < 500) &&
+        !(error instanceof ApiError && error.status === 503) &&
+        count < 2,
       refetchOnWindowFocus: false,
       staleTime: 2_000,
     },

@@ -8,12 +8,20 @@ import { A2ATasks, type A2ACall } from './a2a-tasks.ts';
 import { agentCard, capabilities, skillNames, tokenEndpoint, type AgentCard, type CapabilityMatch } from './cards.ts';
 import { answerJsonRpc, type JsonRpcResponse } from './json-rpc.ts';
 
-type A2ASettings = Pick<Settings,
-  'svc.a2a.capabilities.enabled' | 'svc.a2a.capabilities.public' | 'svc.a2a.public-token-endpoint' | 'svc.oidc.public-url' | 'svc.oidc.auth-server-url'>;
+type A2ASettings = Pick<
+  Settings,
+  | 'svc.a2a.capabilities.enabled'
+  | 'svc.a2a.capabilities.public'
+  | 'svc.a2a.public-token-endpoint'
+  | 'svc.oidc.public-url'
+  | 'svc.oidc.auth-server-url'
+>;
 
 /** The 404 of an agent that is not exposed over agent-to-agent. */
 export const notExposed = (agentId: string) =>
-  notFound(`No agent-to-agent exposed agent with id ${agentId} (it must have a2aEnabled: true and be deployed READY in production).`);
+  notFound(
+    `No agent-to-agent exposed agent with id ${agentId} (it must have a2aEnabled: true and be deployed READY in production).`,
+  );
 
 /**
  * The agent-to-agent surface: cards of the exposed agents (A2A-enabled and deployed READY in production), the
@@ -26,12 +34,23 @@ export class A2AService {
   readonly #settings: A2ASettings;
   readonly #log: FastifyBaseLogger;
 
-  constructor(options: { directory: AgentDirectory; chat: AgentChat; authorize: AuthorizeResource; settings: A2ASettings; log: FastifyBaseLogger; taskCapacity?: number }) {
+  constructor(options: {
+    directory: AgentDirectory;
+    chat: AgentChat;
+    authorize: AuthorizeResource;
+    settings: A2ASettings;
+    log: FastifyBaseLogger;
+    taskCapacity?: number;
+  }) {
     this.#directory = options.directory;
     this.#authorize = options.authorize;
     this.#settings = options.settings;
     this.#log = options.log;
-    this.#tasks = new A2ATasks(options.taskCapacity === undefined ? { chat: options.chat } : { chat: options.chat, capacity: options.taskCapacity });
+    this.#tasks = new A2ATasks(
+      options.taskCapacity === undefined
+        ? { chat: options.chat }
+        : { chat: options.chat, capacity: options.taskCapacity },
+    );
   }
 
   /** The card of an exposed agent; undefined when the agent is unknown, not deployed or not A2A-enabled. */
@@ -72,6 +91,7 @@ export class A2AService {
     await this.#authorize(call.agentId, caller, 'USE');
     if ((await this.#directory.exposed(call.agentId)) === undefined) throw notExposed(call.agentId);
     return answerJsonRpc(body, this.#tasks.methods(call), (error) =>
-      this.#log.error({ err: error, agentId: call.agentId }, 'an A2A request failed unexpectedly'));
+      this.#log.error({ err: error, agentId: call.agentId }, 'an A2A request failed unexpectedly'),
+    );
   }
 }

@@ -21,15 +21,15 @@ function optionalText(value: unknown, path: string): string | undefined {
 
 /** The message's text: its text parts (`kind` or `type` `text`, or neither) joined by new lines. */
 function messageText(params: Record<string, unknown>): string {
-  const message = params['message'];
+  const message = params.message;
   if (!isRecord(message)) throw invalidParams("Missing 'message' in params.");
-  const parts = message['parts'];
+  const parts = message.parts;
   if (!Array.isArray(parts)) throw invalidParams('message.parts must be an array of parts.');
   const texts: string[] = [];
   for (const [index, part] of parts.entries()) {
     if (!isRecord(part)) throw invalidParams(`message.parts[${index}] must be an object.`);
-    const kind = part['kind'] ?? part['type'];
-    if ((kind === undefined || kind === 'text') && typeof part['text'] === 'string') texts.push(part['text']);
+    const kind = part.kind ?? part.type;
+    if ((kind === undefined || kind === 'text') && typeof part.text === 'string') texts.push(part.text);
   }
   if (texts.length === 0) throw invalidParams('No text content found in message parts.');
   return texts.join('\n');
@@ -41,9 +41,10 @@ function paramsObject(params: unknown): Record<string, unknown> {
 }
 
 function historyLength(params: Record<string, unknown>): number | undefined {
-  const value = params['historyLength'];
+  const value = params.historyLength;
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw invalidParams('historyLength must be a non-negative integer.');
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+    throw invalidParams('historyLength must be a non-negative integer.');
   return value;
 }
 
@@ -70,9 +71,17 @@ export class A2ATasks {
 
   /** The JSON-RPC methods of one agent's endpoint for one caller. */
   methods(call: A2ACall): Record<string, JsonRpcMethod> {
-    const unsupported = (code: number, message: string) => async () => { throw new JsonRpcError(code, message); };
-    const noStreaming = unsupported(JSON_RPC_CODES.unsupportedOperation, 'Streaming is not supported by this agent (capabilities.streaming is false); use message/send.');
-    const noPush = unsupported(JSON_RPC_CODES.pushNotificationNotSupported, 'Push notifications are not supported by this agent.');
+    const unsupported = (code: number, message: string) => async () => {
+      throw new JsonRpcError(code, message);
+    };
+    const noStreaming = unsupported(
+      JSON_RPC_CODES.unsupportedOperation,
+      'Streaming is not supported by this agent (capabilities.streaming is false); use message/send.',
+    );
+    const noPush = unsupported(
+      JSON_RPC_CODES.pushNotificationNotSupported,
+      'Push notifications are not supported by this agent.',
+    );
     return {
       'message/send': (params) => this.#messageSend(call, paramsObject(params)),
       'tasks/send': (params) => this.#tasksSend(call, paramsObject(params)),
@@ -92,30 +101,38 @@ export class A2ATasks {
 
   async #messageSend(call: A2ACall, params: Record<string, unknown>): Promise<unknown> {
     const text = messageText(params);
-    const message = params['message'] as Record<string, unknown>;
-    const taskId = optionalText(message['taskId'], 'message.taskId');
-    const contextId = optionalText(message['contextId'], 'message.contextId');
+    const message = params.message as Record<string, unknown>;
+    const taskId = optionalText(message.taskId, 'message.taskId');
+    const contextId = optionalText(message.contextId, 'message.contextId');
     if (taskId !== undefined) {
       const existing = this.#tasks.get(key(call, taskId));
       if (!existing) throw taskNotFound(taskId);
-      throw new JsonRpcError(JSON_RPC_CODES.invalidRequest,
-        `Task ${taskId} is ${existing.state} and takes no more messages; send the message without taskId and with contextId ${existing.contextId} to continue the conversation.`);
+      throw new JsonRpcError(
+        JSON_RPC_CODES.invalidRequest,
+        `Task ${taskId} is ${existing.state} and takes no more messages; send the message without taskId and with contextId ${existing.contextId} to continue the conversation.`,
+      );
     }
     const task = this.#newTask(call, randomUUID(), contextId ?? randomUUID(), 'v0.3');
-    const messageId = optionalText(message['messageId'], 'message.messageId') ?? randomUUID();
+    const messageId = optionalText(message.messageId, 'message.messageId') ?? randomUUID();
     await this.#runTurn(call, task, text, messageId);
     return wireTask(task);
   }
 
   async #tasksSend(call: A2ACall, params: Record<string, unknown>): Promise<unknown> {
     const text = messageText(params);
-    const taskId = optionalText(params['id'], 'id') ?? randomUUID();
-    const sessionId = optionalText(params['sessionId'], 'sessionId') ?? optionalText(params['contextId'], 'contextId');
+    const taskId = optionalText(params.id, 'id') ?? randomUUID();
+    const sessionId = optionalText(params.sessionId, 'sessionId') ?? optionalText(params.contextId, 'contextId');
     let task = this.#tasks.get(key(call, taskId));
     if (task) {
-      if (sessionId !== undefined && sessionId !== task.contextId) throw invalidParams(`Task ${taskId} belongs to session ${task.contextId}, not ${sessionId}.`);
-      if (task.state === 'canceled') throw new JsonRpcError(JSON_RPC_CODES.invalidRequest, `Task ${taskId} was canceled and takes no more messages; use a new task id.`);
-      if (task.state === 'working') throw new JsonRpcError(JSON_RPC_CODES.invalidRequest, `Task ${taskId} is still working; wait for its answer.`);
+      if (sessionId !== undefined && sessionId !== task.contextId)
+        throw invalidParams(`Task ${taskId} belongs to session ${task.contextId}, not ${sessionId}.`);
+      if (task.state === 'canceled')
+        throw new JsonRpcError(
+          JSON_RPC_CODES.invalidRequest,
+          `Task ${taskId} was canceled and takes no more messages; use a new task id.`,
+        );
+      if (task.state === 'working')
+        throw new JsonRpcError(JSON_RPC_CODES.invalidRequest, `Task ${taskId} is still working; wait for its answer.`);
     } else {
       task = this.#newTask(call, taskId, sessionId ?? randomUUID(), 'legacy');
     }
@@ -124,7 +141,7 @@ export class A2ATasks {
   }
 
   #get(call: A2ACall, params: Record<string, unknown>): unknown {
-    const id = optionalText(params['id'], 'id');
+    const id = optionalText(params.id, 'id');
     if (id === undefined) throw invalidParams("Missing 'id' in params.");
     const length = historyLength(params);
     const task = this.#tasks.get(key(call, id));
@@ -134,7 +151,7 @@ export class A2ATasks {
 
   /** Cancels the task: it ends its conversation, and the context starts a new conversation with its next message. */
   async #cancel(call: A2ACall, params: Record<string, unknown>): Promise<unknown> {
-    const id = optionalText(params['id'], 'id');
+    const id = optionalText(params.id, 'id');
     if (id === undefined) throw invalidParams("Missing 'id' in params.");
     const task = this.#tasks.get(key(call, id));
     if (!task) throw taskNotFound(id);
@@ -178,7 +195,13 @@ export class A2ATasks {
     const answer = reply.texts.join('\n');
     task.history.push({ role: 'agent', text: answer, messageId: randomUUID() });
     if (wasCanceled(task)) return; // canceled while the turn ran
-    if (reply.state === 'ERROR') this.#finish(task, 'failed', answer, 'The agent failed to process the message (the conversation is in state ERROR).');
+    if (reply.state === 'ERROR')
+      this.#finish(
+        task,
+        'failed',
+        answer,
+        'The agent failed to process the message (the conversation is in state ERROR).',
+      );
     else this.#finish(task, 'completed', answer);
   }
 
@@ -212,4 +235,3 @@ const wasCanceled = (task: TaskRecord) => task.state === 'canceled';
 function key(call: A2ACall, id: string): string {
   return `${call.caller ?? ''}\u0000${call.agentId}\u0000${id}`;
 }
-

@@ -44,6 +44,13 @@ export class AgentChat {
 }
 
 function reply(conversation: Conversation, currentStepOnly: boolean): ChatReply {
-  const { conversationOutputs } = snapshot(conversation, { returnDetailed: false, returnCurrentStepOnly: currentStepOnly });
-  return { conversationId: conversation.id, state: conversation.state, texts: conversationOutputs.flatMap((step) => step.output ?? []) };
+  const { conversationOutputs } = snapshot(conversation, {
+    returnDetailed: false,
+    returnCurrentStepOnly: currentStepOnly,
+  });
+  return {
+    conversationId: conversation.id,
+    state: conversation.state,
+    texts: conversationOutputs.flatMap((step) => step.output ?? []),
+  };
 }

@@ -58,7 +58,12 @@ export class AgentDirectory {
 
   /** Every deployed agent, oldest first (ids are time-ordered). */
   async listDeployed(): Promise<DeployedAgent[]> {
-    const ids = new Set(this.#deployments.list('production').filter((d) => d.status === 'READY').map((d) => d.agentId));
+    const ids = new Set(
+      this.#deployments
+        .list('production')
+        .filter((d) => d.status === 'READY')
+        .map((d) => d.agentId),
+    );
     const agents = await Promise.all([...ids].sort().map((id) => this.deployed(id)));
     return agents.filter((agent): agent is DeployedAgent => agent !== undefined);
   }

@@ -10,10 +10,22 @@ const settings = (values: { token?: string; publicUrl?: string; issuer?: string 
 
 describe('tokenEndpoint', () => {
   it('takes the explicit setting verbatim, else the public URL, else the issuer, as a Keycloak-style realm URL', () => {
-    assert.equal(tokenEndpoint(settings({ token: 'https://t.example/x/', publicUrl: 'https://p.example' })), 'https://t.example/x/');
-    assert.equal(tokenEndpoint(settings({ publicUrl: 'https://p.example/realms/a//', issuer: 'https://i.example' })), 'https://p.example/realms/a/protocol/openid-connect/token');
-    assert.equal(tokenEndpoint(settings({ issuer: 'https://i.example/realms/a' })), 'https://i.example/realms/a/protocol/openid-connect/token');
-    assert.equal(tokenEndpoint(settings({ issuer: 'https://i.example/realms/a/protocol/openid-connect/token' })), 'https://i.example/realms/a/protocol/openid-connect/token');
+    assert.equal(
+      tokenEndpoint(settings({ token: 'https://t.example/x/', publicUrl: 'https://p.example' })),
+      'https://t.example/x/',
+    );
+    assert.equal(
+      tokenEndpoint(settings({ publicUrl: 'https://p.example/realms/a//', issuer: 'https://i.example' })),
+      'https://p.example/realms/a/protocol/openid-connect/token',
+    );
+    assert.equal(
+      tokenEndpoint(settings({ issuer: 'https://i.example/realms/a' })),
+      'https://i.example/realms/a/protocol/openid-connect/token',
+    );
+    assert.equal(
+      tokenEndpoint(settings({ issuer: 'https://i.example/realms/a/protocol/openid-connect/token' })),
+      'https://i.example/realms/a/protocol/openid-connect/token',
+    );
     assert.equal(tokenEndpoint(settings({})), undefined);
   });
 });

@@ -27,7 +27,11 @@ export interface AgentCard {
   readonly preferredTransport: 'JSONRPC';
   readonly provider: { readonly organization: string; readonly url: string };
   readonly version: string;
-  readonly capabilities: { readonly streaming: false; readonly pushNotifications: false; readonly stateTransitionHistory: false };
+  readonly capabilities: {
+    readonly streaming: false;
+    readonly pushNotifications: false;
+    readonly stateTransitionHistory: false;
+  };
   readonly defaultInputModes: readonly string[];
   readonly defaultOutputModes: readonly string[];
   readonly skills: readonly AgentSkill[];
@@ -42,7 +46,9 @@ export interface AgentCard {
  * Keycloak-style realm URL with `/protocol/openid-connect/token` appended (unless it already ends so);
  * undefined when none is set.
  */
-export function tokenEndpoint(settings: Pick<Settings, 'svc.a2a.public-token-endpoint' | 'svc.oidc.public-url' | 'svc.oidc.auth-server-url'>): string | undefined {
+export function tokenEndpoint(
+  settings: Pick<Settings, 'svc.a2a.public-token-endpoint' | 'svc.oidc.public-url' | 'svc.oidc.auth-server-url'>,
+): string | undefined {
   const explicit = settings['svc.a2a.public-token-endpoint'];
   if (explicit) return explicit;
   const issuer = settings['svc.oidc.public-url'] || settings['svc.oidc.auth-server-url'];
@@ -52,7 +58,10 @@ export function tokenEndpoint(settings: Pick<Settings, 'svc.a2a.public-token-end
 }
 
 const DEFAULT_SKILL: AgentSkill = {
-  id: 'chat', name: 'Conversational AI', description: 'General conversational agent', tags: ['chat', 'ai'],
+  id: 'chat',
+  name: 'Conversational AI',
+  description: 'General conversational agent',
+  tags: ['chat', 'ai'],
 };
 
 /** One skill per `a2aSkills` entry (id: lower case, blanks as `-`); a single `chat` skill when none is listed. */
@@ -104,11 +113,21 @@ export interface CapabilityMatch {
  * (case-insensitive), `strategy=highest_confidence` keeps the best entry only (every skill is `medium`, so the
  * oldest agent's).
  */
-export function capabilities(agents: readonly DeployedAgent[], query: { skill?: string | undefined; strategy?: string | undefined }): CapabilityMatch[] {
+export function capabilities(
+  agents: readonly DeployedAgent[],
+  query: { skill?: string | undefined; strategy?: string | undefined },
+): CapabilityMatch[] {
   const wanted = query.skill?.trim().toLowerCase();
-  const matches = agents.flatMap((agent) => skillsOf(agent)
-    .filter((skill) => !wanted || skill.id === wanted || skill.name.toLowerCase() === wanted)
-    .map((skill) => ({ agentId: agent.id, skill: skill.name, confidence: 'medium' as const, attributes: { skillId: skill.id, agentName: agent.name } })));
+  const matches = agents.flatMap((agent) =>
+    skillsOf(agent)
+      .filter((skill) => !wanted || skill.id === wanted || skill.name.toLowerCase() === wanted)
+      .map((skill) => ({
+        agentId: agent.id,
+        skill: skill.name,
+        confidence: 'medium' as const,
+        attributes: { skillId: skill.id, agentName: agent.name },
+      })),
+  );
   return query.strategy === 'highest_confidence' ? matches.slice(0, 1) : matches;
 }
 

@@ -20,7 +20,11 @@ export type JsonRpcId = string | number | null;
 
 export type JsonRpcResponse =
   | { readonly jsonrpc: '2.0'; readonly id: JsonRpcId; readonly result: unknown }
-  | { readonly jsonrpc: '2.0'; readonly id: JsonRpcId; readonly error: { readonly code: number; readonly message: string; readonly data?: unknown } };
+  | {
+      readonly jsonrpc: '2.0';
+      readonly id: JsonRpcId;
+      readonly error: { readonly code: number; readonly message: string; readonly data?: unknown };
+    };
 
 /** Thrown by a method to answer with a JSON-RPC error. */
 export class JsonRpcError extends Error {
@@ -39,8 +43,11 @@ export const invalidParams = (message: string) => new JsonRpcError(JSON_RPC_CODE
 
 export type JsonRpcMethod = (params: unknown) => Promise<unknown>;
 
-const errorResponse = (id: JsonRpcId, code: number, message: string, data?: unknown): JsonRpcResponse =>
-  ({ jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } });
+const errorResponse = (id: JsonRpcId, code: number, message: string, data?: unknown): JsonRpcResponse => ({
+  jsonrpc: '2.0',
+  id,
+  error: data === undefined ? { code, message } : { code, message, data },
+});
 
 function isId(value: unknown): value is JsonRpcId {
   return value === null || typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
@@ -59,15 +66,36 @@ export async function answerJsonRpc(
   try {
     request = JSON.parse(body);
   } catch (error) {
-    return errorResponse(null, JSON_RPC_CODES.parseError, `Parse error: the body is not valid JSON (${(error as Error).message}).`);
+    return errorResponse(
+      null,
+      JSON_RPC_CODES.parseError,
+      `Parse error: the body is not valid JSON (${(error as Error).message}).`,
+    );
   }
-  if (Array.isArray(request)) return errorResponse(null, JSON_RPC_CODES.invalidRequest, 'Invalid request: batch requests are not supported; send one request per call.');
-  if (request === null || typeof request !== 'object') return errorResponse(null, JSON_RPC_CODES.invalidRequest, 'Invalid request: the body must be a JSON-RPC 2.0 request object.');
+  if (Array.isArray(request))
+    return errorResponse(
+      null,
+      JSON_RPC_CODES.invalidRequest,
+      'Invalid request: batch requests are not supported; send one request per call.',
+    );
+  if (request === null || typeof request !== 'object')
+    return errorResponse(
+      null,
+      JSON_RPC_CODES.invalidRequest,
+      'Invalid request: the body must be a JSON-RPC 2.0 request object.',
+    );
   const { jsonrpc, method, params, id: rawId } = request as Record<string, unknown>;
   const id = isId(rawId) ? rawId : null;
-  if (rawId !== undefined && !isId(rawId)) return errorResponse(null, JSON_RPC_CODES.invalidRequest, 'Invalid request: id must be a string, a number or null.');
-  if (jsonrpc !== '2.0') return errorResponse(id, JSON_RPC_CODES.invalidRequest, 'Invalid request: jsonrpc must be "2.0".');
-  if (typeof method !== 'string' || method === '') return errorResponse(id, JSON_RPC_CODES.invalidRequest, 'Invalid request: method must be a non-empty text.');
+  if (rawId !== undefined && !isId(rawId))
+    return errorResponse(
+      null,
+      JSON_RPC_CODES.invalidRequest,
+      'Invalid request: id must be a string, a number or null.',
+    );
+  if (jsonrpc !== '2.0')
+    return errorResponse(id, JSON_RPC_CODES.invalidRequest, 'Invalid request: jsonrpc must be "2.0".');
+  if (typeof method !== 'string' || method === '')
+    return errorResponse(id, JSON_RPC_CODES.invalidRequest, 'Invalid request: method must be a non-empty text.');
   if (params !== undefined && (params === null || typeof params !== 'object')) {
     return errorResponse(id, JSON_RPC_CODES.invalidParams, 'Invalid params: params must be an object.');
   }
@@ -78,6 +106,10 @@ export async function answerJsonRpc(
   } catch (error) {
     if (error instanceof JsonRpcError) return errorResponse(id, error.code, error.message, error.data);
     unexpected(error);
-    return errorResponse(id, JSON_RPC_CODES.internalError, 'Internal error while processing the request; the details are in the service log.');
+    return errorResponse(
+      id,
+      JSON_RPC_CODES.internalError,
+      'Internal error while processing the request; the details are in the service log.',
+    );
   }
 }

@@ -42,8 +42,12 @@ function statusText(task: TaskRecord): string | undefined {
 
 export function v03Task(task: TaskRecord, historyLength?: number): Record<string, unknown> {
   const message = (entry: HistoryEntry) => ({
-    kind: 'message', role: entry.role, messageId: entry.messageId, parts: [{ kind: 'text', text: entry.text }],
-    contextId: task.contextId, taskId: task.id,
+    kind: 'message',
+    role: entry.role,
+    messageId: entry.messageId,
+    parts: [{ kind: 'text', text: entry.text }],
+    contextId: task.contextId,
+    taskId: task.id,
   });
   const text = statusText(task);
   return {
@@ -55,9 +59,10 @@ export function v03Task(task: TaskRecord, historyLength?: number): Record<string
       ...(text === undefined ? {} : { message: message({ role: 'agent', text, messageId: `${task.id}-status` }) }),
       timestamp: task.timestamp,
     },
-    artifacts: task.state === 'completed' || (task.state === 'failed' && task.answer !== '')
-      ? [{ artifactId: `${task.id}-response`, name: 'response', parts: [{ kind: 'text', text: task.answer }] }]
-      : [],
+    artifacts:
+      task.state === 'completed' || (task.state === 'failed' && task.answer !== '')
+        ? [{ artifactId: `${task.id}-response`, name: 'response', parts: [{ kind: 'text', text: task.answer }] }]
+        : [],
     history: lastEntries(task.history, historyLength).map(message),
   };
 }
@@ -69,10 +74,15 @@ export function legacyTask(task: TaskRecord, historyLength?: number): Record<str
     id: task.id,
     sessionId: task.contextId,
     contextId: task.contextId,
-    status: { state: task.state, ...(text === undefined ? {} : { message: message('agent', text) }), timestamp: task.timestamp },
-    artifacts: task.state === 'completed' || (task.state === 'failed' && task.answer !== '')
-      ? [{ name: 'response', index: 0, parts: [{ type: 'text', text: task.answer }] }]
-      : [],
+    status: {
+      state: task.state,
+      ...(text === undefined ? {} : { message: message('agent', text) }),
+      timestamp: task.timestamp,
+    },
+    artifacts:
+      task.state === 'completed' || (task.state === 'failed' && task.answer !== '')
+        ? [{ name: 'response', index: 0, parts: [{ type: 'text', text: task.answer }] }]
+        : [],
     history: lastEntries(task.history, historyLength).map((entry) => message(entry.role, entry.text)),
   };
 }

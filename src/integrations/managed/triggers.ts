@@ -29,12 +29,16 @@ export interface BotTrigger {
  * The intent in the path wins; a different one in the body is a mistake.
  */
 export function parseTrigger(body: unknown, intentFromPath?: string): BotTrigger {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw invalid('A bot trigger must be a JSON object.', { path: '$' });
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw invalid('A bot trigger must be a JSON object.', { path: '$' });
   const raw = body as { intent?: unknown; botDeployments?: unknown; agentDeployments?: unknown };
   const intent = intentFromPath ?? raw.intent;
-  if (typeof intent !== 'string' || intent.trim() === '') throw invalid('intent must be a non-empty text.', { path: '$.intent' });
+  if (typeof intent !== 'string' || intent.trim() === '')
+    throw invalid('intent must be a non-empty text.', { path: '$.intent' });
   if (intentFromPath !== undefined && raw.intent !== undefined && raw.intent !== intentFromPath) {
-    throw invalid(`The body names intent '${String(raw.intent)}' but the path names '${intentFromPath}'.`, { path: '$.intent' });
+    throw invalid(`The body names intent '${String(raw.intent)}' but the path names '${intentFromPath}'.`, {
+      path: '$.intent',
+    });
   }
   const deployments = raw.botDeployments ?? raw.agentDeployments;
   if (!Array.isArray(deployments) || deployments.length === 0) {
@@ -42,12 +46,19 @@ export function parseTrigger(body: unknown, intentFromPath?: string): BotTrigger
   }
   const botDeployments = deployments.map((entry: unknown, index): BotDeployment => {
     const path = `$.botDeployments[${index}]`;
-    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw invalid(`${path} must be an object.`, { path });
+    if (entry === null || typeof entry !== 'object' || Array.isArray(entry))
+      throw invalid(`${path} must be an object.`, { path });
     const { environment, botId, agentId, initialContext } = entry as Record<string, unknown>;
     const id = botId ?? agentId;
-    if (typeof id !== 'string' || !isId(id)) throw invalid(`${path}.botId must be an agent id.`, { path: `${path}.botId` });
-    if (environment !== undefined && typeof environment !== 'string') throw invalid(`${path}.environment must be a text.`, { path: `${path}.environment` });
-    return { environment: normalizeEnvironment(environment), botId: id, initialContext: parseContext(initialContext, `${path}.initialContext`) };
+    if (typeof id !== 'string' || !isId(id))
+      throw invalid(`${path}.botId must be an agent id.`, { path: `${path}.botId` });
+    if (environment !== undefined && typeof environment !== 'string')
+      throw invalid(`${path}.environment must be a text.`, { path: `${path}.environment` });
+    return {
+      environment: normalizeEnvironment(environment),
+      botId: id,
+      initialContext: parseContext(initialContext, `${path}.initialContext`),
+    };
   });
   return { intent, botDeployments };
 }
@@ -63,7 +74,13 @@ export class TriggerService {
   readonly #clock: () => number;
   readonly #random: () => number;
 
-  constructor(store: TriggerStore, conversations: ConversationService, resources: Pick<ResourceService, 'record'>, clock: () => number = Date.now, random: () => number = Math.random) {
+  constructor(
+    store: TriggerStore,
+    conversations: ConversationService,
+    resources: Pick<ResourceService, 'record'>,
+    clock: () => number = Date.now,
+    random: () => number = Math.random,
+  ) {
     this.#store = store;
     this.#conversations = conversations;
     this.#resources = resources;
@@ -113,7 +130,10 @@ export class TriggerService {
       await this.#store.clearManagedConversation(intent, userId, kept);
     }
     const deployment = trigger.botDeployments[Math.floor(this.#random() * trigger.botDeployments.length)]!;
-    const started = await this.#conversations.start(deployment.botId, deployment.environment, { userId, context: deployment.initialContext });
+    const started = await this.#conversations.start(deployment.botId, deployment.environment, {
+      userId,
+      context: deployment.initialContext,
+    });
     await this.#store.setManagedConversation(intent, userId, started.id);
     return started;
   }
@@ -138,7 +158,10 @@ export class TriggerService {
     for (const agentId of new Set(trigger.botDeployments.map((deployment) => deployment.botId))) {
       const record = await this.#resources.record(agentId);
       if (record !== undefined && caller.levelOf(record) === undefined) {
-        throw new AppError('forbidden', `The trigger references agent ${agentId}, which ${caller.principal.name} cannot use (USE access needed).`);
+        throw new AppError(
+          'forbidden',
+          `The trigger references agent ${agentId}, which ${caller.principal.name} cannot use (USE access needed).`,
+        );
       }
     }
   }

@@ -17,7 +17,10 @@ const SERVER_INFO = { name: 'svc-agents', version: '0.1.0' };
 const MAX_TOOL_NAME = 64;
 
 function sanitizedName(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+  return name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
 }
 
 /** Tool names for the agents: by name when it is set and unique among them, else by id. */
@@ -31,7 +34,8 @@ export function agentToolNames(agents: readonly DeployedAgent[]): Map<string, De
   for (const agent of agents) {
     const name = sanitizedName(agent.name);
     const candidate = `agent_${name}`.slice(0, MAX_TOOL_NAME);
-    const unique = name !== '' && byName.get(name) === 1 && !tools.has(candidate) && !agents.some((other) => other.id === name);
+    const unique =
+      name !== '' && byName.get(name) === 1 && !tools.has(candidate) && !agents.some((other) => other.id === name);
     tools.set(unique ? candidate : `agent_${agent.id}`, agent);
   }
   return tools;
@@ -55,30 +59,49 @@ export class AgentTools {
     const server = new McpServer(SERVER_INFO, { capabilities: { tools: {} } });
     const tools = agentToolNames(await this.#directory.listDeployed());
     const roster = [...tools].map(([tool, agent]) => ({
-      tool, agentId: agent.id, name: agent.name, description: agent.description, version: agent.deployedVersion,
+      tool,
+      agentId: agent.id,
+      name: agent.name,
+      description: agent.description,
+      version: agent.deployedVersion,
     }));
 
-    server.registerTool('list_agents', {
-      title: 'List agents',
-      description: 'The agents deployed in production, each with the tool that talks to it.',
-      inputSchema: {},
-    }, async () => ({ content: [{ type: 'text', text: JSON.stringify(roster) }], structuredContent: { agents: roster } }));
+    server.registerTool(
+      'list_agents',
+      {
+        title: 'List agents',
+        description: 'The agents deployed in production, each with the tool that talks to it.',
+        inputSchema: {},
+      },
+      async () => ({
+        content: [{ type: 'text', text: JSON.stringify(roster) }],
+        structuredContent: { agents: roster },
+      }),
+    );
 
     for (const [tool, agent] of tools) {
-      server.registerTool(tool, {
-        title: agent.name || `Agent ${agent.id}`,
-        description: `Send a message to the agent ${agent.name ? `"${agent.name}"` : agent.id}${agent.description ? ` (${agent.description})` : ''}. `
-          + 'Answers the agent\'s reply and a conversationId; pass the conversationId with the next message to continue the conversation.',
-        inputSchema: {
-          message: z.string().describe('the user message'),
-          conversationId: z.string().optional().describe('continue this conversation (from an earlier answer); omit to start a new one'),
+      server.registerTool(
+        tool,
+        {
+          title: agent.name || `Agent ${agent.id}`,
+          description:
+            `Send a message to the agent ${agent.name ? `"${agent.name}"` : agent.id}${agent.description ? ` (${agent.description})` : ''}. ` +
+            "Answers the agent's reply and a conversationId; pass the conversationId with the next message to continue the conversation.",
+          inputSchema: {
+            message: z.string().describe('the user message'),
+            conversationId: z
+              .string()
+              .optional()
+              .describe('continue this conversation (from an earlier answer); omit to start a new one'),
+          },
+          outputSchema: {
+            conversationId: z.string(),
+            conversationState: z.string(),
+            output: z.array(z.string()),
+          },
         },
-        outputSchema: {
-          conversationId: z.string(),
-          conversationState: z.string(),
-          output: z.array(z.string()),
-        },
-      }, async ({ message, conversationId }) => this.#talk(agent.id, message, conversationId));
+        async ({ message, conversationId }) => this.#talk(agent.id, message, conversationId),
+      );
     }
     return server;
   }
@@ -87,13 +110,24 @@ export class AgentTools {
     try {
       if (conversationId !== undefined) {
         const conversation = await this.#chat.describe(conversationId);
-        if (conversation.agentId !== agentId) return toolError(`Conversation ${conversationId} is not a conversation with this agent.`);
-        if (conversation.state === 'ENDED') return toolError(`Conversation ${conversationId} has ended; omit conversationId to start a new conversation.`);
+        if (conversation.agentId !== agentId)
+          return toolError(`Conversation ${conversationId} is not a conversation with this agent.`);
+        if (conversation.state === 'ENDED')
+          return toolError(
+            `Conversation ${conversationId} has ended; omit conversationId to start a new conversation.`,
+          );
       }
-      const reply = conversationId === undefined ? await this.#chat.start(agentId, message) : await this.#chat.continue(conversationId, message);
+      const reply =
+        conversationId === undefined
+          ? await this.#chat.start(agentId, message)
+          : await this.#chat.continue(conversationId, message);
       const text = reply.texts.join('\n');
       const result = { conversationId: reply.conversationId, conversationState: reply.state, output: [...reply.texts] };
-      return { content: [{ type: 'text', text: text === '' ? '(the agent gave no text output)' : text }], structuredContent: result, ...(reply.state === 'ERROR' ? { isError: true } : {}) };
+      return {
+        content: [{ type: 'text', text: text === '' ? '(the agent gave no text output)' : text }],
+        structuredContent: result,
+        ...(reply.state === 'ERROR' ? { isError: true } : {}),
+      };
     } catch (error) {
       if (error instanceof AppError) return toolError(error.message);
       this.#log.error({ err: error, agentId }, 'an MCP agent tool failed unexpectedly');

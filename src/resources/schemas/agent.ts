@@ -1,13 +1,23 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { kindNamed, type ResourceKindDefinition, type SemanticProblem } from '../kinds.ts';
-import { aliasRenamer, canonicalReference, checkReference, closed, indexPath, stringMap, type AliasSpec } from './common.ts';
+import {
+  aliasRenamer,
+  canonicalReference,
+  checkReference,
+  closed,
+  indexPath,
+  stringMap,
+  type AliasSpec,
+} from './common.ts';
 import { isRecord } from '../../shared/json.ts';
 
 export const ChannelSchema = closed(
   {
     type: Type.String({ description: 'Channel type URI, e.g. a messaging-platform channel.' }),
     config: Type.Optional(
-      stringMap('Channel settings; for the messaging-platform channel appSecret, verificationToken and pageAccessToken (secrets).'),
+      stringMap(
+        'Channel settings; for the messaging-platform channel appSecret, verificationToken and pageAccessToken (secrets).',
+      ),
     ),
   },
   { description: 'A channel the agent is reachable on.' },
@@ -17,7 +27,8 @@ export const AgentSchema = closed(
   {
     packages: Type.Optional(
       Type.Array(Type.String(), {
-        description: 'Workflow references (svc://ai.svc.package/packagestore/packages/<id>?version=<n>); every workflow runs every turn, in order.',
+        description:
+          'Workflow references (svc://ai.svc.package/packagestore/packages/<id>?version=<n>); every workflow runs every turn, in order.',
       }),
     ),
     channels: Type.Optional(Type.Array(ChannelSchema, { description: 'Channels.' })),
@@ -35,8 +46,8 @@ const aliases: AliasSpec = {
 };
 
 function checkSemantics(body: unknown): SemanticProblem[] {
-  if (!isRecord(body) || !Array.isArray(body['packages'])) return [];
-  return body['packages'].flatMap((uri, i) => checkReference(uri, indexPath('$.packages', i), ['workflow']) ?? []);
+  if (!isRecord(body) || !Array.isArray(body.packages)) return [];
+  return body.packages.flatMap((uri, i) => checkReference(uri, indexPath('$.packages', i), ['workflow']) ?? []);
 }
 
 export const agentKind: ResourceKindDefinition = {
@@ -44,5 +55,8 @@ export const agentKind: ResourceKindDefinition = {
   schema: AgentSchema,
   renameAliases: aliasRenamer(aliases, AgentSchema),
   checkSemantics,
-  references: (body) => (isRecord(body) && Array.isArray(body['packages']) ? body['packages'].map((_, i) => ({ path: ['packages', i], kind: 'workflow' as const })) : []),
+  references: (body) =>
+    isRecord(body) && Array.isArray(body.packages)
+      ? body.packages.map((_, i) => ({ path: ['packages', i], kind: 'workflow' as const }))
+      : [],
 };

@@ -21,7 +21,9 @@ function conditionSchema(level: number): TSchema {
   const nested =
     level < MAX_CONDITION_DEPTH
       ? Type.Array(conditionSchema(level + 1), { description: 'Child conditions (negation, connector).' })
-      : Type.Array(Type.Unknown(), { description: `Child conditions; nesting deeper than ${MAX_CONDITION_DEPTH} levels is refused.` });
+      : Type.Array(Type.Unknown(), {
+          description: `Child conditions; nesting deeper than ${MAX_CONDITION_DEPTH} levels is refused.`,
+        });
   const properties = {
     type: Type.String({ description: `Condition type: ${CONDITION_NAMES}.` }),
     configs: Type.Optional(stringMap('Parameters of the condition, all values as text.')),
@@ -45,11 +47,14 @@ export const BehaviorRuleSchema = closed(
     name: Type.String({ description: "Rule name; 'occurrence' and 'dependency' conditions refer to rules by name." }),
     actions: Type.Optional(
       Type.Array(Type.String(), {
-        description: "Actions produced when the rule matches; CONVERSATION_START and CONVERSATION_END are reserved; 'httpcall(<name>)' triggers the HTTP call of that name.",
+        description:
+          "Actions produced when the rule matches; CONVERSATION_START and CONVERSATION_END are reserved; 'httpcall(<name>)' triggers the HTTP call of that name.",
       }),
     ),
     conditions: Type.Optional(
-      Type.Array(BehaviorConditionSchema, { description: 'The rule matches when all its conditions hold (no conditions: always).' }),
+      Type.Array(BehaviorConditionSchema, {
+        description: 'The rule matches when all its conditions hold (no conditions: always).',
+      }),
     ),
   },
   { description: 'A behavior rule.' },
@@ -71,9 +76,14 @@ export const BehaviorGroupSchema = closed(
 
 export const BehaviorSetSchema = closed(
   {
-    behaviorGroups: Type.Optional(Type.Array(BehaviorGroupSchema, { description: 'Groups of rules, evaluated in order.' })),
+    behaviorGroups: Type.Optional(
+      Type.Array(BehaviorGroupSchema, { description: 'Groups of rules, evaluated in order.' }),
+    ),
     appendActions: Type.Optional(
-      Type.Boolean({ description: "Append the produced actions to the step's actions (default true); the workflow extension's config overrides it." }),
+      Type.Boolean({
+        description:
+          "Append the produced actions to the step's actions (default true); the workflow extension's config overrides it.",
+      }),
     ),
     expressionsAsActions: Type.Optional(
       Type.Boolean({ description: 'Also add the names of the input expressions as actions (default false).' }),

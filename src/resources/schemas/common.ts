@@ -28,7 +28,11 @@ export function canonicalReference(value: unknown): unknown {
  * Checks that `value` is a reference (`svc://ai.svc.<type>/<store path>/<id>?version=<n>`) whose type host names a
  * configuration kind, and, when `expected` is given, one of those kinds.
  */
-export function checkReference(value: unknown, path: string, expected?: readonly KindName[]): SemanticProblem | undefined {
+export function checkReference(
+  value: unknown,
+  path: string,
+  expected?: readonly KindName[],
+): SemanticProblem | undefined {
   const reference = typeof value === 'string' ? parseReference(value) : undefined;
   if (!reference) {
     return {
@@ -38,7 +42,10 @@ export function checkReference(value: unknown, path: string, expected?: readonly
   }
   const kind = kindOfUriType(reference.type)?.name;
   if (!kind) {
-    return { path, message: `The reference at ${path} names the type 'ai.svc.${reference.type}', which is not a configuration kind.` };
+    return {
+      path,
+      message: `The reference at ${path} names the type 'ai.svc.${reference.type}', which is not a configuration kind.`,
+    };
   }
   if (expected && !expected.includes(kind)) {
     const wanted = expected.map((k) => `ai.svc.${kindNamed(k).uriType}`).join(' or ');
@@ -91,7 +98,10 @@ export function arrayField(value: unknown, key: string): JsonObject[] {
 // ---------------------------------------------------------------------------------------------------------------
 
 /** An object schema that rejects every field it does not list. */
-export function closed<T extends Parameters<typeof Type.Object>[0]>(properties: T, options: { description?: string; title?: string } = {}) {
+export function closed<T extends Parameters<typeof Type.Object>[0]>(
+  properties: T,
+  options: { description?: string; title?: string } = {},
+) {
   return Type.Object(properties, { ...options, additionalProperties: false });
 }
 
@@ -120,7 +130,12 @@ export function freeObject(description: string) {
  * exact field inside the item (anyOf would report the first branch's error).
  */
 export function oneOrMany<T extends TSchema>(item: T, description: string) {
-  return Type.Unsafe<Static<T> | Static<T>[]>({ description, if: { type: 'array' }, then: Type.Array(item), else: item });
+  return Type.Unsafe<Static<T> | Static<T>[]>({
+    description,
+    if: { type: 'array' },
+    then: Type.Array(item),
+    else: item,
+  });
 }
 
 /**
@@ -128,7 +143,11 @@ export function oneOrMany<T extends TSchema>(item: T, description: string) {
  * the discriminator's legal values; each branch is applied with if/then, so that an unknown field is reported
  * against the branch that applies.
  */
-export function discriminated<S>(discriminator: string, branches: Readonly<Record<string, TSchema>>, description: string) {
+export function discriminated<S>(
+  discriminator: string,
+  branches: Readonly<Record<string, TSchema>>,
+  description: string,
+) {
   return Type.Unsafe<S>({
     type: 'object',
     description,
@@ -156,7 +175,9 @@ export const PROPERTY_SCOPES = ['step', 'conversation', 'longTerm', 'secret'] as
 
 export const HttpCodeValidatorSchema = closed(
   {
-    runOnHttpCode: Type.Optional(Type.Array(Type.Integer(), { description: 'Run only on these HTTP status codes (default 200, 201).' })),
+    runOnHttpCode: Type.Optional(
+      Type.Array(Type.Integer(), { description: 'Run only on these HTTP status codes (default 200, 201).' }),
+    ),
     skipOnHttpCode: Type.Optional(Type.Array(Type.Integer(), { description: 'Never run on these HTTP status codes.' })),
   },
   { description: 'Decides from the HTTP status whether a post-response instruction runs (HTTP calls only).' },
@@ -166,10 +187,14 @@ export const PropertyInstructionSchema = closed(
   {
     name: Type.Optional(Type.String({ description: 'Property name (templated).' })),
     fromObjectPath: Type.Optional(
-      Type.String({ description: "Path of the value in the template data, e.g. 'memory.current.input' or 'properties.count+1'." }),
+      Type.String({
+        description: "Path of the value in the template data, e.g. 'memory.current.input' or 'properties.count+1'.",
+      }),
     ),
     toObjectPath: Type.Optional(
-      Type.String({ description: 'Copies the value to this path of the transient template data instead of setting a property.' }),
+      Type.String({
+        description: 'Copies the value to this path of the transient template data instead of setting a property.',
+      }),
     ),
     scope: Type.Optional(
       stringEnum(
@@ -183,8 +208,12 @@ export const PropertyInstructionSchema = closed(
     valueInt: Type.Optional(Type.Integer({ description: 'Literal integer value.' })),
     valueFloat: Type.Optional(Type.Number({ description: 'Literal number value.' })),
     valueBoolean: Type.Optional(Type.Boolean({ description: 'Literal boolean value.' })),
-    override: Type.Optional(Type.Boolean({ description: 'Overwrite an existing property of that name (default true).' })),
-    convertToObject: Type.Optional(Type.Boolean({ description: "Parse a '{...}' text value into an object (HTTP-call instructions)." })),
+    override: Type.Optional(
+      Type.Boolean({ description: 'Overwrite an existing property of that name (default true).' }),
+    ),
+    convertToObject: Type.Optional(
+      Type.Boolean({ description: "Parse a '{...}' text value into an object (HTTP-call instructions)." }),
+    ),
     visibility: Type.Optional(Type.String({ description: 'Sharing scope of a long-term property.' })),
     runOnValidationError: Type.Optional(
       Type.Boolean({ description: 'Run even when the HTTP response failed its validation matchers (default false).' }),
@@ -195,7 +224,9 @@ export const PropertyInstructionSchema = closed(
 );
 export type PropertyInstruction = Static<typeof PropertyInstructionSchema>;
 
-export const PropertyInstructionList = Type.Array(PropertyInstructionSchema, { description: 'Property instructions, run in order.' });
+export const PropertyInstructionList = Type.Array(PropertyInstructionSchema, {
+  description: 'Property instructions, run in order.',
+});
 
 /** Upstream's action-keyed form of property instructions (`setOnActions[]`). */
 export const SetOnActionSchema = closed(
@@ -214,9 +245,12 @@ export function checkPropertyInstructions(list: unknown, path: string): Semantic
   if (!Array.isArray(list)) return [];
   const problems: SemanticProblem[] = [];
   list.forEach((instruction, i) => {
-    if (isRecord(instruction) && isBlank(instruction['name']) && isBlank(instruction['toObjectPath'])) {
+    if (isRecord(instruction) && isBlank(instruction.name) && isBlank(instruction.toObjectPath)) {
       const at = indexPath(path, i);
-      problems.push({ path: fieldPath(at, 'name'), message: `The property instruction at ${at} needs a 'name' (or a 'toObjectPath').` });
+      problems.push({
+        path: fieldPath(at, 'name'),
+        message: `The property instruction at ${at} needs a 'name' (or a 'toObjectPath').`,
+      });
     }
   });
   return problems;
@@ -224,7 +258,11 @@ export function checkPropertyInstructions(list: unknown, path: string): Semantic
 
 export function checkSetOnActions(list: unknown, path: string): SemanticProblem[] {
   if (!Array.isArray(list)) return [];
-  return list.flatMap((entry, i) => (isRecord(entry) ? checkPropertyInstructions(entry['setProperties'], fieldPath(indexPath(path, i), 'setProperties')) : []));
+  return list.flatMap((entry, i) =>
+    isRecord(entry)
+      ? checkPropertyInstructions(entry.setProperties, fieldPath(indexPath(path, i), 'setProperties'))
+      : [],
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -279,15 +317,17 @@ export function renameFields(spec: AliasSpec, value: unknown, path = '$'): unkno
 type SchemaNode = Record<string, unknown>;
 
 function ifMatches(condition: SchemaNode, value: unknown): boolean {
-  if (condition['type'] === 'array') return Array.isArray(value);
+  if (condition.type === 'array') return Array.isArray(value);
   if (!isRecord(value)) return false;
-  const properties = condition['properties'];
+  const properties = condition.properties;
   if (!isRecord(properties)) return true;
-  return Object.entries(properties).every(([key, sub]) => !isRecord(sub) || !('const' in sub) || value[key] === sub['const']);
+  return Object.entries(properties).every(
+    ([key, sub]) => !isRecord(sub) || !('const' in sub) || value[key] === sub.const,
+  );
 }
 
 function typeMatches(schema: SchemaNode, value: unknown): boolean {
-  const type = schema['type'];
+  const type = schema.type;
   if (type === 'object') return isRecord(value);
   if (type === 'array') return Array.isArray(value);
   if (type === undefined) return true;
@@ -298,28 +338,30 @@ function typeMatches(schema: SchemaNode, value: unknown): boolean {
 function effectiveSchema(schema: SchemaNode, value: unknown): SchemaNode {
   let current = schema;
   for (let guard = 0; guard < 16; guard++) {
-    const condition = current['if'];
+    const condition = current.if;
     if (isRecord(condition)) {
-      const next = ifMatches(condition, value) ? current['then'] : current['else'];
+      const next = ifMatches(condition, value) ? current.then : current.else;
       if (!isRecord(next)) return current;
       current = next;
       continue;
     }
-    const anyOf = current['anyOf'];
+    const anyOf = current.anyOf;
     if (Array.isArray(anyOf)) {
       const branch = (anyOf as SchemaNode[]).find((b) => typeMatches(b, value));
       if (!branch) return current;
       current = branch;
       continue;
     }
-    const allOf = current['allOf'];
+    const allOf = current.allOf;
     if (Array.isArray(allOf)) {
-      const hit = (allOf as SchemaNode[]).map((s) => effectiveSchema(s, value)).find((s) => s !== undefined && isRecord(s['properties']) && !('if' in s));
+      const hit = (allOf as SchemaNode[])
+        .map((s) => effectiveSchema(s, value))
+        .find((s) => s !== undefined && isRecord(s.properties) && !('if' in s));
       // The branch that applies refines the object's own fields (it may list only those it changes).
       if (hit) {
-        const own = isRecord(current['properties']) ? current['properties'] : {};
-        const required = [current['required'], hit['required']].flatMap((list) => (Array.isArray(list) ? list : []));
-        return { ...hit, properties: { ...own, ...(hit['properties'] as SchemaNode) }, required };
+        const own = isRecord(current.properties) ? current.properties : {};
+        const required = [current.required, hit.required].flatMap((list) => (Array.isArray(list) ? list : []));
+        return { ...hit, properties: { ...own, ...(hit.properties as SchemaNode) }, required };
       }
     }
     return current;
@@ -335,13 +377,13 @@ export function dropNullOptionals(schema: unknown, value: unknown): unknown {
   if (!isRecord(schema)) return value;
   const effective = effectiveSchema(schema, value);
   if (Array.isArray(value)) {
-    const items = effective['items'];
+    const items = effective.items;
     return isRecord(items) ? value.map((item) => dropNullOptionals(items, item)) : value;
   }
   if (!isRecord(value)) return value;
-  const properties = effective['properties'];
+  const properties = effective.properties;
   if (!isRecord(properties)) return value;
-  const required = Array.isArray(effective['required']) ? (effective['required'] as string[]) : [];
+  const required = Array.isArray(effective.required) ? (effective.required as string[]) : [];
   const out: JsonObject = {};
   for (const [key, field] of Object.entries(value)) {
     const known = Object.hasOwn(properties, key);

@@ -5,13 +5,17 @@ import { aliasRenamer, arrayField, closed, fieldPath, indexPath, type AliasSpec 
 
 const expressions = Type.Optional(
   Type.String({
-    description: "Expressions emitted on a match, comma-separated, each of the form '<category>(<entity>)', e.g. 'greeting(hello)'. Without it the entry yields 'unused(<entry>)'.",
+    description:
+      "Expressions emitted on a match, comma-separated, each of the form '<category>(<entity>)', e.g. 'greeting(hello)'. Without it the entry yields 'unused(<entry>)'.",
   }),
 );
 
 export const DictionaryWordSchema = closed(
   {
-    word: Type.String({ pattern: '^\\S+$', description: 'A single word (no spaces); matched case-insensitively against a whole input token.' }),
+    word: Type.String({
+      pattern: '^\\S+$',
+      description: 'A single word (no spaces); matched case-insensitively against a whole input token.',
+    }),
     expressions,
     frequency: Type.Optional(Type.Integer({ description: 'Weight used by a randomizer.' })),
   },
@@ -28,7 +32,10 @@ export const DictionaryPhraseSchema = closed(
 
 export const DictionaryRegExSchema = closed(
   {
-    regEx: Type.String({ minLength: 1, description: 'Regular expression matched against a whole token (tried when nothing else matched).' }),
+    regEx: Type.String({
+      minLength: 1,
+      description: 'Regular expression matched against a whole token (tried when nothing else matched).',
+    }),
     expressions,
   },
   { description: 'A dictionary regular expression.' },
@@ -37,13 +44,19 @@ export const DictionaryRegExSchema = closed(
 export const DictionarySchema = closed(
   {
     language: Type.Optional(
-      Type.String({ description: "Language code; when set, the dictionary is consulted only when it equals the conversation's 'lang' property." }),
+      Type.String({
+        description:
+          "Language code; when set, the dictionary is consulted only when it equals the conversation's 'lang' property.",
+      }),
     ),
     words: Type.Optional(Type.Array(DictionaryWordSchema, { description: 'Single words.' })),
     phrases: Type.Optional(Type.Array(DictionaryPhraseSchema, { description: 'Multi-word phrases.' })),
     regExs: Type.Optional(Type.Array(DictionaryRegExSchema, { description: 'Regular expressions.' })),
   },
-  { title: 'Dictionary', description: 'A regular dictionary: words, phrases and regular expressions mapped to expressions.' },
+  {
+    title: 'Dictionary',
+    description: 'A regular dictionary: words, phrases and regular expressions mapped to expressions.',
+  },
 );
 export type Dictionary = Static<typeof DictionarySchema>;
 
@@ -60,9 +73,12 @@ function checkSemantics(body: unknown): SemanticProblem[] {
   arrayField(body, 'regExs').forEach((entry, i) => {
     const path = fieldPath(indexPath('$.regExs', i), 'regEx');
     try {
-      new RegExp(String(entry['regEx']));
+      new RegExp(String(entry.regEx));
     } catch (error) {
-      problems.push({ path, message: `The regular expression at ${path} does not compile: ${(error as Error).message}.` });
+      problems.push({
+        path,
+        message: `The regular expression at ${path} does not compile: ${(error as Error).message}.`,
+      });
     }
   });
   return problems;

@@ -17,8 +17,12 @@ import { isRecord } from '../../shared/json.ts';
 export const LlmRetrySchema = closed(
   {
     maxAttempts: Type.Optional(Type.Integer({ minimum: 1, description: 'Attempts at most (default 3).' })),
-    backoffDelayMs: Type.Optional(Type.Integer({ minimum: 0, description: 'First delay between attempts (default 1000).' })),
-    backoffMultiplier: Type.Optional(Type.Number({ minimum: 1, description: 'Factor applied to the delay per attempt (default 2.0).' })),
+    backoffDelayMs: Type.Optional(
+      Type.Integer({ minimum: 0, description: 'First delay between attempts (default 1000).' }),
+    ),
+    backoffMultiplier: Type.Optional(
+      Type.Number({ minimum: 1, description: 'Factor applied to the delay per attempt (default 2.0).' }),
+    ),
     maxBackoffDelayMs: Type.Optional(Type.Integer({ minimum: 0, description: 'Largest delay (default 10000).' })),
   },
   { description: 'Retries on transient provider errors (timeouts, 429, 5xx).' },
@@ -29,8 +33,13 @@ const instructions = (description: string) =>
 
 export const LlmTaskSchema = closed(
   {
-    id: Type.Optional(Type.String({ description: 'Task id, unique in the configuration; default name of the response object.' })),
-    type: Type.String({ description: "Provider: openai, anthropic, gemini, gemini-vertex, mistral, azure-openai, bedrock, oracle-genai, ollama, huggingface, jlama." }),
+    id: Type.Optional(
+      Type.String({ description: 'Task id, unique in the configuration; default name of the response object.' }),
+    ),
+    type: Type.String({
+      description:
+        'Provider: openai, anthropic, gemini, gemini-vertex, mistral, azure-openai, bedrock, oracle-genai, ollama, huggingface, jlama.',
+    }),
     description: Type.Optional(Type.String({ description: 'What the task does.' })),
     actions: Type.Optional(StringList("Actions that trigger the task ('*' = any action).")),
     parameters: Type.Optional(
@@ -38,29 +47,62 @@ export const LlmTaskSchema = closed(
         'Provider parameters, all as text: apiKey, modelName, baseUrl, temperature, systemMessage, prompt, sendConversation, addToOutput, ... A value ${vault:NAME} is read from the secrets vault at run time.',
       ),
     ),
-    preRequest: Type.Optional(instructions('Property instructions run before the model is called; their properties can be used in prompt and systemMessage.')),
-    postResponse: Type.Optional(instructions('Property instructions run after the answer arrived, which they see under responseObjectName (a JSON answer as an object).')),
-    responseObjectName: Type.Optional(Type.String({ description: 'Name the answer is bound to for the postResponse instructions (default: the task id); not stored in the memory.' })),
-    responseMetadataObjectName: Type.Optional(Type.String({ description: 'Name under which token usage, finish reason and model are stored.' })),
-    tools: Type.Optional(StringList('HTTP-call set references whose calls the model may use as tools.')),
-    enableBuiltInTools: Type.Optional(Type.Boolean({ description: 'Offer the built-in tools to the model (default false).' })),
-    builtInToolsWhitelist: Type.Optional(
-      StringList('Built-in tools offered (default all): calculator, datetime, websearch, dataformatter, webscraper, textsummarizer, pdfreader, weather, fetch_page.'),
+    preRequest: Type.Optional(
+      instructions(
+        'Property instructions run before the model is called; their properties can be used in prompt and systemMessage.',
+      ),
     ),
-    enableHttpCallTools: Type.Optional(Type.Boolean({ description: "Offer the calls listed in 'tools' (default true)." })),
+    postResponse: Type.Optional(
+      instructions(
+        'Property instructions run after the answer arrived, which they see under responseObjectName (a JSON answer as an object).',
+      ),
+    ),
+    responseObjectName: Type.Optional(
+      Type.String({
+        description:
+          'Name the answer is bound to for the postResponse instructions (default: the task id); not stored in the memory.',
+      }),
+    ),
+    responseMetadataObjectName: Type.Optional(
+      Type.String({ description: 'Name under which token usage, finish reason and model are stored.' }),
+    ),
+    tools: Type.Optional(StringList('HTTP-call set references whose calls the model may use as tools.')),
+    enableBuiltInTools: Type.Optional(
+      Type.Boolean({ description: 'Offer the built-in tools to the model (default false).' }),
+    ),
+    builtInToolsWhitelist: Type.Optional(
+      StringList(
+        'Built-in tools offered (default all): calculator, datetime, websearch, dataformatter, webscraper, textsummarizer, pdfreader, weather, fetch_page.',
+      ),
+    ),
+    enableHttpCallTools: Type.Optional(
+      Type.Boolean({ description: "Offer the calls listed in 'tools' (default true)." }),
+    ),
     enableMcpCallTools: Type.Optional(Type.Boolean({ description: 'Offer MCP tools (default true).' })),
-    conversationHistoryLimit: Type.Optional(Type.Integer({ minimum: -1, description: 'Previous steps sent as history (default 10; -1 = all).' })),
-    maxContextTokens: Type.Optional(Type.Integer({ minimum: -1, description: 'Token budget of the history (default -1 = unbounded).' })),
-    anchorFirstSteps: Type.Optional(Type.Integer({ minimum: 0, description: 'First steps always kept in the history (default 2).' })),
+    conversationHistoryLimit: Type.Optional(
+      Type.Integer({ minimum: -1, description: 'Previous steps sent as history (default 10; -1 = all).' }),
+    ),
+    maxContextTokens: Type.Optional(
+      Type.Integer({ minimum: -1, description: 'Token budget of the history (default -1 = unbounded).' }),
+    ),
+    anchorFirstSteps: Type.Optional(
+      Type.Integer({ minimum: 0, description: 'First steps always kept in the history (default 2).' }),
+    ),
     retry: Type.Optional(LlmRetrySchema),
-    streamingTimeoutSeconds: Type.Optional(Type.Integer({ minimum: 1, description: 'Backstop for a streamed answer (default 120).' })),
+    streamingTimeoutSeconds: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'Backstop for a streamed answer (default 120).' }),
+    ),
   },
   { description: 'One LLM task.' },
 );
 
 export const LlmConfigurationSchema = closed(
   {
-    tasks: Type.Optional(Type.Array(LlmTaskSchema, { description: 'Tasks, run in order; each fires once per step when one of its actions matches.' })),
+    tasks: Type.Optional(
+      Type.Array(LlmTaskSchema, {
+        description: 'Tasks, run in order; each fires once per step when one of its actions matches.',
+      }),
+    ),
   },
   { title: 'LlmConfiguration', description: 'An LLM configuration: model calls triggered by actions.' },
 );
@@ -71,22 +113,31 @@ function checkSemantics(body: unknown): SemanticProblem[] {
   const seen = new Map<string, number>();
   arrayField(body, 'tasks').forEach((task, i) => {
     const path = indexPath('$.tasks', i);
-    if (isBlank(task['type'])) {
+    if (isBlank(task.type)) {
       const at = fieldPath(path, 'type');
       problems.push({ path: at, message: `The LLM task at ${path} needs a non-blank 'type' (the provider).` });
     }
-    const id = task['id'];
+    const id = task.id;
     if (typeof id === 'string') {
       const first = seen.get(id);
       if (first !== undefined) {
-        problems.push({ path: fieldPath(path, 'id'), message: `The LLM task id '${id}' at ${path} is already used by $.tasks[${first}]; ids must be unique.` });
+        problems.push({
+          path: fieldPath(path, 'id'),
+          message: `The LLM task id '${id}' at ${path} is already used by $.tasks[${first}]; ids must be unique.`,
+        });
       } else {
         seen.set(id, i);
       }
     }
     for (const part of ['preRequest', 'postResponse']) {
       const holder = task[part];
-      if (isRecord(holder)) problems.push(...checkPropertyInstructions(holder['propertyInstructions'], fieldPath(fieldPath(path, part), 'propertyInstructions')));
+      if (isRecord(holder))
+        problems.push(
+          ...checkPropertyInstructions(
+            holder.propertyInstructions,
+            fieldPath(fieldPath(path, part), 'propertyInstructions'),
+          ),
+        );
     }
   });
   return problems;
@@ -98,5 +149,9 @@ export const llmKind: ResourceKindDefinition = {
   renameAliases: aliasRenamer({}, LlmConfigurationSchema),
   checkSemantics,
   references: (body) =>
-    arrayField(body, 'tasks').flatMap((task, i) => (Array.isArray(task['tools']) ? task['tools'].map((_, j) => ({ path: ['tasks', i, 'tools', j], kind: 'httpcalls' as const })) : [])),
+    arrayField(body, 'tasks').flatMap((task, i) =>
+      Array.isArray(task.tools)
+        ? task.tools.map((_, j) => ({ path: ['tasks', i, 'tools', j], kind: 'httpcalls' as const }))
+        : [],
+    ),
 };

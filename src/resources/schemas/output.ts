@@ -2,15 +2,28 @@ import { Type, type Static } from '@sinclair/typebox';
 import { kindNamed, type ResourceKindDefinition } from '../kinds.ts';
 import { aliasRenamer, closed, discriminated, type AliasSpec } from './common.ts';
 
-const delay = Type.Optional(Type.Integer({ minimum: 0, description: 'Delay in milliseconds, passed to the client (the server never waits; default 0).' }));
+const delay = Type.Optional(
+  Type.Integer({
+    minimum: 0,
+    description: 'Delay in milliseconds, passed to the client (the server never waits; default 0).',
+  }),
+);
 const typeIs = <T extends string>(type: T) => Type.Literal(type, { description: `Always '${type}'.` });
 
 export const TextItemSchema = closed(
-  { type: typeIs('text'), text: Type.String({ description: 'Text; may hold template expressions such as {context.city}.' }), delay },
+  {
+    type: typeIs('text'),
+    text: Type.String({ description: 'Text; may hold template expressions such as {context.city}.' }),
+    delay,
+  },
   { description: 'A text output.' },
 );
 export const ImageItemSchema = closed(
-  { type: typeIs('image'), uri: Type.String({ description: 'Image address.' }), alt: Type.Optional(Type.String({ description: 'Alternative text.' })) },
+  {
+    type: typeIs('image'),
+    uri: Type.String({ description: 'Image address.' }),
+    alt: Type.Optional(Type.String({ description: 'Alternative text.' })),
+  },
   { description: 'An image output.' },
 );
 export const AgentFaceItemSchema = closed(
@@ -27,7 +40,10 @@ export const QuickReplySchema = closed(
   {
     value: Type.String({ description: 'Text shown to (and sent back by) the user.' }),
     expressions: Type.Optional(
-      Type.String({ description: 'Expressions the reply stands for when typed back, e.g. quickReply(option1); default: the value in lower case.' }),
+      Type.String({
+        description:
+          'Expressions the reply stands for when typed back, e.g. quickReply(option1); default: the value in lower case.',
+      }),
     ),
     isDefault: Type.Optional(Type.Boolean({ description: 'Marks the default reply.' })),
   },
@@ -67,7 +83,12 @@ export const ApplicationLinkItemSchema = closed(
   { description: 'A link into the client application.' },
 );
 export const ButtonItemSchema = closed(
-  { type: typeIs('button'), buttonType: Type.Optional(Type.String()), label: Type.Optional(Type.String()), onPress: Type.Optional(Type.String()) },
+  {
+    type: typeIs('button'),
+    buttonType: Type.Optional(Type.String()),
+    label: Type.Optional(Type.String()),
+    onPress: Type.Optional(Type.String()),
+  },
   { description: 'A button.' },
 );
 export const OtherItemSchema = Type.Unsafe<{ type: 'other' } & Record<string, string | number | boolean>>({
@@ -111,7 +132,9 @@ export const ValueAlternativeSchema = Type.Unsafe<OutputItem | string>({
 
 export const OutputSchema = closed(
   {
-    valueAlternatives: Type.Array(ValueAlternativeSchema, { description: 'One alternative is chosen at random per turn.' }),
+    valueAlternatives: Type.Array(ValueAlternativeSchema, {
+      description: 'One alternative is chosen at random per turn.',
+    }),
   },
   { description: 'One output position.' },
 );
@@ -120,10 +143,15 @@ export const OutputEntrySchema = closed(
   {
     action: Type.String({ minLength: 1, description: 'The action that selects this entry.' }),
     timesOccurred: Type.Optional(
-      Type.Integer({ minimum: 0, description: 'Occurrence this entry applies to: 0 the first, 1 the second, ... (default 0).' }),
+      Type.Integer({
+        minimum: 0,
+        description: 'Occurrence this entry applies to: 0 the first, 1 the second, ... (default 0).',
+      }),
     ),
     outputs: Type.Optional(Type.Array(OutputSchema, { description: 'Outputs, in order.' })),
-    quickReplies: Type.Optional(Type.Array(QuickReplySchema, { description: 'Quick replies offered with this entry.' })),
+    quickReplies: Type.Optional(
+      Type.Array(QuickReplySchema, { description: 'Quick replies offered with this entry.' }),
+    ),
   },
   { description: 'The outputs for one action and occurrence.' },
 );
@@ -131,7 +159,10 @@ export const OutputEntrySchema = closed(
 export const OutputSetSchema = closed(
   {
     language: Type.Optional(
-      Type.String({ description: "Language code; when set, the set produces output only when it equals the conversation's 'lang' property." }),
+      Type.String({
+        description:
+          "Language code; when set, the set produces output only when it equals the conversation's 'lang' property.",
+      }),
     ),
     outputSet: Type.Optional(Type.Array(OutputEntrySchema, { description: 'One entry per action and occurrence.' })),
   },

@@ -26,8 +26,8 @@ export type PropertySetter = Static<typeof PropertySetterSchema>;
 function checkSemantics(body: unknown): SemanticProblem[] {
   if (!isRecord(body)) return [];
   return [
-    ...checkPropertyInstructions(body['propertyInstructions'], '$.propertyInstructions'),
-    ...checkSetOnActions(body['setOnActions'], '$.setOnActions'),
+    ...checkPropertyInstructions(body.propertyInstructions, '$.propertyInstructions'),
+    ...checkSetOnActions(body.setOnActions, '$.setOnActions'),
   ];
 }
 

@@ -60,8 +60,8 @@ function schemaError(kind: ResourceKindDefinition, body: unknown): AppError {
 
 function assertUnknownField(kind: ResourceKindDefinition, body: unknown, field: string, path: string): void {
   const error = schemaError(kind, body);
-  assert.equal(error.details['field'], field);
-  assert.equal(error.details['path'], path);
+  assert.equal(error.details.field, field);
+  assert.equal(error.details.path, path);
   assert.match(error.message, new RegExp(`Unknown field '${field}'`));
 }
 
@@ -80,7 +80,7 @@ function assertAliasConflict(kind: ResourceKindDefinition, body: unknown, a: str
       assert.ok(error instanceof AppError);
       assert.equal(error.kind, 'invalid');
       assert.ok(error.message.includes(`'${a}'`) && error.message.includes(`'${b}'`), error.message);
-      assert.equal(error.details['path'], path);
+      assert.equal(error.details.path, path);
       return true;
     },
   );
@@ -129,10 +129,17 @@ const basicRules = {
           actions: ['greet_personally'],
           conditions: [
             { type: 'inputmatcher', configs: { expressions: 'greeting(*)', occurrence: 'currentStep' } },
-            { type: 'contextmatcher', configs: { contextKey: 'userInfo', contextType: 'object', objectKeyPath: 'username' } },
+            {
+              type: 'contextmatcher',
+              configs: { contextKey: 'userInfo', contextType: 'object', objectKeyPath: 'username' },
+            },
           ],
         },
-        { name: 'Greeting', actions: ['greet'], conditions: [{ type: 'inputmatcher', configs: { expressions: 'greeting(*)' } }] },
+        {
+          name: 'Greeting',
+          actions: ['greet'],
+          conditions: [{ type: 'inputmatcher', configs: { expressions: 'greeting(*)' } }],
+        },
         {
           name: 'Goodbye',
           actions: ['say_goodbye', 'CONVERSATION_END'],
@@ -152,18 +159,36 @@ const basicRules = {
         {
           name: 'ContextString',
           actions: ['context_string'],
-          conditions: [{ type: 'contextmatcher', configs: { contextKey: 'someContextKeyString', contextType: 'string', string: 'someContextValue' } }],
+          conditions: [
+            {
+              type: 'contextmatcher',
+              configs: { contextKey: 'someContextKeyString', contextType: 'string', string: 'someContextValue' },
+            },
+          ],
         },
         {
           name: 'ContextExpressions',
           actions: ['context_expressions'],
-          conditions: [{ type: 'contextmatcher', configs: { contextKey: 'k', contextType: 'expressions', expressions: 'expression(someValue)' } }],
+          conditions: [
+            {
+              type: 'contextmatcher',
+              configs: { contextKey: 'k', contextType: 'expressions', expressions: 'expression(someValue)' },
+            },
+          ],
         },
         {
           name: 'ContextObject',
           actions: ['context_object'],
           conditions: [
-            { type: 'contextmatcher', configs: { contextKey: 'userInfo', contextType: 'object', objectKeyPath: 'username', objectValue: 'John' } },
+            {
+              type: 'contextmatcher',
+              configs: {
+                contextKey: 'userInfo',
+                contextType: 'object',
+                objectKeyPath: 'username',
+                objectValue: 'John',
+              },
+            },
           ],
         },
       ],
@@ -180,7 +205,10 @@ const basicRules = {
               configs: { operator: 'AND' },
               conditions: [
                 { type: 'inputmatcher', configs: { expressions: 'greeting(*)' } },
-                { type: 'contextmatcher', configs: { contextKey: 'userInfo', contextType: 'object', objectKeyPath: 'username' } },
+                {
+                  type: 'contextmatcher',
+                  configs: { contextKey: 'userInfo', contextType: 'object', objectKeyPath: 'username' },
+                },
               ],
             },
           ],
@@ -189,7 +217,10 @@ const basicRules = {
           name: 'NotGreetedYet',
           actions: ['not_greeted'],
           conditions: [
-            { type: 'negation', conditions: [{ type: 'occurrence', configs: { minTimesOccurred: '1', behaviorRuleName: 'Greeting' } }] },
+            {
+              type: 'negation',
+              conditions: [{ type: 'occurrence', configs: { minTimesOccurred: '1', behaviorRuleName: 'Greeting' } }],
+            },
             { type: 'inputmatcher', configs: { expressions: 'status_check(*)' } },
           ],
         },
@@ -214,18 +245,33 @@ const basicRules = {
 const basicOutputs = {
   language: 'en',
   outputSet: [
-    { action: 'welcome', timesOccurred: 0, outputs: [{ valueAlternatives: [{ type: 'text', text: 'Welcome! I am <product>.' }] }] },
+    {
+      action: 'welcome',
+      timesOccurred: 0,
+      outputs: [{ valueAlternatives: [{ type: 'text', text: 'Welcome! I am <product>.' }] }],
+    },
     {
       action: 'greet',
       timesOccurred: 0,
-      outputs: [{ valueAlternatives: [{ type: 'text', text: 'Hi there! Nice to meet up! :-)', delay: 0 }, 'Hello there!'] }],
+      outputs: [
+        { valueAlternatives: [{ type: 'text', text: 'Hi there! Nice to meet up! :-)', delay: 0 }, 'Hello there!'] },
+      ],
     },
     {
       action: 'greet',
       timesOccurred: 1,
-      outputs: [{ valueAlternatives: [{ type: 'text', text: 'Did we already say hi ?! Well, twice is better than not at all! ;-)' }] }],
+      outputs: [
+        {
+          valueAlternatives: [
+            { type: 'text', text: 'Did we already say hi ?! Well, twice is better than not at all! ;-)' },
+          ],
+        },
+      ],
     },
-    { action: 'greet_personally', outputs: [{ valueAlternatives: [{ type: 'text', text: 'Hello {userInfo.username}! Nice to meet you! :-)' }] }] },
+    {
+      action: 'greet_personally',
+      outputs: [{ valueAlternatives: [{ type: 'text', text: 'Hello {userInfo.username}! Nice to meet you! :-)' }] }],
+    },
     {
       action: 'say_goodbye',
       outputs: [{ valueAlternatives: [{ type: 'text', text: 'See you soon!' }] }],
@@ -271,14 +317,25 @@ const propertyRef = `svc://ai.svc.property/propertysetterstore/propertysetters/$
 const workflowRef = `svc://ai.svc.package/packagestore/packages/${ID1}?version=1`;
 
 const inlineSetOnActions = [
-  { actions: ['CONVERSATION_START'], setProperties: [{ name: 'count', valueInt: 0, scope: 'longTerm', override: false }] },
+  {
+    actions: ['CONVERSATION_START'],
+    setProperties: [{ name: 'count', valueInt: 0, scope: 'longTerm', override: false }],
+  },
   { actions: ['*'], setProperties: [{ name: 'count', fromObjectPath: 'properties.count+1', scope: 'longTerm' }] },
   {
     actions: ['current_weather_in_city'],
     setProperties: [
       { name: 'chosenCity', fromObjectPath: 'memory.current.input', scope: 'conversation' },
-      { name: 'currentWeather', fromObjectPath: 'memory.current.httpCalls.currentWeather.weather[0].description', scope: 'step' },
-      { name: 'currentTemperature', fromObjectPath: 'memory.current.httpCalls.currentWeather.main.temp', scope: 'step' },
+      {
+        name: 'currentWeather',
+        fromObjectPath: 'memory.current.httpCalls.currentWeather.weather[0].description',
+        scope: 'step',
+      },
+      {
+        name: 'currentTemperature',
+        fromObjectPath: 'memory.current.httpCalls.currentWeather.main.temp',
+        scope: 'step',
+      },
     ],
   },
 ];
@@ -314,7 +371,10 @@ const weatherWorkflow = {
 const basicAgent = {
   packages: [workflowRef],
   channels: [
-    { type: 'svc://ai.svc.channel.messenger', config: { appSecret: 'a', verificationToken: 'b', pageAccessToken: 'c' } },
+    {
+      type: 'svc://ai.svc.channel.messenger',
+      config: { appSecret: 'a', verificationToken: 'b', pageAccessToken: 'c' },
+    },
   ],
   description: 'Says hello.',
   a2aEnabled: true,
@@ -349,7 +409,12 @@ const weatherCalls = {
       parameters: { city: 'name of the city (used when exposed as an LLM tool)' },
       preRequest: {
         propertyInstructions: [{ name: 'city', fromObjectPath: 'memory.current.input', scope: 'step' }],
-        batchRequests: { pathToTargetArray: 'cities', iterationObjectName: 'city', templateFilterExpression: 'true', executeCallsSequentially: true },
+        batchRequests: {
+          pathToTargetArray: 'cities',
+          iterationObjectName: 'city',
+          templateFilterExpression: 'true',
+          executeCallsSequentially: true,
+        },
         delayBeforeExecutingInMillis: 0,
       },
       request: {
@@ -372,7 +437,12 @@ const weatherCalls = {
           },
         ],
         outputBuildInstructions: [
-          { pathToTargetArray: 'currentWeather.weather', iterationObjectName: 'w', outputType: 'text', outputValue: '{w.description}' },
+          {
+            pathToTargetArray: 'currentWeather.weather',
+            iterationObjectName: 'w',
+            outputType: 'text',
+            outputValue: '{w.description}',
+          },
         ],
         qrBuildInstruction: {
           pathToTargetArray: 'currentWeather.weather',
@@ -423,7 +493,12 @@ const llmConfig = {
       retry: { maxAttempts: 3, backoffDelayMs: 1000, backoffMultiplier: 2.0, maxBackoffDelayMs: 10000 },
       streamingTimeoutSeconds: 120,
     },
-    { id: 'local', type: 'ollama', actions: ['ask_local'], parameters: { model: 'llama3', baseUrl: 'http://localhost:11434' } },
+    {
+      id: 'local',
+      type: 'ollama',
+      actions: ['ask_local'],
+      parameters: { model: 'llama3', baseUrl: 'http://localhost:11434' },
+    },
   ],
 };
 
@@ -433,13 +508,45 @@ const llmConfig = {
 
 describe('kind definitions', () => {
   const expected: [ResourceKindDefinition, string, string, string, string[], string, string[]][] = [
-    [dictionaryKind, 'dictionary', 'dictionary', 'regulardictionary', ['dictionary'], '/regulardictionarystore/regulardictionaries', ['/dictionarystore/dictionaries']],
-    [behaviorKind, 'behavior', 'behavior set', 'behavior', ['rules'], '/behaviorstore/behaviorsets', ['/rulestore/rulesets']],
+    [
+      dictionaryKind,
+      'dictionary',
+      'dictionary',
+      'regulardictionary',
+      ['dictionary'],
+      '/regulardictionarystore/regulardictionaries',
+      ['/dictionarystore/dictionaries'],
+    ],
+    [
+      behaviorKind,
+      'behavior',
+      'behavior set',
+      'behavior',
+      ['rules'],
+      '/behaviorstore/behaviorsets',
+      ['/rulestore/rulesets'],
+    ],
     [outputKind, 'output', 'output set', 'output', [], '/outputstore/outputsets', []],
-    [workflowKind, 'workflow', 'workflow', 'package', ['workflow'], '/packagestore/packages', ['/workflowstore/workflows']],
+    [
+      workflowKind,
+      'workflow',
+      'workflow',
+      'package',
+      ['workflow'],
+      '/packagestore/packages',
+      ['/workflowstore/workflows'],
+    ],
     [agentKind, 'agent', 'agent', 'agent', ['bot'], '/agentstore/agents', ['/botstore/bots']],
     [propertyKind, 'property', 'property setter', 'property', [], '/propertysetterstore/propertysetters', []],
-    [httpCallsKind, 'httpcalls', 'HTTP-call set', 'httpcalls', ['apicalls'], '/httpcallsstore/httpcalls', ['/apicallstore/apicalls']],
+    [
+      httpCallsKind,
+      'httpcalls',
+      'HTTP-call set',
+      'httpcalls',
+      ['apicalls'],
+      '/httpcallsstore/httpcalls',
+      ['/apicallstore/apicalls'],
+    ],
     [llmKind, 'llm', 'LLM configuration', 'llm', [], '/langchainstore/langchains', ['/llmstore/llms']],
   ];
   for (const [kind, name, title, uriType, aliases, storePath, legacy] of expected) {
@@ -451,8 +558,8 @@ describe('kind definitions', () => {
       assert.equal(kind.storePath, storePath);
       assert.deepEqual([...kind.legacyStorePaths], legacy);
       const schema = kind.schema as Record<string, unknown>;
-      assert.equal(typeof schema['title'], 'string');
-      assert.equal(schema['$id'], undefined);
+      assert.equal(typeof schema.title, 'string');
+      assert.equal(schema.$id, undefined);
       assert.doesNotMatch(JSON.stringify(schema), /"(\$id|\$ref|format)"/);
     });
   }
@@ -462,13 +569,23 @@ describe('kind definitions', () => {
       if (Array.isArray(node)) return node.forEach((n, i) => walk(n, `${path}[${i}]`));
       if (typeof node !== 'object' || node === null) return;
       const schema = node as Record<string, unknown>;
-      if (schema['type'] === 'object' && schema['properties'] && !schema['allOf']) {
-        assert.notEqual(schema['additionalProperties'], undefined, `open object at ${path}`);
-        assert.notEqual(schema['additionalProperties'], true, `open object at ${path}`);
+      if (schema.type === 'object' && schema.properties && !schema.allOf) {
+        assert.notEqual(schema.additionalProperties, undefined, `open object at ${path}`);
+        assert.notEqual(schema.additionalProperties, true, `open object at ${path}`);
       }
       for (const [key, value] of Object.entries(schema)) if (key !== 'if') walk(value, `${path}.${key}`);
     };
-    for (const kind of [dictionaryKind, behaviorKind, outputKind, workflowKind, agentKind, propertyKind, httpCallsKind, llmKind]) walk(kind.schema, kind.name);
+    for (const kind of [
+      dictionaryKind,
+      behaviorKind,
+      outputKind,
+      workflowKind,
+      agentKind,
+      propertyKind,
+      httpCallsKind,
+      llmKind,
+    ])
+      walk(kind.schema, kind.name);
   });
 });
 
@@ -482,13 +599,13 @@ describe('dictionary', () => {
 
   it('reports an unknown field with its JSON path', () => {
     const body = clone(basicDictionary) as Record<string, unknown>;
-    (body['phrases'] as Record<string, unknown>[])[1]!['exprs'] = 'x';
+    (body.phrases as Record<string, unknown>[])[1]!.exprs = 'x';
     assertUnknownField(dictionaryKind, body, 'exprs', '$.phrases[1].exprs');
   });
 
   it('refuses a word with a space and a missing word', () => {
     assert.match(schemaError(dictionaryKind, { words: [{ word: 'two words' }] }).message, /\$\.words\[0\]\.word/);
-    assert.equal(schemaError(dictionaryKind, { words: [{ expressions: 'a(b)' }] }).details['path'], '$.words[0].word');
+    assert.equal(schemaError(dictionaryKind, { words: [{ expressions: 'a(b)' }] }).details.path, '$.words[0].word');
   });
 
   it('translates lang, exp and exps', () => {
@@ -510,28 +627,52 @@ describe('dictionary', () => {
 
   it('refuses a name together with its alias', () => {
     assertAliasConflict(dictionaryKind, { lang: 'de', language: 'en' }, 'lang', 'language', '$');
-    assertAliasConflict(dictionaryKind, { words: [{ word: 'a' }, { word: 'b', exp: 'x', expressions: 'y' }] }, 'exp', 'expressions', '$.words[1]');
+    assertAliasConflict(
+      dictionaryKind,
+      { words: [{ word: 'a' }, { word: 'b', exp: 'x', expressions: 'y' }] },
+      'exp',
+      'expressions',
+      '$.words[1]',
+    );
     assertAliasConflict(dictionaryKind, { words: [{ word: 'b', exp: 'x', exps: 'y' }] }, 'exp', 'exps', '$.words[0]');
   });
 
   it('drops nulls given for optional fields, keeps them elsewhere', () => {
-    assert.deepEqual(accept(dictionaryKind, { lang: null, words: [{ word: 'a', expressions: null, frequency: null }] }), {
-      words: [{ word: 'a' }],
-    });
-    assert.equal(schemaError(dictionaryKind, { words: [{ word: null }] }).details['path'], '$.words[0].word');
+    assert.deepEqual(
+      accept(dictionaryKind, { lang: null, words: [{ word: 'a', expressions: null, frequency: null }] }),
+      {
+        words: [{ word: 'a' }],
+      },
+    );
+    assert.equal(schemaError(dictionaryKind, { words: [{ word: null }] }).details.path, '$.words[0].word');
     assertUnknownField(dictionaryKind, { words: [{ word: 'a', bogus: null }] }, 'bogus', '$.words[0].bogus');
   });
 
   it('treats __proto__ and constructor as ordinary unknown fields', () => {
-    assertUnknownField(dictionaryKind, JSON.parse('{"__proto__": {"words": 1}, "words": []}'), '__proto__', '$.__proto__');
-    assertUnknownField(dictionaryKind, { words: [{ word: 'a', constructor: 'x' }] }, 'constructor', '$.words[0].constructor');
+    assertUnknownField(
+      dictionaryKind,
+      JSON.parse('{"__proto__": {"words": 1}, "words": []}'),
+      '__proto__',
+      '$.__proto__',
+    );
+    assertUnknownField(
+      dictionaryKind,
+      { words: [{ word: 'a', constructor: 'x' }] },
+      'constructor',
+      '$.words[0].constructor',
+    );
     const renamed = dictionaryKind.renameAliases(JSON.parse('{"__proto__": {"lang": "x"}}')) as object;
     assert.equal(Object.getPrototypeOf(renamed), Object.prototype);
     assert.ok(Object.hasOwn(renamed, '__proto__'));
   });
 
   it('checks that regular expressions compile', () => {
-    assertProblem(dictionaryKind, { regExs: [{ regEx: 'a+' }, { regEx: '(unclosed' }] }, '$.regExs[1].regEx', /does not compile/);
+    assertProblem(
+      dictionaryKind,
+      { regExs: [{ regEx: 'a+' }, { regEx: '(unclosed' }] },
+      '$.regExs[1].regEx',
+      /does not compile/,
+    );
   });
 });
 
@@ -543,73 +684,179 @@ describe('behavior set', () => {
   it('accepts the basic and complex rule sets', () => assertValid(behaviorKind, basicRules));
 
   it('reports an unknown field in a nested condition with its JSON path', () => {
-    const body = clone(basicRules) as unknown as { behaviorGroups: { behaviorRules: { conditions: { conditions: Record<string, unknown>[] }[] }[] }[] };
-    body.behaviorGroups[2]!.behaviorRules[0]!.conditions[0]!.conditions[1]!['config'] = {};
-    assertUnknownField(behaviorKind, body, 'config', '$.behaviorGroups[2].behaviorRules[0].conditions[0].conditions[1].config');
+    const body = clone(basicRules) as unknown as {
+      behaviorGroups: { behaviorRules: { conditions: { conditions: Record<string, unknown>[] }[] }[] }[];
+    };
+    body.behaviorGroups[2]!.behaviorRules[0]!.conditions[0]!.conditions[1]!.config = {};
+    assertUnknownField(
+      behaviorKind,
+      body,
+      'config',
+      '$.behaviorGroups[2].behaviorRules[0].conditions[0].conditions[1].config',
+    );
   });
 
   it('refuses non-string configs and an unknown execution strategy', () => {
-    const numeric = { behaviorGroups: [{ behaviorRules: [{ name: 'r', conditions: [{ type: 'occurrence', configs: { behaviorRuleName: 'r', maxTimesOccurred: 0 } }] }] }] };
-    assert.equal(schemaError(behaviorKind, numeric).details['path'], '$.behaviorGroups[0].behaviorRules[0].conditions[0].configs.maxTimesOccurred');
-    assert.equal(schemaError(behaviorKind, { behaviorGroups: [{ executionStrategy: 'all' }] }).details['path'], '$.behaviorGroups[0].executionStrategy');
+    const numeric = {
+      behaviorGroups: [
+        {
+          behaviorRules: [
+            {
+              name: 'r',
+              conditions: [{ type: 'occurrence', configs: { behaviorRuleName: 'r', maxTimesOccurred: 0 } }],
+            },
+          ],
+        },
+      ],
+    };
+    assert.equal(
+      schemaError(behaviorKind, numeric).details.path,
+      '$.behaviorGroups[0].behaviorRules[0].conditions[0].configs.maxTimesOccurred',
+    );
+    assert.equal(
+      schemaError(behaviorKind, { behaviorGroups: [{ executionStrategy: 'all' }] }).details.path,
+      '$.behaviorGroups[0].executionStrategy',
+    );
   });
 
   it('translates ruleGroups and rules', () => {
     const upstream = { ruleGroups: [{ name: 'g', rules: [{ name: 'r', actions: ['a'], conditions: [] }] }] };
-    assert.deepEqual(accept(behaviorKind, upstream), { behaviorGroups: [{ name: 'g', behaviorRules: [{ name: 'r', actions: ['a'], conditions: [] }] }] });
+    assert.deepEqual(accept(behaviorKind, upstream), {
+      behaviorGroups: [{ name: 'g', behaviorRules: [{ name: 'r', actions: ['a'], conditions: [] }] }],
+    });
   });
 
   it('refuses a name together with its alias', () => {
     assertAliasConflict(behaviorKind, { ruleGroups: [], behaviorGroups: [] }, 'ruleGroups', 'behaviorGroups', '$');
-    assertAliasConflict(behaviorKind, { behaviorGroups: [{ rules: [], behaviorRules: [] }] }, 'rules', 'behaviorRules', '$.behaviorGroups[0]');
+    assertAliasConflict(
+      behaviorKind,
+      { behaviorGroups: [{ rules: [], behaviorRules: [] }] },
+      'rules',
+      'behaviorRules',
+      '$.behaviorGroups[0]',
+    );
   });
 
   const withCondition = (condition: unknown, extraRules: unknown[] = []) => ({
-    behaviorGroups: [{ name: 'g', behaviorRules: [{ name: 'R', actions: ['a'], conditions: [condition] }, ...extraRules] }],
+    behaviorGroups: [
+      { name: 'g', behaviorRules: [{ name: 'R', actions: ['a'], conditions: [condition] }, ...extraRules] },
+    ],
   });
   const at = '$.behaviorGroups[0].behaviorRules[0].conditions[0]';
 
   it('refuses an unknown condition type', () => {
-    assertProblem(behaviorKind, withCondition({ type: 'regexmatcher', configs: {} }), `${at}.type`, /Unknown condition type 'regexmatcher'/);
+    assertProblem(
+      behaviorKind,
+      withCondition({ type: 'regexmatcher', configs: {} }),
+      `${at}.type`,
+      /Unknown condition type 'regexmatcher'/,
+    );
   });
 
   it('inputmatcher needs expressions and a legal occurrence', () => {
-    assertValid(behaviorKind, withCondition({ type: 'inputmatcher', configs: { expressions: 'a(*)', occurrence: 'anyStep' } }));
-    assertProblem(behaviorKind, withCondition({ type: 'inputmatcher', configs: { expressions: '  ' } }), `${at}.configs.expressions`, /'R'/);
+    assertValid(
+      behaviorKind,
+      withCondition({ type: 'inputmatcher', configs: { expressions: 'a(*)', occurrence: 'anyStep' } }),
+    );
+    assertProblem(
+      behaviorKind,
+      withCondition({ type: 'inputmatcher', configs: { expressions: '  ' } }),
+      `${at}.configs.expressions`,
+      /'R'/,
+    );
     assertProblem(behaviorKind, withCondition({ type: 'inputmatcher' }), `${at}.configs.expressions`);
-    assertProblem(behaviorKind, withCondition({ type: 'inputmatcher', configs: { expressions: 'a', occurrence: 'sometimes' } }), `${at}.configs.occurrence`);
+    assertProblem(
+      behaviorKind,
+      withCondition({ type: 'inputmatcher', configs: { expressions: 'a', occurrence: 'sometimes' } }),
+      `${at}.configs.occurrence`,
+    );
   });
 
   it('actionmatcher needs actions and a legal occurrence', () => {
-    assertValid(behaviorKind, withCondition({ type: 'actionmatcher', configs: { actions: 'greet', occurrence: 'never' } }));
-    assertProblem(behaviorKind, withCondition({ type: 'actionmatcher', configs: { occurrence: 'never' } }), `${at}.configs.actions`);
-    assertProblem(behaviorKind, withCondition({ type: 'actionmatcher', configs: { actions: 'x', occurrence: 'always' } }), `${at}.configs.occurrence`);
+    assertValid(
+      behaviorKind,
+      withCondition({ type: 'actionmatcher', configs: { actions: 'greet', occurrence: 'never' } }),
+    );
+    assertProblem(
+      behaviorKind,
+      withCondition({ type: 'actionmatcher', configs: { occurrence: 'never' } }),
+      `${at}.configs.actions`,
+    );
+    assertProblem(
+      behaviorKind,
+      withCondition({ type: 'actionmatcher', configs: { actions: 'x', occurrence: 'always' } }),
+      `${at}.configs.occurrence`,
+    );
   });
 
   it('occurrence needs a rule name and an integer bound', () => {
-    assertValid(behaviorKind, withCondition({ type: 'occurrence', configs: { behaviorRuleName: 'R', minTimesOccurred: '1', maxTimesOccurred: '-1' } }));
-    assertProblem(behaviorKind, withCondition({ type: 'occurrence', configs: { maxTimesOccurred: '0' } }), `${at}.configs.behaviorRuleName`);
-    assertProblem(behaviorKind, withCondition({ type: 'occurrence', configs: { behaviorRuleName: 'R' } }), `${at}.configs`, /minTimesOccurred/);
-    assertProblem(behaviorKind, withCondition({ type: 'occurrence', configs: { behaviorRuleName: 'R', maxTimesOccurred: 'one' } }), `${at}.configs.maxTimesOccurred`);
+    assertValid(
+      behaviorKind,
+      withCondition({
+        type: 'occurrence',
+        configs: { behaviorRuleName: 'R', minTimesOccurred: '1', maxTimesOccurred: '-1' },
+      }),
+    );
+    assertProblem(
+      behaviorKind,
+      withCondition({ type: 'occurrence', configs: { maxTimesOccurred: '0' } }),
+      `${at}.configs.behaviorRuleName`,
+    );
+    assertProblem(
+      behaviorKind,
+      withCondition({ type: 'occurrence', configs: { behaviorRuleName: 'R' } }),
+      `${at}.configs`,
+      /minTimesOccurred/,
+    );
+    assertProblem(
+      behaviorKind,
+      withCondition({ type: 'occurrence', configs: { behaviorRuleName: 'R', maxTimesOccurred: 'one' } }),
+      `${at}.configs.maxTimesOccurred`,
+    );
   });
 
   it('contextmatcher needs a key and a legal type', () => {
-    assertValid(behaviorKind, withCondition({ type: 'contextmatcher', configs: { contextKey: 'k', contextType: 'string', string: 'v' } }));
-    assertProblem(behaviorKind, withCondition({ type: 'contextmatcher', configs: { contextType: 'string' } }), `${at}.configs.contextKey`);
-    assertProblem(behaviorKind, withCondition({ type: 'contextmatcher', configs: { contextKey: 'k' } }), `${at}.configs.contextType`);
-    assertProblem(behaviorKind, withCondition({ type: 'contextmatcher', configs: { contextKey: 'k', contextType: 'array' } }), `${at}.configs.contextType`);
+    assertValid(
+      behaviorKind,
+      withCondition({ type: 'contextmatcher', configs: { contextKey: 'k', contextType: 'string', string: 'v' } }),
+    );
+    assertProblem(
+      behaviorKind,
+      withCondition({ type: 'contextmatcher', configs: { contextType: 'string' } }),
+      `${at}.configs.contextKey`,
+    );
+    assertProblem(
+      behaviorKind,
+      withCondition({ type: 'contextmatcher', configs: { contextKey: 'k' } }),
+      `${at}.configs.contextType`,
+    );
+    assertProblem(
+      behaviorKind,
+      withCondition({ type: 'contextmatcher', configs: { contextKey: 'k', contextType: 'array' } }),
+      `${at}.configs.contextType`,
+    );
   });
 
   it('negation and connector need nested conditions, checked recursively', () => {
     const child = { type: 'inputmatcher', configs: { expressions: 'a' } };
     assertValid(behaviorKind, withCondition({ type: 'negation', conditions: [child] }));
-    assertValid(behaviorKind, withCondition({ type: 'connector', configs: { operator: 'OR' }, conditions: [child, child] }));
+    assertValid(
+      behaviorKind,
+      withCondition({ type: 'connector', configs: { operator: 'OR' }, conditions: [child, child] }),
+    );
     assertProblem(behaviorKind, withCondition({ type: 'negation' }), `${at}.conditions`);
     assertProblem(behaviorKind, withCondition({ type: 'connector', conditions: [] }), `${at}.conditions`);
-    assertProblem(behaviorKind, withCondition({ type: 'connector', configs: { operator: 'XOR' }, conditions: [child] }), `${at}.configs.operator`);
     assertProblem(
       behaviorKind,
-      withCondition({ type: 'negation', conditions: [{ type: 'connector', conditions: [{ type: 'inputmatcher', configs: {} }] }] }),
+      withCondition({ type: 'connector', configs: { operator: 'XOR' }, conditions: [child] }),
+      `${at}.configs.operator`,
+    );
+    assertProblem(
+      behaviorKind,
+      withCondition({
+        type: 'negation',
+        conditions: [{ type: 'connector', conditions: [{ type: 'inputmatcher', configs: {} }] }],
+      }),
       `${at}.conditions[0].conditions[0].configs.expressions`,
     );
   });
@@ -620,25 +867,57 @@ describe('behavior set', () => {
     assertValid(behaviorKind, withCondition(condition));
     condition = { type: 'negation', conditions: [condition] };
     const found = problems(behaviorKind, withCondition(condition));
-    assert.ok(found.some((p) => /nested at most/.test(p.message)), JSON.stringify(found));
+    assert.ok(
+      found.some((p) => /nested at most/.test(p.message)),
+      JSON.stringify(found),
+    );
   });
 
   it('dependency needs the name of a rule of the set', () => {
-    assertValid(behaviorKind, withCondition({ type: 'dependency', configs: { reference: 'Other' } }, [{ name: 'Other', actions: ['o'] }]));
+    assertValid(
+      behaviorKind,
+      withCondition({ type: 'dependency', configs: { reference: 'Other' } }, [{ name: 'Other', actions: ['o'] }]),
+    );
     assertProblem(behaviorKind, withCondition({ type: 'dependency', configs: {} }), `${at}.configs.reference`);
-    assertProblem(behaviorKind, withCondition({ type: 'dependency', configs: { reference: 'Missing' } }), `${at}.configs.reference`, /Missing/);
-    const cycle = withCondition({ type: 'dependency', configs: { reference: 'Other' } }, [{ name: 'Other', conditions: [{ type: 'dependency', configs: { reference: 'R' } }] }]);
-    assertProblem(behaviorKind, cycle, '$.behaviorGroups[0].behaviorRules[1].conditions[0].configs.reference', /cycle: 'R' -> 'Other' -> 'R'/);
+    assertProblem(
+      behaviorKind,
+      withCondition({ type: 'dependency', configs: { reference: 'Missing' } }),
+      `${at}.configs.reference`,
+      /Missing/,
+    );
+    const cycle = withCondition({ type: 'dependency', configs: { reference: 'Other' } }, [
+      { name: 'Other', conditions: [{ type: 'dependency', configs: { reference: 'R' } }] },
+    ]);
+    assertProblem(
+      behaviorKind,
+      cycle,
+      '$.behaviorGroups[0].behaviorRules[1].conditions[0].configs.reference',
+      /cycle: 'R' -> 'Other' -> 'R'/,
+    );
   });
 
   it('checks what only compiling finds: expressions that do not parse, paths that are not paths', () => {
-    assertProblem(behaviorKind, withCondition({ type: 'inputmatcher', configs: { expressions: 'greeting(' } }), `${at}.configs.expressions`, /does not parse/);
-    assertProblem(behaviorKind, withCondition({ type: 'dynamicvaluematcher', configs: { valuePath: 'a..b' } }), `${at}.configs.valuePath`, /not a valid path/);
+    assertProblem(
+      behaviorKind,
+      withCondition({ type: 'inputmatcher', configs: { expressions: 'greeting(' } }),
+      `${at}.configs.expressions`,
+      /does not parse/,
+    );
+    assertProblem(
+      behaviorKind,
+      withCondition({ type: 'dynamicvaluematcher', configs: { valuePath: 'a..b' } }),
+      `${at}.configs.valuePath`,
+      /not a valid path/,
+    );
   });
 
   it('sizematcher bounds are integers', () => {
     assertValid(behaviorKind, withCondition({ type: 'sizematcher', configs: { valuePath: 'x', equal: '3' } }));
-    assertProblem(behaviorKind, withCondition({ type: 'sizematcher', configs: { valuePath: 'x', min: '1.5' } }), `${at}.configs.min`);
+    assertProblem(
+      behaviorKind,
+      withCondition({ type: 'sizematcher', configs: { valuePath: 'x', min: '1.5' } }),
+      `${at}.configs.min`,
+    );
   });
 });
 
@@ -647,23 +926,44 @@ describe('behavior set', () => {
 // ---------------------------------------------------------------------------------------------------------------
 
 describe('output set', () => {
-  it('accepts the basic agent outputs with every item type and plain strings', () => assertValid(outputKind, basicOutputs));
+  it('accepts the basic agent outputs with every item type and plain strings', () =>
+    assertValid(outputKind, basicOutputs));
 
   it('reports an unknown field of a typed item against that item type', () => {
     const body = clone(basicOutputs);
-    (body.outputSet[5]!.outputs[0]!.valueAlternatives[1] as Record<string, unknown>)['caption'] = 'x';
+    (body.outputSet[5]!.outputs[0]!.valueAlternatives[1] as Record<string, unknown>).caption = 'x';
     assertUnknownField(outputKind, body, 'caption', '$.outputSet[5].outputs[0].valueAlternatives[1].caption');
     const nested = clone(basicOutputs);
-    ((nested.outputSet[5]!.outputs[0]!.valueAlternatives[4] as Record<string, unknown>)['validation'] as Record<string, unknown>)['pattern'] = '.*';
-    assertUnknownField(outputKind, nested, 'pattern', '$.outputSet[5].outputs[0].valueAlternatives[4].validation.pattern');
-    assertUnknownField(outputKind, { outputSet: [{ action: 'a', quickReplies: [{ value: 'v', label: 'l' }] }] }, 'label', '$.outputSet[0].quickReplies[0].label');
+    (
+      (nested.outputSet[5]!.outputs[0]!.valueAlternatives[4] as Record<string, unknown>).validation as Record<
+        string,
+        unknown
+      >
+    ).pattern = '.*';
+    assertUnknownField(
+      outputKind,
+      nested,
+      'pattern',
+      '$.outputSet[5].outputs[0].valueAlternatives[4].validation.pattern',
+    );
+    assertUnknownField(
+      outputKind,
+      { outputSet: [{ action: 'a', quickReplies: [{ value: 'v', label: 'l' }] }] },
+      'label',
+      '$.outputSet[0].quickReplies[0].label',
+    );
   });
 
   it('refuses an unknown item type and a text item without text', () => {
-    const unknownType = { outputSet: [{ action: 'a', outputs: [{ valueAlternatives: [{ type: 'video', uri: 'x' }] }] }] };
-    assert.equal(schemaError(outputKind, unknownType).details['path'], '$.outputSet[0].outputs[0].valueAlternatives[0].type');
+    const unknownType = {
+      outputSet: [{ action: 'a', outputs: [{ valueAlternatives: [{ type: 'video', uri: 'x' }] }] }],
+    };
+    assert.equal(
+      schemaError(outputKind, unknownType).details.path,
+      '$.outputSet[0].outputs[0].valueAlternatives[0].type',
+    );
     const noText = { outputSet: [{ action: 'a', outputs: [{ valueAlternatives: [{ type: 'text' }] }] }] };
-    assert.equal(schemaError(outputKind, noText).details['path'], '$.outputSet[0].outputs[0].valueAlternatives[0].text');
+    assert.equal(schemaError(outputKind, noText).details.path, '$.outputSet[0].outputs[0].valueAlternatives[0].text');
   });
 
   it('translates lang', () => {
@@ -672,8 +972,18 @@ describe('output set', () => {
   });
 
   it('drops nulls inside typed items', () => {
-    const body = { outputSet: [{ action: 'a', timesOccurred: null, outputs: [{ valueAlternatives: [{ type: 'image', uri: 'u', alt: null }] }] }] };
-    assert.deepEqual(accept(outputKind, body), { outputSet: [{ action: 'a', outputs: [{ valueAlternatives: [{ type: 'image', uri: 'u' }] }] }] });
+    const body = {
+      outputSet: [
+        {
+          action: 'a',
+          timesOccurred: null,
+          outputs: [{ valueAlternatives: [{ type: 'image', uri: 'u', alt: null }] }],
+        },
+      ],
+    };
+    assert.deepEqual(accept(outputKind, body), {
+      outputSet: [{ action: 'a', outputs: [{ valueAlternatives: [{ type: 'image', uri: 'u' }] }] }],
+    });
   });
 });
 
@@ -686,20 +996,41 @@ describe('workflow', () => {
 
   it('reports unknown fields at depth with their JSON path', () => {
     const body = clone(weatherWorkflow) as { packageExtensions: Record<string, unknown>[] };
-    (body.packageExtensions[3]!['config'] as { setOnActions: { setProperties: Record<string, unknown>[] }[] }).setOnActions[2]!.setProperties[1]!['value'] = 1;
-    assertUnknownField(workflowKind, body, 'value', '$.packageExtensions[3].config.setOnActions[2].setProperties[1].value');
-    assertUnknownField(workflowKind, { packageExtensions: [{ type: 'svc://ai.svc.output', config: { url: 'x' } }] }, 'url', '$.packageExtensions[0].config.url');
+    (body.packageExtensions[3]!.config as { setOnActions: { setProperties: Record<string, unknown>[] }[] })
+      .setOnActions[2]!.setProperties[1]!.value = 1;
     assertUnknownField(
       workflowKind,
-      { packageExtensions: [{ type: 'svc://ai.svc.parser', extensions: { dictionaries: [{ type: 'svc://ai.svc.parser.dictionaries.integer', configs: {} }] } }] },
+      body,
+      'value',
+      '$.packageExtensions[3].config.setOnActions[2].setProperties[1].value',
+    );
+    assertUnknownField(
+      workflowKind,
+      { packageExtensions: [{ type: 'svc://ai.svc.output', config: { url: 'x' } }] },
+      'url',
+      '$.packageExtensions[0].config.url',
+    );
+    assertUnknownField(
+      workflowKind,
+      {
+        packageExtensions: [
+          {
+            type: 'svc://ai.svc.parser',
+            extensions: { dictionaries: [{ type: 'svc://ai.svc.parser.dictionaries.integer', configs: {} }] },
+          },
+        ],
+      },
       'configs',
       '$.packageExtensions[0].extensions.dictionaries[0].configs',
     );
   });
 
   it('requires packageExtensions and the extension type', () => {
-    assert.equal(schemaError(workflowKind, {}).details['path'], '$.packageExtensions');
-    assert.equal(schemaError(workflowKind, { packageExtensions: [{ config: {} }] }).details['path'], '$.packageExtensions[0].type');
+    assert.equal(schemaError(workflowKind, {}).details.path, '$.packageExtensions');
+    assert.equal(
+      schemaError(workflowKind, { packageExtensions: [{ config: {} }] }).details.path,
+      '$.packageExtensions[0].type',
+    );
   });
 
   it('translates workflowSteps, workflowExtensions, extension types and 6.x references', () => {
@@ -708,11 +1039,19 @@ describe('workflow', () => {
         {
           type: 'svc://ai.svc.parser',
           extensions: {
-            dictionaries: [{ type: 'svc://ai.svc.parser.dictionaries.regular', config: { uri: `svc://ai.svc.dictionary/dictionarystore/dictionaries/${ID1}?version=1` } }],
+            dictionaries: [
+              {
+                type: 'svc://ai.svc.parser.dictionaries.regular',
+                config: { uri: `svc://ai.svc.dictionary/dictionarystore/dictionaries/${ID1}?version=1` },
+              },
+            ],
           },
         },
         { type: 'svc://ai.svc.rules', config: { uri: `svc://ai.svc.rules/rulestore/rulesets/${ID2}?version=1` } },
-        { type: 'svc://ai.svc.apicalls', config: { uri: `svc://ai.svc.apicalls/apicallstore/apicalls/${ID4}?version=2` } },
+        {
+          type: 'svc://ai.svc.apicalls',
+          config: { uri: `svc://ai.svc.apicalls/apicallstore/apicalls/${ID4}?version=2` },
+        },
         { type: 'svc://ai.svc.llm', extensions: { uri: `svc://ai.svc.llm/llmstore/llms/${ID4}?version=1` } },
         { type: 'svc://ai.svc.output', config: { uri: outputRef } },
       ],
@@ -721,7 +1060,12 @@ describe('workflow', () => {
     const renamed = accept(workflowKind, upstream);
     assert.deepEqual(renamed, {
       packageExtensions: [
-        { type: 'svc://ai.svc.parser', extensions: { dictionaries: [{ type: 'svc://ai.svc.parser.dictionaries.regular', config: { uri: dictionaryRef } }] } },
+        {
+          type: 'svc://ai.svc.parser',
+          extensions: {
+            dictionaries: [{ type: 'svc://ai.svc.parser.dictionaries.regular', config: { uri: dictionaryRef } }],
+          },
+        },
         { type: 'svc://ai.svc.behavior', config: { uri: behaviorRef } },
         { type: 'svc://ai.svc.httpcalls', config: { uri: httpCallsRef } },
         { type: 'svc://ai.svc.llm', extensions: { uri: llmRef } },
@@ -734,14 +1078,30 @@ describe('workflow', () => {
   });
 
   it('refuses a name together with its alias', () => {
-    assertAliasConflict(workflowKind, { workflowSteps: [], packageExtensions: [] }, 'workflowSteps', 'packageExtensions', '$');
-    assertAliasConflict(workflowKind, { workflowSteps: [], workflowExtensions: [] }, 'workflowSteps', 'workflowExtensions', '$');
+    assertAliasConflict(
+      workflowKind,
+      { workflowSteps: [], packageExtensions: [] },
+      'workflowSteps',
+      'packageExtensions',
+      '$',
+    );
+    assertAliasConflict(
+      workflowKind,
+      { workflowSteps: [], workflowExtensions: [] },
+      'workflowSteps',
+      'workflowExtensions',
+      '$',
+    );
   });
 
   it('checks the form of extension types, also of parser sub-extensions', () => {
     assertValid(workflowKind, { packageExtensions: [{ type: 'svc://ai.svc.somethingnew', config: {} }] });
     assertProblem(workflowKind, { packageExtensions: [{ type: 'ai.svc.output' }] }, '$.packageExtensions[0].type');
-    assertProblem(workflowKind, { packageExtensions: [{ type: 'http://ai.svc.output/x' }] }, '$.packageExtensions[0].type');
+    assertProblem(
+      workflowKind,
+      { packageExtensions: [{ type: 'http://ai.svc.output/x' }] },
+      '$.packageExtensions[0].type',
+    );
     assertProblem(
       workflowKind,
       { packageExtensions: [{ type: 'svc://ai.svc.parser', extensions: { corrections: [{ type: 'levenshtein' }] } }] },
@@ -750,44 +1110,109 @@ describe('workflow', () => {
   });
 
   it('does not trip over extension types named like Object members', () => {
-    assertProblem(workflowKind, { packageExtensions: [{ type: 'constructor', config: {} }] }, '$.packageExtensions[0].type');
-    assert.deepEqual(accept(workflowKind, { packageExtensions: [{ type: 'toString' }] }), { packageExtensions: [{ type: 'toString' }] });
+    assertProblem(
+      workflowKind,
+      { packageExtensions: [{ type: 'constructor', config: {} }] },
+      '$.packageExtensions[0].type',
+    );
+    assert.deepEqual(accept(workflowKind, { packageExtensions: [{ type: 'toString' }] }), {
+      packageExtensions: [{ type: 'toString' }],
+    });
   });
 
   it('checks references in config, extensions and dictionaries', () => {
     const bad = `svc://ai.svc.behavior/behaviorstore/behaviorsets/xyz?version=1`;
-    assertProblem(workflowKind, { packageExtensions: [{ type: 'svc://ai.svc.behavior', config: { uri: bad } }] }, '$.packageExtensions[0].config.uri');
-    assertProblem(workflowKind, { packageExtensions: [{ type: 'svc://ai.svc.output', extensions: { uri: `${outputRef.split('?')[0]}` } }] }, '$.packageExtensions[0].extensions.uri');
     assertProblem(
       workflowKind,
-      { packageExtensions: [{ type: 'svc://ai.svc.somethingnew', config: { uri: `svc://ai.svc.conversation/conversationstore/conversations/${ID1}?version=1` } }] },
+      { packageExtensions: [{ type: 'svc://ai.svc.behavior', config: { uri: bad } }] },
+      '$.packageExtensions[0].config.uri',
+    );
+    assertProblem(
+      workflowKind,
+      { packageExtensions: [{ type: 'svc://ai.svc.output', extensions: { uri: `${outputRef.split('?')[0]}` } }] },
+      '$.packageExtensions[0].extensions.uri',
+    );
+    assertProblem(
+      workflowKind,
+      {
+        packageExtensions: [
+          {
+            type: 'svc://ai.svc.somethingnew',
+            config: { uri: `svc://ai.svc.conversation/conversationstore/conversations/${ID1}?version=1` },
+          },
+        ],
+      },
       '$.packageExtensions[0].config.uri',
       /not a configuration kind/,
     );
     assertProblem(
       workflowKind,
-      { packageExtensions: [{ type: 'svc://ai.svc.parser', extensions: { dictionaries: [{ type: 'svc://ai.svc.parser.dictionaries.regular', config: { uri: outputRef } }] } }] },
+      {
+        packageExtensions: [
+          {
+            type: 'svc://ai.svc.parser',
+            extensions: {
+              dictionaries: [{ type: 'svc://ai.svc.parser.dictionaries.regular', config: { uri: outputRef } }],
+            },
+          },
+        ],
+      },
       '$.packageExtensions[0].extensions.dictionaries[0].config.uri',
       /regulardictionary/,
     );
-    assertProblem(workflowKind, { packageExtensions: [{ type: 'svc://ai.svc.behavior', config: { uri: outputRef } }] }, '$.packageExtensions[0].config.uri', /ai\.svc\.behavior/);
     assertProblem(
       workflowKind,
-      { packageExtensions: [{ type: 'svc://ai.svc.output', config: { uri: outputRef }, extensions: { uri: outputRef.replace('version=1', 'version=2') } }] },
+      { packageExtensions: [{ type: 'svc://ai.svc.behavior', config: { uri: outputRef } }] },
+      '$.packageExtensions[0].config.uri',
+      /ai\.svc\.behavior/,
+    );
+    assertProblem(
+      workflowKind,
+      {
+        packageExtensions: [
+          {
+            type: 'svc://ai.svc.output',
+            config: { uri: outputRef },
+            extensions: { uri: outputRef.replace('version=1', 'version=2') },
+          },
+        ],
+      },
       '$.packageExtensions[0].extensions.uri',
     );
   });
 
   it('refuses config fields the extension type does not read, by the schema of its task', () => {
-    assertUnknownField(workflowKind, { packageExtensions: [{ type: 'svc://ai.svc.output', config: { uri: outputRef, appendActions: true } }] }, 'appendActions', '$.packageExtensions[0].config.appendActions');
-    assertUnknownField(workflowKind, { packageExtensions: [{ type: 'svc://ai.svc.parser', extensions: { uri: dictionaryRef } }] }, 'uri', '$.packageExtensions[0].extensions.uri');
-    assertUnknownField(workflowKind, { packageExtensions: [{ type: 'svc://ai.svc.rules', config: { uri: behaviorRef, includeUnused: true } }] }, 'includeUnused', '$.packageExtensions[0].config.includeUnused');
+    assertUnknownField(
+      workflowKind,
+      { packageExtensions: [{ type: 'svc://ai.svc.output', config: { uri: outputRef, appendActions: true } }] },
+      'appendActions',
+      '$.packageExtensions[0].config.appendActions',
+    );
+    assertUnknownField(
+      workflowKind,
+      { packageExtensions: [{ type: 'svc://ai.svc.parser', extensions: { uri: dictionaryRef } }] },
+      'uri',
+      '$.packageExtensions[0].extensions.uri',
+    );
+    assertUnknownField(
+      workflowKind,
+      { packageExtensions: [{ type: 'svc://ai.svc.rules', config: { uri: behaviorRef, includeUnused: true } }] },
+      'includeUnused',
+      '$.packageExtensions[0].config.includeUnused',
+    );
   });
 
   it('checks inline property instructions', () => {
     assertProblem(
       workflowKind,
-      { packageExtensions: [{ type: 'svc://ai.svc.property', config: { setOnActions: [{ actions: 'a', setProperties: [{ valueInt: 1 }] }] } }] },
+      {
+        packageExtensions: [
+          {
+            type: 'svc://ai.svc.property',
+            config: { setOnActions: [{ actions: 'a', setProperties: [{ valueInt: 1 }] }] },
+          },
+        ],
+      },
       '$.packageExtensions[0].config.setOnActions[0].setProperties[0].name',
     );
   });
@@ -801,18 +1226,28 @@ describe('agent', () => {
   it('accepts the basic agent', () => assertValid(agentKind, basicAgent));
 
   it('reports an unknown field with its JSON path', () => {
-    assertUnknownField(agentKind, { packages: [], channels: [{ type: 't', settings: {} }] }, 'settings', '$.channels[0].settings');
+    assertUnknownField(
+      agentKind,
+      { packages: [], channels: [{ type: 't', settings: {} }] },
+      'settings',
+      '$.channels[0].settings',
+    );
     assertUnknownField(agentKind, { packages: [], name: 'x' }, 'name', '$.name');
   });
 
   it('translates workflows and 6.x workflow references', () => {
-    const upstream = { workflows: [`svc://ai.svc.workflow/workflowstore/workflows/${ID1}?version=1`], a2aEnabled: false };
+    const upstream = {
+      workflows: [`svc://ai.svc.workflow/workflowstore/workflows/${ID1}?version=1`],
+      a2aEnabled: false,
+    };
     assert.deepEqual(accept(agentKind, upstream), { packages: [workflowRef], a2aEnabled: false });
     assertAliasConflict(agentKind, { workflows: [], packages: [] }, 'workflows', 'packages', '$');
   });
 
   it('checks that every package is a workflow reference', () => {
-    assertValid(agentKind, { packages: [workflowRef, `svc://ai.svc.workflow/workflowstore/workflows/${ID2}?version=4`] });
+    assertValid(agentKind, {
+      packages: [workflowRef, `svc://ai.svc.workflow/workflowstore/workflows/${ID2}?version=4`],
+    });
     assertProblem(agentKind, { packages: [workflowRef, 'not a uri'] }, '$.packages[1]');
     assertProblem(agentKind, { packages: [behaviorRef] }, '$.packages[0]', /ai\.svc\.package/);
   });
@@ -826,17 +1261,29 @@ describe('property setter', () => {
   it('accepts setOnActions and propertyInstructions', () => assertValid(propertyKind, propertySetter));
 
   it('reports an unknown field with its JSON path', () => {
-    assertUnknownField(propertyKind, { setOnActions: [{ actions: ['a'], setProperties: [{ name: 'n', httpCodeValidator: { runOn: [] } }] }] }, 'runOn', '$.setOnActions[0].setProperties[0].httpCodeValidator.runOn');
+    assertUnknownField(
+      propertyKind,
+      { setOnActions: [{ actions: ['a'], setProperties: [{ name: 'n', httpCodeValidator: { runOn: [] } }] }] },
+      'runOn',
+      '$.setOnActions[0].setProperties[0].httpCodeValidator.runOn',
+    );
   });
 
   it('refuses an unknown scope', () => {
-    assert.equal(schemaError(propertyKind, { propertyInstructions: [{ name: 'n', scope: 'forever' }] }).details['path'], '$.propertyInstructions[0].scope');
+    assert.equal(
+      schemaError(propertyKind, { propertyInstructions: [{ name: 'n', scope: 'forever' }] }).details.path,
+      '$.propertyInstructions[0].scope',
+    );
   });
 
   it('needs a name or a toObjectPath', () => {
     assertValid(propertyKind, { propertyInstructions: [{ fromObjectPath: 'a', toObjectPath: 'b' }] });
     assertProblem(propertyKind, { propertyInstructions: [{ fromObjectPath: 'a' }] }, '$.propertyInstructions[0].name');
-    assertProblem(propertyKind, { setOnActions: [{ actions: ['*'], setProperties: [{ valueInt: 1 }] }] }, '$.setOnActions[0].setProperties[0].name');
+    assertProblem(
+      propertyKind,
+      { setOnActions: [{ actions: ['*'], setProperties: [{ valueInt: 1 }] }] },
+      '$.setOnActions[0].setProperties[0].name',
+    );
   });
 });
 
@@ -849,16 +1296,22 @@ describe('HTTP-call set', () => {
 
   it('reports an unknown field at depth with its JSON path', () => {
     const body = clone(weatherCalls) as { httpCalls: Record<string, unknown>[] };
-    ((body.httpCalls[0]!['postResponse'] as Record<string, unknown>)['retryApiCallInstruction'] as Record<string, unknown>)['jitter'] = 1;
+    (
+      (body.httpCalls[0]!.postResponse as Record<string, unknown>).retryApiCallInstruction as Record<string, unknown>
+    ).jitter = 1;
     assertUnknownField(httpCallsKind, body, 'jitter', '$.httpCalls[0].postResponse.retryApiCallInstruction.jitter');
     const qr = clone(weatherCalls) as { httpCalls: Record<string, unknown>[] };
-    ((qr.httpCalls[0]!['postResponse'] as Record<string, unknown>)['qrBuildInstruction'] as Record<string, unknown>)['value'] = 'x';
+    ((qr.httpCalls[0]!.postResponse as Record<string, unknown>).qrBuildInstruction as Record<string, unknown>).value =
+      'x';
     assertUnknownField(httpCallsKind, qr, 'value', '$.httpCalls[0].postResponse.qrBuildInstruction.value');
   });
 
   it('requires targetServerUrl and call names', () => {
-    assert.equal(schemaError(httpCallsKind, { httpCalls: [] }).details['path'], '$.targetServerUrl');
-    assert.equal(schemaError(httpCallsKind, { targetServerUrl: 'http://x', httpCalls: [{ actions: [] }] }).details['path'], '$.httpCalls[0].name');
+    assert.equal(schemaError(httpCallsKind, { httpCalls: [] }).details.path, '$.targetServerUrl');
+    assert.equal(
+      schemaError(httpCallsKind, { targetServerUrl: 'http://x', httpCalls: [{ actions: [] }] }).details.path,
+      '$.httpCalls[0].name',
+    );
   });
 
   it('translates apiCalls, qrBuildInstructions and retryHttpCallInstruction, and upstream nulls', () => {
@@ -876,7 +1329,13 @@ describe('HTTP-call set', () => {
             outputBuildInstructions: [],
           },
         },
-        { name: 'b', postResponse: { qrBuildInstructions: [{ quickReplyValue: '1' }, { quickReplyValue: '2' }], retryApiCallInstruction: null } },
+        {
+          name: 'b',
+          postResponse: {
+            qrBuildInstructions: [{ quickReplyValue: '1' }, { quickReplyValue: '2' }],
+            retryApiCallInstruction: null,
+          },
+        },
         { name: 'c', postResponse: { qrBuildInstructions: [] } },
       ],
     };
@@ -901,22 +1360,37 @@ describe('HTTP-call set', () => {
   });
 
   it('reports an unknown field inside a list of quick-reply instructions', () => {
-    const body = { targetServerUrl: 'http://x', httpCalls: [{ name: 'a', postResponse: { qrBuildInstruction: [{ quickReplyValue: '1' }, { foo: 1 }] } }] };
+    const body = {
+      targetServerUrl: 'http://x',
+      httpCalls: [{ name: 'a', postResponse: { qrBuildInstruction: [{ quickReplyValue: '1' }, { foo: 1 }] } }],
+    };
     assertUnknownField(httpCallsKind, body, 'foo', '$.httpCalls[0].postResponse.qrBuildInstruction[1].foo');
   });
 
   it('refuses a name together with its alias', () => {
-    assertAliasConflict(httpCallsKind, { targetServerUrl: 'x', apiCalls: [], httpCalls: [] }, 'apiCalls', 'httpCalls', '$');
     assertAliasConflict(
       httpCallsKind,
-      { targetServerUrl: 'x', httpCalls: [{ name: 'a', postResponse: { qrBuildInstruction: {}, qrBuildInstructions: [] } }] },
+      { targetServerUrl: 'x', apiCalls: [], httpCalls: [] },
+      'apiCalls',
+      'httpCalls',
+      '$',
+    );
+    assertAliasConflict(
+      httpCallsKind,
+      {
+        targetServerUrl: 'x',
+        httpCalls: [{ name: 'a', postResponse: { qrBuildInstruction: {}, qrBuildInstructions: [] } }],
+      },
       'qrBuildInstruction',
       'qrBuildInstructions',
       '$.httpCalls[0].postResponse',
     );
     assertAliasConflict(
       httpCallsKind,
-      { targetServerUrl: 'x', httpCalls: [{ name: 'a', postResponse: { retryHttpCallInstruction: {}, retryApiCallInstruction: {} } }] },
+      {
+        targetServerUrl: 'x',
+        httpCalls: [{ name: 'a', postResponse: { retryHttpCallInstruction: {}, retryApiCallInstruction: {} } }],
+      },
       'retryHttpCallInstruction',
       'retryApiCallInstruction',
       '$.httpCalls[0].postResponse',
@@ -924,18 +1398,36 @@ describe('HTTP-call set', () => {
   });
 
   it('call names are unique', () => {
-    assertProblem(httpCallsKind, { targetServerUrl: 'x', httpCalls: [{ name: 'a' }, { name: 'b' }, { name: 'a' }] }, '$.httpCalls[2].name', /\$\.httpCalls\[0\]/);
+    assertProblem(
+      httpCallsKind,
+      { targetServerUrl: 'x', httpCalls: [{ name: 'a' }, { name: 'b' }, { name: 'a' }] },
+      '$.httpCalls[2].name',
+      /\$\.httpCalls\[0\]/,
+    );
   });
 
   it('methods are checked case-insensitively', () => {
-    assertValid(httpCallsKind, { targetServerUrl: 'x', httpCalls: [{ name: 'a', request: { method: 'patch' } }, { name: 'b', request: { method: 'Options' } }] });
-    assertProblem(httpCallsKind, { targetServerUrl: 'x', httpCalls: [{ name: 'a', request: { method: 'FETCH' } }] }, '$.httpCalls[0].request.method');
+    assertValid(httpCallsKind, {
+      targetServerUrl: 'x',
+      httpCalls: [
+        { name: 'a', request: { method: 'patch' } },
+        { name: 'b', request: { method: 'Options' } },
+      ],
+    });
+    assertProblem(
+      httpCallsKind,
+      { targetServerUrl: 'x', httpCalls: [{ name: 'a', request: { method: 'FETCH' } }] },
+      '$.httpCalls[0].request.method',
+    );
   });
 
   it('checks pre- and post-response property instructions', () => {
     assertProblem(
       httpCallsKind,
-      { targetServerUrl: 'x', httpCalls: [{ name: 'a', postResponse: { propertyInstructions: [{ fromObjectPath: 'x' }] } }] },
+      {
+        targetServerUrl: 'x',
+        httpCalls: [{ name: 'a', postResponse: { propertyInstructions: [{ fromObjectPath: 'x' }] } }],
+      },
       '$.httpCalls[0].postResponse.propertyInstructions[0].name',
     );
   });
@@ -950,19 +1442,36 @@ describe('LLM configuration', () => {
   it('accepts a task with every field the kind defines', () => assertValid(llmKind, llmConfig));
 
   it('reports an unknown field with its JSON path', () => {
-    assertUnknownField(llmKind, { tasks: [{ type: 'openai', retry: { attempts: 2 } }] }, 'attempts', '$.tasks[0].retry.attempts');
+    assertUnknownField(
+      llmKind,
+      { tasks: [{ type: 'openai', retry: { attempts: 2 } }] },
+      'attempts',
+      '$.tasks[0].retry.attempts',
+    );
   });
 
   it('parameters are text', () => {
-    assert.equal(schemaError(llmKind, { tasks: [{ type: 'openai', parameters: { temperature: 0.3 } }] }).details['path'], '$.tasks[0].parameters.temperature');
+    assert.equal(
+      schemaError(llmKind, { tasks: [{ type: 'openai', parameters: { temperature: 0.3 } }] }).details.path,
+      '$.tasks[0].parameters.temperature',
+    );
   });
 
   it('task ids are unique', () => {
-    assertProblem(llmKind, { tasks: [{ id: 'a', type: 'openai' }, { id: 'a', type: 'anthropic' }] }, '$.tasks[1].id');
+    assertProblem(
+      llmKind,
+      {
+        tasks: [
+          { id: 'a', type: 'openai' },
+          { id: 'a', type: 'anthropic' },
+        ],
+      },
+      '$.tasks[1].id',
+    );
   });
 
   it('task types are not blank', () => {
     assertProblem(llmKind, { tasks: [{ id: 'a', type: ' ' }] }, '$.tasks[0].type');
-    assert.equal(schemaError(llmKind, { tasks: [{ id: 'a' }] }).details['path'], '$.tasks[0].type');
+    assert.equal(schemaError(llmKind, { tasks: [{ id: 'a' }] }).details.path, '$.tasks[0].type');
   });
 });

@@ -1,6 +1,12 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { TaskDefinition, TaskReference } from '../../runtime/tasks.ts';
-import { kindNamed, type BodyReference, type JsonPath, type ResourceKindDefinition, type SemanticProblem } from '../kinds.ts';
+import {
+  kindNamed,
+  type BodyReference,
+  type JsonPath,
+  type ResourceKindDefinition,
+  type SemanticProblem,
+} from '../kinds.ts';
 import { parseExtensionType } from '../uri.ts';
 import {
   aliasRenamer,
@@ -30,7 +36,9 @@ const typeIds = (task: TaskDefinition) => [task.type, ...(task.aliases ?? [])].m
 function stepSchema(tasks: readonly TaskDefinition[]): TSchema {
   const base = closed(
     {
-      type: Type.String({ description: `Extension type 'svc://ai.svc.<name>': ${tasks.map((task) => task.type.replace(/^ai\.svc\./, '')).join(', ')}.` }),
+      type: Type.String({
+        description: `Extension type 'svc://ai.svc.<name>': ${tasks.map((task) => task.type.replace(/^ai\.svc\./, '')).join(', ')}.`,
+      }),
       extensions: Type.Optional(freeObject('Nested definitions of the extension; their schema depends on the type.')),
       config: Type.Optional(freeObject('Configuration of the extension; its schema depends on the type.')),
     },
@@ -53,7 +61,8 @@ function expand(value: unknown, pattern: readonly string[], at: JsonPath = []): 
   return isRecord(value) && value[head] !== undefined ? expand(value[head], rest, [...at, head]) : [];
 }
 
-const jsonPathText = (base: string, path: JsonPath) => path.reduce<string>((text, key) => (typeof key === 'number' ? indexPath(text, key) : fieldPath(text, key)), base);
+const jsonPathText = (base: string, path: JsonPath) =>
+  path.reduce<string>((text, key) => (typeof key === 'number' ? indexPath(text, key) : fieldPath(text, key)), base);
 
 function valueAt(value: unknown, path: JsonPath): unknown {
   return path.reduce<unknown>((current, key) => (current as Record<string | number, unknown>)[key], value);
@@ -84,7 +93,9 @@ export function workflowKindFor(tasks: readonly TaskDefinition[]): ResourceKindD
         fields: {
           type: { value: canonicalType },
           config: { fields: { uri: reference } },
-          extensions: { fields: { uri: reference, dictionaries: subExtension, corrections: subExtension, normalizer: subExtension } },
+          extensions: {
+            fields: { uri: reference, dictionaries: subExtension, corrections: subExtension, normalizer: subExtension },
+          },
         },
       },
     },
@@ -92,32 +103,45 @@ export function workflowKindFor(tasks: readonly TaskDefinition[]): ResourceKindD
 
   /** The references a step holds (paths below the step), with the kind its task expects. */
   const stepReferences = (step: JsonObject): BodyReference[] =>
-    (taskOf(step['type'])?.references ?? UNCLAIMED_REFERENCES).flatMap((declared) =>
+    (taskOf(step.type)?.references ?? UNCLAIMED_REFERENCES).flatMap((declared) =>
       expand(step, declared.path)
         .filter((path) => typeof valueAt(step, path) === 'string')
-        .map((path) => ({ path, ...(declared.kind ? { kind: declared.kind } : {}) })));
+        .map((path) => ({ path, ...(declared.kind ? { kind: declared.kind } : {}) })),
+    );
 
   const references = (body: unknown): BodyReference[] =>
     arrayField(body, 'packageExtensions').flatMap((step, i) =>
-      stepReferences(step).map((found) => ({ ...found, path: ['packageExtensions', i, ...found.path] })));
+      stepReferences(step).map((found) => ({ ...found, path: ['packageExtensions', i, ...found.path] })),
+    );
 
   function checkStep(step: JsonObject, path: string): SemanticProblem[] {
     const problems: SemanticProblem[] = [];
-    const type = step['type'];
+    const type = step.type;
     if (typeof type !== 'string' || parseExtensionType(type) === undefined) {
       const at = fieldPath(path, 'type');
-      problems.push({ path: at, message: `The extension type '${String(type)}' at ${at} is not of the form svc://ai.svc.<name>.` });
+      problems.push({
+        path: at,
+        message: `The extension type '${String(type)}' at ${at} is not of the form svc://ai.svc.<name>.`,
+      });
     }
-    const config = isRecord(step['config']) ? step['config'] : {};
-    const extensions = isRecord(step['extensions']) ? step['extensions'] : {};
-    if (typeof config['uri'] === 'string' && typeof extensions['uri'] === 'string' && canonicalReference(config['uri']) !== canonicalReference(extensions['uri'])) {
+    const config = isRecord(step.config) ? step.config : {};
+    const extensions = isRecord(step.extensions) ? step.extensions : {};
+    if (
+      typeof config.uri === 'string' &&
+      typeof extensions.uri === 'string' &&
+      canonicalReference(config.uri) !== canonicalReference(extensions.uri)
+    ) {
       problems.push({
         path: fieldPath(fieldPath(path, 'extensions'), 'uri'),
         message: `The extension at ${path} gives two different references in 'config.uri' and 'extensions.uri'; give one.`,
       });
     }
     for (const found of stepReferences(step)) {
-      const problem = checkReference(valueAt(step, found.path), jsonPathText(path, found.path), found.kind ? [found.kind] : undefined);
+      const problem = checkReference(
+        valueAt(step, found.path),
+        jsonPathText(path, found.path),
+        found.kind ? [found.kind] : undefined,
+      );
       if (problem) problems.push(problem);
     }
     problems.push(...(taskOf(type)?.checkStep?.(config, extensions, path) ?? []));
@@ -135,4 +159,3 @@ export function workflowKindFor(tasks: readonly TaskDefinition[]): ResourceKindD
     references,
   };
 }
-

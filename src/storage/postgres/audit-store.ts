@@ -19,7 +19,8 @@ export class PostgresAuditStore implements AuditStore {
       return;
     }
     await inTransaction(this.#db, async (client) => {
-      for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) await this.#insert(client, rows.slice(i, i + ROWS_PER_STATEMENT));
+      for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT)
+        await this.#insert(client, rows.slice(i, i + ROWS_PER_STATEMENT));
     });
   }
 
@@ -46,7 +47,10 @@ export class PostgresAuditStore implements AuditStore {
   }
 
   async count(conversationId: string): Promise<number> {
-    const { rows } = await this.#db.query('SELECT count(*)::integer AS n FROM audit_entries WHERE conversation_id = $1', [conversationId]);
+    const { rows } = await this.#db.query(
+      'SELECT count(*)::integer AS n FROM audit_entries WHERE conversation_id = $1',
+      [conversationId],
+    );
     return rows[0].n as number;
   }
 

@@ -67,10 +67,12 @@ export class PostgresCluster implements ClusterCoordination {
   }
 
   async #listen(channel: string): Promise<void> {
-    this.#listening = (this.#listening ?? Promise.resolve()).then(async () => {
-      const client = await this.#connectListener();
-      await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
-    }).catch(() => undefined);
+    this.#listening = (this.#listening ?? Promise.resolve())
+      .then(async () => {
+        const client = await this.#connectListener();
+        await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+      })
+      .catch(() => undefined);
     await this.#listening;
   }
 

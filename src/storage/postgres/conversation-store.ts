@@ -1,4 +1,10 @@
-import type { CommitOutcome, ConversationCommit, ConversationQuery, ConversationRow, ConversationStore } from '../runtime-ports.ts';
+import type {
+  CommitOutcome,
+  ConversationCommit,
+  ConversationQuery,
+  ConversationRow,
+  ConversationStore,
+} from '../runtime-ports.ts';
 import { checkNewConversation, firstAppendedIndex, toConversationRow } from '../runtime-rows.ts';
 import { inTransaction, type Queryable } from './transaction.ts';
 
@@ -69,7 +75,14 @@ export class PostgresConversationStore implements ConversationStore {
          SELECT h.id, $14::integer + n.ordinality - 1, n.body
          FROM h, (SELECT count(*) FROM t) AS truncated, unnest($15::text[]) WITH ORDINALITY AS n(body, ordinality))
        SELECT count(*)::integer AS matched FROM h`,
-      [id, expectedRevision, ...headerValues(change.row).slice(1), change.truncateStepsFrom ?? null, first, change.appendSteps],
+      [
+        id,
+        expectedRevision,
+        ...headerValues(change.row).slice(1),
+        change.truncateStepsFrom ?? null,
+        first,
+        change.appendSteps,
+      ],
     );
     if (rows[0].matched === 1) return 'committed';
     const found = await this.#db.query('SELECT 1 FROM conversations WHERE id = $1', [id]);

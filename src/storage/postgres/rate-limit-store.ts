@@ -28,7 +28,10 @@ export class PostgresRateLimitStore implements RateLimitStore {
 
   async read(tool: string, defaultLimit: number, now: number): Promise<RateLimitBucket> {
     await this.#ensure(tool, defaultLimit, now);
-    const { rows } = await this.#db.query(`SELECT rate_limit, ${REFILLED} AS tokens FROM tool_rate_limits WHERE tool = $1`, [tool, now]);
+    const { rows } = await this.#db.query(
+      `SELECT rate_limit, ${REFILLED} AS tokens FROM tool_rate_limits WHERE tool = $1`,
+      [tool, now],
+    );
     return { limit: Number(rows[0].rate_limit), tokens: Number(rows[0].tokens) };
   }
 
@@ -44,7 +47,8 @@ export class PostgresRateLimitStore implements RateLimitStore {
   async refill(tool: string, defaultLimit: number, now: number): Promise<RateLimitBucket> {
     await this.#ensure(tool, defaultLimit, now);
     const { rows } = await this.#db.query(
-      'UPDATE tool_rate_limits SET tokens = rate_limit, updated_on = $2 WHERE tool = $1 RETURNING rate_limit', [tool, now],
+      'UPDATE tool_rate_limits SET tokens = rate_limit, updated_on = $2 WHERE tool = $1 RETURNING rate_limit',
+      [tool, now],
     );
     return { limit: Number(rows[0].rate_limit), tokens: Number(rows[0].rate_limit) };
   }

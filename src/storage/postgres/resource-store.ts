@@ -27,12 +27,28 @@ export class PostgresResourceStore implements ConfigResourceStore {
            (kind, id, current_version, name, description, created_on, last_modified_on, origin_id, owner_id, space_id, visibility)
          VALUES ($1, $2, 1, $3, $4, $5, $5, $6, $7, $8, $9))
        INSERT INTO resource_versions (kind, id, version, body, created_on) VALUES ($1, $2, 1, $10, $5)`,
-      [kind, id, name, description, now, origin.originId ?? null, origin.ownerId ?? null, origin.spaceId ?? null,
-        origin.visibility ?? null, bodyJson],
+      [
+        kind,
+        id,
+        name,
+        description,
+        now,
+        origin.originId ?? null,
+        origin.ownerId ?? null,
+        origin.spaceId ?? null,
+        origin.visibility ?? null,
+        bodyJson,
+      ],
     );
   }
 
-  async update(kind: string, id: string, expectedVersion: number, bodyJson: string, now: number): Promise<UpdateOutcome> {
+  async update(
+    kind: string,
+    id: string,
+    expectedVersion: number,
+    bodyJson: string,
+    now: number,
+  ): Promise<UpdateOutcome> {
     // Concurrent updates of one row queue on its row lock; the loser re-checks `current_version` and matches nothing.
     const { rows } = await this.#db.query(
       `WITH d AS (
@@ -107,7 +123,12 @@ export class PostgresResourceStore implements ConfigResourceStore {
     return rows.map(toDescriptor);
   }
 
-  async editDescriptor(kind: string, id: string, changes: DescriptorChanges, now: number): Promise<DescriptorRecord | undefined> {
+  async editDescriptor(
+    kind: string,
+    id: string,
+    changes: DescriptorChanges,
+    now: number,
+  ): Promise<DescriptorRecord | undefined> {
     const { rows } = await this.#db.query(
       `UPDATE descriptors
        SET name = coalesce($3, name), description = coalesce($4, description), last_modified_on = $5
@@ -128,7 +149,10 @@ export class PostgresResourceStore implements ConfigResourceStore {
   }
 
   /** Why a conditional write matched nothing: unknown or deleted -> not-found, otherwise stale. */
-  async #miss(kind: string, id: string): Promise<{ status: 'not-found' } | { status: 'stale'; currentVersion: number }> {
+  async #miss(
+    kind: string,
+    id: string,
+  ): Promise<{ status: 'not-found' } | { status: 'stale'; currentVersion: number }> {
     const { rows } = await this.#db.query(
       'SELECT current_version, deleted FROM descriptors WHERE kind = $1 AND id = $2',
       [kind, id],

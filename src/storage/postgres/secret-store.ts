@@ -21,7 +21,9 @@ export class PostgresSecretStore implements SecretStore {
   }
 
   async dataKey(tenant: string): Promise<SealedBox | undefined> {
-    const { rows } = await this.#db.query('SELECT ciphertext, iv, tag FROM vault_data_keys WHERE tenant = $1', [tenant]);
+    const { rows } = await this.#db.query('SELECT ciphertext, iv, tag FROM vault_data_keys WHERE tenant = $1', [
+      tenant,
+    ]);
     return rows[0] === undefined ? undefined : sealedOf(rows[0]);
   }
 
@@ -49,7 +51,10 @@ export class PostgresSecretStore implements SecretStore {
   }
 
   async get(tenant: string, name: string): Promise<SecretRecord | undefined> {
-    const { rows } = await this.#db.query('SELECT * FROM vault_secrets WHERE tenant = $1 AND name = $2', [tenant, name]);
+    const { rows } = await this.#db.query('SELECT * FROM vault_secrets WHERE tenant = $1 AND name = $2', [
+      tenant,
+      name,
+    ]);
     return rows[0] === undefined ? undefined : { ...metadataOf(rows[0]), sealed: sealedOf(rows[0]) };
   }
 
@@ -62,7 +67,10 @@ export class PostgresSecretStore implements SecretStore {
   }
 
   async delete(tenant: string, name: string): Promise<boolean> {
-    const { rowCount } = await this.#db.query('DELETE FROM vault_secrets WHERE tenant = $1 AND name = $2', [tenant, name]);
+    const { rowCount } = await this.#db.query('DELETE FROM vault_secrets WHERE tenant = $1 AND name = $2', [
+      tenant,
+      name,
+    ]);
     return (rowCount ?? 0) > 0;
   }
 }

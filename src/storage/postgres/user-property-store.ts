@@ -10,7 +10,9 @@ export class PostgresUserPropertyStore implements UserPropertyStore {
   }
 
   async load(userId: string): Promise<Map<string, string>> {
-    const { rows } = await this.#db.query('SELECT name, value FROM user_properties WHERE user_id = $1 ORDER BY name', [userId]);
+    const { rows } = await this.#db.query('SELECT name, value FROM user_properties WHERE user_id = $1 ORDER BY name', [
+      userId,
+    ]);
     return new Map(rows.map((row) => [row.name as string, row.value as string]));
   }
 

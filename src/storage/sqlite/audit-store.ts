@@ -21,7 +21,15 @@ export class SqliteAuditStore extends SqliteStore<keyof typeof STATEMENTS> imple
     if (rows.length === 0) return;
     transaction(this.db, () => {
       for (const row of rows) {
-        this.sql.insert.run(row.id, row.conversationId, row.sequence, row.agentId, row.agentVersion, row.timestamp, row.document);
+        this.sql.insert.run(
+          row.id,
+          row.conversationId,
+          row.sequence,
+          row.agentId,
+          row.agentVersion,
+          row.timestamp,
+          row.document,
+        );
       }
     });
   }

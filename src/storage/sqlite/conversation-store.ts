@@ -1,5 +1,11 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { CommitOutcome, ConversationCommit, ConversationQuery, ConversationRow, ConversationStore } from '../runtime-ports.ts';
+import type {
+  CommitOutcome,
+  ConversationCommit,
+  ConversationQuery,
+  ConversationRow,
+  ConversationStore,
+} from '../runtime-ports.ts';
 import { checkNewConversation, firstAppendedIndex, toConversationRow } from '../runtime-rows.ts';
 import { SqliteStore } from './sqlite-store.ts';
 import { readTransaction, transaction } from './transaction.ts';
@@ -99,7 +105,9 @@ export class SqliteConversationStore extends SqliteStore<keyof typeof STATEMENTS
   #listing(mask: number): StatementSync {
     let statement = this.#listings.get(mask);
     if (statement === undefined) {
-      const conditions = FILTERS.filter((_, bit) => (mask & (1 << bit)) !== 0).map(([key, column]) => `${column} = :${key}`);
+      const conditions = FILTERS.filter((_, bit) => (mask & (1 << bit)) !== 0).map(
+        ([key, column]) => `${column} = :${key}`,
+      );
       statement = this.db.prepare(`SELECT * FROM conversations
         ${conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`}
         ORDER BY last_modified_on DESC, id DESC

@@ -6,7 +6,8 @@ import { transaction } from './transaction.ts';
 const REFILLED = 'MIN(rate_limit, tokens + MAX(0, :now - updated_on) * rate_limit / 60000.0)';
 
 const STATEMENTS = {
-  ensure: 'INSERT INTO tool_rate_limits (tool, rate_limit, tokens, updated_on) VALUES (:tool, :limit, :limit, :now) ON CONFLICT (tool) DO NOTHING',
+  ensure:
+    'INSERT INTO tool_rate_limits (tool, rate_limit, tokens, updated_on) VALUES (:tool, :limit, :limit, :now) ON CONFLICT (tool) DO NOTHING',
   read: `SELECT rate_limit, ${REFILLED} AS tokens FROM tool_rate_limits WHERE tool = :tool`,
   write: 'UPDATE tool_rate_limits SET tokens = :tokens, updated_on = :now WHERE tool = :tool',
   setLimit: `INSERT INTO tool_rate_limits (tool, rate_limit, tokens, updated_on) VALUES (:tool, :limit, :limit, :now)

@@ -69,7 +69,13 @@ export class SqliteResourceStore extends SqliteStore<keyof typeof STATEMENTS> im
     });
   }
 
-  async update(kind: string, id: string, expectedVersion: number, bodyJson: string, now: number): Promise<UpdateOutcome> {
+  async update(
+    kind: string,
+    id: string,
+    expectedVersion: number,
+    bodyJson: string,
+    now: number,
+  ): Promise<UpdateOutcome> {
     return transaction(this.db, () => {
       const row = this.sql.bumpVersion.get(now, kind, id, expectedVersion);
       if (row === undefined) return this.#miss(kind, id);
@@ -122,7 +128,12 @@ export class SqliteResourceStore extends SqliteStore<keyof typeof STATEMENTS> im
     return rows.map(toDescriptor);
   }
 
-  async editDescriptor(kind: string, id: string, changes: DescriptorChanges, now: number): Promise<DescriptorRecord | undefined> {
+  async editDescriptor(
+    kind: string,
+    id: string,
+    changes: DescriptorChanges,
+    now: number,
+  ): Promise<DescriptorRecord | undefined> {
     const row = this.sql.edit.get({
       kind,
       id,
@@ -135,7 +146,11 @@ export class SqliteResourceStore extends SqliteStore<keyof typeof STATEMENTS> im
 
   async setAccess(kind: string, id: string, access: DescriptorAccessChange): Promise<DescriptorRecord | undefined> {
     const row = this.sql.setAccess.get({
-      kind, id, visibility: access.visibility ?? null, spaceId: access.spaceId ?? null, grants: access.grants ?? null,
+      kind,
+      id,
+      visibility: access.visibility ?? null,
+      spaceId: access.spaceId ?? null,
+      grants: access.grants ?? null,
     });
     return row === undefined ? undefined : toDescriptor(row);
   }

@@ -74,7 +74,9 @@ function sqliteStorage(db: DatabaseSync): SqliteStorage {
     rateLimits: new SqliteRateLimitStore(db),
   };
   const gate = new SqliteGate(db);
-  const guarded = Object.fromEntries(Object.entries(stores).map(([name, store]) => [name, gate.guard(store)])) as unknown as Stores;
+  const guarded = Object.fromEntries(
+    Object.entries(stores).map(([name, store]) => [name, gate.guard(store)]),
+  ) as unknown as Stores;
   const ping = db.prepare('SELECT 1');
   return {
     type: 'sqlite',
@@ -84,8 +86,9 @@ function sqliteStorage(db: DatabaseSync): SqliteStorage {
     ping: async () => {
       ping.get();
     },
-    close: () => gate.exclusive(async () => {
-      if (db.isOpen) db.close();
-    }),
+    close: () =>
+      gate.exclusive(async () => {
+        if (db.isOpen) db.close();
+      }),
   };
 }

@@ -77,14 +77,17 @@ export class SqliteGate {
     for (const name of Object.getOwnPropertyNames(Object.getPrototypeOf(store))) {
       const method: unknown = Reflect.get(store, name);
       if (name === 'constructor' || typeof method !== 'function') continue;
-      guarded[name] = (...args: unknown[]) => (this.#queued === 0 ? method.apply(store, args) : this.#afterQueued(() => method.apply(store, args)));
+      guarded[name] = (...args: unknown[]) =>
+        this.#queued === 0 ? method.apply(store, args) : this.#afterQueued(() => method.apply(store, args));
     }
     return guarded as T;
   }
 
   #afterQueued<T>(work: () => T): Promise<T> {
     if (this.#insideTransaction.getStore()) {
-      return Promise.reject(new Error('A storage transaction used the storage itself: inside `transaction`, use only the stores it gives.'));
+      return Promise.reject(
+        new Error('A storage transaction used the storage itself: inside `transaction`, use only the stores it gives.'),
+      );
     }
     return this.exclusive(async () => work());
   }

@@ -37,9 +37,15 @@ test('the task type, its alias, and config.uri being required', async () => {
   assert.deepEqual(task.aliases, ['ai.svc.rules']);
   assert.equal(new TaskRegistry([task]).get('ai.svc.rules'), task);
   const resolve = async () => groups;
-  await assert.rejects(async () => compileStep(task, { config: {}, extensions: { uri: SET_URI } }, resolve), DeploymentError);
+  await assert.rejects(
+    async () => compileStep(task, { config: {}, extensions: { uri: SET_URI } }, resolve),
+    DeploymentError,
+  );
   await assert.rejects(async () => compileStep(task, { config: { uri: ' ' } }, resolve), DeploymentError);
-  await assert.rejects(async () => compileStep(task, { config: { uri: SET_URI, surprise: true } }, resolve), /'surprise' at \$\.config\.surprise/);
+  await assert.rejects(
+    async () => compileStep(task, { config: { uri: SET_URI, surprise: true } }, resolve),
+    /'surprise' at \$\.config\.surprise/,
+  );
   let asked: [string, string] | undefined;
   await compileStep(task, { type: 'ai.svc.rules', config: { uri: SET_URI } }, async (uri, kind) => {
     asked = [uri, kind];
@@ -55,7 +61,7 @@ test('groups in order: first success stops a group, executeAll fires every match
   dialogue.commit(dialogue.next());
   const turn = await dialogue.say(task, { expressions: 'x(1)' });
   assert.deepEqual(turn.actions, ['a', 'shared', 'd', 'f']);
-  assert.deepEqual(turn.output['actions'], ['a', 'shared', 'd', 'f']);
+  assert.deepEqual(turn.output.actions, ['a', 'shared', 'd', 'f']);
   assert.deepEqual(turn.get('behavior_rules:success'), ['A', 'D', 'F']);
   assert.deepEqual(turn.get('behavior_rules:fail'), ['E'], 'B and C were not evaluated');
 
@@ -70,16 +76,24 @@ test('appendActions: appended by default, replaced when false, the workflow conf
   const start = async (task: Awaited<ReturnType<typeof compileSet>>) => (await new Dialogue().say(task)).actions;
   assert.deepEqual(await start(await compileSet(set)), ['CONVERSATION_START', 'welcome']);
   assert.deepEqual(await start(await compileSet({ ...set, appendActions: false })), ['welcome']);
-  assert.deepEqual(await start(await compileSet({ ...set, appendActions: false }, { uri: SET_URI, appendActions: true })), ['CONVERSATION_START', 'welcome']);
+  assert.deepEqual(
+    await start(await compileSet({ ...set, appendActions: false }, { uri: SET_URI, appendActions: true })),
+    ['CONVERSATION_START', 'welcome'],
+  );
   assert.deepEqual(await start(await compileSet(set, { uri: SET_URI, appendActions: false })), ['welcome']);
   await assert.rejects(compileSet(set, { uri: SET_URI, appendActions: 'false' }), /\$\.config\.appendActions/);
 
-  const again = await compileSet({ behaviorGroups: [{ behaviorRules: [{ name: 'Again', actions: ['x', 'CONVERSATION_START'] }] }] });
+  const again = await compileSet({
+    behaviorGroups: [{ behaviorRules: [{ name: 'Again', actions: ['x', 'CONVERSATION_START'] }] }],
+  });
   assert.deepEqual(await start(again), ['CONVERSATION_START', 'x'], 'de-duplicated with the existing actions');
 });
 
 test('no successful rule leaves the actions untouched (also with appendActions false)', async () => {
-  const set = { behaviorGroups: [{ behaviorRules: [{ name: 'Never', actions: ['never'], conditions: when('nothing') }] }], appendActions: false };
+  const set = {
+    behaviorGroups: [{ behaviorRules: [{ name: 'Never', actions: ['never'], conditions: when('nothing') }] }],
+    appendActions: false,
+  };
   const dialogue = new Dialogue();
   const turn = await dialogue.say(await compileSet(set));
   assert.deepEqual(turn.actions, ['CONVERSATION_START']);
@@ -90,14 +104,21 @@ test('no successful rule leaves the actions untouched (also with appendActions f
 });
 
 test('expressionsAsActions adds the names of the current expressions after the rules’ actions', async () => {
-  const set = { behaviorGroups: [{ behaviorRules: [{ name: 'Greeting', actions: ['greet'], conditions: when('greeting(*)') }] }], expressionsAsActions: true };
+  const set = {
+    behaviorGroups: [{ behaviorRules: [{ name: 'Greeting', actions: ['greet'], conditions: when('greeting(*)') }] }],
+    expressionsAsActions: true,
+  };
   const dialogue = new Dialogue();
   dialogue.commit(dialogue.next());
-  const turn = await dialogue.say(await compileSet(set), { expressions: 'greeting(hello), unknown(Vienna), greeting(hi)' });
+  const turn = await dialogue.say(await compileSet(set), {
+    expressions: 'greeting(hello), unknown(Vienna), greeting(hi)',
+  });
   assert.deepEqual(turn.actions, ['greet', 'greeting', 'unknown']);
   const alone = await dialogue.say(await compileSet(set), { expressions: 'shop.buy(apple)' });
   assert.deepEqual(alone.actions, ['buy'], 'names count even when no rule succeeded');
-  const off = await dialogue.say(await compileSet(set, { uri: SET_URI, expressionsAsActions: false }), { expressions: 'greeting(hello), unknown(Vienna)' });
+  const off = await dialogue.say(await compileSet(set, { uri: SET_URI, expressionsAsActions: false }), {
+    expressions: 'greeting(hello), unknown(Vienna)',
+  });
   assert.deepEqual(off.actions, ['greet']);
   const none = await dialogue.say(await compileSet(set));
   assert.equal(none.has('actions'), false);
@@ -105,12 +126,25 @@ test('expressionsAsActions adds the names of the current expressions after the r
 
 test('a second rules task in the same step sees the first one’s actions and successes, and appends to them', async () => {
   const first = await compileSet({ behaviorGroups: [{ behaviorRules: [{ name: 'Welcome', actions: ['welcome'] }] }] });
-  const second = await compileSet({ behaviorGroups: [{ behaviorRules: [
-    { name: 'AfterWelcome', actions: ['after'], conditions: [
-      { type: 'actionmatcher', configs: { actions: 'CONVERSATION_START, welcome' } },
-      { type: 'occurrence', configs: { behaviorRuleName: 'Welcome', minTimesOccurred: '1', maxTimesOccurred: '1' } },
-    ] },
-  ] }] });
+  const second = await compileSet({
+    behaviorGroups: [
+      {
+        behaviorRules: [
+          {
+            name: 'AfterWelcome',
+            actions: ['after'],
+            conditions: [
+              { type: 'actionmatcher', configs: { actions: 'CONVERSATION_START, welcome' } },
+              {
+                type: 'occurrence',
+                configs: { behaviorRuleName: 'Welcome', minTimesOccurred: '1', maxTimesOccurred: '1' },
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  });
   const dialogue = new Dialogue();
   const turn = dialogue.next();
   await first.execute(turn);
@@ -122,14 +156,39 @@ test('a second rules task in the same step sees the first one’s actions and su
 });
 
 test('anyStep reads the tallies: earlier steps need not be walked for single expressions and actions', async () => {
-  const set = { behaviorGroups: [{ executionStrategy: 'executeAll', behaviorRules: [
-    { name: 'SaidHello', actions: ['said_hello'], conditions: [{ type: 'inputmatcher', configs: { expressions: 'greeting(*)', occurrence: 'anyStep' } }] },
-    { name: 'NeverAsked', actions: ['never_asked'], conditions: [{ type: 'actionmatcher', configs: { actions: 'ask', occurrence: 'never' } }] },
-  ] }] };
+  const set = {
+    behaviorGroups: [
+      {
+        executionStrategy: 'executeAll',
+        behaviorRules: [
+          {
+            name: 'SaidHello',
+            actions: ['said_hello'],
+            conditions: [{ type: 'inputmatcher', configs: { expressions: 'greeting(*)', occurrence: 'anyStep' } }],
+          },
+          {
+            name: 'NeverAsked',
+            actions: ['never_asked'],
+            conditions: [{ type: 'actionmatcher', configs: { actions: 'ask', occurrence: 'never' } }],
+          },
+        ],
+      },
+    ],
+  };
   const task = await compileSet(set);
   const conversation: Conversation = {
-    id: 'c', agentId: 'a', agentVersion: 1, userId: 'u', environment: 'production', state: 'READY', createdOn: 0, lastModifiedOn: 0,
-    revision: 0, steps: [], redo: [], properties: {},
+    id: 'c',
+    agentId: 'a',
+    agentVersion: 1,
+    userId: 'u',
+    environment: 'production',
+    state: 'READY',
+    createdOn: 0,
+    lastModifiedOn: 0,
+    revision: 0,
+    steps: [],
+    redo: [],
+    properties: {},
     tallies: { ...emptyTallies, expressions: { 'greeting(hello)': 1, 'unknown(x)': 2 }, actions: { ask: 1 } },
   };
   const turn = new Turn({ conversation, input: '', context: {}, signal: new AbortController().signal });
@@ -149,11 +208,20 @@ test('Appendix C.1: the basic agent’s rules', async () => {
       {
         name: 'Smalltalk',
         behaviorRules: [
-          { name: 'Welcome', actions: ['welcome'], conditions: [{ type: 'occurrence', configs: { maxTimesOccurred: '0', behaviorRuleName: 'Welcome' } }] },
           {
-            name: 'Personal_Greeting', actions: ['greet_personally'], conditions: [
+            name: 'Welcome',
+            actions: ['welcome'],
+            conditions: [{ type: 'occurrence', configs: { maxTimesOccurred: '0', behaviorRuleName: 'Welcome' } }],
+          },
+          {
+            name: 'Personal_Greeting',
+            actions: ['greet_personally'],
+            conditions: [
               { type: 'inputmatcher', configs: { expressions: 'greeting(*)' } },
-              { type: 'contextmatcher', configs: { contextKey: 'userInfo', contextType: 'object', objectKeyPath: 'username' } },
+              {
+                type: 'contextmatcher',
+                configs: { contextKey: 'userInfo', contextType: 'object', objectKeyPath: 'username' },
+              },
             ],
           },
           { name: 'Greeting', actions: ['greet'], conditions: when('greeting(*)') },
@@ -164,9 +232,45 @@ test('Appendix C.1: the basic agent’s rules', async () => {
       {
         name: 'ContextStuff',
         behaviorRules: [
-          { name: 'ContextString', actions: ['context_string'], conditions: [{ type: 'contextmatcher', configs: { contextKey: 'someContextKeyString', contextType: 'string', string: 'someContextValue' } }] },
-          { name: 'ContextExpressions', actions: ['context_expressions'], conditions: [{ type: 'contextmatcher', configs: { contextKey: 'someContextKeyExpressions', contextType: 'expressions', expressions: 'expression(someValue)' } }] },
-          { name: 'ContextObject', actions: ['context_object'], conditions: [{ type: 'contextmatcher', configs: { contextKey: 'userInfo', contextType: 'object', objectKeyPath: 'username', objectValue: 'John' } }] },
+          {
+            name: 'ContextString',
+            actions: ['context_string'],
+            conditions: [
+              {
+                type: 'contextmatcher',
+                configs: { contextKey: 'someContextKeyString', contextType: 'string', string: 'someContextValue' },
+              },
+            ],
+          },
+          {
+            name: 'ContextExpressions',
+            actions: ['context_expressions'],
+            conditions: [
+              {
+                type: 'contextmatcher',
+                configs: {
+                  contextKey: 'someContextKeyExpressions',
+                  contextType: 'expressions',
+                  expressions: 'expression(someValue)',
+                },
+              },
+            ],
+          },
+          {
+            name: 'ContextObject',
+            actions: ['context_object'],
+            conditions: [
+              {
+                type: 'contextmatcher',
+                configs: {
+                  contextKey: 'userInfo',
+                  contextType: 'object',
+                  objectKeyPath: 'username',
+                  objectValue: 'John',
+                },
+              },
+            ],
+          },
         ],
       },
     ],
@@ -179,14 +283,25 @@ test('Appendix C.1: the basic agent’s rules', async () => {
   assert.deepEqual(start.get('behavior_rules:success'), ['Welcome']);
 
   assert.deepEqual((await dialogue.say(task, { expressions: 'greeting(hello)' })).actions, ['greet']);
-  assert.deepEqual((await dialogue.say(task, { expressions: 'greeting(hello)' })).actions, ['greet'], 'Welcome never again');
-  assert.deepEqual((await dialogue.say(task, { expressions: 'two_options_question(question)' })).actions, ['giving_two_options']);
+  assert.deepEqual(
+    (await dialogue.say(task, { expressions: 'greeting(hello)' })).actions,
+    ['greet'],
+    'Welcome never again',
+  );
+  assert.deepEqual((await dialogue.say(task, { expressions: 'two_options_question(question)' })).actions, [
+    'giving_two_options',
+  ]);
 
-  const withString = await dialogue.say(task, { expressions: 'greeting(hello)', context: { someContextKeyString: { type: 'string', value: 'someContextValue' } } });
+  const withString = await dialogue.say(task, {
+    expressions: 'greeting(hello)',
+    context: { someContextKeyString: { type: 'string', value: 'someContextValue' } },
+  });
   assert.deepEqual(withString.actions, ['greet', 'context_string']);
   const withExpressions = await dialogue.say(task, {
     expressions: 'greeting(hello)',
-    context: { someContextKeyExpressions: { type: 'expressions', value: 'expression(someValue), expression2(someOtherValue)' } },
+    context: {
+      someContextKeyExpressions: { type: 'expressions', value: 'expression(someValue), expression2(someOtherValue)' },
+    },
   });
   assert.deepEqual(withExpressions.actions, ['greet', 'context_expressions']);
 
@@ -198,28 +313,70 @@ test('Appendix C.1: the basic agent’s rules', async () => {
   const other = await dialogue.say(task, { expressions: 'greeting(hello)', context: userInfo('Jane') });
   assert.deepEqual(other.actions, ['greet_personally']);
 
-  assert.deepEqual((await dialogue.say(task, { expressions: 'goodbye(bye)' })).actions, ['say_goodbye', 'CONVERSATION_END']);
+  assert.deepEqual((await dialogue.say(task, { expressions: 'goodbye(bye)' })).actions, [
+    'say_goodbye',
+    'CONVERSATION_END',
+  ]);
   assert.equal((await dialogue.say(task, { expressions: 'unknown(Vienna)' })).has('actions'), false);
-  assert.deepEqual(dialogue.tallies.rules, { Welcome: 1, Greeting: 4, Multiple_Choice: 1, ContextString: 1, ContextExpressions: 1, Personal_Greeting: 2, ContextObject: 1, Goodbye: 1 });
+  assert.deepEqual(dialogue.tallies.rules, {
+    Welcome: 1,
+    Greeting: 4,
+    Multiple_Choice: 1,
+    ContextString: 1,
+    ContextExpressions: 1,
+    Personal_Greeting: 2,
+    ContextObject: 1,
+    Goodbye: 1,
+  });
 });
 
 test('Appendix C.2: complex rules (connector, negation of occurrence)', async () => {
   const set = {
     behaviorGroups: [
-      { name: 'WelcomeGroup', behaviorRules: [
-        { name: 'Welcome', actions: ['welcome'], conditions: [{ type: 'occurrence', configs: { maxTimesOccurred: '0', behaviorRuleName: 'Welcome' } }] },
-      ] },
-      { name: 'ComplexRulesGroup', behaviorRules: [
-        { name: 'FullGreeting', actions: ['full_greeting'], conditions: [{ type: 'connector', configs: { operator: 'AND' }, conditions: [
-          { type: 'inputmatcher', configs: { expressions: 'greeting(*)' } },
-          { type: 'contextmatcher', configs: { contextKey: 'userInfo', contextType: 'object', objectKeyPath: 'username' } },
-        ] }] },
-        { name: 'Greeting', actions: ['greet'], conditions: when('greeting(*)') },
-        { name: 'NotGreetedYet', actions: ['not_greeted'], conditions: [
-          { type: 'negation', conditions: [{ type: 'occurrence', configs: { behaviorRuleName: 'Greeting', minTimesOccurred: '1' } }] },
-          { type: 'inputmatcher', configs: { expressions: 'status_check(*)' } },
-        ] },
-      ] },
+      {
+        name: 'WelcomeGroup',
+        behaviorRules: [
+          {
+            name: 'Welcome',
+            actions: ['welcome'],
+            conditions: [{ type: 'occurrence', configs: { maxTimesOccurred: '0', behaviorRuleName: 'Welcome' } }],
+          },
+        ],
+      },
+      {
+        name: 'ComplexRulesGroup',
+        behaviorRules: [
+          {
+            name: 'FullGreeting',
+            actions: ['full_greeting'],
+            conditions: [
+              {
+                type: 'connector',
+                configs: { operator: 'AND' },
+                conditions: [
+                  { type: 'inputmatcher', configs: { expressions: 'greeting(*)' } },
+                  {
+                    type: 'contextmatcher',
+                    configs: { contextKey: 'userInfo', contextType: 'object', objectKeyPath: 'username' },
+                  },
+                ],
+              },
+            ],
+          },
+          { name: 'Greeting', actions: ['greet'], conditions: when('greeting(*)') },
+          {
+            name: 'NotGreetedYet',
+            actions: ['not_greeted'],
+            conditions: [
+              {
+                type: 'negation',
+                conditions: [{ type: 'occurrence', configs: { behaviorRuleName: 'Greeting', minTimesOccurred: '1' } }],
+              },
+              { type: 'inputmatcher', configs: { expressions: 'status_check(*)' } },
+            ],
+          },
+        ],
+      },
     ],
   };
   const task = await compileSet(set);

@@ -60,7 +60,6 @@ export interface BehaviorOptions {
   readonly expressionsAsActions: boolean;
 }
 
-
 /**
  * Compiles a behavior set (spec names) into its groups of rule evaluators. With `report`, a dry run: every
  * condition problem is reported (with its JSON path) instead of failing at the first (write-time checks).
@@ -79,9 +78,11 @@ export function compileBehaviorSet(
   const rulePath = (g: number, r: number) => `$.behaviorGroups[${g}].behaviorRules[${r}]`;
 
   const byName = new Map<string, { rule: BehaviorRuleDefinition; path: string }>();
-  groups.forEach((group, g) => rulesOf(group).forEach((rule, r) => {
-    if (isRecord(rule) && !byName.has(rule.name)) byName.set(rule.name, { rule, path: rulePath(g, r) });
-  }));
+  groups.forEach((group, g) =>
+    rulesOf(group).forEach((rule, r) => {
+      if (isRecord(rule) && !byName.has(rule.name)) byName.set(rule.name, { rule, path: rulePath(g, r) });
+    }),
+  );
 
   const compiled = new Map<BehaviorRuleDefinition, Evaluator>();
   const inProgress: BehaviorRuleDefinition[] = [];
@@ -96,31 +97,42 @@ export function compileBehaviorSet(
         const other = byName.get(name);
         if (!other) throw invalid(`no behavior rule named '${name}' exists in this set.`);
         if (inProgress.includes(other.rule)) {
-          const cycle = [...inProgress.slice(inProgress.indexOf(other.rule)), other.rule].map((r) => `'${r.name}'`).join(' -> ');
+          const cycle = [...inProgress.slice(inProgress.indexOf(other.rule)), other.rule]
+            .map((r) => `'${r.name}'`)
+            .join(' -> ');
           throw invalid(`the rule dependencies form a cycle: ${cycle}.`);
         }
         return compileRule(other.rule, other.path);
       },
     };
-    const evaluator = allOf((rule.conditions ?? []).map((condition, c) => compileCondition(condition, `${path}.conditions[${c}]`, 1, scope)));
+    const evaluator = allOf(
+      (rule.conditions ?? []).map((condition, c) => compileCondition(condition, `${path}.conditions[${c}]`, 1, scope)),
+    );
     inProgress.pop();
     compiled.set(rule, evaluator);
     return evaluator;
   };
 
-  const compiledGroups = groups.map((group, g): CompiledGroup => ({
-    executeAll: group.executionStrategy === 'executeAll',
-    rules: rulesOf(group).map((rule, r) => {
-      if (!isRecord(rule) || typeof rule.name !== 'string') {
-        throw new DeploymentError(`behaviorGroups[${g}].behaviorRules[${r}] is not a behavior rule with a name.`);
-      }
-      return { name: rule.name, actions: (rule.actions ?? []).map(String), evaluate: compileRule(rule, rulePath(g, r)) };
+  const compiledGroups = groups.map(
+    (group, g): CompiledGroup => ({
+      executeAll: group.executionStrategy === 'executeAll',
+      rules: rulesOf(group).map((rule, r) => {
+        if (!isRecord(rule) || typeof rule.name !== 'string') {
+          throw new DeploymentError(`behaviorGroups[${g}].behaviorRules[${r}] is not a behavior rule with a name.`);
+        }
+        return {
+          name: rule.name,
+          actions: (rule.actions ?? []).map(String),
+          evaluate: compileRule(rule, rulePath(g, r)),
+        };
+      }),
     }),
-  }));
+  );
 
   const options: { appendActions?: boolean; expressionsAsActions?: boolean } = {};
   if (typeof definition.appendActions === 'boolean') options.appendActions = definition.appendActions;
-  if (typeof definition.expressionsAsActions === 'boolean') options.expressionsAsActions = definition.expressionsAsActions;
+  if (typeof definition.expressionsAsActions === 'boolean')
+    options.expressionsAsActions = definition.expressionsAsActions;
   return { groups: compiledGroups, options };
 }
 
@@ -157,7 +169,11 @@ export function executeBehavior(turn: Turn, groups: readonly CompiledGroup[], op
   turn.setActions(options.appendActions ? [...turn.actions, ...actions] : actions);
 }
 
-const uri = Type.Optional(Type.String({ description: 'Reference of the behavior set: svc://ai.svc.behavior/behaviorstore/behaviorsets/<id>?version=<n>.' }));
+const uri = Type.Optional(
+  Type.String({
+    description: 'Reference of the behavior set: svc://ai.svc.behavior/behaviorstore/behaviorsets/<id>?version=<n>.',
+  }),
+);
 
 export const behaviorTask = defineTask({
   type: BEHAVIOR_TASK_TYPE,
@@ -165,12 +181,23 @@ export const behaviorTask = defineTask({
   configSchema: closed(
     {
       uri,
-      appendActions: Type.Optional(Type.Boolean({ description: "Append the produced actions to the step's actions (overrides the behavior set)." })),
-      expressionsAsActions: Type.Optional(Type.Boolean({ description: 'Also add the names of the input expressions as actions (overrides the behavior set).' })),
+      appendActions: Type.Optional(
+        Type.Boolean({
+          description: "Append the produced actions to the step's actions (overrides the behavior set).",
+        }),
+      ),
+      expressionsAsActions: Type.Optional(
+        Type.Boolean({
+          description: 'Also add the names of the input expressions as actions (overrides the behavior set).',
+        }),
+      ),
     },
     { description: 'The behavior set to evaluate and how its actions are applied.' },
   ),
-  extensionsSchema: closed({ uri }, { description: "Accepted for upstream workflows; the behavior task reads 'config.uri'." }),
+  extensionsSchema: closed(
+    { uri },
+    { description: "Accepted for upstream workflows; the behavior task reads 'config.uri'." },
+  ),
   references: uriReferences('behavior'),
   async compile(config, _extensions, context) {
     if (config.uri === undefined || config.uri.trim() === '') {

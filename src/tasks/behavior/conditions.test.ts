@@ -29,10 +29,21 @@ test('inputmatcher, currentStep (default): contiguous ordered sub-list, wildcard
   assert.equal(await fires(greeting, { expressions: 'unknown(x), greeting(hello), unknown(y)' }, said()), true);
   assert.equal(await fires(greeting, { expressions: 'goodbye(bye)' }, said()), false);
   assert.equal(await fires(greeting, {}, said()), false, 'no parsed expressions');
-  assert.equal(await fires(await task(input('greeting')), { expressions: 'greeting(hello)' }, said()), false, 'arity differs');
+  assert.equal(
+    await fires(await task(input('greeting')), { expressions: 'greeting(hello)' }, said()),
+    false,
+    'arity differs',
+  );
   assert.equal(await fires(await task(input('*')), { expressions: 'anything(at_all)' }, said()), true);
-  assert.equal(await fires(await task(input('property(car(*))')), { expressions: 'property(car(BMW(X5)))' }, said()), true);
-  assert.equal(await fires(await task(input('decimal(3.0)')), { expressions: 'decimal(3)' }, said()), true, 'numbers compare numerically');
+  assert.equal(
+    await fires(await task(input('property(car(*))')), { expressions: 'property(car(BMW(X5)))' }, said()),
+    true,
+  );
+  assert.equal(
+    await fires(await task(input('decimal(3.0)')), { expressions: 'decimal(3)' }, said()),
+    true,
+    'numbers compare numerically',
+  );
 
   const pair = await task(input('a(*), b(*)'));
   assert.equal(await fires(pair, { expressions: 'a(x), b(y)' }, said()), true);
@@ -45,15 +56,29 @@ test('inputmatcher, currentStep (default): contiguous ordered sub-list, wildcard
   assert.equal(await fires(empty, {}), true, 'step 0');
   assert.equal(await fires(empty, { expressions: 'greeting(hello)' }, said()), false);
 
-  assert.equal(await fires(await task(input('greeting(*)', 'currentStep')), { expressions: 'greeting(hi)' }, said('goodbye(bye)')), true);
-  assert.equal(await fires(await task(input('greeting(*)', 'currentStep')), { expressions: 'goodbye(bye)' }, said('greeting(hi)')), false);
+  assert.equal(
+    await fires(await task(input('greeting(*)', 'currentStep')), { expressions: 'greeting(hi)' }, said('goodbye(bye)')),
+    true,
+  );
+  assert.equal(
+    await fires(await task(input('greeting(*)', 'currentStep')), { expressions: 'goodbye(bye)' }, said('greeting(hi)')),
+    false,
+  );
 });
 
 test('inputmatcher, lastStep: the previous step only; FAIL on step 0', async () => {
   const last = await task(input('greeting(*)', 'lastStep'));
   assert.equal(await fires(last, { expressions: 'goodbye(bye)' }, said('greeting(hi)')), true);
-  assert.equal(await fires(last, { expressions: 'greeting(hi)' }, said('goodbye(bye)')), false, 'the current step does not count');
-  assert.equal(await fires(last, { expressions: 'x' }, said('greeting(hi)', 'goodbye(bye)')), false, 'only the last step');
+  assert.equal(
+    await fires(last, { expressions: 'greeting(hi)' }, said('goodbye(bye)')),
+    false,
+    'the current step does not count',
+  );
+  assert.equal(
+    await fires(last, { expressions: 'x' }, said('greeting(hi)', 'goodbye(bye)')),
+    false,
+    'only the last step',
+  );
   assert.equal(await fires(last, {}), false, 'step 0 has no last step');
   const lastPair = await task(input('a(*), b(*)', 'lastStep'));
   assert.equal(await fires(lastPair, {}, said('a(1), b(2)')), true);
@@ -84,7 +109,11 @@ test('inputmatcher, anyStep and never: every step including the current one', as
   const neverPair = await task(input('a(*), b(*)', 'never'));
   assert.equal(await fires(anyPair, { expressions: 'x' }, said('q', 'a(1), b(2)', 'r')), true);
   assert.equal(await fires(neverPair, { expressions: 'x' }, said('q', 'a(1), b(2)', 'r')), false);
-  assert.equal(await fires(anyPair, { expressions: 'b(2)' }, said('a(1)', 'b(2), a(1)', 'a(1), c, b(2)')), false, 'both seen, never contiguous in one step');
+  assert.equal(
+    await fires(anyPair, { expressions: 'b(2)' }, said('a(1)', 'b(2), a(1)', 'a(1), c, b(2)')),
+    false,
+    'both seen, never contiguous in one step',
+  );
   assert.equal(await fires(neverPair, { expressions: 'b(2)' }, said('a(1)', 'b(2), a(1)', 'a(1), c, b(2)')), true);
   assert.equal(await fires(anyPair, { expressions: 'a(1), b(2)' }, said('a(1)')), true, 'the current step');
 
@@ -92,7 +121,11 @@ test('inputmatcher, anyStep and never: every step including the current one', as
   const neverEmpty = await task(input('empty', 'never'));
   assert.equal(await fires(anyEmpty, { expressions: 'x' }, said('y')), true, 'step 0 had no expressions');
   assert.equal(await fires(neverEmpty, { expressions: 'x' }, said('y')), false);
-  assert.equal(await fires(anyEmpty, { expressions: 'x' }, [{ expressions: 'z' }, { expressions: 'y' }]), false, 'every step had expressions');
+  assert.equal(
+    await fires(anyEmpty, { expressions: 'x' }, [{ expressions: 'z' }, { expressions: 'y' }]),
+    false,
+    'every step had expressions',
+  );
   assert.equal(await fires(neverEmpty, { expressions: 'x' }, [{ expressions: 'z' }, { expressions: 'y' }]), true);
 });
 
@@ -142,13 +175,24 @@ test('actionmatcher: contiguous and in order; empty; every occurrence', async ()
 
   assert.equal(await fires(await task(action('empty', 'anyStep')), {}, [{}, {}]), true);
   assert.equal(await fires(await task(action('empty', 'never')), { actions: ['y'] }, [{}, { actions: ['x'] }]), true);
-  assert.equal(await fires(await task(action('empty', 'never')), { actions: ['y'] }, [{}, {}, { actions: ['x'] }]), false);
-  assert.equal(await fires(await task(action('empty', 'never')), {}, [{}, { actions: ['x'] }]), false, 'the current step is empty');
+  assert.equal(
+    await fires(await task(action('empty', 'never')), { actions: ['y'] }, [{}, {}, { actions: ['x'] }]),
+    false,
+  );
+  assert.equal(
+    await fires(await task(action('empty', 'never')), {}, [{}, { actions: ['x'] }]),
+    false,
+    'the current step is empty',
+  );
 });
 
 test('occurrence: counts the rule in earlier steps and in this step before this task; min / max / -1', async () => {
-  const occurrence = (configs: Record<string, string>) => task({ type: 'occurrence', configs: { behaviorRuleName: 'Greeting', ...configs } });
-  const ran = (times: number): StepInput[] => [{}, ...Array.from({ length: times }, () => ({ data: { 'behavior_rules:success': ['Greeting'] } }))];
+  const occurrence = (configs: Record<string, string>) =>
+    task({ type: 'occurrence', configs: { behaviorRuleName: 'Greeting', ...configs } });
+  const ran = (times: number): StepInput[] => [
+    {},
+    ...Array.from({ length: times }, () => ({ data: { 'behavior_rules:success': ['Greeting'] } })),
+  ];
 
   const atMostOnce = await occurrence({ maxTimesOccurred: '1' });
   assert.equal(await fires(atMostOnce, {}, ran(0)), true);
@@ -166,25 +210,44 @@ test('occurrence: counts the rule in earlier steps and in this step before this 
   const unbounded = await occurrence({ minTimesOccurred: '-1', maxTimesOccurred: '-1' });
   assert.equal(await fires(unbounded, {}, ran(7)), true);
 
-  assert.equal(await fires(atLeastTwice, { data: { 'behavior_rules:success': ['Greeting'] } }, ran(1)), true, 'an earlier rules task of this step counts');
+  assert.equal(
+    await fires(atLeastTwice, { data: { 'behavior_rules:success': ['Greeting'] } }, ran(1)),
+    true,
+    'an earlier rules task of this step counts',
+  );
   assert.equal(await fires(atMostOnce, { data: { 'behavior_rules:success': ['Other'] } }, ran(1)), true);
 
   // "Only once": the rule counts itself; fires on step 0, never again.
-  const set = { behaviorGroups: [{ behaviorRules: [
-    { name: 'Welcome', actions: ['welcome'], conditions: [{ type: 'occurrence', configs: { maxTimesOccurred: '0', behaviorRuleName: 'Welcome' } }] },
-  ] }] };
+  const set = {
+    behaviorGroups: [
+      {
+        behaviorRules: [
+          {
+            name: 'Welcome',
+            actions: ['welcome'],
+            conditions: [{ type: 'occurrence', configs: { maxTimesOccurred: '0', behaviorRuleName: 'Welcome' } }],
+          },
+        ],
+      },
+    ],
+  };
   const welcome = await compileSet(set);
   const dialogue = new Dialogue();
   assert.deepEqual((await dialogue.say(welcome)).actions, ['CONVERSATION_START', 'welcome']);
   assert.deepEqual((await dialogue.say(welcome, { expressions: 'greeting(hi)' })).actions, []);
-  assert.deepEqual((await dialogue.say(welcome, { expressions: 'greeting(hi)' })).get('behavior_rules:fail'), ['Welcome']);
+  assert.deepEqual((await dialogue.say(welcome, { expressions: 'greeting(hi)' })).get('behavior_rules:fail'), [
+    'Welcome',
+  ]);
 
   await assert.rejects(occurrence({}), DeploymentError);
   await assert.rejects(occurrence({ maxTimesOccurred: 'zero' }), DeploymentError);
 });
 
 test('negation: NOT(AND(children)); a child that cannot evaluate is passed on; Appendix C.2 NotGreetedYet', async () => {
-  const notGreeted = { type: 'negation', conditions: [{ type: 'occurrence', configs: { behaviorRuleName: 'Greeting', minTimesOccurred: '1' } }] };
+  const notGreeted = {
+    type: 'negation',
+    conditions: [{ type: 'occurrence', configs: { behaviorRuleName: 'Greeting', minTimesOccurred: '1' } }],
+  };
   const rule = await task(notGreeted);
   assert.equal(await fires(rule, {}, [{}]), true, 'never greeted');
   assert.equal(await fires(rule, {}, [{}, { data: { 'behavior_rules:success': ['Greeting'] } }]), false);
@@ -194,7 +257,10 @@ test('negation: NOT(AND(children)); a child that cannot evaluate is passed on; A
   assert.equal(await fires(both, { expressions: 'a' }, said('c')), true, 'one child fails');
   assert.equal(await fires(both, { expressions: 'c' }, said('b')), true);
 
-  const unevaluable = await task({ type: 'negation', conditions: [{ type: 'sizematcher', configs: { valuePath: 'memory.current', min: '-1' } }] });
+  const unevaluable = await task({
+    type: 'negation',
+    conditions: [{ type: 'sizematcher', configs: { valuePath: 'memory.current', min: '-1' } }],
+  });
   assert.equal(await fires(unevaluable, {}, [{}]), false, 'not executed stays not executed');
 
   await assert.rejects(task({ type: 'negation', conditions: [] }), DeploymentError);
@@ -215,42 +281,133 @@ test('connector: AND (default, also when absent) and OR', async () => {
     assert.equal(await fires(implicit, step, [{}]), all, `implicit AND ${JSON.stringify(step)}`);
     assert.equal(await fires(or, step, [{}]), some, `OR ${JSON.stringify(step)}`);
   }
-  const orUnevaluable = await task({ type: 'connector', configs: { operator: 'OR' }, conditions: [{ type: 'sizematcher', configs: {} }, action('x')] });
+  const orUnevaluable = await task({
+    type: 'connector',
+    configs: { operator: 'OR' },
+    conditions: [{ type: 'sizematcher', configs: {} }, action('x')],
+  });
   assert.equal(await fires(orUnevaluable, { actions: ['x'] }, [{}]), true);
   assert.equal(await fires(orUnevaluable, {}, [{}]), false);
   await assert.rejects(task({ type: 'connector', configs: { operator: 'AND' } }), DeploymentError);
 });
 
 test('contextmatcher: string, expressions, object; the runtime type must be the configured one; array never matches', async () => {
-  const string = await task({ type: 'contextmatcher', configs: { contextKey: 'k', contextType: 'string', string: 'someContextValue' } });
+  const string = await task({
+    type: 'contextmatcher',
+    configs: { contextKey: 'k', contextType: 'string', string: 'someContextValue' },
+  });
   assert.equal(await fires(string, { context: { k: { type: 'string', value: 'someContextValue' } } }, [{}]), true);
   assert.equal(await fires(string, { context: { k: { type: 'string', value: 'other' } } }, [{}]), false);
   assert.equal(await fires(string, { context: { other: { type: 'string', value: 'someContextValue' } } }, [{}]), false);
-  assert.equal(await fires(string, { context: { k: { type: 'expressions', value: 'someContextValue' } } }, [{}]), false, 'wrong runtime type');
-  assert.equal(await fires(string, {}, [{ context: { k: { type: 'string', value: 'someContextValue' } } }]), false, 'only the current step');
+  assert.equal(
+    await fires(string, { context: { k: { type: 'expressions', value: 'someContextValue' } } }, [{}]),
+    false,
+    'wrong runtime type',
+  );
+  assert.equal(
+    await fires(string, {}, [{ context: { k: { type: 'string', value: 'someContextValue' } } }]),
+    false,
+    'only the current step',
+  );
 
-  const expressions = await task({ type: 'contextmatcher', configs: { contextKey: 'k', contextType: 'expressions', expressions: 'expression(*), expression2(someOtherValue)' } });
-  assert.equal(await fires(expressions, { context: { k: { type: 'expressions', value: 'x, expression(someValue), expression2(someOtherValue)' } } }, [{}]), true);
-  assert.equal(await fires(expressions, { context: { k: { type: 'expressions', value: 'expression2(someOtherValue), expression(someValue)' } } }, [{}]), false);
-  assert.equal(await fires(expressions, { context: { k: { type: 'string', value: 'expression(someValue), expression2(someOtherValue)' } } }, [{}]), false, 'wrong runtime type');
+  const expressions = await task({
+    type: 'contextmatcher',
+    configs: { contextKey: 'k', contextType: 'expressions', expressions: 'expression(*), expression2(someOtherValue)' },
+  });
+  assert.equal(
+    await fires(
+      expressions,
+      { context: { k: { type: 'expressions', value: 'x, expression(someValue), expression2(someOtherValue)' } } },
+      [{}],
+    ),
+    true,
+  );
+  assert.equal(
+    await fires(
+      expressions,
+      { context: { k: { type: 'expressions', value: 'expression2(someOtherValue), expression(someValue)' } } },
+      [{}],
+    ),
+    false,
+  );
+  assert.equal(
+    await fires(
+      expressions,
+      { context: { k: { type: 'string', value: 'expression(someValue), expression2(someOtherValue)' } } },
+      [{}],
+    ),
+    false,
+    'wrong runtime type',
+  );
 
-  const username = await task({ type: 'contextmatcher', configs: { contextKey: 'userInfo', contextType: 'object', objectKeyPath: 'username' } });
-  const nested = await task({ type: 'contextmatcher', configs: { contextKey: 'userInfo', contextType: 'object', objectKeyPath: '$.profile.username', objectValue: 'John' } });
+  const username = await task({
+    type: 'contextmatcher',
+    configs: { contextKey: 'userInfo', contextType: 'object', objectKeyPath: 'username' },
+  });
+  const nested = await task({
+    type: 'contextmatcher',
+    configs: {
+      contextKey: 'userInfo',
+      contextType: 'object',
+      objectKeyPath: '$.profile.username',
+      objectValue: 'John',
+    },
+  });
   const john = { userInfo: { type: 'object', value: { username: 'John', profile: { username: 'John' } } } } as const;
   assert.equal(await fires(username, { context: john }, [{}]), true);
   assert.equal(await fires(nested, { context: john }, [{}]), true);
-  assert.equal(await fires(nested, { context: { userInfo: { type: 'object', value: { profile: { username: 'Jane' } } } } }, [{}]), false, 'objectValue differs');
-  assert.equal(await fires(username, { context: { userInfo: { type: 'object', value: { name: 'John' } } } }, [{}]), false, 'no such path');
-  assert.equal(await fires(username, { context: { userInfo: { type: 'string', value: 'John' } } }, [{}]), false, 'wrong runtime type');
-  assert.equal(await fires(username, { context: { userInfo: { type: 'array', value: [{ username: 'John' }] } } }, [{}]), false, 'array context');
-  const first = await task({ type: 'contextmatcher', configs: { contextKey: 'list', contextType: 'object', objectKeyPath: '$[0].username' } });
-  assert.equal(await fires(first, { context: { list: { type: 'object', value: [{ username: 'John' }] } } }, [{}]), true, 'an object context holding a list');
-  assert.equal(await fires(first, { context: { list: { type: 'array', value: [{ username: 'John' }] } } }, [{}]), false, 'an array context never matches');
-  const count = await task({ type: 'contextmatcher', configs: { contextKey: 'o', contextType: 'object', objectKeyPath: 'count', objectValue: '3' } });
-  assert.equal(await fires(count, { context: { o: { type: 'object', value: { count: 3 } } } }, [{}]), true, 'toString of a number');
+  assert.equal(
+    await fires(nested, { context: { userInfo: { type: 'object', value: { profile: { username: 'Jane' } } } } }, [{}]),
+    false,
+    'objectValue differs',
+  );
+  assert.equal(
+    await fires(username, { context: { userInfo: { type: 'object', value: { name: 'John' } } } }, [{}]),
+    false,
+    'no such path',
+  );
+  assert.equal(
+    await fires(username, { context: { userInfo: { type: 'string', value: 'John' } } }, [{}]),
+    false,
+    'wrong runtime type',
+  );
+  assert.equal(
+    await fires(username, { context: { userInfo: { type: 'array', value: [{ username: 'John' }] } } }, [{}]),
+    false,
+    'array context',
+  );
+  const first = await task({
+    type: 'contextmatcher',
+    configs: { contextKey: 'list', contextType: 'object', objectKeyPath: '$[0].username' },
+  });
+  assert.equal(
+    await fires(first, { context: { list: { type: 'object', value: [{ username: 'John' }] } } }, [{}]),
+    true,
+    'an object context holding a list',
+  );
+  assert.equal(
+    await fires(first, { context: { list: { type: 'array', value: [{ username: 'John' }] } } }, [{}]),
+    false,
+    'an array context never matches',
+  );
+  const count = await task({
+    type: 'contextmatcher',
+    configs: { contextKey: 'o', contextType: 'object', objectKeyPath: 'count', objectValue: '3' },
+  });
+  assert.equal(
+    await fires(count, { context: { o: { type: 'object', value: { count: 3 } } } }, [{}]),
+    true,
+    'toString of a number',
+  );
 
-  await assert.rejects(task({ type: 'contextmatcher', configs: { contextKey: 'k', contextType: 'array' } }), DeploymentError);
-  await assert.rejects(task({ type: 'contextmatcher', configs: { contextKey: 'k', contextType: 'object' } }), DeploymentError);
+  await assert.rejects(
+    task({ type: 'contextmatcher', configs: { contextKey: 'k', contextType: 'array' } }),
+    DeploymentError,
+  );
+  await assert.rejects(
+    task({ type: 'contextmatcher', configs: { contextKey: 'k', contextType: 'object' } }),
+    DeploymentError,
+  );
 });
 
 test('dynamicvaluematcher: equals, contains (text and list), existence; missing value fails', async () => {
@@ -268,22 +425,41 @@ test('dynamicvaluematcher: equals, contains (text and list), existence; missing 
   const containsList = await dynamic({ valuePath: 'memory.current.actions', contains: 'b' });
   assert.equal(await fires(containsList, vienna, [{}]), true);
   assert.equal(await fires(await dynamic({ valuePath: 'memory.current.actions', contains: 'c' }), vienna, [{}]), false);
-  assert.equal(await fires(await dynamic({ valuePath: 'memory.current.actions', equals: '[a, b]' }), vienna, [{}]), true, 'a list as text');
-  assert.equal(await fires(await dynamic({ valuePath: 'memory.current.input', equals: 'Graz', contains: 'Vie' }), vienna, [{}]), true, 'contains after equals');
+  assert.equal(
+    await fires(await dynamic({ valuePath: 'memory.current.actions', equals: '[a, b]' }), vienna, [{}]),
+    true,
+    'a list as text',
+  );
+  assert.equal(
+    await fires(await dynamic({ valuePath: 'memory.current.input', equals: 'Graz', contains: 'Vie' }), vienna, [{}]),
+    true,
+    'contains after equals',
+  );
 
   const exists = await dynamic({ valuePath: 'context.flags.vip' });
   assert.equal(await fires(exists, { context: { flags: { type: 'object', value: { vip: true } } } }, [{}]), true);
-  assert.equal(await fires(exists, { context: { flags: { type: 'object', value: { vip: false } } } }, [{}]), false, 'a boolean is its own answer');
+  assert.equal(
+    await fires(exists, { context: { flags: { type: 'object', value: { vip: false } } } }, [{}]),
+    false,
+    'a boolean is its own answer',
+  );
   assert.equal(await fires(exists, { context: { flags: { type: 'object', value: { vip: 'no' } } } }, [{}]), true);
   assert.equal(await fires(exists, { context: { flags: { type: 'object', value: {} } } }, [{}]), false);
-  assert.equal(await fires(await dynamic({ valuePath: 'memory.last.actions[0]', equals: 'ask_for_city' }), {}, [{}, { output: { actions: ['ask_for_city'] } }]), true);
+  assert.equal(
+    await fires(await dynamic({ valuePath: 'memory.last.actions[0]', equals: 'ask_for_city' }), {}, [
+      {},
+      { output: { actions: ['ask_for_city'] } },
+    ]),
+    true,
+  );
   assert.equal(await fires(await dynamic({ valuePath: 'userInfo.userId', equals: 'u' }), {}, [{}]), true);
   assert.equal(await fires(await dynamic({ equals: 'x' }), {}, [{}]), false, 'no valuePath');
   await assert.rejects(dynamic({ valuePath: 'a..b' }), DeploymentError);
 });
 
 test('sizematcher: lists, maps, numbers, integer text, other text; -1 unset; all unset fails', async () => {
-  const size = (configs: Record<string, string>) => task({ type: 'sizematcher', configs: { valuePath: 'context.v', ...configs } });
+  const size = (configs: Record<string, string>) =>
+    task({ type: 'sizematcher', configs: { valuePath: 'context.v', ...configs } });
   const value = (v: unknown): StepInput => ({ context: { v: { type: 'object', value: v as object } } });
   const text = (v: string): StepInput => ({ context: { v: { type: 'string', value: v } } });
   const two = await size({ min: '2', max: '3' });
@@ -312,29 +488,55 @@ test('sizematcher: lists, maps, numbers, integer text, other text; -1 unset; all
 });
 
 test('dependency: evaluates the referenced rule; unknown rule and cycles are deployment errors', async () => {
-  const set = (second: BehaviorConditionDefinition[]) => ({ behaviorGroups: [
-    { name: 'Hidden', behaviorRules: [{ name: 'Base', actions: ['base'], conditions: [input('greeting(*)')] }] },
-    { name: 'G', behaviorRules: [{ name: 'R', actions: ['hit'], conditions: second }] },
-  ] });
+  const set = (second: BehaviorConditionDefinition[]) => ({
+    behaviorGroups: [
+      { name: 'Hidden', behaviorRules: [{ name: 'Base', actions: ['base'], conditions: [input('greeting(*)')] }] },
+      { name: 'G', behaviorRules: [{ name: 'R', actions: ['hit'], conditions: second }] },
+    ],
+  });
   const depends = await compileSet(set([{ type: 'dependency', configs: { reference: 'Base' } }, action('x')]));
   assert.equal(await fires(depends, { expressions: 'greeting(hi)', actions: ['x'] }, [{}]), true);
   assert.equal(await fires(depends, { expressions: 'greeting(hi)' }, [{}]), false);
   assert.equal(await fires(depends, { expressions: 'other', actions: ['x'] }, [{}]), false);
 
-  const chain = await compileSet({ behaviorGroups: [{ executionStrategy: 'executeAll', behaviorRules: [
-    { name: 'R', actions: ['hit'], conditions: [{ type: 'dependency', configs: { reference: 'B' } }] },
-    { name: 'B', actions: [], conditions: [{ type: 'dependency', configs: { reference: 'C' } }] },
-    { name: 'C', actions: [], conditions: [input('c')] },
-  ] }] });
+  const chain = await compileSet({
+    behaviorGroups: [
+      {
+        executionStrategy: 'executeAll',
+        behaviorRules: [
+          { name: 'R', actions: ['hit'], conditions: [{ type: 'dependency', configs: { reference: 'B' } }] },
+          { name: 'B', actions: [], conditions: [{ type: 'dependency', configs: { reference: 'C' } }] },
+          { name: 'C', actions: [], conditions: [input('c')] },
+        ],
+      },
+    ],
+  });
   assert.equal(await fires(chain, { expressions: 'c' }, [{}]), true);
   assert.equal(await fires(chain, { expressions: 'd' }, [{}]), false);
 
-  const cycle = { behaviorGroups: [{ behaviorRules: [
-    { name: 'A', actions: ['a'], conditions: [{ type: 'dependency', configs: { reference: 'B' } }] },
-    { name: 'B', actions: ['b'], conditions: [{ type: 'negation', conditions: [{ type: 'dependency', configs: { reference: 'A' } }] }] },
-  ] }] };
-  await assert.rejects(compileSet(cycle), (error: unknown) => error instanceof DeploymentError && /cycle: 'A' -> 'B' -> 'A'/.test(error.message));
-  await assert.rejects(compileSet(oneRule({ type: 'dependency', configs: { reference: 'R' } })), DeploymentError, 'itself');
+  const cycle = {
+    behaviorGroups: [
+      {
+        behaviorRules: [
+          { name: 'A', actions: ['a'], conditions: [{ type: 'dependency', configs: { reference: 'B' } }] },
+          {
+            name: 'B',
+            actions: ['b'],
+            conditions: [{ type: 'negation', conditions: [{ type: 'dependency', configs: { reference: 'A' } }] }],
+          },
+        ],
+      },
+    ],
+  };
+  await assert.rejects(
+    compileSet(cycle),
+    (error: unknown) => error instanceof DeploymentError && /cycle: 'A' -> 'B' -> 'A'/.test(error.message),
+  );
+  await assert.rejects(
+    compileSet(oneRule({ type: 'dependency', configs: { reference: 'R' } })),
+    DeploymentError,
+    'itself',
+  );
   await assert.rejects(compileSet(oneRule({ type: 'dependency', configs: { reference: 'Nobody' } })), DeploymentError);
 });
 

@@ -1,9 +1,20 @@
 import { fieldPath, indexPath } from '../../resources/schemas/common.ts';
 import { conditionTypes } from './conditions/index.ts';
-import { ConditionProblem, state, type BehaviorConditionDefinition, type Evaluator, type Invalid } from './conditions/support.ts';
+import {
+  ConditionProblem,
+  state,
+  type BehaviorConditionDefinition,
+  type Evaluator,
+  type Invalid,
+} from './conditions/support.ts';
 
 export { ConditionProblem, Evaluation, sizeOf, textOf } from './conditions/support.ts';
-export type { BehaviorConditionDefinition, BehaviorRuleDefinition, ConditionState, Evaluator } from './conditions/support.ts';
+export type {
+  BehaviorConditionDefinition,
+  BehaviorRuleDefinition,
+  ConditionState,
+  Evaluator,
+} from './conditions/support.ts';
 
 /**
  * Compiles rule conditions with the registered condition types (`conditions/index.ts`). The same code runs at
@@ -26,10 +37,18 @@ export interface ConditionScope {
 }
 
 /** Compiles one condition (and its nested ones) at `path`, `depth` levels deep (1 for a rule's own conditions). */
-export function compileCondition(condition: BehaviorConditionDefinition, path: string, depth: number, scope: ConditionScope): Evaluator {
+export function compileCondition(
+  condition: BehaviorConditionDefinition,
+  path: string,
+  depth: number,
+  scope: ConditionScope,
+): Evaluator {
   const type = String(condition.type);
   const invalid: Invalid = (what, ...at) =>
-    new ConditionProblem(`Invalid '${type}' condition in behavior rule '${scope.rule}' at ${path}: ${what}`, at.reduce(fieldPath, path));
+    new ConditionProblem(
+      `Invalid '${type}' condition in behavior rule '${scope.rule}' at ${path}: ${what}`,
+      at.reduce(fieldPath, path),
+    );
   try {
     const conditionType = byName.get(type);
     if (!conditionType) {
@@ -44,7 +63,9 @@ export function compileCondition(condition: BehaviorConditionDefinition, path: s
       const at = fieldPath(path, 'conditions');
       throw new ConditionProblem(`Conditions may be nested at most ${MAX_CONDITION_DEPTH} levels deep (${at}).`, at);
     }
-    const children = nested.map((child, i) => compileCondition(child, indexPath(fieldPath(path, 'conditions'), i), depth + 1, scope));
+    const children = nested.map((child, i) =>
+      compileCondition(child, indexPath(fieldPath(path, 'conditions'), i), depth + 1, scope),
+    );
     return conditionType.compile(condition.configs ?? {}, {
       rule: scope.rule,
       children,

@@ -99,17 +99,23 @@ type Json = Record<string, unknown>;
 
 const given = (value: unknown) => value !== undefined && value !== null;
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
-const nonEmpty = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' ? value : undefined);
+const nonEmpty = (value: unknown): string | undefined =>
+  typeof value === 'string' && value.trim() !== '' ? value : undefined;
 const record = (value: unknown): Json => (isRecord(value) ? value : {});
 const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : given(value) ? [value] : []);
-const integer = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
+const integer = (value: unknown): number | undefined =>
+  typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 
 /** Wraps template and path syntax errors into a `DeploymentError` naming the place. */
 function at<T>(where: string, build: () => T): T {
   try {
     return build();
   } catch (error) {
-    if (error instanceof TemplateSyntaxError || error instanceof ObjectPathSyntaxError || error instanceof PathSyntaxError) {
+    if (
+      error instanceof TemplateSyntaxError ||
+      error instanceof ObjectPathSyntaxError ||
+      error instanceof PathSyntaxError
+    ) {
       throw new DeploymentError(`${where}: ${error.message}`);
     }
     throw error;
@@ -117,111 +123,139 @@ function at<T>(where: string, build: () => T): T {
 }
 
 function compileIteration(raw: Json, where: string): CompiledIteration {
-  const path = nonEmpty(raw['pathToTargetArray']);
-  const filter = nonEmpty(raw['templateFilterExpression']);
+  const path = nonEmpty(raw.pathToTargetArray);
+  const filter = nonEmpty(raw.templateFilterExpression);
   return at(where, () => ({
     path: path === undefined ? undefined : compileObjectPath(path),
-    iterationObjectName: nonEmpty(raw['iterationObjectName']) ?? 'obj',
+    iterationObjectName: nonEmpty(raw.iterationObjectName) ?? 'obj',
     filter: filter === undefined ? undefined : compileFieldTemplate(filter),
-    validator: compileCodeValidator(raw['httpCodeValidator']),
+    validator: compileCodeValidator(raw.httpCodeValidator),
   }));
 }
 
 function compileRetry(raw: unknown, where: string): CompiledRetry | undefined {
   if (!isRecord(raw)) return undefined;
-  const codes = list(raw['retryOnHttpCodes']).filter((code): code is number => typeof code === 'number');
+  const codes = list(raw.retryOnHttpCodes).filter((code): code is number => typeof code === 'number');
   return {
-    maxRetries: integer(raw['maxRetries']) ?? 3,
-    baseDelayMillis: integer(raw['exponentialBackoffDelayInMillis']) ?? 1000,
-    maxDelayMillis: integer(raw['maxBackoffDelayInMillis']) ?? 30_000,
-    retryOnHttpCodes: new Set(given(raw['retryOnHttpCodes']) ? codes : [502, 503]),
-    matchers: list(raw['responseValuePathMatchers']).filter(isRecord).map((matcher, i) => ({
-      path: at(`${where}.responseValuePathMatchers[${i}]`, () => parsePath(nonEmpty(matcher['valuePath']) ?? '')),
-      contains: text(matcher['contains']),
-      equals: text(matcher['equals']),
-      trueIfNoMatch: matcher['trueIfNoMatch'] === true,
-    })),
+    maxRetries: integer(raw.maxRetries) ?? 3,
+    baseDelayMillis: integer(raw.exponentialBackoffDelayInMillis) ?? 1000,
+    maxDelayMillis: integer(raw.maxBackoffDelayInMillis) ?? 30_000,
+    retryOnHttpCodes: new Set(given(raw.retryOnHttpCodes) ? codes : [502, 503]),
+    matchers: list(raw.responseValuePathMatchers)
+      .filter(isRecord)
+      .map((matcher, i) => ({
+        path: at(`${where}.responseValuePathMatchers[${i}]`, () => parsePath(nonEmpty(matcher.valuePath) ?? '')),
+        contains: text(matcher.contains),
+        equals: text(matcher.equals),
+        trueIfNoMatch: matcher.trueIfNoMatch === true,
+      })),
   };
 }
 
 function compileBatch(raw: unknown, where: string): CompiledBatch | undefined {
   if (!isRecord(raw)) return undefined;
-  const path = nonEmpty(raw['pathToTargetArray']);
+  const path = nonEmpty(raw.pathToTargetArray);
   if (path === undefined) throw new DeploymentError(`${where} needs a 'pathToTargetArray'.`);
-  const filter = nonEmpty(raw['templateFilterExpression']);
+  const filter = nonEmpty(raw.templateFilterExpression);
   return at(where, () => ({
     path: compileObjectPath(path),
-    iterationObjectName: nonEmpty(raw['iterationObjectName']) ?? 'obj',
+    iterationObjectName: nonEmpty(raw.iterationObjectName) ?? 'obj',
     filter: filter === undefined ? undefined : compileFieldTemplate(filter),
-    sequential: raw['executeCallsSequentially'] === true,
+    sequential: raw.executeCallsSequentially === true,
   }));
 }
 
 function compileCall(raw: unknown, index: number, targetServerUrl: string, source: string): CompiledHttpCall {
   const where = `httpCalls[${index}] of ${source}`;
   if (!isRecord(raw)) throw new DeploymentError(`${where} is not an object.`);
-  const name = nonEmpty(raw['name']);
+  const name = nonEmpty(raw.name);
   if (name === undefined) throw new DeploymentError(`${where} has no 'name'.`);
   const call = `the HTTP call '${name}' of ${source}`;
   const names: string[] = [];
-  const request = record(raw['request']);
-  const preRequest = record(raw['preRequest']);
-  const postResponse = record(raw['postResponse']);
-  const path = text(request['path']) ?? '';
+  const request = record(raw.request);
+  const preRequest = record(raw.preRequest);
+  const postResponse = record(raw.postResponse);
+  const path = text(request.path) ?? '';
   const absolute = /^https?:\/\//i.test(path.trim());
-  const actions = list(raw['actions']).map((action) => String(action).trim()).filter((action) => action !== '');
-  const contentType = nonEmpty(request['contentType']) ?? 'text/plain';
-  const body = text(request['body']);
+  const actions = list(raw.actions)
+    .map((action) => String(action).trim())
+    .filter((action) => action !== '');
+  const contentType = nonEmpty(request.contentType) ?? 'text/plain';
+  const body = text(request.body);
   const stringEntries = (value: unknown, part: string) =>
-    Object.entries(record(value)).map(([key, field]) => [key, at(`${call}, request.${part}.${key}`, () => compileFieldTemplate(String(field ?? ''), names))] as const);
+    Object.entries(record(value)).map(
+      ([key, field]) =>
+        [key, at(`${call}, request.${part}.${key}`, () => compileFieldTemplate(String(field ?? ''), names))] as const,
+    );
 
   return {
     name,
-    description: text(raw['description']) ?? '',
-    parameters: Object.fromEntries(Object.entries(record(raw['parameters'])).map(([key, value]) => [key, String(value ?? '')])),
+    description: text(raw.description) ?? '',
+    parameters: Object.fromEntries(
+      Object.entries(record(raw.parameters)).map(([key, value]) => [key, String(value ?? '')]),
+    ),
     actions: new Set(actions),
     anyAction: actions.includes('*'),
-    saveResponse: raw['saveResponse'] === true,
-    responseObjectName: nonEmpty(raw['responseObjectName']) ?? name,
-    responseHeaderObjectName: nonEmpty(raw['responseHeaderObjectName']),
-    fireAndForget: raw['fireAndForget'] === true,
-    timeoutMillis: integer(raw['timeoutInMillis']),
-    maxResponseBytes: integer(raw['maxResponseSizeInBytes']),
+    saveResponse: raw.saveResponse === true,
+    responseObjectName: nonEmpty(raw.responseObjectName) ?? name,
+    responseHeaderObjectName: nonEmpty(raw.responseHeaderObjectName),
+    fireAndForget: raw.fireAndForget === true,
+    timeoutMillis: integer(raw.timeoutInMillis),
+    maxResponseBytes: integer(raw.maxResponseSizeInBytes),
     secretNames: names,
     preRequest: {
-      instructions: compilePropertyInstructions(preRequest['propertyInstructions'], `${call}, preRequest.propertyInstructions`),
-      batch: compileBatch(preRequest['batchRequests'], `${call}, preRequest.batchRequests`),
-      delayMillis: integer(preRequest['delayBeforeExecutingInMillis']) ?? 0,
+      instructions: compilePropertyInstructions(
+        preRequest.propertyInstructions,
+        `${call}, preRequest.propertyInstructions`,
+      ),
+      batch: compileBatch(preRequest.batchRequests, `${call}, preRequest.batchRequests`),
+      delayMillis: integer(preRequest.delayBeforeExecutingInMillis) ?? 0,
     },
     request: {
-      base: at(`${call}, targetServerUrl`, () => compileFieldTemplate(targetServerUrl.trim().replace(/\/+$/, ''), names)),
-      path: at(`${call}, request.path`, () => compileFieldTemplate(absolute || path === '' || path.startsWith('/') ? path.trim() : `/${path.trim()}`, names, { encodeValues: true })),
+      base: at(`${call}, targetServerUrl`, () =>
+        compileFieldTemplate(targetServerUrl.trim().replace(/\/+$/, ''), names),
+      ),
+      path: at(`${call}, request.path`, () =>
+        compileFieldTemplate(absolute || path === '' || path.startsWith('/') ? path.trim() : `/${path.trim()}`, names, {
+          encodeValues: true,
+        }),
+      ),
       absolute,
-      method: (nonEmpty(request['method']) ?? 'GET').toUpperCase(),
-      headers: stringEntries(request['headers'], 'headers'),
-      queryParams: stringEntries(request['queryParams'], 'queryParams'),
+      method: (nonEmpty(request.method) ?? 'GET').toUpperCase(),
+      headers: stringEntries(request.headers, 'headers'),
+      queryParams: stringEntries(request.queryParams, 'queryParams'),
       contentType,
-      body: body === undefined || body === '' ? undefined : at(`${call}, request.body`, () => compileFieldTemplate(body, names)),
+      body:
+        body === undefined || body === ''
+          ? undefined
+          : at(`${call}, request.body`, () => compileFieldTemplate(body, names)),
     },
     postResponse: {
-      instructions: compilePropertyInstructions(postResponse['propertyInstructions'], `${call}, postResponse.propertyInstructions`),
-      outputs: list(postResponse['outputBuildInstructions']).filter(isRecord).map((instruction, i) => {
-        const at_ = `${call}, postResponse.outputBuildInstructions[${i}]`;
-        return {
-          ...compileIteration(instruction, at_),
-          outputType: nonEmpty(instruction['outputType']) ?? 'text',
-          outputValue: at(at_, () => compileFieldTemplate(text(instruction['outputValue']) ?? '')),
-        };
-      }),
-      quickReplies: list(postResponse['qrBuildInstruction']).filter(isRecord).map((instruction, i) => {
-        const at_ = `${call}, postResponse.qrBuildInstruction[${i}]`;
-        return {
-          ...compileIteration(instruction, at_),
-          value: at(at_, () => compileFieldTemplate(text(instruction['quickReplyValue']) ?? '')),
-          expressions: at(at_, () => compileFieldTemplate(text(instruction['quickReplyExpressions']) ?? '')),
-        };
-      }),
-      retry: compileRetry(postResponse['retryApiCallInstruction'], `${call}, postResponse.retryApiCallInstruction`),
+      instructions: compilePropertyInstructions(
+        postResponse.propertyInstructions,
+        `${call}, postResponse.propertyInstructions`,
+      ),
+      outputs: list(postResponse.outputBuildInstructions)
+        .filter(isRecord)
+        .map((instruction, i) => {
+          const at_ = `${call}, postResponse.outputBuildInstructions[${i}]`;
+          return {
+            ...compileIteration(instruction, at_),
+            outputType: nonEmpty(instruction.outputType) ?? 'text',
+            outputValue: at(at_, () => compileFieldTemplate(text(instruction.outputValue) ?? '')),
+          };
+        }),
+      quickReplies: list(postResponse.qrBuildInstruction)
+        .filter(isRecord)
+        .map((instruction, i) => {
+          const at_ = `${call}, postResponse.qrBuildInstruction[${i}]`;
+          return {
+            ...compileIteration(instruction, at_),
+            value: at(at_, () => compileFieldTemplate(text(instruction.quickReplyValue) ?? '')),
+            expressions: at(at_, () => compileFieldTemplate(text(instruction.quickReplyExpressions) ?? '')),
+          };
+        }),
+      retry: compileRetry(postResponse.retryApiCallInstruction, `${call}, postResponse.retryApiCallInstruction`),
     },
   };
 }
@@ -229,8 +263,10 @@ function compileCall(raw: unknown, index: number, targetServerUrl: string, sourc
 /** Compiles a stored HTTP-call set; `source` names it in error messages (e.g. its `svc://` reference). */
 export function compileHttpCallSet(config: unknown, source: string): CompiledHttpCallSet {
   if (!isRecord(config)) throw new DeploymentError(`The HTTP-call set ${source} is not an object.`);
-  const targetServerUrl = nonEmpty(config['targetServerUrl']);
+  const targetServerUrl = nonEmpty(config.targetServerUrl);
   if (targetServerUrl === undefined) throw new DeploymentError(`The HTTP-call set ${source} has no 'targetServerUrl'.`);
-  const calls = list(config['httpCalls'] ?? config['apiCalls']).map((call, i) => compileCall(call, i, targetServerUrl, source));
+  const calls = list(config.httpCalls ?? config.apiCalls).map((call, i) =>
+    compileCall(call, i, targetServerUrl, source),
+  );
   return { targetServerUrl, calls };
 }

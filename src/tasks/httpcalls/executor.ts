@@ -70,7 +70,11 @@ export interface HttpCallResult {
 
 export interface HttpCallExecutor {
   /** Runs `call` for `turn`; `extraTemplateData` names are visible to its templates at top level. */
-  execute(call: CompiledHttpCall, turn: Turn, extraTemplateData?: Readonly<Record<string, unknown>>): Promise<HttpCallResult>;
+  execute(
+    call: CompiledHttpCall,
+    turn: Turn,
+    extraTemplateData?: Readonly<Record<string, unknown>>,
+  ): Promise<HttpCallResult>;
 }
 
 /** An HTTP call that could not be made; the message names the call and the cause (no secret values). */
@@ -96,7 +100,7 @@ function isJson(response: IncomingResponse): boolean {
 /** Stores `value` as step data `httpCalls:<key>` and in the step's `httpCalls` output map. */
 function remember(turn: Turn, key: string, value: unknown): void {
   turn.set(`httpCalls:${key}`, value);
-  const current = turn.output['httpCalls'];
+  const current = turn.output.httpCalls;
   const map = isRecord(current) ? current : {};
   turn.setOutput('httpCalls', { ...map, [key]: value });
 }
@@ -123,7 +127,8 @@ export function createHttpCallExecutor(options: HttpCallExecutorOptions): HttpCa
     signal,
   });
 
-  const bodyText = (response: IncomingResponse, built: BuiltRequest) => built.secrets.mask(response.body.toString('utf8'));
+  const bodyText = (response: IncomingResponse, built: BuiltRequest) =>
+    built.secrets.mask(response.body.toString('utf8'));
   const parse = (response: IncomingResponse, built: BuiltRequest): unknown => {
     const text = bodyText(response, built);
     if (!isJson(response) || text.trim() === '') return text;
@@ -135,7 +140,12 @@ export function createHttpCallExecutor(options: HttpCallExecutorOptions): HttpCa
   };
 
   /** Builds and sends one request (with retries); throws `HttpCallError`. */
-  async function exchange(call: CompiledHttpCall, data: Record<string, unknown>, signal: AbortSignal, caller: CallerIdentity | undefined) {
+  async function exchange(
+    call: CompiledHttpCall,
+    data: Record<string, unknown>,
+    signal: AbortSignal,
+    caller: CallerIdentity | undefined,
+  ) {
     let built: BuiltRequest | undefined;
     try {
       built = await buildRequest(call, data, options.secrets, caller);
@@ -155,16 +165,34 @@ export function createHttpCallExecutor(options: HttpCallExecutorOptions): HttpCa
   function fireAndForget(call: CompiledHttpCall, built: BuiltRequest): void {
     transport.send(built.outgoing, limitsOf(call, undefined)).then(
       (response) => {
-        if (!isSuccess(response.status)) log.warn({ httpCall: call.name, status: response.status }, 'a fire-and-forget HTTP call answered with a non-2xx status');
+        if (!isSuccess(response.status))
+          log.warn(
+            { httpCall: call.name, status: response.status },
+            'a fire-and-forget HTTP call answered with a non-2xx status',
+          );
       },
-      (error: unknown) => log.warn({ httpCall: call.name, problem: failure(call, error, built.secrets).message }, 'a fire-and-forget HTTP call failed'),
+      (error: unknown) =>
+        log.warn(
+          { httpCall: call.name, problem: failure(call, error, built.secrets).message },
+          'a fire-and-forget HTTP call failed',
+        ),
     );
   }
 
-  async function execute(call: CompiledHttpCall, turn: Turn, extraTemplateData: Readonly<Record<string, unknown>> = {}): Promise<HttpCallResult> {
+  async function execute(
+    call: CompiledHttpCall,
+    turn: Turn,
+    extraTemplateData: Readonly<Record<string, unknown>> = {},
+  ): Promise<HttpCallResult> {
     const data = new TemplateData(turn, extraTemplateData);
     const runInstructions = (instructions: CompiledHttpCall['preRequest']['instructions'], outcome?: ResponseOutcome) =>
-      runPropertyInstructions(instructions, { turn, data, secretWriter: options.secretWriter, outcome, skipFailed: skipFailedInstruction(log, call.name) });
+      runPropertyInstructions(instructions, {
+        turn,
+        data,
+        secretWriter: options.secretWriter,
+        outcome,
+        skipFailed: skipFailedInstruction(log, call.name),
+      });
     try {
       await runInstructions(call.preRequest.instructions);
       if (call.preRequest.delayMillis > 0) await sleep(call.preRequest.delayMillis, undefined, { signal: turn.signal });
@@ -196,13 +224,19 @@ export function createHttpCallExecutor(options: HttpCallExecutorOptions): HttpCa
       try {
         const found = batch.path.evaluate(data.get());
         const items = found === undefined || found === null ? [] : Array.isArray(found) ? found : [found];
-        chosen = items.map((item) => data.with(batch.iterationObjectName, item)).filter((itemData) => !batch.filter || batch.filter.render(itemData).trim() === 'true');
+        chosen = items
+          .map((item) => data.with(batch.iterationObjectName, item))
+          .filter((itemData) => !batch.filter || batch.filter.render(itemData).trim() === 'true');
       } catch (error) {
         throw failure(call, error, undefined);
       }
       const results = [];
-      if (batch.sequential) for (const itemData of chosen) results.push(await exchange(call, itemData, turn.signal, turn.caller));
-      else results.push(...(await Promise.all(chosen.map((itemData) => exchange(call, itemData, turn.signal, turn.caller)))));
+      if (batch.sequential)
+        for (const itemData of chosen) results.push(await exchange(call, itemData, turn.signal, turn.caller));
+      else
+        results.push(
+          ...(await Promise.all(chosen.map((itemData) => exchange(call, itemData, turn.signal, turn.caller)))),
+        );
       remember(turn, `${call.name}Request`, results.map((result) => result.built.record) satisfies RequestRecord[]);
       const failed = results.find((result) => !isSuccess(result.response.status));
       status = failed?.response.status ?? results.at(-1)?.response.status ?? 200;
@@ -247,7 +281,13 @@ export function createHttpCallExecutor(options: HttpCallExecutorOptions): HttpCa
     } catch (error) {
       throw failure(call, error, undefined);
     }
-    return { name: call.name, status, response: success ? body : errorText.slice(0, MAX_ERROR_BODY_CHARS), saved, truncated };
+    return {
+      name: call.name,
+      status,
+      response: success ? body : errorText.slice(0, MAX_ERROR_BODY_CHARS),
+      saved,
+      truncated,
+    };
   }
 
   return { execute };

@@ -51,16 +51,23 @@ export function encodePathSegment(value: string): string {
  * encoded (URL paths); text produced by `{#if}` / `{#for}` sections is inserted as it renders. Throws
  * `TemplateSyntaxError`.
  */
-export function compileFieldTemplate(source: string, secretNames?: string[], options: { encodeValues?: boolean } = {}): FieldTemplate {
+export function compileFieldTemplate(
+  source: string,
+  secretNames?: string[],
+  options: { encodeValues?: boolean } = {},
+): FieldTemplate {
   let hasSecrets = false;
   VAULT_REFERENCE.lastIndex = 0;
   const names = secretNames ?? [];
-  const marked = secretNames === undefined ? source : source.replace(VAULT_REFERENCE, (_match, name: string) => {
-    hasSecrets = true;
-    let index = names.indexOf(name);
-    if (index < 0) index = names.push(name) - 1;
-    return marker(index);
-  });
+  const marked =
+    secretNames === undefined
+      ? source
+      : source.replace(VAULT_REFERENCE, (_match, name: string) => {
+          hasSecrets = true;
+          let index = names.indexOf(name);
+          if (index < 0) index = names.push(name) - 1;
+          return marker(index);
+        });
   if (!needsRendering(marked)) return { source, hasSecrets, render: () => marked };
   if (!options.encodeValues) {
     const template = compileTemplate(marked);
@@ -90,7 +97,12 @@ export class SecretValues {
   add(value: string): void {
     if (value === '') return;
     // Also the forms the value takes once it is put into a URL, a query or a JSON text.
-    for (const form of [value, encodeURIComponent(value), new URLSearchParams({ v: value }).toString().slice(2), JSON.stringify(value).slice(1, -1)]) {
+    for (const form of [
+      value,
+      encodeURIComponent(value),
+      new URLSearchParams({ v: value }).toString().slice(2),
+      JSON.stringify(value).slice(1, -1),
+    ]) {
       if (form !== '') this.#values.add(form);
     }
   }
@@ -102,7 +114,10 @@ export class SecretValues {
   /** Masks every known secret value in `text` (longest first, so a value containing another is masked whole). */
   mask(text: string): string {
     if (this.#values.size === 0) return text;
-    return redact(text, [...this.#values].sort((a, b) => b.length - a.length));
+    return redact(
+      text,
+      [...this.#values].sort((a, b) => b.length - a.length),
+    );
   }
 }
 
@@ -110,7 +125,12 @@ export class SecretValues {
  * Swaps the markers of a rendered field for the secrets (through the resolver, which rejects with
  * `MissingSecretError` naming an unknown secret) and for `<REDACTED>` in the redacted copy.
  */
-export async function resolveSecrets(rendered: string, names: readonly string[], secrets: SecretResolver, seen: SecretValues): Promise<ResolvedField> {
+export async function resolveSecrets(
+  rendered: string,
+  names: readonly string[],
+  secrets: SecretResolver,
+  seen: SecretValues,
+): Promise<ResolvedField> {
   const matches = [...rendered.matchAll(MARKER)];
   if (matches.length === 0) return { text: rendered, redacted: rendered };
   const values = new Map<number, string>();

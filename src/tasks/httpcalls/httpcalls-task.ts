@@ -17,7 +17,11 @@ export const HTTP_CALLS_TASK_TYPE = 'ai.svc.httpcalls';
 const HTTPCALL_ACTION = /^httpcall\((.+)\)$/;
 
 /** The calls `actions` trigger, in run order. */
-export function selectCalls(calls: readonly CompiledHttpCall[], byName: ReadonlyMap<string, CompiledHttpCall>, actions: readonly string[]): CompiledHttpCall[] {
+export function selectCalls(
+  calls: readonly CompiledHttpCall[],
+  byName: ReadonlyMap<string, CompiledHttpCall>,
+  actions: readonly string[],
+): CompiledHttpCall[] {
   const selected = new Set<CompiledHttpCall>();
   for (const action of actions) {
     const named = HTTPCALL_ACTION.exec(action.trim());
@@ -28,7 +32,11 @@ export function selectCalls(calls: readonly CompiledHttpCall[], byName: Readonly
   return [...selected];
 }
 
-const uri = Type.Optional(Type.String({ description: 'Reference of the HTTP-call set: svc://ai.svc.httpcalls/httpcallsstore/httpcalls/<id>?version=<n>.' }));
+const uri = Type.Optional(
+  Type.String({
+    description: 'Reference of the HTTP-call set: svc://ai.svc.httpcalls/httpcallsstore/httpcalls/<id>?version=<n>.',
+  }),
+);
 const UriOnly = closed({ uri }, { description: 'The HTTP-call set.' });
 
 export const httpCallsTask = defineTask({
@@ -41,7 +49,10 @@ export const httpCallsTask = defineTask({
     const executor = context.services.httpCalls;
     if (!executor) throw new DeploymentError('HTTP calls are not available in this service.');
     const reference = config.uri?.trim() || extensions.uri?.trim();
-    if (!reference) throw new DeploymentError("The HTTP-calls extension (svc://ai.svc.httpcalls) needs the 'uri' of an HTTP-call set in its config.");
+    if (!reference)
+      throw new DeploymentError(
+        "The HTTP-calls extension (svc://ai.svc.httpcalls) needs the 'uri' of an HTTP-call set in its config.",
+      );
     const set = compileHttpCallSet(await context.resolve(reference, 'httpcalls'), reference);
     const byName = new Map(set.calls.map((call) => [call.name, call]));
     return {

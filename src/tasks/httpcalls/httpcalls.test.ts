@@ -18,7 +18,8 @@ const vault: SecretResolver = {
   },
 };
 
-const set = (calls: unknown[], targetServerUrl = 'https://api.example.com/v1/') => compileHttpCallSet({ targetServerUrl, httpCalls: calls }, 'the set');
+const set = (calls: unknown[], targetServerUrl = 'https://api.example.com/v1/') =>
+  compileHttpCallSet({ targetServerUrl, httpCalls: calls }, 'the set');
 
 describe('field templates', () => {
   it('percent-encodes path values as a segment (only A-Z a-z 0-9 - _ ~ stay)', () => {
@@ -46,16 +47,23 @@ describe('field templates', () => {
 
 describe('request building', () => {
   it('joins targetServerUrl and path, adds query, headers and body; the record hides every secret', async () => {
-    const [call] = set([{
-      name: 'c', request: {
-        method: 'post', path: 'items/{id}', queryParams: { q: '{q}', key: '${vault:token}' },
-        headers: { Authorization: 'Bearer ${vault:token}', 'X-Id': '{id}', Cookie: 'plain' }, body: '{"q":"{q}","k":"${vault:token}"}', contentType: 'application/json',
+    const [call] = set([
+      {
+        name: 'c',
+        request: {
+          method: 'post',
+          path: 'items/{id}',
+          queryParams: { q: '{q}', key: '${vault:token}' },
+          headers: { Authorization: 'Bearer ${vault:token}', 'X-Id': '{id}', Cookie: 'plain' },
+          body: '{"q":"{q}","k":"${vault:token}"}',
+          contentType: 'application/json',
+        },
       },
-    }]).calls;
+    ]).calls;
     const built = await buildRequest(call!, { id: 'a.b', q: 'x y' }, vault);
     assert.equal(built.outgoing.url.href, 'https://api.example.com/v1/items/a%2Eb?q=x+y&key=s3cr3t%2Fvalue');
     assert.equal(built.outgoing.method, 'POST');
-    assert.equal(built.outgoing.headers['Authorization'], 'Bearer s3cr3t/value');
+    assert.equal(built.outgoing.headers.Authorization, 'Bearer s3cr3t/value');
     assert.equal(built.outgoing.headers['content-type'], 'application/json');
     assert.equal(built.outgoing.body, '{"q":"x y","k":"s3cr3t/value"}');
     assert.deepEqual(built.record, {
@@ -77,21 +85,32 @@ describe('request building', () => {
 
   it('rejects with MissingSecretError naming an unknown secret', async () => {
     const [call] = set([{ name: 'c', request: { headers: { 'X-Key': '${vault:nope}' } } }]).calls;
-    await assert.rejects(buildRequest(call!, {}, vault), (error: unknown) => error instanceof MissingSecretError && error.secretName === 'nope');
+    await assert.rejects(
+      buildRequest(call!, {}, vault),
+      (error: unknown) => error instanceof MissingSecretError && error.secretName === 'nope',
+    );
   });
 });
 
 describe('compilation', () => {
   it('needs a targetServerUrl', () => {
-    assert.throws(() => compileHttpCallSet({ httpCalls: [] }, 'svc://x'), (error: unknown) => error instanceof DeploymentError && /targetServerUrl/.test(error.message));
+    assert.throws(
+      () => compileHttpCallSet({ httpCalls: [] }, 'svc://x'),
+      (error: unknown) => error instanceof DeploymentError && /targetServerUrl/.test(error.message),
+    );
   });
 
   it('reports a malformed template with the call and field', () => {
-    assert.throws(() => set([{ name: 'bad', request: { path: '/{#if x}' } }]), (error: unknown) => error instanceof DeploymentError && /'bad'.*request\.path/.test(error.message));
+    assert.throws(
+      () => set([{ name: 'bad', request: { path: '/{#if x}' } }]),
+      (error: unknown) => error instanceof DeploymentError && /'bad'.*request\.path/.test(error.message),
+    );
   });
 
   it('defaults: GET, text/plain, responseObjectName = name; post-response validators run on 2xx', () => {
-    const [call] = set([{ name: 'c', postResponse: { propertyInstructions: [{ name: 'p', fromObjectPath: 'c.x' }] } }]).calls;
+    const [call] = set([
+      { name: 'c', postResponse: { propertyInstructions: [{ name: 'p', fromObjectPath: 'c.x' }] } },
+    ]).calls;
     assert.equal(call!.request.method, 'GET');
     assert.equal(call!.request.contentType, 'text/plain');
     assert.equal(call!.responseObjectName, 'c');
@@ -123,17 +142,26 @@ describe('which calls run', () => {
 });
 
 describe('retry', () => {
-  const retry = (instruction: unknown) => set([{ name: 'c', postResponse: { retryApiCallInstruction: instruction } }]).calls[0]!.postResponse.retry!;
+  const retry = (instruction: unknown) =>
+    set([{ name: 'c', postResponse: { retryApiCallInstruction: instruction } }]).calls[0]!.postResponse.retry!;
 
   it('backs off exponentially, capped', () => {
     const compiled = retry({ exponentialBackoffDelayInMillis: 100, maxBackoffDelayInMillis: 350 });
-    assert.deepEqual([1, 2, 3, 4].map((attempt) => backoffDelay(backoffOf(compiled), attempt)), [100, 200, 350, 350]);
+    assert.deepEqual(
+      [1, 2, 3, 4].map((attempt) => backoffDelay(backoffOf(compiled), attempt)),
+      [100, 200, 350, 350],
+    );
     assert.deepEqual([...compiled.retryOnHttpCodes], [502, 503]);
     assert.equal(compiled.maxRetries, 3);
   });
 
   it('signals through value matchers', () => {
-    const compiled = retry({ responseValuePathMatchers: [{ valuePath: 'status', equals: 'pending' }, { valuePath: 'done', equals: 'true', trueIfNoMatch: true }] });
+    const compiled = retry({
+      responseValuePathMatchers: [
+        { valuePath: 'status', equals: 'pending' },
+        { valuePath: 'done', equals: 'true', trueIfNoMatch: true },
+      ],
+    });
     assert.equal(matcherSignals(compiled, { status: 'pending', done: true }), true);
     assert.equal(matcherSignals(compiled, { status: 'ready', done: true }), false);
     assert.equal(matcherSignals(compiled, { status: 'ready', done: false }), true);

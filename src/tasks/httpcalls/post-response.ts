@@ -24,7 +24,10 @@ export interface TaskLog {
 export function skipFailedInstruction(log: TaskLog, callName: string): (error: unknown, index: number) => void {
   return (error, index) => {
     const problem = error instanceof Error ? error.message : String(error);
-    log.warn({ httpCall: callName, instruction: index, problem }, 'an HTTP-call property instruction failed and was skipped');
+    log.warn(
+      { httpCall: callName, instruction: index, problem },
+      'an HTTP-call property instruction failed and was skipped',
+    );
   };
 }
 
@@ -51,23 +54,38 @@ function appendContext(turn: Turn, name: string, items: readonly unknown[]): voi
   turn.set(`context:${name}`, entry);
 }
 
-export function buildOutputs(turn: Turn, instructions: readonly CompiledOutputBuild[], data: TemplateData, status: number): void {
+export function buildOutputs(
+  turn: Turn,
+  instructions: readonly CompiledOutputBuild[],
+  data: TemplateData,
+  status: number,
+): void {
   const outputs: unknown[] = [];
   for (const instruction of instructions) {
     if (!passes(instruction.validator, status)) continue;
     for (const itemData of elements(instruction, data)) {
-      outputs.push({ valueAlternatives: [{ type: instruction.outputType, text: instruction.outputValue.render(itemData) }] });
+      outputs.push({
+        valueAlternatives: [{ type: instruction.outputType, text: instruction.outputValue.render(itemData) }],
+      });
     }
   }
   appendContext(turn, 'output', outputs);
 }
 
-export function buildQuickReplies(turn: Turn, instructions: readonly CompiledQuickReplyBuild[], data: TemplateData, status: number): void {
+export function buildQuickReplies(
+  turn: Turn,
+  instructions: readonly CompiledQuickReplyBuild[],
+  data: TemplateData,
+  status: number,
+): void {
   const replies: unknown[] = [];
   for (const instruction of instructions) {
     if (!passes(instruction.validator, status)) continue;
     for (const itemData of elements(instruction, data)) {
-      replies.push({ value: instruction.value.render(itemData), expressions: instruction.expressions.render(itemData) });
+      replies.push({
+        value: instruction.value.render(itemData),
+        expressions: instruction.expressions.render(itemData),
+      });
     }
   }
   appendContext(turn, 'quickReplies', replies);

@@ -50,13 +50,20 @@ function parseUrl(text: string, secrets: SecretValues): URL {
   return url;
 }
 
-export async function buildRequest(call: CompiledHttpCall, data: Readonly<Record<string, unknown>>, resolver: SecretResolver, caller?: CallerIdentity): Promise<BuiltRequest> {
+export async function buildRequest(
+  call: CompiledHttpCall,
+  data: Readonly<Record<string, unknown>>,
+  resolver: SecretResolver,
+  caller?: CallerIdentity,
+): Promise<BuiltRequest> {
   const { request, secretNames } = call;
   const secrets = new SecretValues();
   const resolve = (rendered: string) => resolveSecrets(rendered, secretNames, resolver, secrets);
 
   // Render everything first (template errors before any secret is touched), then resolve the secrets.
-  const renderedUrl = request.absolute ? request.path.render(data) : request.base.render(data) + request.path.render(data);
+  const renderedUrl = request.absolute
+    ? request.path.render(data)
+    : request.base.render(data) + request.path.render(data);
   const renderedQuery = request.queryParams.map(([name, template]) => [name, template.render(data)] as const);
   const renderedHeaders = request.headers.map(([name, template]) => [name, template.render(data)] as const);
   const renderedBody = request.body?.render(data);
@@ -107,7 +114,9 @@ export async function buildRequest(call: CompiledHttpCall, data: Readonly<Record
   const record: RequestRecord = {
     uri: secrets.mask(recordUrl.href),
     method: request.method,
-    headers: Object.fromEntries(Object.entries(maskedRequestHeaders(recordHeaders)).map(([name, value]) => [name, secrets.mask(value)])),
+    headers: Object.fromEntries(
+      Object.entries(maskedRequestHeaders(recordHeaders)).map(([name, value]) => [name, secrets.mask(value)]),
+    ),
     queryParams: Object.fromEntries(Object.entries(queryParams).map(([name, value]) => [name, secrets.mask(value)])),
     ...(recordBody === undefined ? {} : { body: secrets.mask(recordBody) }),
   };

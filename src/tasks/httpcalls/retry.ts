@@ -44,19 +44,24 @@ export async function sendWithRetry(
   retry: CompiledRetry | undefined,
   signal: AbortSignal | undefined,
 ): Promise<RetriedResponse> {
-  const parsed = await retrying(async () => {
-    const response = await send();
-    const body = parse(response);
-    return { response, body, validationFailed: retry !== undefined && matcherSignals(retry, body) };
-  }, {
-    maxAttempts: 1 + (retry?.maxRetries ?? 0),
-    backoff: retry ? backoffOf(retry) : { initialDelayMs: 0, multiplier: 2, maxDelayMs: 0 },
-    signal,
-    retryError: (error) => (error instanceof TransportError && NEVER_RETRIED.has(error.code) ? undefined : {}),
-    retryResult: ({ response, validationFailed }) => {
-      const retryAfter = response.headers['retry-after'];
-      return retry?.retryOnHttpCodes.has(response.status) || validationFailed ? { retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined } : undefined;
+  const parsed = await retrying(
+    async () => {
+      const response = await send();
+      const body = parse(response);
+      return { response, body, validationFailed: retry !== undefined && matcherSignals(retry, body) };
     },
-  });
+    {
+      maxAttempts: 1 + (retry?.maxRetries ?? 0),
+      backoff: retry ? backoffOf(retry) : { initialDelayMs: 0, multiplier: 2, maxDelayMs: 0 },
+      signal,
+      retryError: (error) => (error instanceof TransportError && NEVER_RETRIED.has(error.code) ? undefined : {}),
+      retryResult: ({ response, validationFailed }) => {
+        const retryAfter = response.headers['retry-after'];
+        return retry?.retryOnHttpCodes.has(response.status) || validationFailed
+          ? { retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined }
+          : undefined;
+      },
+    },
+  );
   return { ...parsed.value, attempts: parsed.attempts };
 }

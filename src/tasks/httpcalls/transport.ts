@@ -98,8 +98,10 @@ export class HttpTransport {
         throw describe(error);
       }
       const location = response.headers.location;
-      if (!REDIRECTS.has(response.status) || typeof location !== 'string' || current.method === 'OPTIONS') return response;
-      if (redirects >= this.#maxRedirects) throw new TransportError(`more than ${this.#maxRedirects} redirects`, 'EREDIRECTS');
+      if (!REDIRECTS.has(response.status) || typeof location !== 'string' || current.method === 'OPTIONS')
+        return response;
+      if (redirects >= this.#maxRedirects)
+        throw new TransportError(`more than ${this.#maxRedirects} redirects`, 'EREDIRECTS');
       const next = redirected(current, response.status, location);
       if (next === undefined) return response;
       current = next;
@@ -121,7 +123,10 @@ export class HttpTransport {
 }
 
 /** Reads at most `maxBytes` of the body; a longer body is cut and its connection dropped. */
-async function readLimited(body: Dispatcher.ResponseData['body'], maxBytes: number): Promise<{ body: Buffer; truncated: boolean }> {
+async function readLimited(
+  body: Dispatcher.ResponseData['body'],
+  maxBytes: number,
+): Promise<{ body: Buffer; truncated: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body as AsyncIterable<Buffer>) {
@@ -146,7 +151,8 @@ function redirected(request: OutgoingRequest, status: number, location: string):
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
   if (request.url.protocol === 'https:' && url.protocol === 'http:') return undefined;
-  const toGet = status === 303 ? request.method !== 'HEAD' : (status === 301 || status === 302) && request.method === 'POST';
+  const toGet =
+    status === 303 ? request.method !== 'HEAD' : (status === 301 || status === 302) && request.method === 'POST';
   const sameOrigin = url.origin === request.url.origin;
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers)) {
@@ -155,5 +161,11 @@ function redirected(request: OutgoingRequest, status: number, location: string):
     if (!sameOrigin && (isCredentialHeader(lower) || request.sensitiveHeaders.has(lower))) continue;
     headers[name] = value;
   }
-  return { url, method: toGet ? 'GET' : request.method, headers, body: toGet ? undefined : request.body, sensitiveHeaders: request.sensitiveHeaders };
+  return {
+    url,
+    method: toGet ? 'GET' : request.method,
+    headers,
+    body: toGet ? undefined : request.body,
+    sensitiveHeaders: request.sensitiveHeaders,
+  };
 }

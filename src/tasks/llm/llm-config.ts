@@ -6,7 +6,12 @@ import { callSettingsOf, checkProvider, ProviderConfigurationError } from '../..
 import { DEFAULT_RETRY, type RetryPolicy } from '../../llm/retry.ts';
 import type { ToolDefinition } from '../../llm/tool-definitions.ts';
 import { hasVaultReference } from '../../security/secret-references.ts';
-import { compileTemplate, needsRendering, TemplateSyntaxError, type CompiledTemplate } from '../../templating/engine.ts';
+import {
+  compileTemplate,
+  needsRendering,
+  TemplateSyntaxError,
+  type CompiledTemplate,
+} from '../../templating/engine.ts';
 import { DeploymentError, type CompileContext } from '../../runtime/tasks.ts';
 
 /**
@@ -75,7 +80,8 @@ function compileParameters(parameters: Readonly<Record<string, string>>, where: 
       try {
         template = compileTemplate(value);
       } catch (error) {
-        if (error instanceof TemplateSyntaxError) throw new DeploymentError(`The parameter '${name}' of ${where} is not a valid template: ${error.message}`);
+        if (error instanceof TemplateSyntaxError)
+          throw new DeploymentError(`The parameter '${name}' of ${where} is not a valid template: ${error.message}`);
         throw error;
       }
     }
@@ -86,7 +92,8 @@ function compileParameters(parameters: Readonly<Record<string, string>>, where: 
 /** Parameters whose value is known at deployment (no template, no vault reference). */
 function literalParameters(parameters: readonly CompiledParameter[]): Parameters {
   const literal: Record<string, string> = {};
-  for (const parameter of parameters) if (!parameter.template && !parameter.vault) literal[parameter.name] = parameter.literal;
+  for (const parameter of parameters)
+    if (!parameter.template && !parameter.vault) literal[parameter.name] = parameter.literal;
   return literal;
 }
 
@@ -104,17 +111,21 @@ export async function compileLlmTask(
     checkProvider(config.type, (name) => text(raw, name) !== undefined);
     callSettingsOf(config.type, literalParameters(parameters));
   } catch (error) {
-    if (error instanceof ProviderConfigurationError || error instanceof ParameterError) throw new DeploymentError(`${where}: ${error.message}`);
+    if (error instanceof ProviderConfigurationError || error instanceof ParameterError)
+      throw new DeploymentError(`${where}: ${error.message}`);
     throw error;
   }
 
-  const tools: TaskTool[] = config.enableBuiltInTools === true
-    ? builtInTools(config.builtInToolsWhitelist).map((definition) => ({ definition }))
-    : [];
-  const references = config.enableHttpCallTools === false ? [] : config.tools ?? [];
+  const tools: TaskTool[] =
+    config.enableBuiltInTools === true
+      ? builtInTools(config.builtInToolsWhitelist).map((definition) => ({ definition }))
+      : [];
+  const references = config.enableHttpCallTools === false ? [] : (config.tools ?? []);
   if (references.length > 0) {
     if (!httpCallTools) {
-      throw new DeploymentError(`${where} lists HTTP-call sets under 'tools', but HTTP calls as tools are not available in this service yet.`);
+      throw new DeploymentError(
+        `${where} lists HTTP-call sets under 'tools', but HTTP calls as tools are not available in this service yet.`,
+      );
     }
     for (const reference of references) {
       for (const spec of await httpCallTools.describe(reference, context)) {
@@ -126,7 +137,9 @@ export async function compileLlmTask(
             description: spec.description || `HTTP call ${spec.name}`,
             inputSchema: {
               type: 'object',
-              properties: Object.fromEntries(names.map((name) => [name, { type: 'string', description: spec.parameters[name] ?? '' }])),
+              properties: Object.fromEntries(
+                names.map((name) => [name, { type: 'string', description: spec.parameters[name] ?? '' }]),
+              ),
               required: names,
             },
             run: () => Promise.reject(new Error('HTTP-call tools run through the HTTP-call executor.')),
@@ -143,8 +156,14 @@ export async function compileLlmTask(
     anyAction: (config.actions ?? []).includes('*'),
     actions: new Set(config.actions ?? []),
     parameters,
-    preRequest: compilePropertyInstructions(config.preRequest?.propertyInstructions, `${where}, preRequest.propertyInstructions`),
-    postResponse: compilePropertyInstructions(config.postResponse?.propertyInstructions, `${where}, postResponse.propertyInstructions`),
+    preRequest: compilePropertyInstructions(
+      config.preRequest?.propertyInstructions,
+      `${where}, preRequest.propertyInstructions`,
+    ),
+    postResponse: compilePropertyInstructions(
+      config.postResponse?.propertyInstructions,
+      `${where}, postResponse.propertyInstructions`,
+    ),
     responseObjectName: config.responseObjectName?.trim() || id,
     responseMetadataObjectName: config.responseMetadataObjectName,
     historyLimit: config.conversationHistoryLimit ?? DEFAULT_HISTORY_LIMIT,

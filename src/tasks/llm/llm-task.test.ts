@@ -25,20 +25,45 @@ const vault: SecretResolver = {
 };
 
 const conversation: Conversation = {
-  id: 'c0ffee000000000000000001', agentId: 'a', agentVersion: 1, userId: 'ada', environment: 'production', state: 'READY',
-  createdOn: 0, lastModifiedOn: 0, revision: 1, steps: [], redo: [], properties: {}, tallies: emptyTallies,
+  id: 'c0ffee000000000000000001',
+  agentId: 'a',
+  agentVersion: 1,
+  userId: 'ada',
+  environment: 'production',
+  state: 'READY',
+  createdOn: 0,
+  lastModifiedOn: 0,
+  revision: 1,
+  steps: [],
+  redo: [],
+  properties: {},
+  tallies: emptyTallies,
 };
 
 function turnOf(input: string, options: { listener?: (event: TurnEvent) => void; signal?: AbortSignal } = {}): Turn {
-  const turn = new Turn({ conversation, input, context: {}, signal: options.signal ?? new AbortController().signal, onEvent: options.listener });
+  const turn = new Turn({
+    conversation,
+    input,
+    context: {},
+    signal: options.signal ?? new AbortController().signal,
+    onEvent: options.listener,
+  });
   turn.setActions(['ask']);
   return turn;
 }
 
-async function compile(tasks: unknown[], history = new ToolHistory({ defaultRateLimitPerMinute: 100, knownTools: BUILT_IN_TOOL_NAMES })): Promise<CompiledTask> {
-  return compileStep(llmTask, { config: { uri: 'svc://ai.svc.llm/langchainstore/langchains/x?version=1' } }, async () => ({ tasks }), {
-    llm: createLlmServices({ secrets: vault, tools: history }),
-  });
+async function compile(
+  tasks: unknown[],
+  history = new ToolHistory({ defaultRateLimitPerMinute: 100, knownTools: BUILT_IN_TOOL_NAMES }),
+): Promise<CompiledTask> {
+  return compileStep(
+    llmTask,
+    { config: { uri: 'svc://ai.svc.llm/langchainstore/langchains/x?version=1' } },
+    async () => ({ tasks }),
+    {
+      llm: createLlmServices({ secrets: vault, tools: history }),
+    },
+  );
 }
 
 describe('LLM task', () => {
@@ -54,16 +79,31 @@ describe('LLM task', () => {
   });
 
   const task = (fake: FakeProvider, type = 'openai', extra: Record<string, unknown> = {}) => ({
-    id: 't', type, actions: ['ask'], retry: { maxAttempts: 1 }, ...extra,
-    parameters: { apiKey: '${vault:openai-key}', baseUrl: `${fake.url}/v1`, addToOutput: 'true', ...(extra['parameters'] as object) },
+    id: 't',
+    type,
+    actions: ['ask'],
+    retry: { maxAttempts: 1 },
+    ...extra,
+    parameters: {
+      apiKey: '${vault:openai-key}',
+      baseUrl: `${fake.url}/v1`,
+      addToOutput: 'true',
+      ...(extra.parameters as object),
+    },
   });
 
   it('streams the answer token by token to a live listener, with tool calls, and keeps the vault value out of memory', async () => {
-    for (const [fake, type] of [[openai, 'openai'], [anthropic, 'anthropic']] as const) {
+    for (const [fake, type] of [
+      [openai, 'openai'],
+      [anthropic, 'anthropic'],
+    ] as const) {
       fake.reset();
       const events: TurnEvent[] = [];
       const compiled = await compile([task(fake, type, { enableBuiltInTools: true })]);
-      fake.reply({ toolCalls: [{ name: 'calculator', args: { expression: '2 ^ 10' } }] }, { text: 'It is 1024 exactly.' });
+      fake.reply(
+        { toolCalls: [{ name: 'calculator', args: { expression: '2 ^ 10' } }] },
+        { text: 'It is 1024 exactly.' },
+      );
       const turn = turnOf('What is 2^10?', { listener: (event) => events.push(event) });
       await compiled.execute(turn);
 
@@ -72,9 +112,13 @@ describe('LLM task', () => {
       const tokens = events.filter((event) => event.type === 'token').map((event) => (event as { text: string }).text);
       assert.ok(tokens.length > 1, 'several deltas');
       assert.equal(tokens.join(''), 'It is 1024 exactly.');
-      assert.deepEqual(events.filter((event) => event.type === 'tool_call'), [{ type: 'tool_call', tool: 'calculator', arguments: { expression: '2 ^ 10' } }]);
-      assert.deepEqual(turn.output['output'], [{ type: 'text', text: 'It is 1024 exactly.', delay: 0 }]);
-      const header = type === 'openai' ? fake.requests[0]!.headers['authorization'] : fake.requests[0]!.headers['x-api-key'];
+      assert.deepEqual(
+        events.filter((event) => event.type === 'tool_call'),
+        [{ type: 'tool_call', tool: 'calculator', arguments: { expression: '2 ^ 10' } }],
+      );
+      assert.deepEqual(turn.output.output, [{ type: 'text', text: 'It is 1024 exactly.', delay: 0 }]);
+      const header =
+        type === 'openai' ? fake.requests[0]!.headers.authorization : fake.requests[0]!.headers['x-api-key'];
       assert.ok(String(header).includes(VAULT_KEY), 'the vault value reaches the provider');
       const { step } = turn.finish();
       assert.ok(!JSON.stringify(step).includes(VAULT_KEY), 'but not the memory');
@@ -93,7 +137,10 @@ describe('LLM task', () => {
 
   it('fires only on its actions, or on every step with *', async () => {
     openai.reset();
-    const compiled = await compile([task(openai, 'openai', { actions: ['other'] }), task(openai, 'openai', { id: 'any', actions: ['*'] })]);
+    const compiled = await compile([
+      task(openai, 'openai', { actions: ['other'] }),
+      task(openai, 'openai', { id: 'any', actions: ['*'] }),
+    ]);
     openai.reply({ text: 'from any' });
     const turn = turnOf('hi');
     await compiled.execute(turn);
@@ -105,7 +152,10 @@ describe('LLM task', () => {
   it('fails the turn on a missing secret, naming it and not calling the provider', async () => {
     openai.reset();
     const compiled = await compile([task(openai, 'openai', { parameters: { apiKey: '${vault:nope}' } })]);
-    await assert.rejects(async () => compiled.execute(turnOf('hi')), /parameter 'apiKey' refers to a secret that cannot be read: Secret 'nope' does not exist/);
+    await assert.rejects(
+      async () => compiled.execute(turnOf('hi')),
+      /parameter 'apiKey' refers to a secret that cannot be read: Secret 'nope' does not exist/,
+    );
     assert.equal(openai.requests.length, 0);
   });
 
@@ -132,7 +182,9 @@ describe('LLM task', () => {
 
   it('uses the prompt parameter instead of the input, templated', async () => {
     openai.reset();
-    const compiled = await compile([task(openai, 'openai', { parameters: { prompt: 'Translate for {userInfo.userId}: {memory.current.input}' } })]);
+    const compiled = await compile([
+      task(openai, 'openai', { parameters: { prompt: 'Translate for {userInfo.userId}: {memory.current.input}' } }),
+    ]);
     openai.reply({ text: 'ok' });
     const turn = turnOf('Hallo');
     turn.setOutput('input', 'Hallo');

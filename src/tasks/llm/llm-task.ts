@@ -2,7 +2,12 @@ import type { ModelMessage } from 'ai';
 import { buildMessages } from '../../llm/conversation-messages.ts';
 import type { HttpCallTools } from '../../llm/http-call-tools.ts';
 import { CREDENTIAL_PARAMETERS, flag, integer, ParameterError, text, type Parameters } from '../../llm/parameters.ts';
-import { ModelRegistry, ProviderConfigurationError, type ModelSpec, type ProviderDefaults } from '../../llm/providers.ts';
+import {
+  ModelRegistry,
+  ProviderConfigurationError,
+  type ModelSpec,
+  type ProviderDefaults,
+} from '../../llm/providers.ts';
 import { providerCallError, withRetry } from '../../llm/retry.ts';
 import type { ToolDefinition } from '../../llm/tool-definitions.ts';
 import type { ToolHistory } from '../../llm/tool-history.ts';
@@ -60,7 +65,11 @@ export function createLlmServices(options: LlmTaskOptions): LlmServices {
   };
 }
 
-const uri = Type.Optional(Type.String({ description: 'Reference of the LLM configuration: svc://ai.svc.llm/langchainstore/langchains/<id>?version=<n>.' }));
+const uri = Type.Optional(
+  Type.String({
+    description: 'Reference of the LLM configuration: svc://ai.svc.llm/langchainstore/langchains/<id>?version=<n>.',
+  }),
+);
 const UriOnly = closed({ uri }, { description: 'The LLM configuration.' });
 
 export const llmTask = defineTask({
@@ -73,14 +82,17 @@ export const llmTask = defineTask({
     const services = context.services.llm;
     if (!services) throw new DeploymentError('LLM tasks are not available in this service.');
     const reference = config.uri ?? extensions.uri;
-    const configuration = reference === undefined ? {} : ((await context.resolve(reference, 'llm')) as { tasks?: LlmTaskConfig[] });
+    const configuration =
+      reference === undefined ? {} : ((await context.resolve(reference, 'llm')) as { tasks?: LlmTaskConfig[] });
     const tasks: CompiledLlmTask[] = [];
-    for (const [index, task] of (configuration.tasks ?? []).entries()) tasks.push(await compileLlmTask(task, index, context, services.httpCallTools));
+    for (const [index, task] of (configuration.tasks ?? []).entries())
+      tasks.push(await compileLlmTask(task, index, context, services.httpCallTools));
     return {
       type: LLM_TASK_TYPE,
       async execute(turn) {
         for (const task of tasks) {
-          if (task.anyAction || turn.actions.some((action) => task.actions.has(action))) await runTask(task, turn, services, context.services.secretWriter);
+          if (task.anyAction || turn.actions.some((action) => task.actions.has(action)))
+            await runTask(task, turn, services, context.services.secretWriter);
         }
       },
     };
@@ -88,7 +100,11 @@ export const llmTask = defineTask({
 });
 
 /** Renders templated parameters and resolves vault references; reports the secret values that went in. */
-async function resolveParameters(task: CompiledLlmTask, data: TemplateData, secrets: SecretResolver): Promise<{ parameters: Parameters; secretValues: string[] }> {
+async function resolveParameters(
+  task: CompiledLlmTask,
+  data: TemplateData,
+  secrets: SecretResolver,
+): Promise<{ parameters: Parameters; secretValues: string[] }> {
   const parameters: Record<string, string> = {};
   const secretValues: string[] = [];
   for (const parameter of task.parameters) {
@@ -97,13 +113,18 @@ async function resolveParameters(task: CompiledLlmTask, data: TemplateData, secr
       try {
         value = parameter.template.render(data.get());
       } catch (error) {
-        if (error instanceof TemplateError) throw new Error(`LLM task '${task.id}': the parameter '${parameter.name}' could not be rendered: ${error.message}`);
+        if (error instanceof TemplateError)
+          throw new Error(
+            `LLM task '${task.id}': the parameter '${parameter.name}' could not be rendered: ${error.message}`,
+          );
         throw error;
       }
     }
     if (parameter.vault) {
       const resolved = await secrets.resolve(value).catch((error: unknown) => {
-        throw new Error(`LLM task '${task.id}': the parameter '${parameter.name}' refers to a secret that cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+        throw new Error(
+          `LLM task '${task.id}': the parameter '${parameter.name}' refers to a secret that cannot be read: ${error instanceof Error ? error.message : String(error)}`,
+        );
       });
       value = resolved.text;
       secretValues.push(...resolved.secretValues);
@@ -117,13 +138,22 @@ async function resolveParameters(task: CompiledLlmTask, data: TemplateData, secr
   return { parameters, secretValues };
 }
 
-function toolDefinitions(task: CompiledLlmTask, turn: Turn, httpCallTools: HttpCallTools | undefined): ToolDefinition[] {
+function toolDefinitions(
+  task: CompiledLlmTask,
+  turn: Turn,
+  httpCallTools: HttpCallTools | undefined,
+): ToolDefinition[] {
   return task.tools.map(({ definition, httpCall }: TaskTool) => {
     if (!httpCall || !httpCallTools) return definition;
     return {
       ...definition,
       async run(args) {
-        const stringArgs = Object.fromEntries(Object.entries(args).map(([name, value]) => [name, typeof value === 'string' ? value : JSON.stringify(value)]));
+        const stringArgs = Object.fromEntries(
+          Object.entries(args).map(([name, value]) => [
+            name,
+            typeof value === 'string' ? value : JSON.stringify(value),
+          ]),
+        );
         const result = await httpCallTools.run(httpCall.reference, httpCall.name, stringArgs, turn);
         return typeof result === 'string' ? result : JSON.stringify(result);
       },
@@ -148,19 +178,33 @@ export function responseObject(text: string, parameters: Parameters): unknown {
 }
 
 /** How the task's pre-request and post-response instructions run: a failing one is logged and skipped (reference §7.5). */
-function instructionRun(task: CompiledLlmTask, turn: Turn, data: TemplateData, deps: LlmServices, secretWriter: SecretWriter | undefined): InstructionRun {
+function instructionRun(
+  task: CompiledLlmTask,
+  turn: Turn,
+  data: TemplateData,
+  deps: LlmServices,
+  secretWriter: SecretWriter | undefined,
+): InstructionRun {
   return {
     turn,
     data,
     secretWriter,
     skipFailed: (error, index) => {
       const problem = error instanceof Error ? error.message : String(error);
-      deps.log?.warn({ llmTask: task.id, instruction: index, problem }, 'an LLM-task property instruction failed and was skipped');
+      deps.log?.warn(
+        { llmTask: task.id, instruction: index, problem },
+        'an LLM-task property instruction failed and was skipped',
+      );
     },
   };
 }
 
-async function runTask(task: CompiledLlmTask, turn: Turn, deps: LlmServices, secretWriter: SecretWriter | undefined): Promise<void> {
+async function runTask(
+  task: CompiledLlmTask,
+  turn: Turn,
+  deps: LlmServices,
+  secretWriter: SecretWriter | undefined,
+): Promise<void> {
   const data = new TemplateData(turn);
   await runPropertyInstructions(task.preRequest, instructionRun(task, turn, data, deps, secretWriter));
   const { parameters, secretValues } = await resolveParameters(task, data, deps.secrets);
@@ -171,7 +215,8 @@ async function runTask(task: CompiledLlmTask, turn: Turn, deps: LlmServices, sec
     spec = deps.models.spec(task.type, parameters);
     maxSteps = Math.max(1, integer(parameters, 'maxSteps', 'maxToolIterations') ?? DEFAULT_MAX_STEPS);
   } catch (error) {
-    if (error instanceof ProviderConfigurationError || error instanceof ParameterError) throw new Error(hide(`LLM task '${task.id}': ${error.message}`));
+    if (error instanceof ProviderConfigurationError || error instanceof ParameterError)
+      throw new Error(hide(`LLM task '${task.id}': ${error.message}`));
     throw error;
   }
 
@@ -192,23 +237,46 @@ async function runTask(task: CompiledLlmTask, turn: Turn, deps: LlmServices, sec
     instructions = undefined;
   }
   const trace: TraceEntry[] = [];
-  const tools = task.agentMode && task.tools.length > 0
-    ? toolSetOf(toolDefinitions(task, turn, deps.httpCallTools), deps.tools, {
-      conversationId: turn.conversationId, signal: turn.signal, web: deps.web, emit: turn.emit, trace, redact: hide,
-    })
-    : undefined;
+  const tools =
+    task.agentMode && task.tools.length > 0
+      ? toolSetOf(toolDefinitions(task, turn, deps.httpCallTools), deps.tools, {
+          conversationId: turn.conversationId,
+          signal: turn.signal,
+          web: deps.web,
+          emit: turn.emit,
+          trace,
+          redact: hide,
+        })
+      : undefined;
 
   let result: ModelCallResult;
   try {
     ({ value: result } = await withRetry(task.retry, turn.signal, () =>
-      callModel({ spec, system: instructions, messages, tools, maxSteps, signal: turn.signal, stream: turn.hasListener, emit: turn.emit })));
+      callModel({
+        spec,
+        system: instructions,
+        messages,
+        tools,
+        maxSteps,
+        signal: turn.signal,
+        stream: turn.hasListener,
+        emit: turn.emit,
+      }),
+    ));
   } catch (error) {
     if (turn.signal.aborted) throw turn.signal.reason;
     throw providerCallError(error, { provider: spec.provider, modelName: spec.modelName, secrets: secretValues });
   }
 
   let cost = 0;
-  for (const step of result.steps) cost += deps.tools.recordModelCall(turn.conversationId, spec.provider, spec.modelName, step.inputTokens, step.outputTokens);
+  for (const step of result.steps)
+    cost += deps.tools.recordModelCall(
+      turn.conversationId,
+      spec.provider,
+      spec.modelName,
+      step.inputTokens,
+      step.outputTokens,
+    );
   const answer = hide(result.text);
   writeResults(task, turn, {
     text: answer,
@@ -218,7 +286,11 @@ async function runTask(task: CompiledLlmTask, turn: Turn, deps: LlmServices, sec
       modelName: spec.modelName,
       ...(result.modelId === undefined ? {} : { modelId: result.modelId }),
       finishReason: result.finishReason,
-      tokenUsage: { inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens, totalTokens: result.usage.inputTokens + result.usage.outputTokens },
+      tokenUsage: {
+        inputTokens: result.usage.inputTokens,
+        outputTokens: result.usage.outputTokens,
+        totalTokens: result.usage.inputTokens + result.usage.outputTokens,
+      },
       modelCalls: result.steps.length,
       cost,
     },
@@ -230,7 +302,11 @@ async function runTask(task: CompiledLlmTask, turn: Turn, deps: LlmServices, sec
   }
 }
 
-function writeResults(task: CompiledLlmTask, turn: Turn, result: { text: string; addToOutput: boolean; metadata: Record<string, unknown>; trace: TraceEntry[] }): void {
+function writeResults(
+  task: CompiledLlmTask,
+  turn: Turn,
+  result: { text: string; addToOutput: boolean; metadata: Record<string, unknown>; trace: TraceEntry[] },
+): void {
   turn.set(`langchain:${task.type}:${task.id}`, result.text);
   if (result.addToOutput && result.text.trim() !== '') {
     turn.set(`output:text:langchain:${task.type}`, result.text, true);
@@ -238,7 +314,7 @@ function writeResults(task: CompiledLlmTask, turn: Turn, result: { text: string;
   }
   if (task.responseMetadataObjectName) {
     turn.set(`langchain:${task.responseMetadataObjectName}`, result.metadata);
-    const existing = turn.output['langchain'];
+    const existing = turn.output.langchain;
     const map = isRecord(existing) ? existing : {};
     turn.setOutput('langchain', { ...map, [task.responseMetadataObjectName]: result.metadata });
   }

@@ -1,4 +1,12 @@
-import { generateText, stepCountIs, streamText, type FinishReason, type LanguageModelUsage, type ModelMessage, type ToolSet } from 'ai';
+import {
+  generateText,
+  stepCountIs,
+  streamText,
+  type FinishReason,
+  type LanguageModelUsage,
+  type ModelMessage,
+  type ToolSet,
+} from 'ai';
 import type { ModelSpec } from '../../llm/providers.ts';
 import { ProviderTimeoutError } from '../../llm/retry.ts';
 import type { TurnEvent } from '../../runtime/turn.ts';
@@ -41,7 +49,10 @@ function usageOf(usage: LanguageModelUsage | undefined): StepUsage {
 export async function callModel(request: ModelCallRequest): Promise<ModelCallResult> {
   const { spec } = request;
   const timeout = new AbortController();
-  const timer = spec.timeoutMs === undefined ? undefined : setTimeout(() => timeout.abort(new ProviderTimeoutError(spec.timeoutMs!)), spec.timeoutMs);
+  const timer =
+    spec.timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => timeout.abort(new ProviderTimeoutError(spec.timeoutMs!)), spec.timeoutMs);
   const options = {
     model: spec.model,
     ...(request.system === undefined ? {} : { instructions: request.system }),
@@ -63,14 +74,31 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallRes
       };
     }
     let failure: unknown;
-    const result = streamText({ ...options, onError: ({ error }) => { failure ??= error; } });
+    const result = streamText({
+      ...options,
+      onError: ({ error }) => {
+        failure ??= error;
+      },
+    });
     for await (const part of result.fullStream) {
       if (part.type === 'text-delta' && part.text !== '') request.emit({ type: 'token', text: part.text });
       else if (part.type === 'error') failure ??= part.error;
     }
     if (failure !== undefined) throw failure;
-    const [text, finishReason, totalUsage, steps, response] = await Promise.all([result.text, result.finishReason, result.totalUsage, result.steps, result.response]);
-    return { text, finishReason, usage: usageOf(totalUsage), steps: steps.map((step) => usageOf(step.usage)), modelId: response?.modelId };
+    const [text, finishReason, totalUsage, steps, response] = await Promise.all([
+      result.text,
+      result.finishReason,
+      result.totalUsage,
+      result.steps,
+      result.response,
+    ]);
+    return {
+      text,
+      finishReason,
+      usage: usageOf(totalUsage),
+      steps: steps.map((step) => usageOf(step.usage)),
+      modelId: response?.modelId,
+    };
   } catch (error) {
     if (timeout.signal.aborted && !request.signal.aborted) throw timeout.signal.reason;
     throw error;

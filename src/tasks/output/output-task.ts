@@ -58,7 +58,7 @@ function select(outputs: ActionOutputs, occurrences: number): readonly OutputEnt
 
 export function toOutputItem(alternative: string | OutputItem): OutputItem {
   if (typeof alternative === 'string') return { type: 'text', text: alternative, delay: 0 };
-  if (alternative.type === 'text' && alternative['delay'] === undefined) return { ...alternative, delay: 0 };
+  if (alternative.type === 'text' && alternative.delay === undefined) return { ...alternative, delay: 0 };
   return alternative;
 }
 
@@ -75,7 +75,7 @@ function render(turn: Turn, action: string, entry: OutputEntry, choose: Choose, 
     if (alternatives.length === 0) return;
     const item = toOutputItem(alternatives[choose(alternatives.length)]!);
     if (item.type === 'quickReply') {
-      quickReplies.push({ value: String(item['value'] ?? ''), expressions: String(item['expressions'] ?? '') });
+      quickReplies.push({ value: String(item.value ?? ''), expressions: String(item.expressions ?? '') });
       return;
     }
     const key = outputs.length > 1 ? `output:${item.type}:${action}:${index}` : `output:${item.type}:${action}`;
@@ -83,7 +83,8 @@ function render(turn: Turn, action: string, entry: OutputEntry, choose: Choose, 
     if (alreadyRendered) turn.set(`${key}:postTemplated`, item);
     turn.appendOutput('output', item);
   });
-  for (const reply of entry.quickReplies ?? []) quickReplies.push({ value: reply.value, expressions: reply.expressions ?? '' });
+  for (const reply of entry.quickReplies ?? [])
+    quickReplies.push({ value: reply.value, expressions: reply.expressions ?? '' });
   if (quickReplies.length > 0) {
     const key = `quickReplies:${action}`;
     const existing = turn.get(key);
@@ -99,13 +100,15 @@ function renderContextOutputs(turn: Turn, choose: Choose): void {
   for (const entry of turn.entriesWithPrefix('context:')) {
     const name = entry.key.slice('context:'.length);
     const value = entry.value as ContextValue | undefined;
-    if ((name.startsWith('output') || name.startsWith('quickReplies')) && typeof value === 'object' && value !== null) entries.set(name, value);
+    if ((name.startsWith('output') || name.startsWith('quickReplies')) && typeof value === 'object' && value !== null)
+      entries.set(name, value);
   }
   for (const [name, value] of entries) {
     if (value.type !== 'object' && value.type !== 'array') continue;
     if (name.startsWith('output') && Array.isArray(value.value)) {
       const fromTask = turn.context[name] !== value;
-      for (const entry of value.value as OutputEntry['outputs'] & object) render(turn, 'context', { action: 'context', outputs: [entry] }, choose, fromTask);
+      for (const entry of value.value as OutputEntry['outputs'] & object)
+        render(turn, 'context', { action: 'context', outputs: [entry] }, choose, fromTask);
     } else if (name.startsWith('quickReplies') && Array.isArray(value.value)) {
       const suffix = name.slice('quickReplies'.length).replace(/^[:_-]/, '') || 'context';
       render(turn, suffix, { action: suffix, quickReplies: value.value as QuickReply[] }, choose);
@@ -113,8 +116,15 @@ function renderContextOutputs(turn: Turn, choose: Choose): void {
   }
 }
 
-const uri = Type.Optional(Type.String({ description: 'Reference of the output set: svc://ai.svc.output/outputstore/outputsets/<id>?version=<n>.' }));
-const UriOnly = closed({ uri }, { description: 'The output set (optional: outputs may also come through the context).' });
+const uri = Type.Optional(
+  Type.String({
+    description: 'Reference of the output set: svc://ai.svc.output/outputstore/outputsets/<id>?version=<n>.',
+  }),
+);
+const UriOnly = closed(
+  { uri },
+  { description: 'The output set (optional: outputs may also come through the context).' },
+);
 
 /** `choose` picks one of `count` alternatives (tests pass a fixed choice). */
 export function createOutputTask(choose: Choose = randomChoice): TaskDefinition<typeof UriOnly, typeof UriOnly> {

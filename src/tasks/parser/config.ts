@@ -1,5 +1,3 @@
-import { isRecord } from '../../shared/json.ts';
-
 /**
  * Readers for the settings of a parser dictionary, correction or normalizer. The workflow schema (`parser-task.ts`)
  * has checked the type of each setting these read, so a reader only supplies the default.
@@ -36,7 +34,10 @@ export interface SubExtension {
 const TYPE_PREFIX = /^(?:(?:svc|eddi):\/\/)?ai\.(?:svc|labs)\.parser\./;
 
 /** The sub-extensions of one list (`dictionaries`, `corrections`, `normalizer`), with their place for messages. */
-export function readSubExtensions(list: readonly { readonly type: string; readonly config?: ConfigMap }[] | undefined, field: string): SubExtension[] {
+export function readSubExtensions(
+  list: readonly { readonly type: string; readonly config?: ConfigMap }[] | undefined,
+  field: string,
+): SubExtension[] {
   return (list ?? []).map((item, index) => {
     const where = `The parser's extensions.${field}[${index}] (${item.type})`;
     return { type: item.type, kind: item.type.replace(TYPE_PREFIX, ''), config: item.config ?? {}, where };

@@ -17,12 +17,21 @@ export interface Correction {
    * Adds the corrections of `token` to `found`. `dictionaries` are the configured regular dictionaries that pass
    * the language gate; `temporary` is the quick-reply dictionary of the turn, if any.
    */
-  correct(token: string, lower: string, dictionaries: readonly RegularDictionary[], temporary: RegularDictionary | undefined, found: Alternative[]): void;
+  correct(
+    token: string,
+    lower: string,
+    dictionaries: readonly RegularDictionary[],
+    temporary: RegularDictionary | undefined,
+    found: Alternative[],
+  ): void;
 }
 
 const tagged = (entry: Alternative, tag: string): Alternative => ({ ...entry, tag });
 
-function indexPerDictionary<T>(dictionaries: readonly RegularDictionary[], build: (dictionary: RegularDictionary) => T): Map<RegularDictionary, T> {
+function indexPerDictionary<T>(
+  dictionaries: readonly RegularDictionary[],
+  build: (dictionary: RegularDictionary) => T,
+): Map<RegularDictionary, T> {
   return new Map(dictionaries.map((dictionary) => [dictionary, build(dictionary)]));
 }
 
@@ -84,7 +93,7 @@ function bitParallel(m: number, text: string): number {
   for (let j = 0; j < text.length; j++) {
     const pm = positions[text.charCodeAt(j)]!;
     const transposed = ((~d0 & pm) << 1) & previous;
-    d0 = ((((pm & vp) + vp) ^ vp) | pm | vn | transposed) | 0;
+    d0 = (((pm & vp) + vp) ^ vp) | pm | vn | transposed | 0;
     let hp = vn | ~(d0 | vp);
     const hn = d0 & vp;
     if ((hp & last) !== 0) distance++;
@@ -102,7 +111,9 @@ function bitParallel(m: number, text: string): number {
  * `text` with a handful of bit operations per character.
  */
 export function damerauLevenshteinBitParallel(pattern: string, text: string): number {
-  return usesBits(pattern) ? withPattern(pattern, () => bitParallel(pattern.length, text)) : damerauLevenshtein(pattern, text);
+  return usesBits(pattern)
+    ? withPattern(pattern, () => bitParallel(pattern.length, text))
+    : damerauLevenshtein(pattern, text);
 }
 
 interface Candidate {
@@ -255,10 +266,31 @@ function phonetic(extension: SubExtension, dictionaries: readonly RegularDiction
 
 const SNOWBALL = new Set(snowball.algorithms());
 const ISO_LANGUAGES: Readonly<Record<string, string>> = {
-  ar: 'arabic', hy: 'armenian', eu: 'basque', ca: 'catalan', cs: 'czech', da: 'danish', nl: 'dutch', en: 'english',
-  fi: 'finnish', fr: 'french', de: 'german', hu: 'hungarian', it: 'italian', ga: 'irish', no: 'norwegian',
-  nb: 'norwegian', nn: 'norwegian', pt: 'portuguese', ro: 'romanian', ru: 'russian', es: 'spanish', sl: 'slovene',
-  sv: 'swedish', ta: 'tamil', tr: 'turkish',
+  ar: 'arabic',
+  hy: 'armenian',
+  eu: 'basque',
+  ca: 'catalan',
+  cs: 'czech',
+  da: 'danish',
+  nl: 'dutch',
+  en: 'english',
+  fi: 'finnish',
+  fr: 'french',
+  de: 'german',
+  hu: 'hungarian',
+  it: 'italian',
+  ga: 'irish',
+  no: 'norwegian',
+  nb: 'norwegian',
+  nn: 'norwegian',
+  pt: 'portuguese',
+  ro: 'romanian',
+  ru: 'russian',
+  es: 'spanish',
+  sl: 'slovene',
+  sv: 'swedish',
+  ta: 'tamil',
+  tr: 'turkish',
 };
 
 /** The Snowball algorithm for a language given as a Snowball name (`english`) or an ISO code (`en`, `en-GB`). */
@@ -271,10 +303,13 @@ export function snowballAlgorithm(language: string): string | undefined {
 
 function stemming(extension: SubExtension, dictionaries: readonly RegularDictionary[]): Correction {
   const language = readString(extension.config, 'language');
-  if (language === undefined || language.trim() === '') throw new DeploymentError(`${extension.where}: 'language' is required.`);
+  if (language === undefined || language.trim() === '')
+    throw new DeploymentError(`${extension.where}: 'language' is required.`);
   const algorithm = snowballAlgorithm(language);
   if (algorithm === undefined) {
-    throw new DeploymentError(`${extension.where}: unknown stemming language '${language}'; use a Snowball name (${[...SNOWBALL].join(', ')}) or its ISO code.`);
+    throw new DeploymentError(
+      `${extension.where}: unknown stemming language '${language}'; use a Snowball name (${[...SNOWBALL].join(', ')}) or its ISO code.`,
+    );
   }
   const lookupIfKnown = readBoolean(extension.config, 'lookupIfKnown', false);
   const stemmer = snowball.newStemmer(algorithm);

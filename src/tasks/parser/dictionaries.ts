@@ -45,7 +45,10 @@ export const atom = (name: string): Expression => ({ name, args: [] });
  * `name(argument)` for user text: parentheses and commas are dropped from the argument (and an argument left
  * empty becomes `_`), so that `expressions:parsed` always parses again, whatever the user typed.
  */
-export const call = (name: string, argument: string): Expression => ({ name, args: [atom(argument.replace(/[(),]/g, '') || '_')] });
+export const call = (name: string, argument: string): Expression => ({
+  name,
+  args: [atom(argument.replace(/[(),]/g, '') || '_')],
+});
 export const unusedExpression = (text: string): Expression => call('unused', text);
 export const unknownExpression = (token: string): Expression => call('unknown', token);
 
@@ -54,7 +57,8 @@ export function unknownAlternative(token: string): Alternative {
 }
 
 /** Whether an expression carries no meaning of its own (`unused(...)`, `unknown(...)`). */
-export const isPlaceholder = (expression: Expression): boolean => expression.name === 'unused' || expression.name === 'unknown';
+export const isPlaceholder = (expression: Expression): boolean =>
+  expression.name === 'unused' || expression.name === 'unknown';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Regular dictionaries
@@ -88,14 +92,26 @@ export class RegularDictionary implements TokenDictionary {
   /** Length of the longest vocabulary entry. */
   readonly longest: number;
 
-  constructor(source: DictionarySource, parse: (text: string | undefined, entry: string) => readonly Expression[] | undefined) {
+  constructor(
+    source: DictionarySource,
+    parse: (text: string | undefined, entry: string) => readonly Expression[] | undefined,
+  ) {
     this.language = source.language === undefined || source.language === '' ? undefined : source.language;
     for (const { word, expressions } of source.words ?? []) {
       const key = word.toLowerCase();
-      this.words.set(key, { value: word, key, expressions: parse(expressions, word) ?? [unusedExpression(word)], memberOnly: false, tag: '' });
+      this.words.set(key, {
+        value: word,
+        key,
+        expressions: parse(expressions, word) ?? [unusedExpression(word)],
+        memberOnly: false,
+        tag: '',
+      });
     }
     for (const { phrase: text, expressions } of source.phrases ?? []) {
-      const spelled = text.trim().split(/\s+/).filter((member) => member !== '');
+      const spelled = text
+        .trim()
+        .split(/\s+/)
+        .filter((member) => member !== '');
       if (spelled.length === 0) continue;
       const phrase: Phrase = {
         text,
@@ -140,7 +156,13 @@ export class RegularDictionary implements TokenDictionary {
     if (found.length === 0) {
       for (const { pattern, expressions } of this.regExs) {
         if (pattern.test(token)) {
-          found.push({ value: token, key: lower, expressions: expressions ?? [unusedExpression(token)], memberOnly: false, tag: ' [regex]' });
+          found.push({
+            value: token,
+            key: lower,
+            expressions: expressions ?? [unusedExpression(token)],
+            memberOnly: false,
+            tag: ' [regex]',
+          });
         }
       }
     }
@@ -164,15 +186,16 @@ export function compileDictionary(stored: unknown, reference: string): RegularDi
       if (!isRecord(item) || typeof item[key] !== 'string' || (item[key] as string).trim() === '') {
         throw new DeploymentError(`${where}: ${field}[${index}] needs a non-empty '${key}'.`);
       }
-      const expressions = item['expressions'];
+      const expressions = item.expressions;
       if (expressions !== undefined && expressions !== null && typeof expressions !== 'string') {
         throw new DeploymentError(`${where}: ${field}[${index}].expressions must be a string.`);
       }
       return { [key]: item[key] as string, expressions: (expressions ?? undefined) as string | undefined };
     });
   };
-  const language = stored['language'];
-  if (language !== undefined && language !== null && typeof language !== 'string') throw new DeploymentError(`${where}: 'language' must be a string.`);
+  const language = stored.language;
+  if (language !== undefined && language !== null && typeof language !== 'string')
+    throw new DeploymentError(`${where}: 'language' must be a string.`);
   const source: DictionarySource = {
     language: (language ?? undefined) as string | undefined,
     words: list('words', 'word') as Array<{ word: string; expressions?: string }>,
@@ -180,7 +203,8 @@ export function compileDictionary(stored: unknown, reference: string): RegularDi
     regExs: list('regExs', 'regEx') as Array<{ regEx: string; expressions?: string }>,
   };
   for (const [index, { word }] of (source.words ?? []).entries()) {
-    if (/\s/.test(word.trim())) throw new DeploymentError(`${where}: words[${index}] '${word}' must be a single word; put it under 'phrases'.`);
+    if (/\s/.test(word.trim()))
+      throw new DeploymentError(`${where}: words[${index}] '${word}' must be a single word; put it under 'phrases'.`);
   }
   for (const [index, { regEx }] of (source.regExs ?? []).entries()) {
     try {
@@ -206,7 +230,11 @@ export function compileDictionary(stored: unknown, reference: string): RegularDi
 
 /** `Option 1` -> `option_1`: lower-cased, non-alphanumerics removed, whitespace runs -> `_`. */
 export function quickReplyExpression(value: string): string {
-  return value.replace(/[^\p{L}\p{N}\s]+/gu, '').trim().replace(/\s+/g, '_').toLowerCase();
+  return value
+    .replace(/[^\p{L}\p{N}\s]+/gu, '')
+    .trim()
+    .replace(/\s+/g, '_')
+    .toLowerCase();
 }
 
 /**
@@ -219,10 +247,10 @@ export function quickReplyDictionary(quickReplies: unknown): RegularDictionary |
   const words: Array<{ word: string; expressions: string }> = [];
   const phrases: Array<{ phrase: string; expressions: string }> = [];
   for (const reply of quickReplies) {
-    if (!isRecord(reply) || typeof reply['value'] !== 'string') continue;
-    const value = reply['value'].trim().replace(/\s+/g, ' ');
+    if (!isRecord(reply) || typeof reply.value !== 'string') continue;
+    const value = reply.value.trim().replace(/\s+/g, ' ');
     if (value === '') continue;
-    const given = typeof reply['expressions'] === 'string' ? reply['expressions'].trim() : '';
+    const given = typeof reply.expressions === 'string' ? reply.expressions.trim() : '';
     const expressions = given !== '' ? given : quickReplyExpression(value);
     if (expressions === '') continue;
     try {
@@ -234,7 +262,9 @@ export function quickReplyDictionary(quickReplies: unknown): RegularDictionary |
     else words.push({ word: value, expressions });
   }
   if (words.length === 0 && phrases.length === 0) return undefined;
-  const dictionary = new RegularDictionary({ words, phrases }, (text) => (text === undefined ? undefined : parseExpressions(text)));
+  const dictionary = new RegularDictionary({ words, phrases }, (text) =>
+    text === undefined ? undefined : parseExpressions(text),
+  );
   return dictionary;
 }
 
@@ -250,7 +280,12 @@ const ORDINAL_DOT = /^(\d{1,2})\.$/;
 const CLOCK = /^(\d{1,2}):(\d{2})(?::(\d{2}))?$/;
 const HOURS = /^(\d{1,2})h(\d{2})?$/;
 const PUNCTUATION: Readonly<Record<string, string>> = {
-  '!': 'exclamation_mark', '?': 'question_mark', '.': 'dot', ',': 'comma', ':': 'colon', ';': 'semicolon',
+  '!': 'exclamation_mark',
+  '?': 'question_mark',
+  '.': 'dot',
+  ',': 'comma',
+  ':': 'colon',
+  ';': 'semicolon',
 };
 
 export const isDecimal = (token: string): boolean => DECIMAL.test(token);
@@ -282,7 +317,8 @@ function builtIn(lookupIfKnown: boolean, match: (token: string) => Expression | 
     lookupIfKnown,
     lookup(token, lower, found) {
       const expression = match(token);
-      if (expression !== undefined) found.push({ value: token, key: lower, expressions: [expression], memberOnly: false, tag: '' });
+      if (expression !== undefined)
+        found.push({ value: token, key: lower, expressions: [expression], memberOnly: false, tag: '' });
     },
   };
 }
@@ -315,4 +351,3 @@ export function builtInDictionary(kind: string): TokenDictionary | undefined {
       return undefined;
   }
 }
-

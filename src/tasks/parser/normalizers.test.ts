@@ -15,14 +15,20 @@ test('always: trim and collapse whitespace; never lower-case', () => {
 test('punctuation: spaced out, or removed; times, ordinals, decimals and e-mail addresses stay whole', () => {
   assert.equal(run('punctuation', 'Hello, World! How are you?'), 'Hello , World ! How are you ?');
   assert.equal(run('punctuation', 'Hello, World!', { removePunctuation: true }), 'Hello World');
-  assert.equal(run('punctuation', 'at 12:30, on the 3. day, 3,5 kg, mail me@example.com!'), 'at 12:30 , on the 3. day , 3,5 kg , mail me@example.com !');
+  assert.equal(
+    run('punctuation', 'at 12:30, on the 3. day, 3,5 kg, mail me@example.com!'),
+    'at 12:30 , on the 3. day , 3,5 kg , mail me@example.com !',
+  );
   assert.equal(run('punctuation', 'wait...now'), 'wait . . . now');
   assert.equal(run('punctuation', 'a-b!c', { punctuationRegexPattern: '-' }), 'a - b!c');
   assert.equal(run('punctuation', 'a]b^c', { punctuationRegexPattern: ']^' }), 'a ] b ^ c');
 });
 
 test('specialCharacter: quotes, umlauts, accents', () => {
-  assert.equal(run('specialCharacter', 'Grüße aus Österreich, café “crème” don’t'), 'Gruesse aus Oesterreich, cafe "creme" don\'t');
+  assert.equal(
+    run('specialCharacter', 'Grüße aus Österreich, café “crème” don’t'),
+    'Gruesse aus Oesterreich, cafe "creme" don\'t',
+  );
   assert.equal(run('specialCharacter', 'Gru\u0308ße'), 'Gruesse', 'decomposed umlauts too');
 });
 

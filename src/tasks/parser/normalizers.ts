@@ -11,7 +11,7 @@ export type Normalizer = (input: string) => string;
 const DEFAULT_PUNCTUATION = '!?:.,;';
 
 function escapeForClass(characters: string): string {
-  return characters.replace(/[\\\]\[^-]/g, '\\$&');
+  return characters.replace(/[\\\][^-]/g, '\\$&');
 }
 
 /**
@@ -23,13 +23,15 @@ function escapeForClass(characters: string): string {
 function punctuation(extension: SubExtension): Normalizer {
   const remove = readBoolean(extension.config, 'removePunctuation', false);
   const characters = readString(extension.config, 'punctuationRegexPattern') ?? DEFAULT_PUNCTUATION;
-  if (characters === '') throw new DeploymentError(`${extension.where}: 'punctuationRegexPattern' must name at least one character.`);
+  if (characters === '')
+    throw new DeploymentError(`${extension.where}: 'punctuationRegexPattern' must name at least one character.`);
   const set = `[${escapeForClass(characters)}]`;
   const pattern = new RegExp(set, 'gu');
   const probe = new RegExp(set, 'u');
   const edges = new RegExp(`^(${set}*)(.*?)(${set}*)$`, 'su');
   const replacement = remove ? ' ' : ' $& ';
-  const kept = (word: string) => isTimeExpression(word) || isOrdinalNumber(word) !== undefined || isDecimal(word) || isEmail(word);
+  const kept = (word: string) =>
+    isTimeExpression(word) || isOrdinalNumber(word) !== undefined || isDecimal(word) || isEmail(word);
   const spaced = (word: string) => word.replace(pattern, replacement);
   return (input) =>
     input
@@ -43,9 +45,20 @@ function punctuation(extension: SubExtension): Normalizer {
 }
 
 const SPECIAL_CHARACTERS: Readonly<Record<string, string>> = {
-  '’': "'", '‘': "'", '´': "'", '`': "'",
-  '“': '"', '”': '"', '„': '"',
-  'ä': 'ae', 'ö': 'oe', 'ü': 'ue', 'Ä': 'Ae', 'Ö': 'Oe', 'Ü': 'Ue', 'ß': 'ss',
+  '’': "'",
+  '‘': "'",
+  '´': "'",
+  '`': "'",
+  '“': '"',
+  '”': '"',
+  '„': '"',
+  ä: 'ae',
+  ö: 'oe',
+  ü: 'ue',
+  Ä: 'Ae',
+  Ö: 'Oe',
+  Ü: 'Ue',
+  ß: 'ss',
 };
 const SPECIAL_PATTERN = new RegExp(`[${Object.keys(SPECIAL_CHARACTERS).join('')}]`, 'gu');
 
@@ -59,14 +72,41 @@ const specialCharacter: Normalizer = (input) =>
     .normalize('NFC');
 
 const CONTRACTIONS: ReadonlyMap<string, string> = new Map([
-  ["don't", 'do not'], ["doesn't", 'does not'], ["didn't", 'did not'], ["can't", 'cannot'], ["couldn't", 'could not'],
-  ["won't", 'would not'], ["wouldn't", 'would not'], ["wasn't", 'was not'], ["weren't", 'were not'],
-  ["shouldn't", 'should not'], ["haven't", 'have not'], ["hasn't", 'has not'], ["hadn't", 'had not'],
-  ["isn't", 'is not'], ["aren't", 'are not'], ["i'm", 'i am'], ["you're", 'you are'], ["he's", 'he is'],
-  ["she's", 'she is'], ["it's", 'it is'], ["they're", 'they are'], ["we're", 'we are'], ["i've", 'i have'],
-  ["you've", 'you have'], ["we've", 'we have'], ["they've", 'they have'], ["i'll", 'i will'], ["you'll", 'you will'],
-  ["we'll", 'we will'], ["they'll", 'they will'], ["i'd", 'i would'], ["let's", 'let us'], ["that's", 'that is'],
-  ["there's", 'there is'], ["what's", 'what is'],
+  ["don't", 'do not'],
+  ["doesn't", 'does not'],
+  ["didn't", 'did not'],
+  ["can't", 'cannot'],
+  ["couldn't", 'could not'],
+  ["won't", 'would not'],
+  ["wouldn't", 'would not'],
+  ["wasn't", 'was not'],
+  ["weren't", 'were not'],
+  ["shouldn't", 'should not'],
+  ["haven't", 'have not'],
+  ["hasn't", 'has not'],
+  ["hadn't", 'had not'],
+  ["isn't", 'is not'],
+  ["aren't", 'are not'],
+  ["i'm", 'i am'],
+  ["you're", 'you are'],
+  ["he's", 'he is'],
+  ["she's", 'she is'],
+  ["it's", 'it is'],
+  ["they're", 'they are'],
+  ["we're", 'we are'],
+  ["i've", 'i have'],
+  ["you've", 'you have'],
+  ["we've", 'we have'],
+  ["they've", 'they have'],
+  ["i'll", 'i will'],
+  ["you'll", 'you will'],
+  ["we'll", 'we will'],
+  ["they'll", 'they will'],
+  ["i'd", 'i would'],
+  ["let's", 'let us'],
+  ["that's", 'that is'],
+  ["there's", 'there is'],
+  ["what's", 'what is'],
 ]);
 
 /**

@@ -1,10 +1,23 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DeploymentError } from '../../runtime/tasks.ts';
-import { basicDictionary, builtIn, compileTask, correction, DICTIONARY_URI, makeTurn, normalizer, parse, regular } from '../../../test/support/parser.ts';
+import {
+  basicDictionary,
+  builtIn,
+  compileTask,
+  correction,
+  DICTIONARY_URI,
+  makeTurn,
+  normalizer,
+  parse,
+  regular,
+} from '../../../test/support/parser.ts';
 
 test('the worked examples of reference §3.6 and Appendix C.1', async () => {
-  const task = await compileTask({ dictionaries: [regular(), builtIn('integer')], corrections: [correction('levenshtein', { distance: 2 })] });
+  const task = await compileTask({
+    dictionaries: [regular(), builtIn('integer')],
+    corrections: [correction('levenshtein', { distance: 2 })],
+  });
   const cases: Array<[input: string, parsed: string, intents: string[]]> = [
     ['hello', 'greeting(hello)', ['greeting']],
     ['Hello', 'greeting(hello)', ['greeting']],
@@ -21,10 +34,10 @@ test('the worked examples of reference §3.6 and Appendix C.1', async () => {
     await task.execute(turn);
     assert.equal(turn.get('expressions:parsed'), parsed, input);
     assert.deepEqual(turn.get('intents'), intents, input);
-    assert.equal(turn.output['expressions'], parsed, input);
-    assert.deepEqual(turn.output['intents'], intents, input);
+    assert.equal(turn.output.expressions, parsed, input);
+    assert.deepEqual(turn.output.intents, intents, input);
     assert.equal(turn.get('input:normalized'), input);
-    assert.equal(turn.output['input'], input);
+    assert.equal(turn.output.input, input);
   }
 });
 
@@ -38,8 +51,15 @@ test('step data: intents are public, the rest is not; matches are debug lines wi
   const turn = makeTurn('hello  good afternoon   Vienna helo');
   await task.execute(turn);
   assert.equal(turn.get('input:normalized'), 'hello good afternoon Vienna helo');
-  assert.equal(turn.output['input'], 'hello good afternoon Vienna helo', 'the output input is overwritten with the normalised input');
-  assert.equal(turn.get('expressions:parsed'), 'greeting(hello), greeting(good_afternoon), unknown(Vienna), greeting(hello)');
+  assert.equal(
+    turn.output.input,
+    'hello good afternoon Vienna helo',
+    'the output input is overwritten with the normalised input',
+  );
+  assert.equal(
+    turn.get('expressions:parsed'),
+    'greeting(hello), greeting(good_afternoon), unknown(Vienna), greeting(hello)',
+  );
   assert.deepEqual(turn.get('expressions:matches'), [
     '"hello" → greeting(hello)',
     '"good afternoon" → greeting(good_afternoon) [phrase]',
@@ -47,7 +67,12 @@ test('step data: intents are public, the rest is not; matches are debug lines wi
   ]);
   const { step } = turn.finish();
   const visibility = Object.fromEntries(step.entries.map((entry) => [entry.key, entry.public]));
-  assert.deepEqual(visibility, { 'input:normalized': false, 'expressions:parsed': false, intents: true, 'expressions:matches': false });
+  assert.deepEqual(visibility, {
+    'input:normalized': false,
+    'expressions:parsed': false,
+    intents: true,
+    'expressions:matches': false,
+  });
 });
 
 test('a partial phrase: typing only members of a longer phrase, contiguously, yields the phrase', async () => {
@@ -63,15 +88,30 @@ test('a partial phrase: typing only members of a longer phrase, contiguously, yi
   assert.equal(await parse(task, 'good'), 'greeting(good_afternoon)');
   assert.equal(await parse(task, 'after tomorrow'), 'date(day_after_tomorrow)');
   assert.equal(await parse(task, 'day after tomorrow'), 'date(day_after_tomorrow)');
-  assert.equal(await parse(task, 'hello Vienna'), 'greeting(vienna)', 'a full phrase wins over the words it is made of');
-  assert.equal(await parse(task, 'hello'), 'greeting(hello)', 'a word with a meaning of its own is not turned into a partial phrase');
-  assert.equal(await parse(task, 'tomorrow after'), 'unused(tomorrow), unused(after)', 'members out of order form no phrase');
+  assert.equal(
+    await parse(task, 'hello Vienna'),
+    'greeting(vienna)',
+    'a full phrase wins over the words it is made of',
+  );
+  assert.equal(
+    await parse(task, 'hello'),
+    'greeting(hello)',
+    'a word with a meaning of its own is not turned into a partial phrase',
+  );
+  assert.equal(
+    await parse(task, 'tomorrow after'),
+    'unused(tomorrow), unused(after)',
+    'members out of order form no phrase',
+  );
 });
 
 test('non-contiguous phrase members form no phrase', async () => {
   const dictionary = { phrases: [{ phrase: 'day after tomorrow', expressions: 'date(day_after_tomorrow)' }] };
   const task = await compileTask({ dictionaries: [regular()] }, {}, { [DICTIONARY_URI]: dictionary });
-  assert.equal(await parse(task, 'day someword after tomorrow'), 'unused(day), unknown(someword), unused(after), unused(tomorrow)');
+  assert.equal(
+    await parse(task, 'day someword after tomorrow'),
+    'unused(day), unknown(someword), unused(after), unused(tomorrow)',
+  );
 });
 
 test('phrases: longest first, every occurrence, case-insensitive, members in the middle of other words', async () => {
@@ -84,11 +124,20 @@ test('phrases: longest first, every occurrence, case-insensitive, members in the
   };
   const task = await compileTask({ dictionaries: [regular()] }, {}, { [DICTIONARY_URI]: dictionary });
   assert.equal(await parse(task, 'New York City and new York'), 'city(nyc), unknown(and), city(new_york)');
-  assert.equal(await parse(task, 'new car'), 'adjective(new), unknown(car)', 'a member that is also a word keeps its meaning when no phrase forms');
+  assert.equal(
+    await parse(task, 'new car'),
+    'adjective(new), unknown(car)',
+    'a member that is also a word keeps its meaning when no phrase forms',
+  );
 });
 
 test("quick replies of the previous step are a temporary dictionary, consulted before the agent's dictionaries", async () => {
-  const dictionary = { words: [{ word: 'yes', expressions: 'confirmation(yes)' }, { word: 'maybe', expressions: 'doubt(maybe)' }] };
+  const dictionary = {
+    words: [
+      { word: 'yes', expressions: 'confirmation(yes)' },
+      { word: 'maybe', expressions: 'doubt(maybe)' },
+    ],
+  };
   const task = await compileTask({ dictionaries: [regular()] }, {}, { [DICTIONARY_URI]: dictionary });
   const quickReplies = [
     { value: 'Option 1', expressions: 'quickReply(option1)' },
@@ -97,8 +146,16 @@ test("quick replies of the previous step are a temporary dictionary, consulted b
     { value: 'Später!' },
   ];
   assert.equal(await parse(task, 'Option 1', { quickReplies }), 'quickReply(option1)');
-  assert.equal(await parse(task, 'option 2', { quickReplies }), 'option_2', 'blank expressions: the value lower-cased, _ for spaces');
-  assert.equal(await parse(task, 'yes', { quickReplies }), 'quickReply(yes)', 'the quick reply comes before the dictionary');
+  assert.equal(
+    await parse(task, 'option 2', { quickReplies }),
+    'option_2',
+    'blank expressions: the value lower-cased, _ for spaces',
+  );
+  assert.equal(
+    await parse(task, 'yes', { quickReplies }),
+    'quickReply(yes)',
+    'the quick reply comes before the dictionary',
+  );
   assert.equal(await parse(task, 'Später!', { quickReplies }), 'später');
   assert.equal(await parse(task, 'maybe', { quickReplies }), 'doubt(maybe)');
   assert.equal(await parse(task, 'yes'), 'confirmation(yes)', 'without quick replies the dictionary answers');
@@ -106,7 +163,13 @@ test("quick replies of the previous step are a temporary dictionary, consulted b
 
 test('quick replies: malformed ones are ignored', async () => {
   const task = await compileTask({ dictionaries: [regular()] });
-  const quickReplies = [null, { value: 42 }, { value: 'Broken', expressions: 'a(' }, { value: '!!!' }, { value: 'Fine' }];
+  const quickReplies = [
+    null,
+    { value: 42 },
+    { value: 'Broken', expressions: 'a(' },
+    { value: '!!!' },
+    { value: 'Fine' },
+  ];
   assert.equal(await parse(task, 'Broken Fine', { quickReplies }), 'unknown(Broken), fine');
 });
 
@@ -115,56 +178,92 @@ test('language gate: a dictionary with a language is consulted only when lang eq
   const neutral = { words: [{ word: 'ok', expressions: 'confirmation(ok)' }] };
   const dictionaries = { 'svc://de': german, 'svc://any': neutral };
   const task = await compileTask(
-    { dictionaries: [regular('svc://de'), regular('svc://any')], corrections: [correction('levenshtein', { distance: 1 })] },
+    {
+      dictionaries: [regular('svc://de'), regular('svc://any')],
+      corrections: [correction('levenshtein', { distance: 1 })],
+    },
     {},
     dictionaries,
   );
   assert.equal(await parse(task, 'hallo ok', { lang: 'de' }), 'greeting(hallo), confirmation(ok)');
   assert.equal(await parse(task, 'hallo ok', { lang: 'en' }), 'unknown(hallo), confirmation(ok)');
-  assert.equal(await parse(task, 'hallo ok', { lang: 'DE' }), 'unknown(hallo), confirmation(ok)', 'the comparison is exact');
+  assert.equal(
+    await parse(task, 'hallo ok', { lang: 'DE' }),
+    'unknown(hallo), confirmation(ok)',
+    'the comparison is exact',
+  );
   assert.equal(await parse(task, 'hallo ok'), 'unknown(hallo), confirmation(ok)', 'no lang property: never consulted');
-  assert.equal(await parse(task, 'halo', { lang: 'de' }), 'greeting(hallo)', 'corrections use the dictionary when its language is on');
+  assert.equal(
+    await parse(task, 'halo', { lang: 'de' }),
+    'greeting(hallo)',
+    'corrections use the dictionary when its language is on',
+  );
   assert.equal(await parse(task, 'halo', { lang: 'en' }), 'unknown(halo)', 'corrections respect the gate');
 });
 
 test('appendExpressions (default true) merges distinct with what an earlier parser stored in the step', async () => {
   const first = await compileTask({ dictionaries: [regular()] });
-  const second = await compileTask({ dictionaries: [regular('svc://other')] }, {}, {
-    'svc://other': { words: [{ word: 'hello', expressions: 'greeting(hello)' }, { word: 'vienna', expressions: 'city(vienna)' }] },
-  });
+  const second = await compileTask(
+    { dictionaries: [regular('svc://other')] },
+    {},
+    {
+      'svc://other': {
+        words: [
+          { word: 'hello', expressions: 'greeting(hello)' },
+          { word: 'vienna', expressions: 'city(vienna)' },
+        ],
+      },
+    },
+  );
   const turn = makeTurn('hello Vienna');
   await first.execute(turn);
   await second.execute(turn);
   assert.equal(turn.get('expressions:parsed'), 'greeting(hello), unknown(Vienna), city(vienna)');
   assert.deepEqual(turn.get('intents'), ['greeting', 'unknown', 'city']);
-  assert.deepEqual(turn.output['intents'], ['greeting', 'unknown', 'city']);
-  assert.equal(turn.output['expressions'], 'greeting(hello), unknown(Vienna), city(vienna)');
-  assert.deepEqual(turn.get('expressions:matches'), ['"hello" → greeting(hello)', '"hello" → greeting(hello)', '"Vienna" → city(vienna)']);
+  assert.deepEqual(turn.output.intents, ['greeting', 'unknown', 'city']);
+  assert.equal(turn.output.expressions, 'greeting(hello), unknown(Vienna), city(vienna)');
+  assert.deepEqual(turn.get('expressions:matches'), [
+    '"hello" → greeting(hello)',
+    '"hello" → greeting(hello)',
+    '"Vienna" → city(vienna)',
+  ]);
 
-  const replacing = await compileTask({ dictionaries: [regular('svc://other')] }, { appendExpressions: false }, {
-    'svc://other': { words: [{ word: 'vienna', expressions: 'city(vienna)' }] },
-  });
+  const replacing = await compileTask(
+    { dictionaries: [regular('svc://other')] },
+    { appendExpressions: false },
+    {
+      'svc://other': { words: [{ word: 'vienna', expressions: 'city(vienna)' }] },
+    },
+  );
   const again = makeTurn('hello Vienna');
   await first.execute(again);
   await replacing.execute(again);
   assert.equal(again.get('expressions:parsed'), 'unknown(hello), city(vienna)');
   assert.deepEqual(again.get('intents'), ['unknown', 'city']);
-  assert.deepEqual(again.output['intents'], ['greeting', 'unknown', 'city'], 'the output list is appended per workflow');
+  assert.deepEqual(again.output.intents, ['greeting', 'unknown', 'city'], 'the output list is appended per workflow');
 });
 
 test('includeUnknown=false and includeUnused=false filter; an empty solution stores nothing', async () => {
   const dictionary = { ...basicDictionary, words: [...basicDictionary.words, { word: 'the' }] };
-  const task = await compileTask({ dictionaries: [regular()] }, { includeUnknown: false, includeUnused: false }, { [DICTIONARY_URI]: dictionary });
+  const task = await compileTask(
+    { dictionaries: [regular()] },
+    { includeUnknown: false, includeUnused: false },
+    { [DICTIONARY_URI]: dictionary },
+  );
   assert.equal(await parse(task, 'hello the Vienna'), 'greeting(hello)');
   const turn = makeTurn('Vienna the');
   await task.execute(turn);
   assert.equal(turn.has('expressions:parsed'), false);
   assert.equal(turn.has('intents'), false);
-  assert.equal(turn.output['expressions'], undefined);
-  assert.equal(turn.output['intents'], undefined);
+  assert.equal(turn.output.expressions, undefined);
+  assert.equal(turn.output.intents, undefined);
   assert.equal(turn.get('input:normalized'), 'Vienna the', 'the normalised input is still recorded');
 
-  const keeping = await compileTask({ dictionaries: [regular()] }, { includeUnknown: true, includeUnused: true }, { [DICTIONARY_URI]: dictionary });
+  const keeping = await compileTask(
+    { dictionaries: [regular()] },
+    { includeUnknown: true, includeUnused: true },
+    { [DICTIONARY_URI]: dictionary },
+  );
   assert.equal(await parse(keeping, 'hello the Vienna'), 'greeting(hello), unused(the), unknown(Vienna)');
 });
 
@@ -184,20 +283,30 @@ test('blank input (conversation start) does nothing', async () => {
     const turn = makeTurn(input);
     await task.execute(turn);
     assert.equal(turn.finish().step.entries.length, 0);
-    assert.equal(turn.output['input'], input);
+    assert.equal(turn.output.input, input);
   }
 });
 
 test('normalisers run in order before tokenising; no lower-casing', async () => {
-  const task = await compileTask({
-    normalizer: [normalizer('specialCharacter'), normalizer('contractedWords'), normalizer('punctuation')],
-    dictionaries: [regular('svc://words'), builtIn('punctuation'), builtIn('time')],
-  }, {}, {
-    'svc://words': { words: [{ word: 'hello', expressions: 'greeting(hello)' }, { word: 'not', expressions: 'negation(not)' }, { word: 'gruesse', expressions: 'greeting(gruesse)' }] },
-  });
-  const turn = makeTurn("  Hello!  don’t  Grüße at 12:30. ");
+  const task = await compileTask(
+    {
+      normalizer: [normalizer('specialCharacter'), normalizer('contractedWords'), normalizer('punctuation')],
+      dictionaries: [regular('svc://words'), builtIn('punctuation'), builtIn('time')],
+    },
+    {},
+    {
+      'svc://words': {
+        words: [
+          { word: 'hello', expressions: 'greeting(hello)' },
+          { word: 'not', expressions: 'negation(not)' },
+          { word: 'gruesse', expressions: 'greeting(gruesse)' },
+        ],
+      },
+    },
+  );
+  const turn = makeTurn('  Hello!  don’t  Grüße at 12:30. ');
   await task.execute(turn);
-  assert.equal(turn.get('input:normalized'), "Hello ! do not Gruesse at 12:30 .");
+  assert.equal(turn.get('input:normalized'), 'Hello ! do not Gruesse at 12:30 .');
   assert.equal(
     turn.get('expressions:parsed'),
     `greeting(hello), punctuation(exclamation_mark), unknown(do), negation(not), greeting(gruesse), unknown(at), time(${new Date(1970, 0, 1, 12, 30).getTime()}), punctuation(dot)`,
@@ -206,7 +315,11 @@ test('normalisers run in order before tokenising; no lower-casing', async () => 
 
 test('a regular dictionary: later duplicate words win, entries without expressions are unused, regexes match whole tokens', async () => {
   const dictionary = {
-    words: [{ word: 'Hello', expressions: 'greeting(first)' }, { word: 'hello', expressions: 'greeting(second)' }, { word: 'um' }],
+    words: [
+      { word: 'Hello', expressions: 'greeting(first)' },
+      { word: 'hello', expressions: 'greeting(second)' },
+      { word: 'um' },
+    ],
     phrases: [{ phrase: 'kind regards' }],
     regExs: [{ regEx: '[A-Z]{2}\\d{4}', expressions: 'flight(number)' }, { regEx: 'x+' }],
   };
@@ -226,9 +339,21 @@ test('configuration errors fail the deployment with a DeploymentError naming the
     [{ normalizer: [normalizer('lowercase')] }, {}, /unknown normalizer type/],
     [{ corrections: [correction('stemming', { language: 'klingon' })] }, {}, /unknown stemming language 'klingon'/],
     [{ corrections: [correction('stemming')] }, {}, /'language' is required/],
-    [{ corrections: [correction('levenshtein', { distance: 0 })] }, {}, /\$\.extensions\.corrections\[0\]\.config\.distance/],
-    [{ corrections: [correction('levenshtein', { distance: 'far' })] }, {}, /\$\.extensions\.corrections\[0\]\.config\.distance/],
-    [{ corrections: [correction('phonetic', { lookupIfKnown: 'sometimes' })] }, {}, /\$\.extensions\.corrections\[0\]\.config\.lookupIfKnown/],
+    [
+      { corrections: [correction('levenshtein', { distance: 0 })] },
+      {},
+      /\$\.extensions\.corrections\[0\]\.config\.distance/,
+    ],
+    [
+      { corrections: [correction('levenshtein', { distance: 'far' })] },
+      {},
+      /\$\.extensions\.corrections\[0\]\.config\.distance/,
+    ],
+    [
+      { corrections: [correction('phonetic', { lookupIfKnown: 'sometimes' })] },
+      {},
+      /\$\.extensions\.corrections\[0\]\.config\.lookupIfKnown/,
+    ],
     [{ dictionaries: [{ type: 'svc://ai.svc.parser.dictionaries.regular', config: {} }] }, {}, /'config.uri'/],
     [{ dictionaries: 'all' }, {}, /\$\.extensions\.dictionaries.*must be array/],
     [{}, { maxInputTokens: 0 }, /\$\.config\.maxInputTokens/],
@@ -236,12 +361,16 @@ test('configuration errors fail the deployment with a DeploymentError naming the
     [{}, { surprise: 1 }, /Unknown field 'surprise' at \$\.config\.surprise/],
   ];
   for (const [extensions, config, message] of cases) {
-    await assert.rejects(compileTask(extensions, config), (error: unknown) => error instanceof DeploymentError && message.test(error.message));
+    await assert.rejects(
+      compileTask(extensions, config),
+      (error: unknown) => error instanceof DeploymentError && message.test(error.message),
+    );
   }
   const broken = { words: [{ word: 'hello', expressions: 'greeting(hello' }] };
   await assert.rejects(
     compileTask({ dictionaries: [regular()] }, {}, { [DICTIONARY_URI]: broken }),
-    (error: unknown) => error instanceof DeploymentError && error.message.includes(DICTIONARY_URI) && error.message.includes("'hello'"),
+    (error: unknown) =>
+      error instanceof DeploymentError && error.message.includes(DICTIONARY_URI) && error.message.includes("'hello'"),
   );
   await assert.rejects(
     compileTask({ dictionaries: [regular()] }, {}, { [DICTIONARY_URI]: { regExs: [{ regEx: '(' }] } }),
@@ -251,16 +380,40 @@ test('configuration errors fail the deployment with a DeploymentError naming the
 
 test('upstream spellings of the sub-extension types are accepted', async () => {
   const task = await compileTask(
-    { dictionaries: [{ type: 'eddi://ai.labs.parser.dictionaries.regular', config: { uri: DICTIONARY_URI } }], corrections: [{ type: 'eddi://ai.labs.parser.corrections.levenshtein', config: { distance: 1 } }] },
+    {
+      dictionaries: [{ type: 'eddi://ai.labs.parser.dictionaries.regular', config: { uri: DICTIONARY_URI } }],
+      corrections: [{ type: 'eddi://ai.labs.parser.corrections.levenshtein', config: { distance: 1 } }],
+    },
     { maxInputTokens: 10, appendExpressions: false },
   );
   assert.equal(await parse(task, 'helo'), 'greeting(hello)');
 });
 
 test('a 10,000-word dictionary: known words and typos are found (performance measured separately, no timing asserted)', async () => {
-  const words = Array.from({ length: 10_000 }, (_, index) => ({ word: `w${index.toString(36)}x${(index * 7919).toString(36)}`, expressions: `term(t${index})` }));
-  const dictionary = { words, phrases: Array.from({ length: 500 }, (_, index) => ({ phrase: `${words[index]!.word} ${words[index + 1]!.word}`, expressions: `pair(p${index})` })) };
-  const task = await compileTask({ dictionaries: [regular()], corrections: [correction('levenshtein'), correction('mergedTerms'), correction('phonetic'), correction('stemming', { language: 'en' })] }, {}, { [DICTIONARY_URI]: dictionary });
+  const words = Array.from({ length: 10_000 }, (_, index) => ({
+    word: `w${index.toString(36)}x${(index * 7919).toString(36)}`,
+    expressions: `term(t${index})`,
+  }));
+  const dictionary = {
+    words,
+    phrases: Array.from({ length: 500 }, (_, index) => ({
+      phrase: `${words[index]!.word} ${words[index + 1]!.word}`,
+      expressions: `pair(p${index})`,
+    })),
+  };
+  const task = await compileTask(
+    {
+      dictionaries: [regular()],
+      corrections: [
+        correction('levenshtein'),
+        correction('mergedTerms'),
+        correction('phonetic'),
+        correction('stemming', { language: 'en' }),
+      ],
+    },
+    {},
+    { [DICTIONARY_URI]: dictionary },
+  );
   const picks = [9999, 17, 4242, 777, 8080, 1234, 5678, 3141, 2718, 6000];
   const input = picks.map((index) => words[index]!.word.toUpperCase()).join(' ');
   assert.equal(await parse(task, input), picks.map((index) => `term(t${index})`).join(', '));
@@ -274,7 +427,10 @@ test('unknown words with parentheses or commas still give expressions that parse
   const { compileParser } = await import('./parser-task.ts');
   const { parser } = await compileParser({}, {}, async () => ({ words: [] }));
   const matches = parser.parse('hello (there), ( x', undefined);
-  const text = matches.flatMap((match) => match.expressions).map((e) => `${e.name}(${e.args.map((a) => a.name).join(', ')})`).join(', ');
+  const text = matches
+    .flatMap((match) => match.expressions)
+    .map((e) => `${e.name}(${e.args.map((a) => a.name).join(', ')})`)
+    .join(', ');
   assert.equal(text, 'unknown(hello), unknown(there), unknown(_), unknown(x)');
   assert.doesNotThrow(() => parseExpressions(text));
 });

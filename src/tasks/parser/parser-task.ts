@@ -7,7 +7,13 @@ import { defineTask, DeploymentError, type CompileContext } from '../../runtime/
 import type { Turn } from '../../runtime/turn.ts';
 import { readSubExtensions } from './config.ts';
 import { compileCorrection } from './corrections.ts';
-import { builtInDictionary, compileDictionary, isPlaceholder, RegularDictionary, type TokenDictionary } from './dictionaries.ts';
+import {
+  builtInDictionary,
+  compileDictionary,
+  isPlaceholder,
+  RegularDictionary,
+  type TokenDictionary,
+} from './dictionaries.ts';
 import { compileNormalizer } from './normalizers.ts';
 import { Parser, type Match } from './parser.ts';
 
@@ -23,7 +29,10 @@ const TYPE = 'ai.svc.parser';
 
 const SubExtensionSchema = closed(
   {
-    type: Type.String({ description: "Type of a parser dictionary, correction or normalizer, e.g. 'svc://ai.svc.parser.dictionaries.regular'." }),
+    type: Type.String({
+      description:
+        "Type of a parser dictionary, correction or normalizer, e.g. 'svc://ai.svc.parser.dictionaries.regular'.",
+    }),
     config: Type.Optional(
       scalarMap('Configuration of the dictionary, correction or normalizer.', {
         uri: Type.String({ description: 'Regular dictionary: reference of the dictionary.' }),
@@ -31,9 +40,13 @@ const SubExtensionSchema = closed(
         maxCandidates: Type.Integer({ minimum: 1, description: 'Levenshtein: candidates kept (default 5).' }),
         lookupIfKnown: Type.Boolean({ description: 'Corrections: also correct tokens that are already known.' }),
         language: Type.String({ description: "Stemming: language ('english', 'german', ... or 'en', 'de', ...)." }),
-        removePunctuation: Type.Boolean({ description: 'Punctuation normalizer: remove punctuation instead of spacing it out.' }),
+        removePunctuation: Type.Boolean({
+          description: 'Punctuation normalizer: remove punctuation instead of spacing it out.',
+        }),
         punctuationRegexPattern: Type.String({ description: 'Punctuation normalizer: the punctuation characters.' }),
-        allowedCharacters: Type.String({ description: "Special-character normalizer: characters kept (default '!?:;.,')." }),
+        allowedCharacters: Type.String({
+          description: "Special-character normalizer: characters kept (default '!?:;.,').",
+        }),
       }),
     ),
   },
@@ -42,13 +55,19 @@ const SubExtensionSchema = closed(
 
 export const ParserConfigSchema = closed(
   {
-    appendExpressions: Type.Optional(Type.Boolean({ description: 'Merge with expressions already parsed in this step (default true).' })),
+    appendExpressions: Type.Optional(
+      Type.Boolean({ description: 'Merge with expressions already parsed in this step (default true).' }),
+    ),
     includeUnused: Type.Optional(Type.Boolean({ description: "Keep 'unused(...)' expressions (default true)." })),
     includeUnknown: Type.Optional(Type.Boolean({ description: "Keep 'unknown(...)' expressions (default true)." })),
     maxInputTokens: Type.Optional(Type.Integer({ minimum: 1, description: 'Tokens parsed at most (default 200).' })),
     // Accepted for compatibility; only the first solution is ever built, so there is nothing to bound.
-    maxSuggestions: Type.Optional(Type.Integer({ minimum: 1, description: 'Alternative combinations tried at most (accepted, not needed).' })),
-    maxSolutions: Type.Optional(Type.Integer({ minimum: 1, description: 'Solutions kept at most (accepted, not needed).' })),
+    maxSuggestions: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'Alternative combinations tried at most (accepted, not needed).' }),
+    ),
+    maxSolutions: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'Solutions kept at most (accepted, not needed).' }),
+    ),
   },
   { description: 'Parser settings.' },
 );
@@ -61,7 +80,7 @@ export const ParserExtensionsSchema = closed(
     corrections: Type.Optional(Type.Array(SubExtensionSchema, { description: 'Corrections, tried in order.' })),
     normalizer: Type.Optional(Type.Array(SubExtensionSchema, { description: 'Input normalizers, run in order.' })),
   },
-  { description: 'The parser\'s dictionaries, corrections and normalizers.' },
+  { description: "The parser's dictionaries, corrections and normalizers." },
 );
 export type ParserConfig = Static<typeof ParserConfigSchema>;
 export type ParserExtensions = Static<typeof ParserExtensionsSchema>;
@@ -90,8 +109,9 @@ export async function compileParser(
   const cache = new Map<string, Promise<RegularDictionary>>();
   for (const extension of readSubExtensions(extensions.dictionaries, 'dictionaries')) {
     if (extension.kind === 'dictionaries.regular') {
-      const uri = extension.config['uri'];
-      if (typeof uri !== 'string' || uri.trim() === '') throw new DeploymentError(`${extension.where}: 'config.uri' naming the dictionary is required.`);
+      const uri = extension.config.uri;
+      if (typeof uri !== 'string' || uri.trim() === '')
+        throw new DeploymentError(`${extension.where}: 'config.uri' naming the dictionary is required.`);
       // The same dictionary listed twice is compiled once (its phrases keep one rank).
       let compiled = cache.get(uri);
       if (compiled === undefined) {
@@ -103,11 +123,14 @@ export async function compileParser(
       continue;
     }
     const builtIn = builtInDictionary(extension.kind);
-    if (builtIn === undefined) throw new DeploymentError(`${extension.where}: unknown dictionary type '${extension.type}'.`);
+    if (builtIn === undefined)
+      throw new DeploymentError(`${extension.where}: unknown dictionary type '${extension.type}'.`);
     dictionaries.push(builtIn);
   }
   const regular = dictionaries.filter((dictionary) => dictionary instanceof RegularDictionary);
-  const corrections = readSubExtensions(extensions.corrections, 'corrections').map((extension) => compileCorrection(extension, regular));
+  const corrections = readSubExtensions(extensions.corrections, 'corrections').map((extension) =>
+    compileCorrection(extension, regular),
+  );
   return { parser: new Parser({ normalizers, dictionaries, corrections, maxInputTokens }), settings };
 }
 
@@ -120,7 +143,8 @@ function parseLeniently(text: unknown): Expression[] {
   }
 }
 
-const describe = (match: Match) => `"${match.text}" → ${match.expressions.map(formatExpression).join(', ')}${match.tag}`;
+const describe = (match: Match) =>
+  `"${match.text}" → ${match.expressions.map(formatExpression).join(', ')}${match.tag}`;
 
 /** Stores the parse result in the turn (reference §3.6). */
 export function storeResult(turn: Turn, matches: readonly Match[], settings: ParserSettings): void {
@@ -162,7 +186,7 @@ export function storeResult(turn: Turn, matches: readonly Match[], settings: Par
   turn.setOutput('expressions', text);
   const intents = [...new Set(expressions.map((expression) => expression.name))];
   turn.set('intents', intents, true);
-  const shown = turn.output['intents'];
+  const shown = turn.output.intents;
   const known = new Set(Array.isArray(shown) ? shown : []);
   const added = intents.filter((intent) => !known.has(intent));
   if (added.length > 0) turn.appendOutput('intents', ...added);
@@ -174,33 +198,43 @@ function checkSubExtensionTypes(extensions: ParserExtensions, path: string): Sem
   return SUB_EXTENSION_LISTS.flatMap((list) =>
     (extensions[list] ?? []).flatMap((sub, i) => {
       const at = fieldPath(indexPath(fieldPath(path, list), i), 'type');
-      return parseExtensionType(sub.type) === undefined ? [{ path: at, message: `The extension type '${sub.type}' at ${at} is not of the form svc://ai.svc.<name>.` }] : [];
-    }));
+      return parseExtensionType(sub.type) === undefined
+        ? [{ path: at, message: `The extension type '${sub.type}' at ${at} is not of the form svc://ai.svc.<name>.` }]
+        : [];
+    }),
+  );
 }
 
-const subExtensionUri = (list: string, kind?: KindName) => ({ path: ['extensions', list, '*', 'config', 'uri'], ...(kind ? { kind } : {}) });
+const subExtensionUri = (list: string, kind?: KindName) => ({
+  path: ['extensions', list, '*', 'config', 'uri'],
+  ...(kind ? { kind } : {}),
+});
 
 export const parserTask = defineTask({
   type: TYPE,
   configSchema: ParserConfigSchema,
   extensionsSchema: ParserExtensionsSchema,
-  references: [subExtensionUri('dictionaries', 'dictionary'), subExtensionUri('corrections'), subExtensionUri('normalizer')],
+  references: [
+    subExtensionUri('dictionaries', 'dictionary'),
+    subExtensionUri('corrections'),
+    subExtensionUri('normalizer'),
+  ],
   checkStep: (_config, extensions, path) => checkSubExtensionTypes(extensions, fieldPath(path, 'extensions')),
   async compile(config, extensions, context) {
-      const { parser, settings } = await compileParser(config, extensions, context.resolve);
-      return {
-        type: TYPE,
-        execute(turn) {
-          if (typeof turn.input !== 'string' || turn.input.trim() === '') return;
-          const normalized = parser.normalize(turn.input);
-          if (normalized === '') return;
-          turn.set('input:normalized', normalized);
-          turn.setOutput('input', normalized);
-          const lang = turn.properties.get('lang')?.value;
-          const quickReplies = turn.previousSteps.at(-1)?.output['quickReplies'];
-          const matches = parser.parse(normalized, typeof lang === 'string' ? lang : undefined, quickReplies);
-          storeResult(turn, matches, settings);
-        },
-      };
+    const { parser, settings } = await compileParser(config, extensions, context.resolve);
+    return {
+      type: TYPE,
+      execute(turn) {
+        if (typeof turn.input !== 'string' || turn.input.trim() === '') return;
+        const normalized = parser.normalize(turn.input);
+        if (normalized === '') return;
+        turn.set('input:normalized', normalized);
+        turn.setOutput('input', normalized);
+        const lang = turn.properties.get('lang')?.value;
+        const quickReplies = turn.previousSteps.at(-1)?.output.quickReplies;
+        const matches = parser.parse(normalized, typeof lang === 'string' ? lang : undefined, quickReplies);
+        storeResult(turn, matches, settings);
+      },
+    };
   },
 });

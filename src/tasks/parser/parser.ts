@@ -1,6 +1,13 @@
 import type { Expression } from '../../expressions/expressions.ts';
 import type { Correction } from './corrections.ts';
-import { quickReplyDictionary, RegularDictionary, unknownAlternative, type Alternative, type Phrase, type TokenDictionary } from './dictionaries.ts';
+import {
+  quickReplyDictionary,
+  RegularDictionary,
+  unknownAlternative,
+  type Alternative,
+  type Phrase,
+  type TokenDictionary,
+} from './dictionaries.ts';
 import { normalize, type Normalizer } from './normalizers.ts';
 
 /**
@@ -76,11 +83,13 @@ export class Parser {
    * language are consulted only when it equals theirs); `quickReplies` are the previous step's quick replies.
    */
   parse(normalized: string, language: string | undefined, quickReplies?: unknown): Match[] {
-    const passes = (dictionary: TokenDictionary) => dictionary.language === undefined || dictionary.language === language;
+    const passes = (dictionary: TokenDictionary) =>
+      dictionary.language === undefined || dictionary.language === language;
     const dictionaries = this.#gated ? this.#dictionaries.filter(passes) : this.#dictionaries;
     const regular = this.#gated ? this.#regular.filter(passes) : this.#regular;
     const temporary = quickReplyDictionary(quickReplies);
-    if (temporary !== undefined) temporary.phrases.forEach((phrase, index) => (phrase.rank = index - temporary.phrases.length));
+    if (temporary !== undefined)
+      temporary.phrases.forEach((phrase, index) => (phrase.rank = index - temporary.phrases.length));
 
     let tokens = normalized.split(' ');
     if (tokens.length > this.#maxInputTokens) tokens = tokens.slice(0, this.#maxInputTokens);
@@ -139,12 +148,17 @@ export class Parser {
    * formed and no token means anything by itself, an input that is a contiguous part of a longer phrase becomes
    * that phrase (`good` -> `good afternoon`).
    */
-  #assemblePhrases(slots: Slot[], regular: readonly RegularDictionary[], temporary: RegularDictionary | undefined): Slot[] {
+  #assemblePhrases(
+    slots: Slot[],
+    regular: readonly RegularDictionary[],
+    temporary: RegularDictionary | undefined,
+  ): Slot[] {
     const candidates = new Set<Phrase>();
     const sources = temporary === undefined ? regular : [temporary, ...regular];
     for (const slot of slots) {
       if (slot.key === undefined) continue;
-      for (const source of sources) for (const phrase of source.phrasesByMember.get(slot.key) ?? []) candidates.add(phrase);
+      for (const source of sources)
+        for (const phrase of source.phrasesByMember.get(slot.key) ?? []) candidates.add(phrase);
     }
     if (candidates.size === 0) return slots;
     const phrases = [...candidates].sort(byLengthThenRank);
@@ -159,8 +173,18 @@ export class Parser {
           matches = slot.phrase === undefined && slot.key === phrase.members[offset];
         }
         if (!matches) continue;
-        const text = slots.slice(start, start + size).map((slot) => slot.text).join(' ');
-        slots.splice(start, size, { text, key: undefined, meaning: undefined, member: undefined, tag: ' [phrase]', phrase });
+        const text = slots
+          .slice(start, start + size)
+          .map((slot) => slot.text)
+          .join(' ');
+        slots.splice(start, size, {
+          text,
+          key: undefined,
+          meaning: undefined,
+          member: undefined,
+          tag: ' [phrase]',
+          phrase,
+        });
         formed = true;
       }
     }

@@ -1,7 +1,6 @@
 import { parseExpressions, type Expression } from '../../expressions/expressions.ts';
 import { compilePropertyInstructions, type CompiledPropertyInstruction } from '../../properties/instructions.ts';
 import { runPropertyInstructions } from '../../properties/run-instructions.ts';
-import type { SecretWriter } from '../../properties/secret-properties.ts';
 import { latestEntry, type Property, type PropertyScope } from '../../runtime/memory.ts';
 import { canonicalJson, isRecord } from '../../shared/json.ts';
 import { Type } from '@sinclair/typebox';
@@ -56,7 +55,10 @@ interface CompiledEntry {
 const given = (value: unknown) => value !== undefined && value !== null;
 
 function compileKeyed(list: unknown, where: string): KeyedInstruction[] {
-  return compilePropertyInstructions(list, where).map((instruction, i) => ({ key: canonicalJson((list as unknown[])[i]), instruction }));
+  return compilePropertyInstructions(list, where).map((instruction, i) => ({
+    key: canonicalJson((list as unknown[])[i]),
+    instruction,
+  }));
 }
 
 function compileEntries(list: unknown, where: string): CompiledEntry[] {
@@ -65,12 +67,14 @@ function compileEntries(list: unknown, where: string): CompiledEntry[] {
   return list.map((entry, i) => {
     const at = `${where}[${i}]`;
     if (!isRecord(entry)) throw new DeploymentError(`${at} is not an object.`);
-    const raw = entry['actions'];
-    const actions = (Array.isArray(raw) ? raw : given(raw) ? [raw] : []).map((action) => String(action).trim()).filter((a) => a !== '');
+    const raw = entry.actions;
+    const actions = (Array.isArray(raw) ? raw : given(raw) ? [raw] : [])
+      .map((action) => String(action).trim())
+      .filter((a) => a !== '');
     return {
       all: actions.includes('*'),
       actions: new Set(actions),
-      instructions: compileKeyed(entry['setProperties'], `${at}.setProperties`),
+      instructions: compileKeyed(entry.setProperties, `${at}.setProperties`),
     };
   });
 }
@@ -110,7 +114,8 @@ export function typedValue(text: string): string | number | boolean {
   return text;
 }
 
-const fullName = (expression: Expression) => (expression.domain === undefined ? expression.name : `${expression.domain}.${expression.name}`);
+const fullName = (expression: Expression) =>
+  expression.domain === undefined ? expression.name : `${expression.domain}.${expression.name}`;
 
 /**
  * `property(a(b(value)))` -> property `a.b` = `value`; `property(name(value), longTerm)` sets the scope. Anything
@@ -143,11 +148,16 @@ function extractProperties(text: unknown, into: Property[]): void {
 function previousActions(turn: Turn): readonly unknown[] {
   const previous = turn.previousSteps.at(-1);
   if (!previous) return [];
-  const actions = latestEntry(previous, 'actions')?.value ?? previous.output['actions'];
+  const actions = latestEntry(previous, 'actions')?.value ?? previous.output.actions;
   return Array.isArray(actions) ? actions : [];
 }
 
-const uri = Type.Optional(Type.String({ description: 'Reference of the property setter: svc://ai.svc.property/propertysetterstore/propertysetters/<id>?version=<n>.' }));
+const uri = Type.Optional(
+  Type.String({
+    description:
+      'Reference of the property setter: svc://ai.svc.property/propertysetterstore/propertysetters/<id>?version=<n>.',
+  }),
+);
 
 export const propertyTask = defineTask({
   type: PROPERTY_TASK_TYPE,
@@ -157,41 +167,43 @@ export const propertyTask = defineTask({
   ),
   extensionsSchema: closed({ uri }, { description: "The property setter (when 'config.uri' is not given)." }),
   references: uriReferences('property'),
-  checkStep: (config, _extensions, path) => checkSetOnActions(config.setOnActions, fieldPath(fieldPath(path, 'config'), 'setOnActions')),
-    async compile(config, extensions, context) {
-      const writer = context.services.secretWriter;
-      const reference = config.uri || extensions.uri || undefined;
-      const stored = reference === undefined ? {} : ((await context.resolve(reference, 'property')) as PropertySetterConfig);
-      if (!isRecord(stored)) throw new DeploymentError(`The property setter ${reference} is not an object.`);
-      const storedAt = `the property setter ${reference}`;
+  checkStep: (config, _extensions, path) =>
+    checkSetOnActions(config.setOnActions, fieldPath(fieldPath(path, 'config'), 'setOnActions')),
+  async compile(config, extensions, context) {
+    const writer = context.services.secretWriter;
+    const reference = config.uri || extensions.uri || undefined;
+    const stored =
+      reference === undefined ? {} : ((await context.resolve(reference, 'property')) as PropertySetterConfig);
+    if (!isRecord(stored)) throw new DeploymentError(`The property setter ${reference} is not an object.`);
+    const storedAt = `the property setter ${reference}`;
 
-      const everyTurn = compilePropertyInstructions(stored['propertyInstructions'], `propertyInstructions of ${storedAt}`);
-      const entries = [
-        ...compileEntries(config.setOnActions, 'config.setOnActions'),
-        ...compileEntries(stored['setOnActions'], `setOnActions of ${storedAt}`),
-      ];
-      const named = new Set(entries.flatMap((entry) => [...entry.actions].filter((action) => action !== '*')));
-      const byAction = new Map([...named].map((action) => [action, collect(entries, action)] as const));
-      const otherActions = collect(entries, undefined);
+    const everyTurn = compilePropertyInstructions(stored.propertyInstructions, `propertyInstructions of ${storedAt}`);
+    const entries = [
+      ...compileEntries(config.setOnActions, 'config.setOnActions'),
+      ...compileEntries(stored.setOnActions, `setOnActions of ${storedAt}`),
+    ];
+    const named = new Set(entries.flatMap((entry) => [...entry.actions].filter((action) => action !== '*')));
+    const byAction = new Map([...named].map((action) => [action, collect(entries, action)] as const));
+    const otherActions = collect(entries, undefined);
 
-      return {
-        type: PROPERTY_TASK_TYPE,
-        execute(turn) {
-          const extracted: Property[] = [];
-          extractProperties(turn.get('expressions:parsed'), extracted);
-          for (const [name, entry] of Object.entries(turn.context)) {
-            if (name.startsWith('properties') && entry.type === 'expressions') extractProperties(entry.value, extracted);
-          }
-          for (const property of extracted) turn.setProperty(property);
-          if (extracted.length > 0) turn.set('properties:extracted', extracted, true);
+    return {
+      type: PROPERTY_TASK_TYPE,
+      execute(turn) {
+        const extracted: Property[] = [];
+        extractProperties(turn.get('expressions:parsed'), extracted);
+        for (const [name, entry] of Object.entries(turn.context)) {
+          if (name.startsWith('properties') && entry.type === 'expressions') extractProperties(entry.value, extracted);
+        }
+        for (const property of extracted) turn.setProperty(property);
+        if (extracted.length > 0) turn.set('properties:extracted', extracted, true);
 
-          if (previousActions(turn).includes(CATCH_ANY_INPUT_AS_PROPERTY)) {
-            turn.setProperty({ name: USER_INPUT_PROPERTY, value: turn.input, scope: 'conversation' });
-          }
+        if (previousActions(turn).includes(CATCH_ANY_INPUT_AS_PROPERTY)) {
+          turn.setProperty({ name: USER_INPUT_PROPERTY, value: turn.input, scope: 'conversation' });
+        }
 
-          const instructions = [...everyTurn, ...turn.actions.flatMap((action) => byAction.get(action) ?? otherActions)];
-          return runPropertyInstructions(instructions, { turn, data: new TemplateData(turn), secretWriter: writer });
-        },
-      };
-    },
+        const instructions = [...everyTurn, ...turn.actions.flatMap((action) => byAction.get(action) ?? otherActions)];
+        return runPropertyInstructions(instructions, { turn, data: new TemplateData(turn), secretWriter: writer });
+      },
+    };
+  },
 });

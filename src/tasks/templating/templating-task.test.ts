@@ -13,17 +13,44 @@ const outputSet = {
       outputs: [
         { valueAlternatives: ['Hello {properties.name}, you said "{memory.current.input}".'] },
         { valueAlternatives: ['No template here {"a": 1}'] },
-        { valueAlternatives: [{ type: 'image', uri: 'https://img/{properties.city.toLowerCase}.png', alt: 'A view of {properties.city}' }] },
-        { valueAlternatives: [{ type: 'buttons', label: 'Pick', buttons: [{ label: '{context.userInfo.name}', value: 'b1' }, { label: 'static' }] }] },
+        {
+          valueAlternatives: [
+            { type: 'image', uri: 'https://img/{properties.city.toLowerCase}.png', alt: 'A view of {properties.city}' },
+          ],
+        },
+        {
+          valueAlternatives: [
+            {
+              type: 'buttons',
+              label: 'Pick',
+              buttons: [{ label: '{context.userInfo.name}', value: 'b1' }, { label: 'static' }],
+            },
+          ],
+        },
       ],
       quickReplies: [
         { value: 'Weather in {properties.city}', expressions: 'property(city({properties.city.toLowerCase}))' },
         { value: 'Bye', expressions: 'goodbye(bye)' },
       ],
     },
-    { action: 'plain', outputs: [{ valueAlternatives: ['Nothing to render'] }], quickReplies: [{ value: 'Ok', expressions: 'ok' }] },
-    { action: 'broken', outputs: [{ valueAlternatives: [{ type: 'text', text: 'Broken {#if properties.name}', title: 'Fine {properties.name}' }] }] },
-    { action: 'later', outputs: [{ valueAlternatives: ['Second: {properties.name}'] }], quickReplies: [{ value: '{properties.name}!', expressions: 'x' }] },
+    {
+      action: 'plain',
+      outputs: [{ valueAlternatives: ['Nothing to render'] }],
+      quickReplies: [{ value: 'Ok', expressions: 'ok' }],
+    },
+    {
+      action: 'broken',
+      outputs: [
+        {
+          valueAlternatives: [{ type: 'text', text: 'Broken {#if properties.name}', title: 'Fine {properties.name}' }],
+        },
+      ],
+    },
+    {
+      action: 'later',
+      outputs: [{ valueAlternatives: ['Second: {properties.name}'] }],
+      quickReplies: [{ value: '{properties.name}!', expressions: 'x' }],
+    },
   ],
 };
 
@@ -33,8 +60,19 @@ function turnWith(actions: string[], properties: Record<string, unknown> = { nam
   const props: Record<string, Property> = {};
   for (const [name, value] of Object.entries(properties)) props[name] = { name, value, scope: 'conversation' };
   const conversation: Conversation = {
-    id: 'c', agentId: 'a', agentVersion: 1, userId: 'u', environment: 'production', state: 'READY', createdOn: 0,
-    lastModifiedOn: 0, revision: 0, steps: [], redo: [], tallies: emptyTallies, properties: props,
+    id: 'c',
+    agentId: 'a',
+    agentVersion: 1,
+    userId: 'u',
+    environment: 'production',
+    state: 'READY',
+    createdOn: 0,
+    lastModifiedOn: 0,
+    revision: 0,
+    steps: [],
+    redo: [],
+    tallies: emptyTallies,
+    properties: props,
   };
   const context: Record<string, ContextValue> = { userInfo: { type: 'object', value: { name: 'Ann Smith' } } };
   const turn = new Turn({ conversation, input: 'hi there', context, signal: new AbortController().signal });
@@ -44,7 +82,11 @@ function turnWith(actions: string[], properties: Record<string, unknown> = { nam
 }
 
 async function runTasks(turn: Turn): Promise<void> {
-  const output = await compileStep(createOutputTask(() => 0), { config: { uri: 'svc://ai.svc.output/outputstore/outputsets/0123456789abcdef01234567?version=1' } }, resolve);
+  const output = await compileStep(
+    createOutputTask(() => 0),
+    { config: { uri: 'svc://ai.svc.output/outputstore/outputsets/0123456789abcdef01234567?version=1' } },
+    resolve,
+  );
   await output.execute(turn);
   const templating = await compileStep(templatingTask, {});
   await templating.execute(turn);
@@ -65,7 +107,11 @@ test('output items are templated: key keeps its position, pre/post copies follow
   const greeting = { type: 'text', text: 'Hello Anna, you said "hi there".', delay: 0 };
   const untouched = { type: 'text', text: 'No template here {"a": 1}', delay: 0 };
   const image = { type: 'image', uri: 'https://img/vienna.png', alt: 'A view of Vienna' };
-  const buttons = { type: 'buttons', label: 'Pick', buttons: [{ label: 'Ann Smith', value: 'b1' }, { label: 'static' }] };
+  const buttons = {
+    type: 'buttons',
+    label: 'Pick',
+    buttons: [{ label: 'Ann Smith', value: 'b1' }, { label: 'static' }],
+  };
 
   assert.deepEqual(keys(turn), [
     'actions',
@@ -84,19 +130,30 @@ test('output items are templated: key keeps its position, pre/post copies follow
     'quickReplies:greet:postTemplated',
   ]);
   assert.deepEqual(turn.get('output:text:greet:0'), greeting);
-  assert.deepEqual(turn.get('output:text:greet:0:preTemplated'), { type: 'text', text: 'Hello {properties.name}, you said "{memory.current.input}".', delay: 0 });
+  assert.deepEqual(turn.get('output:text:greet:0:preTemplated'), {
+    type: 'text',
+    text: 'Hello {properties.name}, you said "{memory.current.input}".',
+    delay: 0,
+  });
   assert.deepEqual(turn.get('output:text:greet:0:postTemplated'), greeting);
   assert.deepEqual(turn.get('output:text:greet:1'), untouched);
   assert.deepEqual(turn.get('output:image:greet:2'), image);
-  assert.deepEqual(turn.get('output:image:greet:2:preTemplated'), outputSet.outputSet[0]!.outputs[2]!.valueAlternatives[0]);
+  assert.deepEqual(
+    turn.get('output:image:greet:2:preTemplated'),
+    outputSet.outputSet[0]!.outputs[2]!.valueAlternatives[0],
+  );
   assert.deepEqual(turn.get('output:buttons:greet:3'), buttons);
 
   const entries = turn.entriesWithPrefix('');
-  assert.equal(entries.find((entry) => entry.key === 'output:text:greet:0')!.public, true, 'the templated item stays public');
+  assert.equal(
+    entries.find((entry) => entry.key === 'output:text:greet:0')!.public,
+    true,
+    'the templated item stays public',
+  );
   assert.equal(entries.find((entry) => entry.key === 'output:text:greet:0:preTemplated')!.public, false);
   assert.equal(entries.find((entry) => entry.key === 'quickReplies:greet:postTemplated')!.public, false);
 
-  const list = turn.output['output'] as unknown[];
+  const list = turn.output.output as unknown[];
   assert.deepEqual(list, [greeting, untouched, image, buttons]);
   assert.equal(list[0], turn.get('output:text:greet:0'), 'the output list holds the templated item itself');
   assert.equal(list[1], turn.get('output:text:greet:1'), 'an item with nothing to render is left as it is');
@@ -113,25 +170,38 @@ test('quick replies are templated in the step data and in the conversation outpu
   assert.deepEqual(turn.get('quickReplies:greet'), templated);
   assert.deepEqual(turn.get('quickReplies:greet:preTemplated'), outputSet.outputSet[0]!.quickReplies);
   assert.deepEqual(turn.get('quickReplies:greet:postTemplated'), templated);
-  assert.deepEqual(turn.output['quickReplies'], templated, 'our decision: the client and the next turn see templated values');
+  assert.deepEqual(
+    turn.output.quickReplies,
+    templated,
+    'our decision: the client and the next turn see templated values',
+  );
 });
 
 test('nothing to render: no copies, no changes, the same objects', async () => {
   const turn = turnWith(['plain']);
   await runTasks(turn);
   assert.deepEqual(keys(turn), ['actions', 'output:text:plain', 'quickReplies:plain']);
-  assert.deepEqual(turn.output['output'], [{ type: 'text', text: 'Nothing to render', delay: 0 }]);
-  assert.equal((turn.output['output'] as unknown[])[0], turn.get('output:text:plain'));
-  assert.deepEqual(turn.output['quickReplies'], [{ value: 'Ok', expressions: 'ok' }]);
+  assert.deepEqual(turn.output.output, [{ type: 'text', text: 'Nothing to render', delay: 0 }]);
+  assert.equal((turn.output.output as unknown[])[0], turn.get('output:text:plain'));
+  assert.deepEqual(turn.output.quickReplies, [{ value: 'Ok', expressions: 'ok' }]);
   assert.equal(turn.get(TEMPLATING_ERRORS_KEY), undefined);
 });
 
 test('items across several actions keep their order; missing values render empty', async () => {
   const turn = turnWith(['plain', 'greet', 'later'], { city: 'Graz' });
   await runTasks(turn);
-  const texts = (turn.output['output'] as Array<Record<string, unknown>>).map((item) => item['text'] ?? item['uri'] ?? item['label']);
-  assert.deepEqual(texts, ['Nothing to render', 'Hello , you said "hi there".', 'No template here {"a": 1}', 'https://img/graz.png', 'Pick', 'Second: ']);
-  assert.deepEqual(turn.output['quickReplies'], [
+  const texts = (turn.output.output as Array<Record<string, unknown>>).map(
+    (item) => item.text ?? item.uri ?? item.label,
+  );
+  assert.deepEqual(texts, [
+    'Nothing to render',
+    'Hello , you said "hi there".',
+    'No template here {"a": 1}',
+    'https://img/graz.png',
+    'Pick',
+    'Second: ',
+  ]);
+  assert.deepEqual(turn.output.quickReplies, [
     { value: 'Ok', expressions: 'ok' },
     { value: 'Weather in Graz', expressions: 'property(city(graz))' },
     { value: 'Bye', expressions: 'goodbye(bye)' },
@@ -144,7 +214,10 @@ test('a field whose template fails becomes empty text, the problem is recorded, 
   await runTasks(turn);
   assert.deepEqual(turn.get('output:text:broken'), { type: 'text', text: '', title: 'Fine Anna', delay: 0 });
   assert.deepEqual(turn.get('output:text:later'), { type: 'text', text: 'Second: Anna', delay: 0 });
-  assert.deepEqual(turn.output['output'], [{ type: 'text', text: '', title: 'Fine Anna', delay: 0 }, { type: 'text', text: 'Second: Anna', delay: 0 }]);
+  assert.deepEqual(turn.output.output, [
+    { type: 'text', text: '', title: 'Fine Anna', delay: 0 },
+    { type: 'text', text: 'Second: Anna', delay: 0 },
+  ]);
   const errors = turn.get(TEMPLATING_ERRORS_KEY) as Array<{ key: string; field: string; message: string }>;
   assert.equal(errors.length, 1);
   assert.equal(errors[0]!.key, 'output:text:broken');
@@ -159,7 +232,7 @@ test('the LLM raw answer (a string under output:text:langchain:*) is not re-temp
   turn.appendOutput('output', item);
   await runTasks(turn);
   assert.equal(turn.get('output:text:langchain:openai'), 'Use {properties.name} literally');
-  assert.equal((turn.output['output'] as unknown[])[0], item);
+  assert.equal((turn.output.output as unknown[])[0], item);
   assert.deepEqual(keys(turn), ['actions', 'output:text:langchain:openai']);
 });
 
@@ -171,7 +244,7 @@ test('a second templating task in the same turn does not render templated text a
   await again.execute(turn);
   assert.equal((turn.get('output:text:later') as { text: string }).text, 'Second: {properties.secret}');
   assert.deepEqual(turn.get('quickReplies:later'), [{ value: '{properties.secret}!', expressions: 'x' }]);
-  assert.deepEqual(turn.output['output'], [{ type: 'text', text: 'Second: {properties.secret}', delay: 0 }]);
+  assert.deepEqual(turn.output.output, [{ type: 'text', text: 'Second: {properties.secret}', delay: 0 }]);
 });
 
 test('an item that reached the output list as a copy is matched by value', async () => {
@@ -179,5 +252,8 @@ test('an item that reached the output list as a copy is matched by value', async
   turn.set('output:text:x', { type: 'text', text: 'Hi {properties.name}' }, true);
   turn.appendOutput('output', { type: 'text', text: 'other' }, { type: 'text', text: 'Hi {properties.name}' });
   await runTasks(turn);
-  assert.deepEqual(turn.output['output'], [{ type: 'text', text: 'other' }, { type: 'text', text: 'Hi Anna' }]);
+  assert.deepEqual(turn.output.output, [
+    { type: 'text', text: 'other' },
+    { type: 'text', text: 'Hi Anna' },
+  ]);
 });

@@ -67,7 +67,9 @@ class TurnTemplater {
   /** Renders every template string inside `value` (plain objects and lists are copied, never changed). */
   value(value: unknown, key: string, field: string, depth = 0): Templated {
     if (typeof value === 'string') {
-      return needsRendering(value) ? { value: this.render(value, key, field), rendered: true } : { value, rendered: false };
+      return needsRendering(value)
+        ? { value: this.render(value, key, field), rendered: true }
+        : { value, rendered: false };
     }
     if (depth >= MAX_DEPTH || value === null || typeof value !== 'object') return { value, rendered: false };
     if (Array.isArray(value)) {
@@ -79,7 +81,8 @@ class TurnTemplater {
       });
       return rendered ? { value: list, rendered } : { value, rendered };
     }
-    if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null) return { value, rendered: false };
+    if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null)
+      return { value, rendered: false };
     let rendered = false;
     const copy: Record<string, unknown> = {};
     for (const [name, fieldValue] of Object.entries(value)) {
@@ -98,7 +101,8 @@ function isCopyKey(key: string): boolean {
 /** Replaces `original` by `replacement` in a list: by identity, else the first deep-equal element not yet replaced. */
 function replaceIn(list: unknown[], replaced: Set<number>, original: unknown, replacement: unknown): void {
   let index = list.findIndex((element, position) => element === original && !replaced.has(position));
-  if (index === -1) index = list.findIndex((element, position) => !replaced.has(position) && isDeepStrictEqual(element, original));
+  if (index === -1)
+    index = list.findIndex((element, position) => !replaced.has(position) && isDeepStrictEqual(element, original));
   if (index === -1) return;
   list[index] = replacement;
   replaced.add(index);
@@ -107,7 +111,7 @@ function replaceIn(list: unknown[], replaced: Set<number>, original: unknown, re
 function templateTurn(turn: Turn): void {
   const templater = new TurnTemplater(turn);
 
-  const outputList = Array.isArray(turn.output['output']) ? [...(turn.output['output'] as unknown[])] : undefined;
+  const outputList = Array.isArray(turn.output.output) ? [...(turn.output.output as unknown[])] : undefined;
   const outputReplaced = new Set<number>();
   let outputChanged = false;
   for (const entry of turn.entriesWithPrefix('output:')) {
@@ -126,7 +130,7 @@ function templateTurn(turn: Turn): void {
   }
   if (outputList && outputChanged) turn.setOutput('output', outputList);
 
-  const replyList = Array.isArray(turn.output['quickReplies']) ? [...(turn.output['quickReplies'] as unknown[])] : undefined;
+  const replyList = Array.isArray(turn.output.quickReplies) ? [...(turn.output.quickReplies as unknown[])] : undefined;
   const replyReplaced = new Set<number>();
   let repliesChanged = false;
   for (const entry of turn.entriesWithPrefix('quickReplies:')) {

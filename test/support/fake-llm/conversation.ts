@@ -18,7 +18,10 @@ function chatMessages(messages: any[]): SentConversation {
   const system = messages.filter((m) => m.role === 'system').map((m) => textOf(m.content));
   return {
     system: system.length > 0 ? system.join('\n') : undefined,
-    messages: messages.filter((m) => m.role === 'user' || m.role === 'assistant').filter((m) => textOf(m.content) !== '').map((m) => ({ role: m.role, text: textOf(m.content) })),
+    messages: messages
+      .filter((m) => m.role === 'user' || m.role === 'assistant')
+      .filter((m) => textOf(m.content) !== '')
+      .map((m) => ({ role: m.role, text: textOf(m.content) })),
   };
 }
 
@@ -30,7 +33,9 @@ export function sentConversation(protocol: Protocol, request: RecordedRequest): 
       return chatMessages(body.messages ?? []);
     case 'anthropic': {
       const system = body.system === undefined ? undefined : textOf(body.system);
-      const messages = (body.messages ?? []).map((m: any) => ({ role: m.role, text: textOf(m.content) })).filter((m: { text: string }) => m.text !== '');
+      const messages = (body.messages ?? [])
+        .map((m: any) => ({ role: m.role, text: textOf(m.content) }))
+        .filter((m: { text: string }) => m.text !== '');
       return { system, messages };
     }
     case 'gemini': {

@@ -52,8 +52,10 @@ export function jsonReply(status: number, body: unknown): HttpReply {
 }
 
 export function sseReply(events: ReadonlyArray<{ event?: string; data: unknown }>): HttpReply {
-  const chunks = events.map(({ event, data }) =>
-    `${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
+  const chunks = events.map(
+    ({ event, data }) =>
+      `${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`,
+  );
   return { status: 200, contentType: 'text/event-stream', chunks };
 }
 
@@ -86,12 +88,20 @@ export class FakeProvider {
         } catch {
           body = undefined;
         }
-        const recorded: RecordedRequest = { method: request.method ?? 'GET', path: request.url ?? '/', headers: request.headers, body, rawBody };
+        const recorded: RecordedRequest = {
+          method: request.method ?? 'GET',
+          path: request.url ?? '/',
+          headers: request.headers,
+          body,
+          rawBody,
+        };
         this.requests.push(recorded);
         for (const resolve of this.#waiting.splice(0)) resolve(recorded);
         const script = this.#queue.shift();
         if (script && 'hang' in script) return;
-        const reply = script ? encode(script, recorded) : jsonReply(500, { error: { message: 'no scripted reply left in the fake provider' } });
+        const reply = script
+          ? encode(script, recorded)
+          : jsonReply(500, { error: { message: 'no scripted reply left in the fake provider' } });
         response.writeHead(reply.status, { 'content-type': reply.contentType });
         for (const chunk of reply.chunks) response.write(chunk);
         response.end();

@@ -54,7 +54,10 @@ export interface ApiClientOptions {
    * Called on every 401 answer with the token that was sent. While `canRetry`, answering true sends the request
    * once more (the handler got a new token); otherwise the app asks the user to sign in.
    */
-  readonly onUnauthorized?: (sentToken: string | undefined, canRetry: boolean) => boolean | void | Promise<boolean | void>;
+  readonly onUnauthorized?: (
+    sentToken: string | undefined,
+    canRetry: boolean,
+  ) => boolean | void | Promise<boolean | void>;
   readonly fetch?: typeof fetch;
 }
 
@@ -78,7 +81,9 @@ export function createApiClient(options: ApiClientOptions = {}): ApiClient {
   const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
 
   const send = async (method: string, path: string, o: RequestOptions, retried = false): Promise<Response> => {
-    const headers: Record<string, string> = { accept: o.as === 'blob' ? '*/*' : 'application/json, application/problem+json, text/plain;q=0.9, */*;q=0.5' };
+    const headers: Record<string, string> = {
+      accept: o.as === 'blob' ? '*/*' : 'application/json, application/problem+json, text/plain;q=0.9, */*;q=0.5',
+    };
     const token = await options.getToken?.();
     if (token) headers.authorization = `Bearer ${token}`;
     let body: BodyInit | undefined;
@@ -94,7 +99,10 @@ export function createApiClient(options: ApiClientOptions = {}): ApiClient {
       response = await doFetch(base + withQuery(path, o.query), { method, headers, body, signal: o.signal });
     } catch (error) {
       if ((error as Error).name === 'AbortError') throw error;
-      throw new ApiError(0, { title: 'Network error', detail: `The service could not be reached (${(error as Error).message}).` });
+      throw new ApiError(0, {
+        title: 'Network error',
+        detail: `The service could not be reached (${(error as Error).message}).`,
+      });
     }
     if (response.status === 401 && options.onUnauthorized) {
       const retry = await options.onUnauthorized(token, !retried && !(o.body instanceof ReadableStream));
@@ -110,7 +118,10 @@ export function createApiClient(options: ApiClientOptions = {}): ApiClient {
         const parsed: unknown = JSON.parse(text);
         problem = typeof parsed === 'object' && parsed !== null ? (parsed as Problem) : { detail: text };
       } catch {
-        problem = { title: response.statusText, detail: text || `${method} ${path} answered ${response.status} ${response.statusText}.` };
+        problem = {
+          title: response.statusText,
+          detail: text || `${method} ${path} answered ${response.status} ${response.statusText}.`,
+        };
       }
       throw new ApiError(response.status, { status: response.status, ...problem });
     }

@@ -3,8 +3,15 @@ import { sseEvents } from '../lib/sse.ts';
 import { ApiError, type ApiClient, type Problem } from './client.ts';
 import type { ResourceKind } from './resources.ts';
 import type {
-  AgentDeployments, BotTrigger, Conversation, ConversationDescriptor, DeploymentStatus, Descriptor, HealthReport,
-  LogEntry, SecretMetadata,
+  AgentDeployments,
+  BotTrigger,
+  Conversation,
+  ConversationDescriptor,
+  DeploymentStatus,
+  Descriptor,
+  HealthReport,
+  LogEntry,
+  SecretMetadata,
 } from './types.ts';
 
 export type Api = ReturnType<typeof endpoints>;
@@ -19,44 +26,67 @@ export function endpoints(client: ApiClient) {
     resourceKinds: () => client.get<ResourceKind[]>('/resourcekinds'),
     descriptors: (storePath: string, query: { filter?: string; index?: number; limit?: number } = {}) =>
       client.get<Descriptor[]>(`${storePath}/descriptors`, { query }),
-    read: <T = unknown>(storePath: string, id: string, version: number) => client.get<T>(`${storePath}/${enc(id)}`, { query: { version } }),
-    currentVersion: async (storePath: string, id: string) => Number(await client.get<string | number>(`${storePath}/${enc(id)}/currentversion`, { as: 'text' })),
+    read: <T = unknown>(storePath: string, id: string, version: number) =>
+      client.get<T>(`${storePath}/${enc(id)}`, { query: { version } }),
+    currentVersion: async (storePath: string, id: string) =>
+      Number(await client.get<string | number>(`${storePath}/${enc(id)}/currentversion`, { as: 'text' })),
     /** Creates version 1; answers the new resource's URI. */
-    create: async (storePath: string, body: unknown) => (await client.request('POST', storePath, { json: body })).headers.get('location') ?? '',
+    create: async (storePath: string, body: unknown) =>
+      (await client.request('POST', storePath, { json: body })).headers.get('location') ?? '',
     /** Writes the next version; answers its URI. */
     update: async (storePath: string, id: string, version: number, body: unknown) =>
-      (await client.request('PUT', `${storePath}/${enc(id)}`, { query: { version }, json: body })).headers.get('location') ?? '',
+      (await client.request('PUT', `${storePath}/${enc(id)}`, { query: { version }, json: body })).headers.get(
+        'location',
+      ) ?? '',
     duplicate: async (storePath: string, id: string, version: number) =>
       (await client.request('POST', `${storePath}/${enc(id)}`, { query: { version } })).headers.get('location') ?? '',
     remove: (storePath: string, id: string, version: number, permanent = false) =>
       client.request('DELETE', `${storePath}/${enc(id)}`, { query: { version, permanent: permanent || undefined } }),
     descriptor: (id: string) => client.get<Descriptor>(`/descriptorstore/descriptors/${enc(id)}`),
     describe: (id: string, version: number | undefined, document: { name?: string; description?: string }) =>
-      client.request('PATCH', `/descriptorstore/descriptors/${enc(id)}`, { query: { version }, json: { operation: 'SET', document } }),
+      client.request('PATCH', `/descriptorstore/descriptors/${enc(id)}`, {
+        query: { version },
+        json: { operation: 'SET', document },
+      }),
 
     // Deployments
     deploy: (environment: string, agentId: string, version: number) =>
-      client.request<DeploymentStatus>('POST', `/administration/${enc(environment)}/deploy/${enc(agentId)}`, { query: { version, autoDeploy: true } }),
+      client.request<DeploymentStatus>('POST', `/administration/${enc(environment)}/deploy/${enc(agentId)}`, {
+        query: { version, autoDeploy: true },
+      }),
     undeploy: (environment: string, agentId: string, version: number) =>
       client.request('POST', `/administration/${enc(environment)}/undeploy/${enc(agentId)}`, { query: { version } }),
     deploymentStatus: (environment: string, agentId: string, version: number) =>
-      client.get<DeploymentStatus>(`/administration/${enc(environment)}/deploymentstatus/${enc(agentId)}`, { query: { version } }),
+      client.get<DeploymentStatus>(`/administration/${enc(environment)}/deploymentstatus/${enc(agentId)}`, {
+        query: { version },
+      }),
     agentDeployments: (agentId: string) => client.get<AgentDeployments>(`/administration/deploy/${enc(agentId)}`),
     deployments: () => client.get<DeploymentStatus[]>('/deploymentstore/deployments'),
 
     // Conversations
     start: async (agentId: string, environment: string, userId: string | undefined) => {
-      const answer = await client.request<Conversation>('POST', `/agents/${enc(agentId)}/start`, { query: { environment, userId } });
+      const answer = await client.request<Conversation>('POST', `/agents/${enc(agentId)}/start`, {
+        query: { environment, userId },
+      });
       return answer.data;
     },
     /**
      * Sends a message and follows the turn (`POST /agents/<id>/stream`): `onToken` gets the LLM's text as it
      * streams; resolves with the conversation when the turn is done.
      */
-    sayStreaming: async (conversationId: string, input: string, onToken: (text: string) => void): Promise<Conversation> => {
-      const response = await client.stream(`/agents/${enc(conversationId)}/stream`, {
-        query: { returnDetailed: true, returnCurrentStepOnly: false }, json: { input },
-      }, 'POST');
+    sayStreaming: async (
+      conversationId: string,
+      input: string,
+      onToken: (text: string) => void,
+    ): Promise<Conversation> => {
+      const response = await client.stream(
+        `/agents/${enc(conversationId)}/stream`,
+        {
+          query: { returnDetailed: true, returnCurrentStepOnly: false },
+          json: { input },
+        },
+        'POST',
+      );
       let result: Conversation | undefined;
       let failure: ApiError | undefined;
       for await (const event of sseEvents(response.body!)) {
@@ -70,25 +100,37 @@ export function endpoints(client: ApiClient) {
       return result;
     },
     conversation: (conversationId: string) =>
-      client.get<Conversation>(`/agents/${enc(conversationId)}`, { query: { returnDetailed: true, returnCurrentStepOnly: false } }),
+      client.get<Conversation>(`/agents/${enc(conversationId)}`, {
+        query: { returnDetailed: true, returnCurrentStepOnly: false },
+      }),
     undo: (conversationId: string) => client.request('POST', `/agents/${enc(conversationId)}/undo`),
     redo: (conversationId: string) => client.request('POST', `/agents/${enc(conversationId)}/redo`),
     end: (conversationId: string) => client.request('POST', `/agents/${enc(conversationId)}/endConversation`),
-    conversations: (query: { agentId?: string; userId?: string; conversationState?: string; index?: number; limit?: number }) =>
-      client.get<ConversationDescriptor[]>('/conversationstore/conversations', { query }),
-    storedConversation: (conversationId: string) => client.get<Conversation>(`/conversationstore/conversations/${enc(conversationId)}`),
-    deleteConversation: (conversationId: string) => client.request('DELETE', `/conversationstore/conversations/${enc(conversationId)}`),
+    conversations: (query: {
+      agentId?: string;
+      userId?: string;
+      conversationState?: string;
+      index?: number;
+      limit?: number;
+    }) => client.get<ConversationDescriptor[]>('/conversationstore/conversations', { query }),
+    storedConversation: (conversationId: string) =>
+      client.get<Conversation>(`/conversationstore/conversations/${enc(conversationId)}`),
+    deleteConversation: (conversationId: string) =>
+      client.request('DELETE', `/conversationstore/conversations/${enc(conversationId)}`),
 
     // Operations
     health: () => client.get<HealthReport>('/q/health/ready'),
     metrics: () => client.get<string>('/q/metrics', { as: 'text' }),
-    logs: (query: { level?: string; search?: string; limit?: number }) => client.get<LogEntry[]>('/administration/logs', { query }),
-    logStream: (query: { level?: string; search?: string }, signal: AbortSignal) => client.stream('/administration/logs/stream', { query, signal }),
+    logs: (query: { level?: string; search?: string; limit?: number }) =>
+      client.get<LogEntry[]>('/administration/logs', { query }),
+    logStream: (query: { level?: string; search?: string }, signal: AbortSignal) =>
+      client.stream('/administration/logs/stream', { query, signal }),
 
     // Managed agents
     triggers: () => client.get<BotTrigger[]>('/bottriggerstore/bottriggers'),
     createTrigger: (trigger: BotTrigger) => client.request('POST', '/bottriggerstore/bottriggers', { json: trigger }),
-    updateTrigger: (trigger: BotTrigger) => client.request('PUT', `/bottriggerstore/bottriggers/${enc(trigger.intent)}`, { json: trigger }),
+    updateTrigger: (trigger: BotTrigger) =>
+      client.request('PUT', `/bottriggerstore/bottriggers/${enc(trigger.intent)}`, { json: trigger }),
     deleteTrigger: (intent: string) => client.request('DELETE', `/bottriggerstore/bottriggers/${enc(intent)}`),
 
     // Secrets (write-only values)
@@ -103,19 +145,41 @@ export function endpoints(client: ApiClient) {
     // Backup
     /** Exports an agent version; answers the download path (the Location). */
     exportAgent: async (agentId: string, agentVersion: number) =>
-      (await client.request('POST', `/backup/export/${enc(agentId)}`, { query: { agentVersion } })).headers.get('location') ?? `/backup/export/${agentId}-${agentVersion}.zip`,
+      (await client.request('POST', `/backup/export/${enc(agentId)}`, { query: { agentVersion } })).headers.get(
+        'location',
+      ) ?? `/backup/export/${agentId}-${agentVersion}.zip`,
     download: (path: string) => client.request<Blob>('GET', path, { as: 'blob' }).then((a) => a.data),
     importPreview: (zip: Blob, strategy: string, selectedResources?: string[]) =>
-      client.request<unknown>('POST', '/backup/import/preview', {
-        body: zip, contentType: 'application/zip',
-        query: { strategy, selectedResources: selectedResources && selectedResources.length > 0 ? selectedResources.join(',') : undefined },
-      }).then((a) => a.data),
+      client
+        .request<unknown>('POST', '/backup/import/preview', {
+          body: zip,
+          contentType: 'application/zip',
+          query: {
+            strategy,
+            selectedResources:
+              selectedResources && selectedResources.length > 0 ? selectedResources.join(',') : undefined,
+          },
+        })
+        .then((a) => a.data),
     importZip: async (zip: Blob, strategy: string, selectedResources?: string[]) => {
-      const answer = await client.request<{ agentId?: string; agentVersion?: number; location?: string }>('POST', '/backup/import', {
-        body: zip, contentType: 'application/zip',
-        query: { strategy, selectedResources: selectedResources && selectedResources.length > 0 ? selectedResources.join(',') : undefined },
-      });
-      return { location: answer.headers.get('location') ?? answer.data?.location ?? '', agentId: answer.data?.agentId, agentVersion: answer.data?.agentVersion };
+      const answer = await client.request<{ agentId?: string; agentVersion?: number; location?: string }>(
+        'POST',
+        '/backup/import',
+        {
+          body: zip,
+          contentType: 'application/zip',
+          query: {
+            strategy,
+            selectedResources:
+              selectedResources && selectedResources.length > 0 ? selectedResources.join(',') : undefined,
+          },
+        },
+      );
+      return {
+        location: answer.headers.get('location') ?? answer.data?.location ?? '',
+        agentId: answer.data?.agentId,
+        agentVersion: answer.data?.agentVersion,
+      };
     },
   };
 }

@@ -1,7 +1,17 @@
 /** A side panel (a modal dialog): Escape or the close button closes it; focus moves in and back. */
 import { useEffect, useRef, type ReactNode } from 'react';
 
-export function Drawer({ title, open, onClose, children }: { title: string; open: boolean; onClose: () => void; children: ReactNode }) {
+export function Drawer({
+  title,
+  open,
+  onClose,
+  children,
+}: {
+  title: string;
+  open: boolean;
+  onClose: () => void;
+  children: ReactNode;
+}) {
   const panel = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (!open) return;
@@ -30,7 +40,9 @@ export function Drawer({ title, open, onClose, children }: { title: string; open
       >
         <div className="drawer-head">
           <h2 id="drawer-title">{title}</h2>
-          <button type="button" onClick={onClose} aria-label="Close details">✕</button>
+          <button type="button" onClick={onClose} aria-label="Close details">
+            ✕
+          </button>
         </div>
         <div className="drawer-body">{children}</div>
       </div>

@@ -7,7 +7,17 @@ import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirro
 import { bracketMatching, defaultHighlightStyle, syntaxHighlighting } from '@codemirror/language';
 import { json } from '@codemirror/lang-json';
 import { EditorState, RangeSet, StateEffect, StateField, type Extension } from '@codemirror/state';
-import { Decoration, EditorView, GutterMarker, gutter, highlightActiveLine, highlightActiveLineGutter, keymap, lineNumbers, type DecorationSet } from '@codemirror/view';
+import {
+  Decoration,
+  EditorView,
+  GutterMarker,
+  gutter,
+  highlightActiveLine,
+  highlightActiveLineGutter,
+  keymap,
+  lineNumbers,
+  type DecorationSet,
+} from '@codemirror/view';
 import { useEffect, useId, useRef } from 'react';
 import type { JsonIssue } from '../lib/json-locate.ts';
 
@@ -40,8 +50,12 @@ function buildIssueState(state: EditorState, issues: readonly JsonIssue[]): Issu
     byLine.set(line, [...(byLine.get(line) ?? []), issue.message]);
   }
   const sorted = [...byLine.entries()].sort((a, b) => a[0] - b[0]);
-  const lines = Decoration.set(sorted.map(([n]) => Decoration.line({ class: 'cm-issue-line' }).range(state.doc.line(n).from)));
-  const markers = RangeSet.of(sorted.map(([n, messages]) => new IssueMarker(messages.join('\n')).range(state.doc.line(n).from)));
+  const lines = Decoration.set(
+    sorted.map(([n]) => Decoration.line({ class: 'cm-issue-line' }).range(state.doc.line(n).from)),
+  );
+  const markers = RangeSet.of(
+    sorted.map(([n, messages]) => new IssueMarker(messages.join('\n')).range(state.doc.line(n).from)),
+  );
   return { lines, markers };
 }
 
@@ -76,7 +90,14 @@ export interface JsonEditorProps {
   readonly minHeight?: string;
 }
 
-export function JsonEditor({ label, value, onChange, issues = [], readOnly = false, minHeight = '16rem' }: JsonEditorProps) {
+export function JsonEditor({
+  label,
+  value,
+  onChange,
+  issues = [],
+  readOnly = false,
+  minHeight = '16rem',
+}: JsonEditorProps) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   const onChangeRef = useRef(onChange);
@@ -101,7 +122,12 @@ export function JsonEditor({ label, value, onChange, issues = [], readOnly = fal
       EditorView.lineWrapping,
       EditorState.readOnly.of(readOnly),
       EditorView.editable.of(!readOnly),
-      EditorView.contentAttributes.of({ 'aria-label': label, 'aria-describedby': `${id}-issues`, 'aria-multiline': 'true', role: 'textbox' }),
+      EditorView.contentAttributes.of({
+        'aria-label': label,
+        'aria-describedby': `${id}-issues`,
+        'aria-multiline': 'true',
+        role: 'textbox',
+      }),
       EditorView.updateListener.of((update) => {
         if (update.docChanged) onChangeRef.current?.(update.state.doc.toString());
       }),

@@ -45,19 +45,34 @@ export function Layout({ children }: { children: ReactNode }) {
 
   return (
     <div className="app">
-      <a className="skip-link" href="#main">Skip to content</a>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
       <header className="topbar">
-        <Link to={BASE} className="brand">Agent manager</Link>
+        <Link to={BASE} className="brand">
+          Agent manager
+        </Link>
         {status === 'signed-in' && (
           <div className="account">
             <span className="account-name" data-testid="signed-in-user">
               {user?.name ?? 'Signed in'}
-              <span className="account-roles"> · {user?.roles.length ? user.roles.join(', ') : 'no role of this service'}</span>
+              <span className="account-roles">
+                {' '}
+                · {user?.roles.length ? user.roles.join(', ') : 'no role of this service'}
+              </span>
             </span>
-            <button type="button" className="sign-out" onClick={signOut}>Sign out</button>
+            <button type="button" className="sign-out" onClick={signOut}>
+              Sign out
+            </button>
           </div>
         )}
-        <button type="button" className="menu-button" aria-expanded={menuOpen} aria-controls="nav" onClick={() => setMenuOpen(!menuOpen)}>
+        <button
+          type="button"
+          className="menu-button"
+          aria-expanded={menuOpen}
+          aria-controls="nav"
+          onClick={() => setMenuOpen(!menuOpen)}
+        >
           Menu
         </button>
       </header>

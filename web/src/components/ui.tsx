@@ -2,7 +2,15 @@
 import { useId, useState, type ReactNode } from 'react';
 import { ApiError } from '../api/client.ts';
 
-export function PageHeader({ title, children, description }: { title: string; description?: ReactNode; children?: ReactNode }) {
+export function PageHeader({
+  title,
+  children,
+  description,
+}: {
+  title: string;
+  description?: ReactNode;
+  children?: ReactNode;
+}) {
   return (
     <header className="page-header">
       <div>
@@ -53,8 +61,17 @@ export function Empty({ children }: { children: ReactNode }) {
 }
 
 const badgeKinds: Record<string, string> = {
-  READY: 'ok', UP: 'ok', IN_PROGRESS: 'busy', ERROR: 'bad', DOWN: 'bad', NOT_FOUND: 'none', ENDED: 'none',
-  EXECUTION_INTERRUPTED: 'warn', CREATE: 'ok', UPDATE: 'busy', SKIP: 'none',
+  READY: 'ok',
+  UP: 'ok',
+  IN_PROGRESS: 'busy',
+  ERROR: 'bad',
+  DOWN: 'bad',
+  NOT_FOUND: 'none',
+  ENDED: 'none',
+  EXECUTION_INTERRUPTED: 'warn',
+  CREATE: 'ok',
+  UPDATE: 'busy',
+  SKIP: 'none',
 };
 
 export function Badge({ status, label }: { status: string; label?: string }) {
@@ -86,11 +103,28 @@ interface FieldProps {
 }
 
 /** A labelled input with its hint and error tied to it for screen readers. */
-export function Field({ label, value, onChange, type = 'text', hint, error, required, multiline, placeholder, autoComplete, name }: FieldProps) {
+export function Field({
+  label,
+  value,
+  onChange,
+  type = 'text',
+  hint,
+  error,
+  required,
+  multiline,
+  placeholder,
+  autoComplete,
+  name,
+}: FieldProps) {
   const id = useId();
   const describedBy = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
   const common = {
-    id, value, required, placeholder, name, autoComplete,
+    id,
+    value,
+    required,
+    placeholder,
+    name,
+    autoComplete,
     'aria-invalid': error ? true : undefined,
     'aria-describedby': describedBy,
   };
@@ -105,30 +139,73 @@ export function Field({ label, value, onChange, type = 'text', hint, error, requ
       ) : (
         <input {...common} type={type} onChange={(e) => onChange(e.target.value)} />
       )}
-      {hint && <small id={`${id}-hint`} className="muted">{hint}</small>}
-      {error && <small id={`${id}-error`} className="field-error">{error}</small>}
+      {hint && (
+        <small id={`${id}-hint`} className="muted">
+          {hint}
+        </small>
+      )}
+      {error && (
+        <small id={`${id}-error`} className="field-error">
+          {error}
+        </small>
+      )}
     </div>
   );
 }
 
-export function Select({ label, value, onChange, options, hint }: { label: string; value: string; onChange: (v: string) => void; options: readonly (string | { value: string; label: string })[]; hint?: string }) {
+export function Select({
+  label,
+  value,
+  onChange,
+  options,
+  hint,
+}: {
+  label: string;
+  value: string;
+  onChange: (v: string) => void;
+  options: readonly (string | { value: string; label: string })[];
+  hint?: string;
+}) {
   const id = useId();
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
-      <select id={id} value={value} onChange={(e) => onChange(e.target.value)} aria-describedby={hint ? `${id}-hint` : undefined}>
+      <select
+        id={id}
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        aria-describedby={hint ? `${id}-hint` : undefined}
+      >
         {options.map((o) => {
           const opt = typeof o === 'string' ? { value: o, label: o } : o;
-          return <option key={opt.value} value={opt.value}>{opt.label}</option>;
+          return (
+            <option key={opt.value} value={opt.value}>
+              {opt.label}
+            </option>
+          );
         })}
       </select>
-      {hint && <small id={`${id}-hint`} className="muted">{hint}</small>}
+      {hint && (
+        <small id={`${id}-hint`} className="muted">
+          {hint}
+        </small>
+      )}
     </div>
   );
 }
 
 /** A button that asks again before a destructive action. */
-export function ConfirmButton({ children, onConfirm, disabled, question }: { children: ReactNode; onConfirm: () => void; disabled?: boolean; question: string }) {
+export function ConfirmButton({
+  children,
+  onConfirm,
+  disabled,
+  question,
+}: {
+  children: ReactNode;
+  onConfirm: () => void;
+  disabled?: boolean;
+  question: string;
+}) {
   const [asking, setAsking] = useState(false);
   if (!asking) {
     return (
@@ -140,8 +217,20 @@ export function ConfirmButton({ children, onConfirm, disabled, question }: { chi
   return (
     <span className="confirm" role="group" aria-label={question}>
       <span>{question}</span>
-      <button type="button" className="danger" autoFocus onClick={() => { setAsking(false); onConfirm(); }}>Yes</button>
-      <button type="button" onClick={() => setAsking(false)}>No</button>
+      <button
+        type="button"
+        className="danger"
+        autoFocus
+        onClick={() => {
+          setAsking(false);
+          onConfirm();
+        }}
+      >
+        Yes
+      </button>
+      <button type="button" onClick={() => setAsking(false)}>
+        No
+      </button>
     </span>
   );
 }

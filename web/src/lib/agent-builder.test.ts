@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { blankForm, buildSimpleAgent, createBlankAgent, createSimpleAgent, exampleForm, slug, validateForm } from './agent-builder.ts';
+import {
+  blankForm,
+  buildSimpleAgent,
+  createBlankAgent,
+  createSimpleAgent,
+  exampleForm,
+  slug,
+  validateForm,
+} from './agent-builder.ts';
 
 describe('guided agent form -> resources', () => {
   it('accepts the example and refuses an empty form', () => {
@@ -33,7 +41,11 @@ describe('guided agent form -> resources', () => {
       { phrase: 'see you', expressions: 'goodbye(see_you)' },
     ]);
     const rules = built.behaviorSet.behaviorGroups[0]!.behaviorRules;
-    assert.deepEqual(rules[0], { name: 'greeting -> greet', actions: ['greet'], conditions: [{ type: 'inputmatcher', configs: { expressions: 'greeting(*)' } }] });
+    assert.deepEqual(rules[0], {
+      name: 'greeting -> greet',
+      actions: ['greet'],
+      conditions: [{ type: 'inputmatcher', configs: { expressions: 'greeting(*)' } }],
+    });
     const outputs = built.outputSet.outputSet;
     assert.equal(outputs[0]!.action, 'CONVERSATION_START');
     assert.deepEqual(outputs[1]!.quickReplies, [{ value: 'bye', expressions: 'goodbye(bye)' }]);
@@ -44,7 +56,10 @@ describe('guided agent form -> resources', () => {
     const form = exampleForm();
     form.typoDistance = 2;
     const workflow = buildSimpleAgent(form).workflow({ dictionary: 'd', behaviorSet: 'b', outputSet: 'o' });
-    assert.deepEqual(workflow.packageExtensions.map((e) => e.type), ['svc://ai.svc.parser', 'svc://ai.svc.behavior', 'svc://ai.svc.output', 'svc://ai.svc.templating']);
+    assert.deepEqual(
+      workflow.packageExtensions.map((e) => e.type),
+      ['svc://ai.svc.parser', 'svc://ai.svc.behavior', 'svc://ai.svc.output', 'svc://ai.svc.templating'],
+    );
     assert.deepEqual(workflow.packageExtensions[0]!.extensions, {
       dictionaries: [{ type: 'svc://ai.svc.parser.dictionaries.regular', config: { uri: 'd' } }],
       corrections: [{ type: 'svc://ai.svc.parser.corrections.levenshtein', config: { distance: 2 } }],
@@ -54,7 +69,9 @@ describe('guided agent form -> resources', () => {
   it('gives unknown quick replies their own expression', () => {
     const form = exampleForm();
     form.replies[0]!.quickReplies = 'Tell me more!';
-    assert.deepEqual(buildSimpleAgent(form).outputSet.outputSet[1]!.quickReplies, [{ value: 'Tell me more!', expressions: 'quickReply(tell_me_more)' }]);
+    assert.deepEqual(buildSimpleAgent(form).outputSet.outputSet[1]!.quickReplies, [
+      { value: 'Tell me more!', expressions: 'quickReply(tell_me_more)' },
+    ]);
     assert.equal(slug('  '), 'value');
   });
 
@@ -72,13 +89,10 @@ describe('guided agent form -> resources', () => {
     };
     const result = await createSimpleAgent(exampleForm(), ports);
     assert.equal(result.agentUri, 'svc://x/agent/5');
-    assert.deepEqual(calls.filter((c) => c.startsWith('POST')), [
-      'POST dictionary',
-      'POST behavior',
-      'POST output',
-      'POST workflow refs',
-      'POST agent refs',
-    ]);
+    assert.deepEqual(
+      calls.filter((c) => c.startsWith('POST')),
+      ['POST dictionary', 'POST behavior', 'POST output', 'POST workflow refs', 'POST agent refs'],
+    );
     assert.ok(calls.includes('name 5 Greeter'));
     const blank = await createBlankAgent('Empty', '', ports);
     assert.equal(blank.created.length, 2);

@@ -55,8 +55,13 @@ export const exampleForm = (): SimpleAgentForm => ({
 });
 
 export const blankForm = (): SimpleAgentForm => ({
-  name: '', description: '', welcome: '', intents: [{ intent: '', words: '' }], rules: [{ intent: '', action: '' }],
-  replies: [{ action: '', text: '', quickReplies: '' }], typoDistance: 0,
+  name: '',
+  description: '',
+  welcome: '',
+  intents: [{ intent: '', words: '' }],
+  rules: [{ intent: '', action: '' }],
+  replies: [{ action: '', text: '', quickReplies: '' }],
+  typoDistance: 0,
 });
 
 export interface FormProblem {
@@ -68,12 +73,19 @@ export interface FormProblem {
 const NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
 
 export function splitList(text: string): string[] {
-  return text.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
 }
 
 /** `Good Morning!` -> `good_morning`: the entity inside an expression. */
 export function slug(text: string): string {
-  const s = text.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+  const s = text
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
   return s.length > 0 ? s : 'value';
 }
 
@@ -86,22 +98,38 @@ export function validateForm(form: SimpleAgentForm): FormProblem[] {
   const intents = new Set<string>();
   form.intents.forEach((row, i) => {
     if (isBlankRow(row)) return;
-    if (!NAME.test(row.intent.trim())) problems.push({ field: `intents.${i}.intent`, message: `Intent ${i + 1}: use letters, digits and _ (starting with a letter).` });
-    if (intents.has(row.intent.trim())) problems.push({ field: `intents.${i}.intent`, message: `Intent ${i + 1}: "${row.intent.trim()}" is listed twice.` });
+    if (!NAME.test(row.intent.trim()))
+      problems.push({
+        field: `intents.${i}.intent`,
+        message: `Intent ${i + 1}: use letters, digits and _ (starting with a letter).`,
+      });
+    if (intents.has(row.intent.trim()))
+      problems.push({
+        field: `intents.${i}.intent`,
+        message: `Intent ${i + 1}: "${row.intent.trim()}" is listed twice.`,
+      });
     intents.add(row.intent.trim());
-    if (splitList(row.words).length === 0) problems.push({ field: `intents.${i}.words`, message: `Intent ${i + 1}: list at least one word or phrase.` });
+    if (splitList(row.words).length === 0)
+      problems.push({ field: `intents.${i}.words`, message: `Intent ${i + 1}: list at least one word or phrase.` });
   });
   const actions = new Set<string>();
   form.rules.forEach((row, i) => {
     if (isBlankRow(row)) return;
-    if (!intents.has(row.intent.trim())) problems.push({ field: `rules.${i}.intent`, message: `Rule ${i + 1}: choose one of the intents above.` });
-    if (!NAME.test(row.action.trim())) problems.push({ field: `rules.${i}.action`, message: `Rule ${i + 1}: name the action with letters, digits and _.` });
+    if (!intents.has(row.intent.trim()))
+      problems.push({ field: `rules.${i}.intent`, message: `Rule ${i + 1}: choose one of the intents above.` });
+    if (!NAME.test(row.action.trim()))
+      problems.push({
+        field: `rules.${i}.action`,
+        message: `Rule ${i + 1}: name the action with letters, digits and _.`,
+      });
     actions.add(row.action.trim());
   });
   form.replies.forEach((row, i) => {
     if (isBlankRow(row)) return;
-    if (!actions.has(row.action.trim())) problems.push({ field: `replies.${i}.action`, message: `Reply ${i + 1}: choose an action produced by a rule.` });
-    if (row.text.trim() === '') problems.push({ field: `replies.${i}.text`, message: `Reply ${i + 1}: write the reply text.` });
+    if (!actions.has(row.action.trim()))
+      problems.push({ field: `replies.${i}.action`, message: `Reply ${i + 1}: choose an action produced by a rule.` });
+    if (row.text.trim() === '')
+      problems.push({ field: `replies.${i}.text`, message: `Reply ${i + 1}: write the reply text.` });
   });
   if (!form.intents.some((r) => !isBlankRow(r)) && form.welcome.trim() === '') {
     problems.push({ field: 'intents.0.intent', message: 'Add at least one intent, or a welcome message.' });
@@ -110,16 +138,39 @@ export function validateForm(form: SimpleAgentForm): FormProblem[] {
 }
 
 export interface SimpleAgentResources {
-  readonly dictionary: { words: { word: string; expressions: string }[]; phrases: { phrase: string; expressions: string }[] };
-  readonly behaviorSet: { behaviorGroups: { name: string; behaviorRules: { name: string; actions: string[]; conditions: { type: string; configs: Record<string, string> }[] }[] }[] };
-  readonly outputSet: { outputSet: { action: string; timesOccurred: number; outputs: { valueAlternatives: { type: 'text'; text: string }[] }[]; quickReplies?: { value: string; expressions: string }[] }[] };
-  workflow(uris: { dictionary: string; behaviorSet: string; outputSet: string }): { packageExtensions: { type: string; config: Record<string, unknown>; extensions?: Record<string, unknown> }[] };
+  readonly dictionary: {
+    words: { word: string; expressions: string }[];
+    phrases: { phrase: string; expressions: string }[];
+  };
+  readonly behaviorSet: {
+    behaviorGroups: {
+      name: string;
+      behaviorRules: {
+        name: string;
+        actions: string[];
+        conditions: { type: string; configs: Record<string, string> }[];
+      }[];
+    }[];
+  };
+  readonly outputSet: {
+    outputSet: {
+      action: string;
+      timesOccurred: number;
+      outputs: { valueAlternatives: { type: 'text'; text: string }[] }[];
+      quickReplies?: { value: string; expressions: string }[];
+    }[];
+  };
+  workflow(uris: { dictionary: string; behaviorSet: string; outputSet: string }): {
+    packageExtensions: { type: string; config: Record<string, unknown>; extensions?: Record<string, unknown> }[];
+  };
   agent(workflowUri: string): { packages: string[] };
 }
 
 /** The resource bodies for a valid form (see validateForm). */
 export function buildSimpleAgent(form: SimpleAgentForm): SimpleAgentResources {
-  const intents = form.intents.filter((r) => !isBlankRow(r)).map((r) => ({ intent: r.intent.trim(), words: splitList(r.words) }));
+  const intents = form.intents
+    .filter((r) => !isBlankRow(r))
+    .map((r) => ({ intent: r.intent.trim(), words: splitList(r.words) }));
   const words: { word: string; expressions: string }[] = [];
   const phrases: { phrase: string; expressions: string }[] = [];
   /** Lower-cased word -> expression, to give quick replies the expression of the word they repeat. */
@@ -134,7 +185,9 @@ export function buildSimpleAgent(form: SimpleAgentForm): SimpleAgentResources {
     }
   }
 
-  const rules = form.rules.filter((r) => !isBlankRow(r)).map((r) => ({ intent: r.intent.trim(), action: r.action.trim() }));
+  const rules = form.rules
+    .filter((r) => !isBlankRow(r))
+    .map((r) => ({ intent: r.intent.trim(), action: r.action.trim() }));
   const behaviorRules = rules.map((r, i) => ({
     name: `${r.intent} -> ${r.action}${rules.findIndex((o) => o.intent === r.intent && o.action === r.action) === i ? '' : ` (${i + 1})`}`,
     actions: [r.action],
@@ -143,10 +196,18 @@ export function buildSimpleAgent(form: SimpleAgentForm): SimpleAgentResources {
 
   const text = (t: string) => ({ valueAlternatives: [{ type: 'text' as const, text: t }] });
   const outputSet: SimpleAgentResources['outputSet']['outputSet'] = [];
-  if (form.welcome.trim() !== '') outputSet.push({ action: 'CONVERSATION_START', timesOccurred: 0, outputs: [text(form.welcome.trim())] });
+  if (form.welcome.trim() !== '')
+    outputSet.push({ action: 'CONVERSATION_START', timesOccurred: 0, outputs: [text(form.welcome.trim())] });
   for (const r of form.replies.filter((row) => !isBlankRow(row))) {
-    const entry: SimpleAgentResources['outputSet']['outputSet'][number] = { action: r.action.trim(), timesOccurred: 0, outputs: [text(r.text.trim())] };
-    const quickReplies = splitList(r.quickReplies).map((value) => ({ value, expressions: expressionOf.get(value.toLowerCase()) ?? `quickReply(${slug(value)})` }));
+    const entry: SimpleAgentResources['outputSet']['outputSet'][number] = {
+      action: r.action.trim(),
+      timesOccurred: 0,
+      outputs: [text(r.text.trim())],
+    };
+    const quickReplies = splitList(r.quickReplies).map((value) => ({
+      value,
+      expressions: expressionOf.get(value.toLowerCase()) ?? `quickReply(${slug(value)})`,
+    }));
     if (quickReplies.length > 0) entry.quickReplies = quickReplies;
     outputSet.push(entry);
   }
@@ -161,7 +222,13 @@ export function buildSimpleAgent(form: SimpleAgentForm): SimpleAgentResources {
           type: 'svc://ai.svc.parser',
           extensions: {
             dictionaries: [{ type: 'svc://ai.svc.parser.dictionaries.regular', config: { uri: uris.dictionary } }],
-            ...(form.typoDistance > 0 ? { corrections: [{ type: 'svc://ai.svc.parser.corrections.levenshtein', config: { distance: form.typoDistance } }] } : {}),
+            ...(form.typoDistance > 0
+              ? {
+                  corrections: [
+                    { type: 'svc://ai.svc.parser.corrections.levenshtein', config: { distance: form.typoDistance } },
+                  ],
+                }
+              : {}),
           },
           config: {},
         },
@@ -188,7 +255,11 @@ export interface CreatedAgent {
 }
 
 /** Creates the resources in dependency order and names each after the agent. Progress is reported per step. */
-export async function createSimpleAgent(form: SimpleAgentForm, ports: CreationPorts, progress: (step: string) => void = () => {}): Promise<CreatedAgent> {
+export async function createSimpleAgent(
+  form: SimpleAgentForm,
+  ports: CreationPorts,
+  progress: (step: string) => void = () => {},
+): Promise<CreatedAgent> {
   const built = buildSimpleAgent(form);
   const name = form.name.trim();
   const created: { kind: string; uri: string }[] = [];
@@ -202,7 +273,12 @@ export async function createSimpleAgent(form: SimpleAgentForm, ports: CreationPo
   const dictionary = await make('dictionary', 'dictionary', built.dictionary, `${name} words`);
   const behaviorSet = await make('behavior', 'behavior set', built.behaviorSet, `${name} rules`);
   const outputSet = await make('output', 'output set', built.outputSet, `${name} replies`);
-  const workflow = await make('workflow', 'workflow', built.workflow({ dictionary, behaviorSet, outputSet }), `${name} workflow`);
+  const workflow = await make(
+    'workflow',
+    'workflow',
+    built.workflow({ dictionary, behaviorSet, outputSet }),
+    `${name} workflow`,
+  );
   const agentUri = await make('agent', 'agent', built.agent(workflow), name);
   return { agentUri, created };
 }
@@ -213,5 +289,11 @@ export async function createBlankAgent(name: string, description: string, ports:
   await ports.describe(workflow, `${name} workflow`, `workflow of the agent ${name}`);
   const agentUri = await ports.create('agent', { packages: [workflow] });
   await ports.describe(agentUri, name, description);
-  return { agentUri, created: [{ kind: 'workflow', uri: workflow }, { kind: 'agent', uri: agentUri }] };
+  return {
+    agentUri,
+    created: [
+      { kind: 'workflow', uri: workflow },
+      { kind: 'agent', uri: agentUri },
+    ],
+  };
 }

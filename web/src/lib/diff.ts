@@ -24,7 +24,8 @@ export function lineDiff(oldText: string, newText: string): DiffLine[] {
   const lcs = new Uint32Array(rows * cols);
   for (let i = am.length - 1; i >= 0; i--) {
     for (let j = bm.length - 1; j >= 0; j--) {
-      lcs[i * cols + j] = am[i] === bm[j] ? lcs[(i + 1) * cols + j + 1]! + 1 : Math.max(lcs[(i + 1) * cols + j]!, lcs[i * cols + j + 1]!);
+      lcs[i * cols + j] =
+        am[i] === bm[j] ? lcs[(i + 1) * cols + j + 1]! + 1 : Math.max(lcs[(i + 1) * cols + j]!, lcs[i * cols + j + 1]!);
     }
   }
   const out: DiffLine[] = [];
@@ -45,11 +46,19 @@ export function lineDiff(oldText: string, newText: string): DiffLine[] {
     }
   }
   for (let k = 0; k < tail; k++) {
-    out.push({ kind: 'same', text: a[a.length - tail + k]!, oldLine: a.length - tail + k + 1, newLine: b.length - tail + k + 1 });
+    out.push({
+      kind: 'same',
+      text: a[a.length - tail + k]!,
+      oldLine: a.length - tail + k + 1,
+      newLine: b.length - tail + k + 1,
+    });
   }
   return out;
 }
 
 export function diffSummary(lines: readonly DiffLine[]): { added: number; removed: number } {
-  return { added: lines.filter((l) => l.kind === 'added').length, removed: lines.filter((l) => l.kind === 'removed').length };
+  return {
+    added: lines.filter((l) => l.kind === 'added').length,
+    removed: lines.filter((l) => l.kind === 'removed').length,
+  };
 }

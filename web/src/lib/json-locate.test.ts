@@ -2,7 +2,21 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { jsonSyntaxIssue, lineOfPath, parsePath, problemIssue } from './json-locate.ts';
 
-const text = JSON.stringify({ behaviorGroups: [{ name: 'g', behaviorRules: [{ name: 'a', actions: ['x'] }, { name: 'b', bogus: 1 }] }] }, null, 2);
+const text = JSON.stringify(
+  {
+    behaviorGroups: [
+      {
+        name: 'g',
+        behaviorRules: [
+          { name: 'a', actions: ['x'] },
+          { name: 'b', bogus: 1 },
+        ],
+      },
+    ],
+  },
+  null,
+  2,
+);
 
 describe('problem path -> line', () => {
   it('parses JSON paths', () => {

@@ -73,7 +73,16 @@ function scan(text: string): Map<string, number> {
       if (c === '\n') fail('Line break inside a string (unterminated string?)', start);
       if (c === '\\') {
         const e = text[i + 1];
-        const simple: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+        const simple: Record<string, string> = {
+          '"': '"',
+          '\\': '\\',
+          '/': '/',
+          b: '\b',
+          f: '\f',
+          n: '\n',
+          r: '\r',
+          t: '\t',
+        };
         if (e !== undefined && simple[e] !== undefined) {
           out += simple[e];
           i += 2;
@@ -100,7 +109,12 @@ function scan(text: string): Map<string, number> {
       }
       for (;;) {
         space();
-        if (text[i] !== '"') fail(text[i] === '}' ? 'Trailing comma before }' : `Expected a property name in quotes, found ${describe(text[i])}`);
+        if (text[i] !== '"')
+          fail(
+            text[i] === '}'
+              ? 'Trailing comma before }'
+              : `Expected a property name in quotes, found ${describe(text[i])}`,
+          );
         const keyAt = i;
         const key = string();
         const child = /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
@@ -153,7 +167,9 @@ function scan(text: string): Map<string, number> {
       i += literal[0].length;
       return;
     }
-    fail(c === undefined ? 'Unexpected end of text: a value is missing' : `Unexpected ${describe(c)}: expected a value`);
+    fail(
+      c === undefined ? 'Unexpected end of text: a value is missing' : `Unexpected ${describe(c)}: expected a value`,
+    );
   };
   value('$');
   space();
@@ -180,7 +196,8 @@ export function parsePath(path: string): Segment[] {
     let m: RegExpExecArray | null;
     if ((m = /^\.([^.[\]]+)/.exec(rest))) segments.push(m[1]!);
     else if ((m = /^\[(\d+)\]/.exec(rest))) segments.push(Number(m[1]));
-    else if ((m = /^\[(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")\]/.exec(rest))) segments.push((m[1] ?? m[2]!).replace(/\\(.)/g, '$1'));
+    else if ((m = /^\[(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")\]/.exec(rest)))
+      segments.push((m[1] ?? m[2]!).replace(/\\(.)/g, '$1'));
     else break;
     rest = rest.slice(m[0].length);
   }

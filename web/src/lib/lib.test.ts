@@ -37,14 +37,27 @@ describe('metrics', () => {
 
 describe('resource references and steps', () => {
   it('parses svc URIs and Locations', () => {
-    assert.deepEqual(parseResourceUri('svc://ai.svc.agent/agentstore/agents/abc?version=2'), { type: 'agent', storePath: '/agentstore/agents', id: 'abc', version: 2 });
+    assert.deepEqual(parseResourceUri('svc://ai.svc.agent/agentstore/agents/abc?version=2'), {
+      type: 'agent',
+      storePath: '/agentstore/agents',
+      id: 'abc',
+      version: 2,
+    });
     assert.equal(parseResourceUri('http://x'), undefined);
     assert.equal(idOfLocation('svc://ai.svc.conversation/conversationstore/conversations/0123'), '0123');
     assert.equal(idOfLocation('/backup/export/a-1.zip'), 'a-1.zip');
   });
 
   it('groups step entries', () => {
-    const groups = groupStep([{ key: 'input:initial', value: 'hi' }, { key: 'actions', value: ['greet'] }, { key: 'output:text:greet', value: {} }, { key: 'weird', value: 1 }]);
-    assert.deepEqual(groups.map((g) => g.title), ['Input', 'Actions', 'Output', 'Other']);
+    const groups = groupStep([
+      { key: 'input:initial', value: 'hi' },
+      { key: 'actions', value: ['greet'] },
+      { key: 'output:text:greet', value: {} },
+      { key: 'weird', value: 1 },
+    ]);
+    assert.deepEqual(
+      groups.map((g) => g.title),
+      ['Input', 'Actions', 'Output', 'Other'],
+    );
   });
 });

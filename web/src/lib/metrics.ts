@@ -14,7 +14,8 @@ export function parsePrometheus(text: string): Sample[] {
     const m = /^([a-zA-Z_:][\w:]*)(\{(.*)\})?\s+(\S+)/.exec(line);
     if (!m) continue;
     const labels: Record<string, string> = {};
-    for (const l of (m[3] ?? '').matchAll(/([a-zA-Z_]\w*)="((?:[^"\\]|\\.)*)"/g)) labels[l[1]!] = l[2]!.replace(/\\(.)/g, '$1');
+    for (const l of (m[3] ?? '').matchAll(/([a-zA-Z_]\w*)="((?:[^"\\]|\\.)*)"/g))
+      labels[l[1]!] = l[2]!.replace(/\\(.)/g, '$1');
     const value = Number(m[4] === '+Inf' ? Infinity : m[4] === '-Inf' ? -Infinity : m[4]);
     samples.push({ name: m[1]!, labels, value });
   }
@@ -54,7 +55,14 @@ export function keyMetrics(samples: readonly Sample[], nowSeconds: number): KeyM
     meanLatencyMs: requests > 0 ? (sum(sums) / requests) * 1000 : undefined,
     residentBytes: resident,
     uptimeSeconds: start !== undefined ? Math.max(0, nowSeconds - start) : undefined,
-    messages: sum(counts.filter((s) => s.labels.method === 'POST' && /^\/agents\/[^/]+$/.test(s.labels.route ?? '') && !/start/.test(s.labels.route ?? ''))),
+    messages: sum(
+      counts.filter(
+        (s) =>
+          s.labels.method === 'POST' &&
+          /^\/agents\/[^/]+$/.test(s.labels.route ?? '') &&
+          !/start/.test(s.labels.route ?? ''),
+      ),
+    ),
   };
 }
 

@@ -6,8 +6,21 @@ import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import {
-  authorizationRequest, describeFailure, discover, endSessionUrl, exchangeCode, expiryOf, jwtClaims, permissionsOf, principalOf,
-  refreshDelay, refreshTokens, rolesOf, subjectOf, type OidcProvider, type PendingSignIn,
+  authorizationRequest,
+  describeFailure,
+  discover,
+  endSessionUrl,
+  exchangeCode,
+  expiryOf,
+  jwtClaims,
+  permissionsOf,
+  principalOf,
+  refreshDelay,
+  refreshTokens,
+  rolesOf,
+  subjectOf,
+  type OidcProvider,
+  type PendingSignIn,
 } from './oidc.ts';
 
 const jwt = (claims: Record<string, unknown>) => `h.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.s`;
@@ -36,7 +49,14 @@ async function startProvider() {
   };
   const now = () => Math.floor(Date.now() / 1000);
   /** Claims of an ID token the manager must accept for `nonce`; tests change one of them. */
-  const validClaims = (nonce?: string) => ({ iss: issuer, aud: CLIENT_ID, sub: 'ada', iat: now(), exp: now() + 300, ...(nonce ? { nonce } : {}) });
+  const validClaims = (nonce?: string) => ({
+    iss: issuer,
+    aud: CLIENT_ID,
+    sub: 'ada',
+    iat: now(),
+    exp: now() + 300,
+    ...(nonce ? { nonce } : {}),
+  });
   const body = async (request: IncomingMessage) => {
     let text = '';
     for await (const chunk of request) text += chunk;
@@ -64,7 +84,13 @@ async function startProvider() {
       const idToken = await new SignJWT(state.idToken)
         .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
         .sign(state.signWithForeignKey ? foreignKey.privateKey : key.privateKey);
-      return json(200, { access_token: jwt({ sub: 'ada' }), token_type: 'Bearer', expires_in: 20, refresh_token: 'r2', id_token: idToken });
+      return json(200, {
+        access_token: jwt({ sub: 'ada' }),
+        token_type: 'Bearer',
+        expires_in: 20,
+        refresh_token: 'r2',
+        id_token: idToken,
+      });
     }
     json(404, { error: 'not_found' });
   });
@@ -84,11 +110,15 @@ describe('signing in (oauth4webapi against a loopback provider)', () => {
   let idp: Awaited<ReturnType<typeof startProvider>>;
   let provider: OidcProvider;
   let pending: PendingSignIn;
-  const callback = (parameters: Record<string, string>) => new URL(`${REDIRECT_URI}?${new URLSearchParams(parameters)}`);
+  const callback = (parameters: Record<string, string>) =>
+    new URL(`${REDIRECT_URI}?${new URLSearchParams(parameters)}`);
   /** The provider's redirect back for the pending sign-in. */
   const answer = () => callback({ code: 'the-code', state: pending.state, iss: idp.issuer });
   const refusal = async (promise: Promise<unknown>, expected: RegExp) => {
-    const error = await promise.then(() => undefined, (e: unknown) => e);
+    const error = await promise.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.ok(error, 'refused');
     assert.match(describeFailure(error), expected);
   };
@@ -111,11 +141,17 @@ describe('signing in (oauth4webapi against a loopback provider)', () => {
     assert.equal(`${url.origin}${url.pathname}`, `${idp.issuer}/auth`);
     const parameters = Object.fromEntries(url.searchParams);
     assert.deepEqual(parameters, {
-      response_type: 'code', client_id: CLIENT_ID, redirect_uri: REDIRECT_URI, scope: 'openid profile offline_access',
-      state: request.pending.state, nonce: request.pending.nonce, code_challenge_method: 'S256',
+      response_type: 'code',
+      client_id: CLIENT_ID,
+      redirect_uri: REDIRECT_URI,
+      scope: 'openid profile offline_access',
+      state: request.pending.state,
+      nonce: request.pending.nonce,
+      code_challenge_method: 'S256',
       code_challenge: createHash('sha256').update(request.pending.verifier).digest('base64url'),
     });
-    for (const value of [request.pending.state, request.pending.nonce, request.pending.verifier]) assert.match(value, /^[A-Za-z0-9_-]{43}$/);
+    for (const value of [request.pending.state, request.pending.nonce, request.pending.verifier])
+      assert.match(value, /^[A-Za-z0-9_-]{43}$/);
     assert.notEqual(request.pending.state, pending.state);
   });
 
@@ -166,10 +202,18 @@ describe('signing in (oauth4webapi against a loopback provider)', () => {
     await refusal(exchangeCode(provider, answer(), pending, REDIRECT_URI), /signature/);
   });
 
-  it('refuses an answer to another sign-in (state), and reports the provider\'s own refusal', async () => {
-    await refusal(exchangeCode(provider, callback({ code: 'c', state: 'another-state', iss: idp.issuer }), pending, REDIRECT_URI), /"state"/);
+  it("refuses an answer to another sign-in (state), and reports the provider's own refusal", async () => {
     await refusal(
-      exchangeCode(provider, callback({ error: 'access_denied', error_description: 'no', state: pending.state, iss: idp.issuer }), pending, REDIRECT_URI),
+      exchangeCode(provider, callback({ code: 'c', state: 'another-state', iss: idp.issuer }), pending, REDIRECT_URI),
+      /"state"/,
+    );
+    await refusal(
+      exchangeCode(
+        provider,
+        callback({ error: 'access_denied', error_description: 'no', state: pending.state, iss: idp.issuer }),
+        pending,
+        REDIRECT_URI,
+      ),
       /^The identity provider refused \(access_denied: no\)/,
     );
     assert.equal(idp.state.tokenRequests.length, 0, 'no code exchanged');
@@ -188,18 +232,28 @@ describe('signing in (oauth4webapi against a loopback provider)', () => {
     await refusal(refreshTokens(provider, 'r1', 'ada'), /another user/);
   });
 
-  it('ends the provider\'s session with the ID token as hint', () => {
+  it("ends the provider's session with the ID token as hint", () => {
     const url = new URL(endSessionUrl(provider, 'the-id-token', 'http://manager.test/manager/signed-out')!);
     assert.equal(`${url.origin}${url.pathname}`, `${idp.issuer}/session/end`);
     assert.deepEqual(Object.fromEntries(url.searchParams), {
-      id_token_hint: 'the-id-token', client_id: CLIENT_ID, post_logout_redirect_uri: 'http://manager.test/manager/signed-out',
+      id_token_hint: 'the-id-token',
+      client_id: CLIENT_ID,
+      post_logout_redirect_uri: 'http://manager.test/manager/signed-out',
     });
   });
 });
 
 describe('tokens and roles', () => {
   it('reads roles and the principal where the service reads them', () => {
-    const claims = jwtClaims(jwt({ sub: 's1', preferred_username: 'ada', realm_access: { roles: ['svc-viewer'] }, resource_access: { svc: { roles: ['svc-editor'] }, other: { roles: ['svc-admin'] } }, roles: ['svc-user', 7] }));
+    const claims = jwtClaims(
+      jwt({
+        sub: 's1',
+        preferred_username: 'ada',
+        realm_access: { roles: ['svc-viewer'] },
+        resource_access: { svc: { roles: ['svc-editor'] }, other: { roles: ['svc-admin'] } },
+        roles: ['svc-user', 7],
+      }),
+    );
     assert.deepEqual(rolesOf(claims, 'svc'), ['svc-viewer', 'svc-editor', 'svc-user']);
     assert.equal(principalOf(claims), 'ada');
     assert.equal(principalOf({ sub: 's1' }), 's1');

@@ -18,7 +18,8 @@ export interface OidcProvider {
   readonly server: oauth.AuthorizationServer;
   readonly client: oauth.Client;
   /** For every request to the provider: whether plain HTTP is allowed, and the cache of its signing keys. */
-  readonly requestOptions: Pick<oauth.HttpRequestOptions<'GET'>, typeof oauth.allowInsecureRequests> & oauth.JWKSCacheOptions;
+  readonly requestOptions: Pick<oauth.HttpRequestOptions<'GET'>, typeof oauth.allowInsecureRequests> &
+    oauth.JWKSCacheOptions;
 }
 
 /** What a sign-in keeps across the redirect to the provider. */
@@ -39,15 +40,27 @@ export async function discover(issuer: string, clientId: string): Promise<OidcPr
     [oauth.allowInsecureRequests]: issuerUrl.protocol === 'http:',
     [oauth.jwksCache]: {},
   };
-  const server = await oauth.processDiscoveryResponse(issuerUrl, await oauth.discoveryRequest(issuerUrl, requestOptions));
+  const server = await oauth.processDiscoveryResponse(
+    issuerUrl,
+    await oauth.discoveryRequest(issuerUrl, requestOptions),
+  );
   return { server, client: { client_id: clientId }, requestOptions };
 }
 
 /** The authorization URL (code flow, PKCE S256, state, nonce) and what to keep until the provider answers. */
-export async function authorizationRequest(provider: OidcProvider, redirectUri: string): Promise<{ url: string; pending: PendingSignIn }> {
-  if (!crypto.subtle) throw new Error('Signing in needs a secure context (HTTPS or localhost) for the PKCE code challenge.');
-  if (!provider.server.authorization_endpoint) throw new Error('The identity provider names no authorization endpoint.');
-  const pending: PendingSignIn = { state: oauth.generateRandomState(), nonce: oauth.generateRandomNonce(), verifier: oauth.generateRandomCodeVerifier() };
+export async function authorizationRequest(
+  provider: OidcProvider,
+  redirectUri: string,
+): Promise<{ url: string; pending: PendingSignIn }> {
+  if (!crypto.subtle)
+    throw new Error('Signing in needs a secure context (HTTPS or localhost) for the PKCE code challenge.');
+  if (!provider.server.authorization_endpoint)
+    throw new Error('The identity provider names no authorization endpoint.');
+  const pending: PendingSignIn = {
+    state: oauth.generateRandomState(),
+    nonce: oauth.generateRandomNonce(),
+    verifier: oauth.generateRandomCodeVerifier(),
+  };
   const url = new URL(provider.server.authorization_endpoint);
   const parameters = {
     response_type: 'code',
@@ -67,17 +80,37 @@ export async function authorizationRequest(provider: OidcProvider, redirectUri: 
  * The provider's redirect back (`callbackUrl`): checks the state (and the `iss` parameter where the provider sends
  * one), exchanges the code with the PKCE verifier and checks the ID token, which must answer this sign-in's nonce.
  */
-export async function exchangeCode(provider: OidcProvider, callbackUrl: URL, pending: PendingSignIn, redirectUri: string): Promise<Tokens> {
+export async function exchangeCode(
+  provider: OidcProvider,
+  callbackUrl: URL,
+  pending: PendingSignIn,
+  redirectUri: string,
+): Promise<Tokens> {
   const { server, client, requestOptions } = provider;
   const parameters = oauth.validateAuthResponse(server, client, callbackUrl, pending.state);
-  const response = await oauth.authorizationCodeGrantRequest(server, client, oauth.None(), parameters, redirectUri, pending.verifier, requestOptions);
-  const tokens = await oauth.processAuthorizationCodeResponse(server, client, response, { expectedNonce: pending.nonce, requireIdToken: true });
+  const response = await oauth.authorizationCodeGrantRequest(
+    server,
+    client,
+    oauth.None(),
+    parameters,
+    redirectUri,
+    pending.verifier,
+    requestOptions,
+  );
+  const tokens = await oauth.processAuthorizationCodeResponse(server, client, response, {
+    expectedNonce: pending.nonce,
+    requireIdToken: true,
+  });
   await oauth.validateApplicationLevelSignature(server, response, requestOptions);
   return tokens;
 }
 
 /** New tokens for a refresh token; an ID token in the answer is checked as on sign-in and must name the same user. */
-export async function refreshTokens(provider: OidcProvider, refreshToken: string, subject: string | undefined): Promise<Tokens> {
+export async function refreshTokens(
+  provider: OidcProvider,
+  refreshToken: string,
+  subject: string | undefined,
+): Promise<Tokens> {
   const { server, client, requestOptions } = provider;
   const response = await oauth.refreshTokenGrantRequest(server, client, oauth.None(), refreshToken, requestOptions);
   const tokens = await oauth.processRefreshTokenResponse(server, client, response);
@@ -95,7 +128,11 @@ export function subjectOf(tokens: Tokens): string | undefined {
 }
 
 /** Where to end the provider's session (RP-initiated logout), when it has an end-session endpoint. */
-export function endSessionUrl(provider: OidcProvider, idToken: string | undefined, postLogoutRedirectUri: string): string | undefined {
+export function endSessionUrl(
+  provider: OidcProvider,
+  idToken: string | undefined,
+  postLogoutRedirectUri: string,
+): string | undefined {
   if (!provider.server.end_session_endpoint) return undefined;
   const url = new URL(provider.server.end_session_endpoint);
   if (idToken) url.searchParams.set('id_token_hint', idToken);
@@ -117,29 +154,37 @@ export function jwtClaims(token: string | undefined): Record<string, unknown> | 
   const part = token?.split('.')[1];
   if (!part) return undefined;
   try {
-    const text = atob(part.replace(/-/g, '+').replace(/_/g, '/').padEnd(Math.ceil(part.length / 4) * 4, '='));
+    const text = atob(
+      part
+        .replace(/-/g, '+')
+        .replace(/_/g, '/')
+        .padEnd(Math.ceil(part.length / 4) * 4, '='),
+    );
     const json = new TextDecoder().decode(Uint8Array.from(text, (c) => c.charCodeAt(0)));
     const claims: unknown = JSON.parse(json);
-    return typeof claims === 'object' && claims !== null && !Array.isArray(claims) ? (claims as Record<string, unknown>) : undefined;
+    return typeof claims === 'object' && claims !== null && !Array.isArray(claims)
+      ? (claims as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
 }
 
-const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
+const strings = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 
 /** The roles of a token's claims, read where the service reads them: realm roles, the client's roles, `roles`. */
 export function rolesOf(claims: Record<string, unknown> | undefined, clientId: string): string[] {
   if (!claims) return [];
-  const realm = (claims['realm_access'] as { roles?: unknown } | undefined)?.roles;
-  const access = claims['resource_access'] as Record<string, { roles?: unknown } | undefined> | undefined;
+  const realm = (claims.realm_access as { roles?: unknown } | undefined)?.roles;
+  const access = claims.resource_access as Record<string, { roles?: unknown } | undefined> | undefined;
   const client = access && typeof access === 'object' ? access[clientId]?.roles : undefined;
-  return [...new Set([...strings(realm), ...strings(client), ...strings(claims['roles'])])];
+  return [...new Set([...strings(realm), ...strings(client), ...strings(claims.roles)])];
 }
 
 /** The principal as the service names it: `preferred_username`, else `sub`. */
 export function principalOf(claims: Record<string, unknown> | undefined): string | undefined {
-  const preferred = claims?.['preferred_username'];
+  const preferred = claims?.preferred_username;
   if (typeof preferred === 'string' && preferred !== '') return preferred;
   return typeof claims?.sub === 'string' ? claims.sub : undefined;
 }

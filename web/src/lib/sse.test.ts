@@ -23,7 +23,16 @@ async function eventsOf(chunks: readonly Uint8Array<ArrayBuffer>[]): Promise<Sse
 
 describe('server-sent events', () => {
   it('reads CRLF line ends split across chunks as one line end', async () => {
-    const chunks = [': heartbeat\r', '\n\r\ndata: {"a"', ':1}\r', '\n\r', '\nevent: x\r\ndata: one\r', '\ndata: two\r', '\n\r', '\n'];
+    const chunks = [
+      ': heartbeat\r',
+      '\n\r\ndata: {"a"',
+      ':1}\r',
+      '\n\r',
+      '\nevent: x\r\ndata: one\r',
+      '\ndata: two\r',
+      '\n\r',
+      '\n',
+    ];
     assert.deepEqual(await eventsOf(chunks.map(bytes)), [
       { id: undefined, event: undefined, data: '{"a":1}' },
       { id: undefined, event: 'x', data: 'one\ntwo' },

@@ -20,8 +20,14 @@ const groups: readonly { title: string; test: (key: string) => boolean }[] = [
   { title: 'Expressions and intents', test: (k) => k.startsWith('expressions') || k.startsWith('intents') },
   { title: 'Rules', test: (k) => k.startsWith('behavior_rules') },
   { title: 'Actions', test: (k) => k === 'actions' || k.startsWith('actions') },
-  { title: 'Properties', test: (k) => k.startsWith('properties') || k.startsWith('property') || k.startsWith('context') },
-  { title: 'HTTP calls', test: (k) => k.startsWith('httpCalls') || k.startsWith('httpcall') || k.startsWith('httpCall') },
+  {
+    title: 'Properties',
+    test: (k) => k.startsWith('properties') || k.startsWith('property') || k.startsWith('context'),
+  },
+  {
+    title: 'HTTP calls',
+    test: (k) => k.startsWith('httpCalls') || k.startsWith('httpcall') || k.startsWith('httpCall'),
+  },
   { title: 'LLM calls', test: (k) => k.startsWith('llm') || k.startsWith('langchain') || k.startsWith('ai') },
   { title: 'Output', test: (k) => k.startsWith('output') || k.startsWith('quickReplies') },
 ];

@@ -1,5 +1,13 @@
 import type { Turn } from '../../../runtime/turn.ts';
-import { actionsOfStep, byOccurrence, conditionConfigs, containsRun, defineCondition, occurrenceOf, state } from './support.ts';
+import {
+  actionsOfStep,
+  byOccurrence,
+  conditionConfigs,
+  containsRun,
+  defineCondition,
+  occurrenceOf,
+  state,
+} from './support.ts';
 
 export const actionmatcher = defineCondition({
   name: 'actionmatcher',
@@ -9,10 +17,15 @@ export const actionmatcher = defineCondition({
   }),
   compile(configs, { invalid }) {
     const text = configs.actions;
-    if (text === undefined || text.trim() === '') throw invalid("needs a non-blank 'actions' config.", 'configs', 'actions');
-    const run = text.split(',').map((action) => action.trim()).filter((action) => action !== '');
+    if (text === undefined || text.trim() === '')
+      throw invalid("needs a non-blank 'actions' config.", 'configs', 'actions');
+    const run = text
+      .split(',')
+      .map((action) => action.trim())
+      .filter((action) => action !== '');
     const emptyRun = run.length === 1 && run[0] === 'empty';
-    const matchList = (list: readonly string[]) => (emptyRun && list.length === 0) || (list.length > 0 && containsRun(list, run));
+    const matchList = (list: readonly string[]) =>
+      (emptyRun && list.length === 0) || (list.length > 0 && containsRun(list, run));
     const inPreviousSteps = (turn: Turn): boolean => {
       const counts = turn.tallies.actions;
       if (!emptyRun) {

@@ -8,7 +8,8 @@ export const connector = defineCondition({
   compile(configs, { children, invalid }) {
     if (children.length === 0) throw invalid("needs at least one nested condition in 'conditions'.", 'conditions');
     const operator = configs.operator;
-    if (operator !== undefined && operator !== 'AND' && operator !== 'OR') throw invalid(`'operator' is '${operator}'; allowed: AND, OR.`, 'configs', 'operator');
+    if (operator !== undefined && operator !== 'AND' && operator !== 'OR')
+      throw invalid(`'operator' is '${operator}'; allowed: AND, OR.`, 'configs', 'operator');
     if (operator === undefined || operator === 'AND') {
       return (evaluation) => state(children.every((child) => child(evaluation) === 'success'));
     }

@@ -16,7 +16,8 @@ export const contextmatcher = defineCondition({
   }),
   compile(configs, { invalid }) {
     const key = configs.contextKey;
-    if (key === undefined || key.trim() === '') throw invalid("needs a non-blank 'contextKey' config.", 'configs', 'contextKey');
+    if (key === undefined || key.trim() === '')
+      throw invalid("needs a non-blank 'contextKey' config.", 'configs', 'contextKey');
     const type = configs.contextType;
     switch (type) {
       case 'string': {
@@ -43,19 +44,22 @@ export const contextmatcher = defineCondition({
       }
       case 'object': {
         const pathText = configs.objectKeyPath;
-        if (pathText === undefined || pathText.trim() === '') throw invalid("needs an 'objectKeyPath' config for contextType 'object'.", 'configs', 'objectKeyPath');
+        if (pathText === undefined || pathText.trim() === '')
+          throw invalid("needs an 'objectKeyPath' config for contextType 'object'.", 'configs', 'objectKeyPath');
         const path = compilePath(pathText, 'objectKeyPath', invalid);
         const expected = configs.objectValue;
         return (evaluation) => {
           const entry = evaluation.turn.context[key];
-          if (entry === undefined || entry.type !== 'object' || entry.value === null || typeof entry.value !== 'object') return 'fail';
+          if (entry === undefined || entry.type !== 'object' || entry.value === null || typeof entry.value !== 'object')
+            return 'fail';
           const value = resolvePath(entry.value, path);
           if (value === undefined) return 'fail';
           return state(expected === undefined || (value !== null && textOf(value) === expected));
         };
       }
       default:
-        if (type === undefined || type.trim() === '') throw invalid(`needs a 'contextType' config (${CONTEXT_TYPES.join(', ')}).`, 'configs', 'contextType');
+        if (type === undefined || type.trim() === '')
+          throw invalid(`needs a 'contextType' config (${CONTEXT_TYPES.join(', ')}).`, 'configs', 'contextType');
         throw invalid(`'contextType' is '${type}'; allowed: ${CONTEXT_TYPES.join(', ')}.`, 'configs', 'contextType');
     }
   },

@@ -7,7 +7,8 @@ export const dependency = defineCondition({
   }),
   compile(configs, { invalid, ruleEvaluator }) {
     const reference = configs.reference;
-    if (reference === undefined || reference.trim() === '') throw invalid("needs a non-blank 'reference' config.", 'configs', 'reference');
+    if (reference === undefined || reference.trim() === '')
+      throw invalid("needs a non-blank 'reference' config.", 'configs', 'reference');
     const evaluate = ruleEvaluator(reference);
     return (evaluation) => evaluate(evaluation);
   },

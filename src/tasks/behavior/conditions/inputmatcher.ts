@@ -1,10 +1,21 @@
 import { containsSequence, matches, parseExpressions, type Expression } from '../../../expressions/expressions.ts';
 import type { Turn } from '../../../runtime/turn.ts';
 import { memoize } from '../../../shared/memo.ts';
-import { byOccurrence, conditionConfigs, defineCondition, expressionsOfStep, occurrenceOf, parseCached, state } from './support.ts';
+import {
+  byOccurrence,
+  conditionConfigs,
+  defineCondition,
+  expressionsOfStep,
+  occurrenceOf,
+  parseCached,
+  state,
+} from './support.ts';
 
 const isEmptyKeyword = (expression: Expression | undefined) =>
-  expression !== undefined && expression.name === 'empty' && expression.domain === undefined && expression.args.length === 0;
+  expression !== undefined &&
+  expression.name === 'empty' &&
+  expression.domain === undefined &&
+  expression.args.length === 0;
 
 export const inputmatcher = defineCondition({
   name: 'inputmatcher',
@@ -14,7 +25,8 @@ export const inputmatcher = defineCondition({
   }),
   compile(configs, { invalid }) {
     const text = configs.expressions;
-    if (text === undefined || text.trim() === '') throw invalid("needs a non-blank 'expressions' config.", 'configs', 'expressions');
+    if (text === undefined || text.trim() === '')
+      throw invalid("needs a non-blank 'expressions' config.", 'configs', 'expressions');
     let pattern: Expression[];
     try {
       pattern = parseExpressions(text);
@@ -27,14 +39,20 @@ export const inputmatcher = defineCondition({
 
     // Single expressions of earlier steps are in the tallies: one check per distinct expression, memoised (tally
     // keys are few per conversation, but shared by all).
-    const elementMatches = pattern.map((expected) => memoize((key) => {
-      const parsed = parseCached(key);
-      return parsed !== null && parsed.length === 1 && matches(expected, parsed[0]!);
-    }, { max: 10_000 }));
-    const walk = (turn: Turn) => turn.previousSteps.some((step) => {
-      const list = expressionsOfStep(step);
-      return list !== null && matchList(list);
-    });
+    const elementMatches = pattern.map((expected) =>
+      memoize(
+        (key) => {
+          const parsed = parseCached(key);
+          return parsed !== null && parsed.length === 1 && matches(expected, parsed[0]!);
+        },
+        { max: 10_000 },
+      ),
+    );
+    const walk = (turn: Turn) =>
+      turn.previousSteps.some((step) => {
+        const list = expressionsOfStep(step);
+        return list !== null && matchList(list);
+      });
     const inPreviousSteps = (turn: Turn): boolean => {
       const counts = turn.tallies.expressions as Readonly<Record<string, number>> | undefined;
       if (counts === undefined || emptyPattern) return walk(turn); // steps without expressions are not tallied

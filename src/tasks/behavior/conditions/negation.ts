@@ -2,7 +2,10 @@ import { conditionConfigs, defineCondition } from './support.ts';
 
 export const negation = defineCondition({
   name: 'negation',
-  configSchema: conditionConfigs("Succeeds when one of its nested 'conditions' fails (one that cannot be evaluated passes that on).", {}),
+  configSchema: conditionConfigs(
+    "Succeeds when one of its nested 'conditions' fails (one that cannot be evaluated passes that on).",
+    {},
+  ),
   compile(_configs, { children, invalid }) {
     if (children.length === 0) throw invalid("needs at least one nested condition in 'conditions'.", 'conditions');
     return (evaluation) => {

@@ -9,7 +9,8 @@ export const occurrenceCondition = defineCondition({
   }),
   compile(configs, { invalid }) {
     const rule = configs.behaviorRuleName;
-    if (rule === undefined || rule.trim() === '') throw invalid("needs a non-blank 'behaviorRuleName' config.", 'configs', 'behaviorRuleName');
+    if (rule === undefined || rule.trim() === '')
+      throw invalid("needs a non-blank 'behaviorRuleName' config.", 'configs', 'behaviorRuleName');
     if (configs.minTimesOccurred === undefined && configs.maxTimesOccurred === undefined) {
       throw invalid("needs 'minTimesOccurred' or 'maxTimesOccurred' (or both).", 'configs');
     }

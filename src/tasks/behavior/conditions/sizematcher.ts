@@ -15,7 +15,8 @@ export const sizematcher = defineCondition({
     const equal = integerConfig(configs, 'equal', invalid);
     if (min < 0 && max < 0 && equal < 0) return () => 'notExecuted';
     const pathText = configs.valuePath;
-    const path = pathText === undefined || pathText.trim() === '' ? undefined : compilePath(pathText, 'valuePath', invalid);
+    const path =
+      pathText === undefined || pathText.trim() === '' ? undefined : compilePath(pathText, 'valuePath', invalid);
     return (evaluation) => {
       const size = path === undefined ? 0 : sizeOf(resolvePath(evaluation.data, path));
       return state((equal < 0 || size === equal) && (min < 0 || size >= min) && (max < 0 || size <= max));

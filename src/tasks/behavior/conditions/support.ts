@@ -54,7 +54,9 @@ export function defineCondition<S extends TObject>(type: ConditionType<S>): Cond
 
 /** The schema of a condition type's `configs`: the keys it reads (all text), described. */
 export function conditionConfigs<K extends string>(description: string, keys: Record<K, string>) {
-  const properties = Object.fromEntries(Object.entries<string>(keys).map(([key, text]) => [key, Type.Optional(Type.String({ description: text }))]));
+  const properties = Object.fromEntries(
+    Object.entries<string>(keys).map(([key, text]) => [key, Type.Optional(Type.String({ description: text }))]),
+  );
   return Type.Object(properties as { [P in K]: TOptional<TString> }, {
     description,
     additionalProperties: Type.String(),
@@ -84,7 +86,10 @@ const RULES_SUCCESS = 'behavior_rules:success';
 // ---------------------------------------------------------------------------------------------------------------
 
 /** The current step's parsed expressions, per turn; re-parsed only when the stored text changed (a second parser). */
-const currentExpressionsByTurn = new WeakMap<Turn, { readonly text: unknown; readonly expressions: readonly Expression[] | null }>();
+const currentExpressionsByTurn = new WeakMap<
+  Turn,
+  { readonly text: unknown; readonly expressions: readonly Expression[] | null }
+>();
 
 export function parseLeniently(text: string): readonly Expression[] | null {
   try {
@@ -142,7 +147,8 @@ export class Evaluation {
     if (this.#successes === undefined) {
       const counts = new Map<string, number>();
       const written = this.turn.get(RULES_SUCCESS);
-      if (Array.isArray(written)) for (const name of written) counts.set(String(name), (counts.get(String(name)) ?? 0) + 1);
+      if (Array.isArray(written))
+        for (const name of written) counts.set(String(name), (counts.get(String(name)) ?? 0) + 1);
       this.#successes = counts;
     }
     return this.#successes.get(rule) ?? 0;
@@ -160,7 +166,10 @@ export function textOf(value: unknown): string {
   if (value === null || value === undefined) return 'null';
   if (typeof value === 'string') return value;
   if (Array.isArray(value)) return `[${value.map(textOf).join(', ')}]`;
-  if (typeof value === 'object') return `{${Object.entries(value).map(([key, item]) => `${key}=${textOf(item)}`).join(', ')}}`;
+  if (typeof value === 'object')
+    return `{${Object.entries(value)
+      .map(([key, item]) => `${key}=${textOf(item)}`)
+      .join(', ')}}`;
   return String(value);
 }
 
@@ -218,13 +227,17 @@ export function byOccurrence(
 export function integerConfig(configs: Readonly<Record<string, string>>, key: string, invalid: Invalid): number {
   const text = configs[key];
   if (text === undefined || text.trim() === '') return -1;
-  if (!/^-?\d+$/.test(text.trim())) throw invalid(`'${key}' must be an integer written as text, not '${text}'.`, 'configs', key);
+  if (!/^-?\d+$/.test(text.trim()))
+    throw invalid(`'${key}' must be an integer written as text, not '${text}'.`, 'configs', key);
   return Number(text.trim());
 }
 
 /** A path into data: `$.` is optional (`username`, `$.profile.username`, `list[0].name`, `$[0].name`). */
 export function compilePath(text: string, key: string, invalid: Invalid): readonly PathSegment[] {
-  let rest = text.trim().replace(/^\$(?=[.[]|$)/, '').replace(/^\./, '');
+  let rest = text
+    .trim()
+    .replace(/^\$(?=[.[]|$)/, '')
+    .replace(/^\./, '');
   const leading: number[] = [];
   for (let index = /^\[(\d+)\]/.exec(rest); index !== null; index = /^\[(\d+)\]/.exec(rest)) {
     leading.push(Number(index[1]));
@@ -242,11 +255,11 @@ export function compilePath(text: string, key: string, invalid: Invalid): readon
   }
 }
 
-
 export function occurrenceOf(configs: Readonly<Record<string, string>>, invalid: Invalid): Occurrence {
-  const value = configs['occurrence'];
+  const value = configs.occurrence;
   if (value === undefined || value.trim() === '') return 'currentStep';
-  if (!OCCURRENCES.includes(value)) throw invalid(`'occurrence' is '${value}'; allowed: ${OCCURRENCES.join(', ')}.`, 'configs', 'occurrence');
+  if (!OCCURRENCES.includes(value))
+    throw invalid(`'occurrence' is '${value}'; allowed: ${OCCURRENCES.join(', ')}.`, 'configs', 'occurrence');
   return value as Occurrence;
 }
 

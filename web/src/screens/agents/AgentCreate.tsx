@@ -8,7 +8,14 @@ import { useResourceKinds } from '../../api/resources.ts';
 import { useAuth, usePermissions } from '../../auth.tsx';
 import { ErrorMessage, Field, PageHeader, Select } from '../../components/ui.tsx';
 import {
-  blankForm, createBlankAgent, createSimpleAgent, exampleForm, validateForm, type CreationPorts, type FormProblem, type SimpleAgentForm,
+  blankForm,
+  createBlankAgent,
+  createSimpleAgent,
+  exampleForm,
+  validateForm,
+  type CreationPorts,
+  type FormProblem,
+  type SimpleAgentForm,
 } from '../../lib/agent-builder.ts';
 import { parseResourceUri } from '../../lib/uri.ts';
 import { BASE, navigate } from '../../router.tsx';
@@ -18,7 +25,14 @@ type Mode = 'guided' | 'blank';
 
 export function AgentCreate() {
   const { canWrite } = usePermissions();
-  return canWrite ? <AgentCreateForm /> : <><PageHeader title="New agent" /><ReadOnlyNote /></>;
+  return canWrite ? (
+    <AgentCreateForm />
+  ) : (
+    <>
+      <PageHeader title="New agent" />
+      <ReadOnlyNote />
+    </>
+  );
 }
 
 function AgentCreateForm() {
@@ -48,7 +62,12 @@ function AgentCreateForm() {
   const submit = async (event: React.FormEvent) => {
     event.preventDefault();
     setError(undefined);
-    const found = mode === 'guided' ? validateForm(form) : form.name.trim() === '' ? [{ field: 'name', message: 'Give the agent a name.' }] : [];
+    const found =
+      mode === 'guided'
+        ? validateForm(form)
+        : form.name.trim() === ''
+          ? [{ field: 'name', message: 'Give the agent a name.' }]
+          : [];
     setProblems(found);
     if (found.length > 0) {
       document.getElementById('form-problems')?.focus();
@@ -56,9 +75,10 @@ function AgentCreateForm() {
     }
     setBusy(true);
     try {
-      const created = mode === 'guided'
-        ? await createSimpleAgent(form, ports, setProgress)
-        : await createBlankAgent(form.name.trim(), form.description.trim(), ports);
+      const created =
+        mode === 'guided'
+          ? await createSimpleAgent(form, ports, setProgress)
+          : await createBlankAgent(form.name.trim(), form.description.trim(), ports);
       await queryClient.invalidateQueries({ queryKey: ['descriptors'] });
       const ref = parseResourceUri(created.agentUri);
       navigate(`${BASE}/agents/${ref?.id ?? ''}?created=1`);
@@ -84,32 +104,66 @@ function AgentCreateForm() {
 
   return (
     <>
-      <PageHeader title="New agent" description="Describe what people say and how the agent answers; the manager creates the configuration resources for you." />
+      <PageHeader
+        title="New agent"
+        description="Describe what people say and how the agent answers; the manager creates the configuration resources for you."
+      />
       <fieldset className="segmented">
         <legend className="visually-hidden">Kind of agent</legend>
-        <label><input type="radio" name="mode" checked={mode === 'guided'} onChange={() => setMode('guided')} /> Guided (simple agent)</label>
-        <label><input type="radio" name="mode" checked={mode === 'blank'} onChange={() => setMode('blank')} /> Blank agent</label>
+        <label>
+          <input type="radio" name="mode" checked={mode === 'guided'} onChange={() => setMode('guided')} /> Guided
+          (simple agent)
+        </label>
+        <label>
+          <input type="radio" name="mode" checked={mode === 'blank'} onChange={() => setMode('blank')} /> Blank agent
+        </label>
       </fieldset>
 
       <form onSubmit={submit} noValidate aria-describedby="form-problems">
         {problems.length > 0 && (
           <div id="form-problems" className="message error" role="alert" tabIndex={-1}>
             <strong>Please fix {problems.length === 1 ? 'this' : 'these'} first:</strong>
-            <ul>{problems.map((p) => <li key={p.field + p.message}>{p.message}</li>)}</ul>
+            <ul>
+              {problems.map((p) => (
+                <li key={p.field + p.message}>{p.message}</li>
+              ))}
+            </ul>
           </div>
         )}
 
         <section className="panel" aria-labelledby="about-h">
           <h2 id="about-h">About the agent</h2>
           <div className="grid-2">
-            <Field label="Name" value={form.name} onChange={(v) => update((d) => { d.name = v; })} required error={errorOf('name')} />
-            <Field label="Description" value={form.description} onChange={(v) => update((d) => { d.description = v; })} />
+            <Field
+              label="Name"
+              value={form.name}
+              onChange={(v) =>
+                update((d) => {
+                  d.name = v;
+                })
+              }
+              required
+              error={errorOf('name')}
+            />
+            <Field
+              label="Description"
+              value={form.description}
+              onChange={(v) =>
+                update((d) => {
+                  d.description = v;
+                })
+              }
+            />
           </div>
           {mode === 'guided' && (
             <Field
               label="Welcome message"
               value={form.welcome}
-              onChange={(v) => update((d) => { d.welcome = v; })}
+              onChange={(v) =>
+                update((d) => {
+                  d.welcome = v;
+                })
+              }
               hint="Said when a conversation starts. Leave empty for none."
             />
           )}
@@ -122,18 +176,66 @@ function AgentCreateForm() {
               <p className="muted">Each intent is recognised from its words or phrases (comma-separated).</p>
               {form.intents.map((row, i) => (
                 <div className="row-edit" key={i} role="group" aria-label={`Intent ${i + 1}`}>
-                  <Field label={`Intent ${i + 1} name`} value={row.intent} onChange={(v) => update((d) => { d.intents[i]!.intent = v; })} placeholder="greeting" error={errorOf(`intents.${i}.intent`)} />
-                  <Field label={`Intent ${i + 1} words`} value={row.words} onChange={(v) => update((d) => { d.intents[i]!.words = v; })} placeholder="hello, hi, good morning" error={errorOf(`intents.${i}.words`)} />
-                  <button type="button" className="icon" aria-label={`Remove intent ${i + 1}`} onClick={() => update((d) => { d.intents.splice(i, 1); })}>Remove</button>
+                  <Field
+                    label={`Intent ${i + 1} name`}
+                    value={row.intent}
+                    onChange={(v) =>
+                      update((d) => {
+                        d.intents[i]!.intent = v;
+                      })
+                    }
+                    placeholder="greeting"
+                    error={errorOf(`intents.${i}.intent`)}
+                  />
+                  <Field
+                    label={`Intent ${i + 1} words`}
+                    value={row.words}
+                    onChange={(v) =>
+                      update((d) => {
+                        d.intents[i]!.words = v;
+                      })
+                    }
+                    placeholder="hello, hi, good morning"
+                    error={errorOf(`intents.${i}.words`)}
+                  />
+                  <button
+                    type="button"
+                    className="icon"
+                    aria-label={`Remove intent ${i + 1}`}
+                    onClick={() =>
+                      update((d) => {
+                        d.intents.splice(i, 1);
+                      })
+                    }
+                  >
+                    Remove
+                  </button>
                 </div>
               ))}
-              <button type="button" onClick={() => update((d) => { d.intents.push({ intent: '', words: '' }); })}>Add intent</button>
+              <button
+                type="button"
+                onClick={() =>
+                  update((d) => {
+                    d.intents.push({ intent: '', words: '' });
+                  })
+                }
+              >
+                Add intent
+              </button>
               <div className="field narrow">
                 <Select
                   label="Tolerate typos"
                   value={String(form.typoDistance)}
-                  onChange={(v) => update((d) => { d.typoDistance = Number(v); })}
-                  options={[{ value: '0', label: 'No' }, { value: '1', label: 'One letter off' }, { value: '2', label: 'Two letters off' }]}
+                  onChange={(v) =>
+                    update((d) => {
+                      d.typoDistance = Number(v);
+                    })
+                  }
+                  options={[
+                    { value: '0', label: 'No' },
+                    { value: '1', label: 'One letter off' },
+                    { value: '2', label: 'Two letters off' },
+                  ]}
                 />
               </div>
             </section>
@@ -141,54 +243,191 @@ function AgentCreateForm() {
             <section className="panel" aria-labelledby="rules-h">
               <h2 id="rules-h">2. What the agent does (behavior rules)</h2>
               <p className="muted">When an intent is recognised, the rule produces an action.</p>
-              <datalist id="intent-names">{intents.map((n) => <option key={n} value={n} />)}</datalist>
+              <datalist id="intent-names">
+                {intents.map((n) => (
+                  <option key={n} value={n} />
+                ))}
+              </datalist>
               {form.rules.map((row, i) => (
                 <div className="row-edit" key={i} role="group" aria-label={`Rule ${i + 1}`}>
-                  <RowInput label={`Rule ${i + 1}: when intent`} list="intent-names" value={row.intent} onChange={(v) => update((d) => { d.rules[i]!.intent = v; })} error={errorOf(`rules.${i}.intent`)} />
-                  <RowInput label={`Rule ${i + 1}: then action`} value={row.action} onChange={(v) => update((d) => { d.rules[i]!.action = v; })} error={errorOf(`rules.${i}.action`)} />
-                  <button type="button" className="icon" aria-label={`Remove rule ${i + 1}`} onClick={() => update((d) => { d.rules.splice(i, 1); })}>Remove</button>
+                  <RowInput
+                    label={`Rule ${i + 1}: when intent`}
+                    list="intent-names"
+                    value={row.intent}
+                    onChange={(v) =>
+                      update((d) => {
+                        d.rules[i]!.intent = v;
+                      })
+                    }
+                    error={errorOf(`rules.${i}.intent`)}
+                  />
+                  <RowInput
+                    label={`Rule ${i + 1}: then action`}
+                    value={row.action}
+                    onChange={(v) =>
+                      update((d) => {
+                        d.rules[i]!.action = v;
+                      })
+                    }
+                    error={errorOf(`rules.${i}.action`)}
+                  />
+                  <button
+                    type="button"
+                    className="icon"
+                    aria-label={`Remove rule ${i + 1}`}
+                    onClick={() =>
+                      update((d) => {
+                        d.rules.splice(i, 1);
+                      })
+                    }
+                  >
+                    Remove
+                  </button>
                 </div>
               ))}
-              <button type="button" onClick={() => update((d) => { d.rules.push({ intent: '', action: '' }); })}>Add rule</button>
+              <button
+                type="button"
+                onClick={() =>
+                  update((d) => {
+                    d.rules.push({ intent: '', action: '' });
+                  })
+                }
+              >
+                Add rule
+              </button>
             </section>
 
             <section className="panel" aria-labelledby="replies-h">
               <h2 id="replies-h">3. What the agent answers (output)</h2>
-              <p className="muted">The reply for each action, with optional quick replies (comma-separated) offered as buttons.</p>
-              <datalist id="action-names">{actions.map((n) => <option key={n} value={n} />)}</datalist>
+              <p className="muted">
+                The reply for each action, with optional quick replies (comma-separated) offered as buttons.
+              </p>
+              <datalist id="action-names">
+                {actions.map((n) => (
+                  <option key={n} value={n} />
+                ))}
+              </datalist>
               {form.replies.map((row, i) => (
                 <div className="row-edit three" key={i} role="group" aria-label={`Reply ${i + 1}`}>
-                  <RowInput label={`Reply ${i + 1}: for action`} list="action-names" value={row.action} onChange={(v) => update((d) => { d.replies[i]!.action = v; })} error={errorOf(`replies.${i}.action`)} />
-                  <RowInput label={`Reply ${i + 1}: text`} value={row.text} onChange={(v) => update((d) => { d.replies[i]!.text = v; })} error={errorOf(`replies.${i}.text`)} />
-                  <RowInput label={`Reply ${i + 1}: quick replies`} value={row.quickReplies} onChange={(v) => update((d) => { d.replies[i]!.quickReplies = v; })} />
-                  <button type="button" className="icon" aria-label={`Remove reply ${i + 1}`} onClick={() => update((d) => { d.replies.splice(i, 1); })}>Remove</button>
+                  <RowInput
+                    label={`Reply ${i + 1}: for action`}
+                    list="action-names"
+                    value={row.action}
+                    onChange={(v) =>
+                      update((d) => {
+                        d.replies[i]!.action = v;
+                      })
+                    }
+                    error={errorOf(`replies.${i}.action`)}
+                  />
+                  <RowInput
+                    label={`Reply ${i + 1}: text`}
+                    value={row.text}
+                    onChange={(v) =>
+                      update((d) => {
+                        d.replies[i]!.text = v;
+                      })
+                    }
+                    error={errorOf(`replies.${i}.text`)}
+                  />
+                  <RowInput
+                    label={`Reply ${i + 1}: quick replies`}
+                    value={row.quickReplies}
+                    onChange={(v) =>
+                      update((d) => {
+                        d.replies[i]!.quickReplies = v;
+                      })
+                    }
+                  />
+                  <button
+                    type="button"
+                    className="icon"
+                    aria-label={`Remove reply ${i + 1}`}
+                    onClick={() =>
+                      update((d) => {
+                        d.replies.splice(i, 1);
+                      })
+                    }
+                  >
+                    Remove
+                  </button>
                 </div>
               ))}
-              <button type="button" onClick={() => update((d) => { d.replies.push({ action: '', text: '', quickReplies: '' }); })}>Add reply</button>
+              <button
+                type="button"
+                onClick={() =>
+                  update((d) => {
+                    d.replies.push({ action: '', text: '', quickReplies: '' });
+                  })
+                }
+              >
+                Add reply
+              </button>
             </section>
             <p className="muted">The workflow runs: parser → behavior rules → output → templating.</p>
           </>
         )}
-        {mode === 'blank' && <p className="muted">A blank agent gets one empty workflow; add extensions to it under Resources → Workflows.</p>}
+        {mode === 'blank' && (
+          <p className="muted">
+            A blank agent gets one empty workflow; add extensions to it under Resources → Workflows.
+          </p>
+        )}
 
         <ErrorMessage error={error} title="The agent could not be created." />
         <div className="form-actions">
-          <button type="submit" className="primary" disabled={busy}>{busy ? 'Creating…' : 'Create agent'}</button>
-          {mode === 'guided' && <button type="button" onClick={() => { setForm(blankForm()); setProblems([]); }}>Clear the form</button>}
-          <span role="status" aria-live="polite" className="muted">{progress}</span>
+          <button type="submit" className="primary" disabled={busy}>
+            {busy ? 'Creating…' : 'Create agent'}
+          </button>
+          {mode === 'guided' && (
+            <button
+              type="button"
+              onClick={() => {
+                setForm(blankForm());
+                setProblems([]);
+              }}
+            >
+              Clear the form
+            </button>
+          )}
+          <span role="status" aria-live="polite" className="muted">
+            {progress}
+          </span>
         </div>
       </form>
     </>
   );
 }
 
-function RowInput({ label, value, onChange, list, error }: { label: string; value: string; onChange: (v: string) => void; list?: string; error?: string }) {
+function RowInput({
+  label,
+  value,
+  onChange,
+  list,
+  error,
+}: {
+  label: string;
+  value: string;
+  onChange: (v: string) => void;
+  list?: string;
+  error?: string;
+}) {
   const id = `f-${label.replace(/\W+/g, '-')}`;
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
-      <input id={id} value={value} list={list} onChange={(e) => onChange(e.target.value)} aria-invalid={error ? true : undefined} aria-describedby={error ? `${id}-e` : undefined} />
-      {error && <small id={`${id}-e`} className="field-error">{error}</small>}
+      <input
+        id={id}
+        value={value}
+        list={list}
+        onChange={(e) => onChange(e.target.value)}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? `${id}-e` : undefined}
+      />
+      {error && (
+        <small id={`${id}-e`} className="field-error">
+          {error}
+        </small>
+      )}
     </div>
   );
 }

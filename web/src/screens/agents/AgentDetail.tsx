@@ -4,7 +4,16 @@ import { useEffect, useState } from 'react';
 import { environments, extensionLabels, useResourceKinds } from '../../api/resources.ts';
 import type { Agent, DeploymentStatus, Workflow, WorkflowExtension } from '../../api/types.ts';
 import { useAuth, usePermissions } from '../../auth.tsx';
-import { Badge, ConfirmButton, ErrorMessage, Loading, Notice, PageHeader, formatTime, saveBlob } from '../../components/ui.tsx';
+import {
+  Badge,
+  ConfirmButton,
+  ErrorMessage,
+  Loading,
+  Notice,
+  PageHeader,
+  formatTime,
+  saveBlob,
+} from '../../components/ui.tsx';
 import { parseResourceUri } from '../../lib/uri.ts';
 import { BASE, Link, navigate, useLocation } from '../../router.tsx';
 import { VersionDiff } from '../resources/VersionDiff.tsx';
@@ -57,27 +66,61 @@ export function AgentDetail({ id }: { id: string }) {
     }
   };
 
-  if (current.error) return <><PageHeader title="Agent" /><ErrorMessage error={current.error} /></>;
+  if (current.error)
+    return (
+      <>
+        <PageHeader title="Agent" />
+        <ErrorMessage error={current.error} />
+      </>
+    );
   const name = descriptor.data?.name || '(unnamed agent)';
   const versions = current.data ? Array.from({ length: current.data }, (_, i) => current.data! - i) : [];
 
   return (
     <>
       <PageHeader title={name} description={descriptor.data?.description}>
-        {canConverse && <Link className="button primary" to={`${BASE}/chat/${id}`}>Chat</Link>}
-        {canWrite && <button type="button" onClick={exportAgent} disabled={exporting || version === undefined}>{exporting ? 'Exporting…' : 'Export'}</button>}
-        <Link className="button" to={`${BASE}/resources/agents/${id}`}>{canWrite ? 'Edit' : 'View JSON'}</Link>
-        {canWrite && <ConfirmButton question="Delete this agent?" onConfirm={() => remove.mutate()} disabled={current.data === undefined}>Delete</ConfirmButton>}
+        {canConverse && (
+          <Link className="button primary" to={`${BASE}/chat/${id}`}>
+            Chat
+          </Link>
+        )}
+        {canWrite && (
+          <button type="button" onClick={exportAgent} disabled={exporting || version === undefined}>
+            {exporting ? 'Exporting…' : 'Export'}
+          </button>
+        )}
+        <Link className="button" to={`${BASE}/resources/agents/${id}`}>
+          {canWrite ? 'Edit' : 'View JSON'}
+        </Link>
+        {canWrite && (
+          <ConfirmButton
+            question="Delete this agent?"
+            onConfirm={() => remove.mutate()}
+            disabled={current.data === undefined}
+          >
+            Delete
+          </ConfirmButton>
+        )}
       </PageHeader>
-      {search.get('created') && <Notice kind="success">The agent was created. Deploy it below, then chat with it.</Notice>}
+      {search.get('created') && (
+        <Notice kind="success">The agent was created. Deploy it below, then chat with it.</Notice>
+      )}
       <ErrorMessage error={exportError} title="Export failed." />
       <ErrorMessage error={remove.error} title="Delete failed." />
-      <p className="muted small">Id <code>{id}</code> · created {formatTime(descriptor.data?.createdOn)} · modified {formatTime(descriptor.data?.lastModifiedOn)}</p>
+      <p className="muted small">
+        Id <code>{id}</code> · created {formatTime(descriptor.data?.createdOn)} · modified{' '}
+        {formatTime(descriptor.data?.lastModifiedOn)}
+      </p>
 
       <div className="field narrow">
         <label htmlFor="agent-version">Version</label>
         <select id="agent-version" value={version ?? ''} onChange={(e) => setVersion(Number(e.target.value))}>
-          {versions.map((v) => <option key={v} value={v}>{v}{v === current.data ? ' (current)' : ''}</option>)}
+          {versions.map((v) => (
+            <option key={v} value={v}>
+              {v}
+              {v === current.data ? ' (current)' : ''}
+            </option>
+          ))}
         </select>
       </div>
 
@@ -86,9 +129,15 @@ export function AgentDetail({ id }: { id: string }) {
       <section className="panel" aria-labelledby="pipeline-h">
         <h2 id="pipeline-h">Workflows (pipeline order)</h2>
         <ErrorMessage error={agent.error} />
-        {agent.isPending ? <Loading /> : agent.data && agent.data.packages.length === 0 ? <p className="muted">This agent has no workflows.</p> : (
+        {agent.isPending ? (
+          <Loading />
+        ) : agent.data && agent.data.packages.length === 0 ? (
+          <p className="muted">This agent has no workflows.</p>
+        ) : (
           <ol className="pipeline">
-            {agent.data?.packages.map((uri, i) => <WorkflowItem key={`${uri}-${i}`} uri={uri} />)}
+            {agent.data?.packages.map((uri, i) => (
+              <WorkflowItem key={`${uri}-${i}`} uri={uri} />
+            ))}
           </ol>
         )}
       </section>
@@ -106,28 +155,53 @@ function Deployments({ agentId, version }: { agentId: string; version: number })
     queries: environments.map((environment) => ({
       queryKey: ['deploymentstatus', environment, agentId, version],
       queryFn: () => api.deploymentStatus(environment, agentId, version),
-      refetchInterval: (q: { state: { data?: DeploymentStatus } }) => (q.state.data?.status === 'IN_PROGRESS' ? 700 : 5_000),
+      refetchInterval: (q: { state: { data?: DeploymentStatus } }) =>
+        q.state.data?.status === 'IN_PROGRESS' ? 700 : 5_000,
     })),
   });
-  const all = useQuery({ queryKey: ['agentdeployments', agentId], queryFn: () => api.agentDeployments(agentId), refetchInterval: 5_000 });
-  const refresh = () => Promise.all([
-    queryClient.invalidateQueries({ queryKey: ['deploymentstatus'] }),
-    queryClient.invalidateQueries({ queryKey: ['agentdeployments', agentId] }),
-    queryClient.invalidateQueries({ queryKey: ['deployments'] }),
-  ]);
-  const deploy = useMutation({ mutationFn: (environment: string) => api.deploy(environment, agentId, version), onSettled: refresh });
-  const undeploy = useMutation({ mutationFn: ({ environment, v }: { environment: string; v: number }) => api.undeploy(environment, agentId, v), onSettled: refresh });
+  const all = useQuery({
+    queryKey: ['agentdeployments', agentId],
+    queryFn: () => api.agentDeployments(agentId),
+    refetchInterval: 5_000,
+  });
+  const refresh = () =>
+    Promise.all([
+      queryClient.invalidateQueries({ queryKey: ['deploymentstatus'] }),
+      queryClient.invalidateQueries({ queryKey: ['agentdeployments', agentId] }),
+      queryClient.invalidateQueries({ queryKey: ['deployments'] }),
+    ]);
+  const deploy = useMutation({
+    mutationFn: (environment: string) => api.deploy(environment, agentId, version),
+    onSettled: refresh,
+  });
+  const undeploy = useMutation({
+    mutationFn: ({ environment, v }: { environment: string; v: number }) => api.undeploy(environment, agentId, v),
+    onSettled: refresh,
+  });
 
   return (
     <section className="panel" aria-labelledby="deploy-h">
       <h2 id="deploy-h">Deployment</h2>
       <ErrorMessage error={deploy.error ?? undeploy.error} />
       <table>
-        <thead><tr><th scope="col">Environment</th><th scope="col">Version {version}</th><th scope="col">Other versions deployed</th>{canWrite && <th scope="col"><span className="visually-hidden">Actions</span></th>}</tr></thead>
+        <thead>
+          <tr>
+            <th scope="col">Environment</th>
+            <th scope="col">Version {version}</th>
+            <th scope="col">Other versions deployed</th>
+            {canWrite && (
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            )}
+          </tr>
+        </thead>
         <tbody>
           {environments.map((environment, i) => {
             const status = statuses[i]?.data;
-            const others = (all.data?.environments[environment] ?? []).filter((d) => d.agentVersion !== version && d.status !== 'NOT_FOUND');
+            const others = (all.data?.environments[environment] ?? []).filter(
+              (d) => d.agentVersion !== version && d.status !== 'NOT_FOUND',
+            );
             const state = status?.status ?? 'NOT_FOUND';
             return (
               <tr key={environment}>
@@ -136,23 +210,50 @@ function Deployments({ agentId, version }: { agentId: string; version: number })
                   <Badge status={state} />
                   {status?.error && <div className="field-error small">{status.error}</div>}
                 </td>
-                <td>{others.length === 0 ? <span className="muted">none</span> : others.map((d) => (
-                  <span key={d.agentVersion} className="nowrap">
-                    v{d.agentVersion} <Badge status={d.status} />{' '}
-                    {canWrite && <><button type="button" className="small" onClick={() => undeploy.mutate({ environment, v: d.agentVersion })}>Undeploy v{d.agentVersion}</button>{' '}</>}
-                  </span>
-                ))}</td>
-                {canWrite && <td className="nowrap">
-                  {state === 'READY' || state === 'IN_PROGRESS' ? (
-                    <button type="button" onClick={() => undeploy.mutate({ environment, v: version })} disabled={undeploy.isPending}>
-                      Undeploy from {environment}
-                    </button>
+                <td>
+                  {others.length === 0 ? (
+                    <span className="muted">none</span>
                   ) : (
-                    <button type="button" className="primary" onClick={() => deploy.mutate(environment)} disabled={deploy.isPending}>
-                      Deploy to {environment}
-                    </button>
+                    others.map((d) => (
+                      <span key={d.agentVersion} className="nowrap">
+                        v{d.agentVersion} <Badge status={d.status} />{' '}
+                        {canWrite && (
+                          <>
+                            <button
+                              type="button"
+                              className="small"
+                              onClick={() => undeploy.mutate({ environment, v: d.agentVersion })}
+                            >
+                              Undeploy v{d.agentVersion}
+                            </button>{' '}
+                          </>
+                        )}
+                      </span>
+                    ))
                   )}
-                </td>}
+                </td>
+                {canWrite && (
+                  <td className="nowrap">
+                    {state === 'READY' || state === 'IN_PROGRESS' ? (
+                      <button
+                        type="button"
+                        onClick={() => undeploy.mutate({ environment, v: version })}
+                        disabled={undeploy.isPending}
+                      >
+                        Undeploy from {environment}
+                      </button>
+                    ) : (
+                      <button
+                        type="button"
+                        className="primary"
+                        onClick={() => deploy.mutate(environment)}
+                        disabled={deploy.isPending}
+                      >
+                        Deploy to {environment}
+                      </button>
+                    )}
+                  </td>
+                )}
               </tr>
             );
           })}
@@ -173,7 +274,8 @@ function referencesOf(extension: WorkflowExtension): { label: string; uri: strin
   for (const group of ['dictionaries', 'corrections'] as const) {
     const list = extension.extensions?.[group];
     if (Array.isArray(list)) {
-      for (const item of list as { type?: string; config?: { uri?: unknown } }[]) push(item.type?.split('.').pop() ?? group, item.config?.uri);
+      for (const item of list as { type?: string; config?: { uri?: unknown } }[])
+        push(item.type?.split('.').pop() ?? group, item.config?.uri);
     }
   }
   return refs;
@@ -184,7 +286,11 @@ function ResourceLink({ uri, label }: { uri: string; label: string }) {
   const ref = parseResourceUri(uri);
   const kind = ref && kinds?.byStorePath(ref.storePath);
   if (!ref || !kind) return <code>{uri}</code>;
-  return <Link to={`${BASE}/resources/${kind.slug}/${ref.id}?version=${ref.version ?? ''}`}>{label}: {kind.title} v{ref.version}</Link>;
+  return (
+    <Link to={`${BASE}/resources/${kind.slug}/${ref.id}?version=${ref.version ?? ''}`}>
+      {label}: {kind.title} v{ref.version}
+    </Link>
+  );
 }
 
 function WorkflowItem({ uri }: { uri: string }) {
@@ -195,10 +301,16 @@ function WorkflowItem({ uri }: { uri: string }) {
     queryFn: () => api.read<Workflow>(ref!.storePath, ref!.id, ref!.version ?? 1),
     enabled: ref !== undefined,
   });
-  const name = useQuery({ queryKey: ['descriptor', ref?.id], queryFn: () => api.descriptor(ref!.id), enabled: ref !== undefined });
+  const name = useQuery({
+    queryKey: ['descriptor', ref?.id],
+    queryFn: () => api.descriptor(ref!.id),
+    enabled: ref !== undefined,
+  });
   return (
     <li>
-      <Link to={`${BASE}/resources/workflows/${ref?.id}?version=${ref?.version ?? ''}`}>{name.data?.name || 'Workflow'} v{ref?.version}</Link>
+      <Link to={`${BASE}/resources/workflows/${ref?.id}?version=${ref?.version ?? ''}`}>
+        {name.data?.name || 'Workflow'} v{ref?.version}
+      </Link>
       <ErrorMessage error={workflow.error} />
       {workflow.data && (
         <ol className="extensions">
@@ -206,7 +318,13 @@ function WorkflowItem({ uri }: { uri: string }) {
           {workflow.data.packageExtensions.map((e, i) => (
             <li key={i}>
               <strong>{extensionLabels[e.type] ?? e.type}</strong> <span className="muted small">{e.type}</span>
-              <ul>{referencesOf(e).map((r) => <li key={r.uri}><ResourceLink uri={r.uri} label={r.label} /></li>)}</ul>
+              <ul>
+                {referencesOf(e).map((r) => (
+                  <li key={r.uri}>
+                    <ResourceLink uri={r.uri} label={r.label} />
+                  </li>
+                ))}
+              </ul>
             </li>
           ))}
         </ol>

@@ -23,19 +23,49 @@ export function AgentList() {
 
   return (
     <>
-      <PageHeader title="Agents" description="Each agent runs one or more workflows. Build one with the guided form, deploy it, then chat with it.">
-        {canWrite && <Link to={`${BASE}/agents/new`} className="button primary">New agent</Link>}
+      <PageHeader
+        title="Agents"
+        description="Each agent runs one or more workflows. Build one with the guided form, deploy it, then chat with it."
+      >
+        {canWrite && (
+          <Link to={`${BASE}/agents/new`} className="button primary">
+            New agent
+          </Link>
+        )}
       </PageHeader>
       <div className="toolbar">
-        <Field label="Search agents" value={search} onChange={setSearch} type="search" placeholder="Name or description" />
+        <Field
+          label="Search agents"
+          value={search}
+          onChange={setSearch}
+          type="search"
+          placeholder="Name or description"
+        />
       </div>
       <ErrorMessage error={agents.error} />
-      {agents.isPending ? <Loading /> : agents.data?.length === 0 ? (
-        <Empty>{filter ? `No agent matches "${filter}".` : 'No agents yet.'}{canWrite && <> <Link to={`${BASE}/agents/new`}>Create one</Link>.</>}</Empty>
+      {agents.isPending ? (
+        <Loading />
+      ) : agents.data?.length === 0 ? (
+        <Empty>
+          {filter ? `No agent matches "${filter}".` : 'No agents yet.'}
+          {canWrite && (
+            <>
+              {' '}
+              <Link to={`${BASE}/agents/new`}>Create one</Link>.
+            </>
+          )}
+        </Empty>
       ) : (
         <table>
           <thead>
-            <tr><th scope="col">Name</th><th scope="col">Version</th><th scope="col">Deployed</th><th scope="col" className="hide-narrow">Modified</th></tr>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Version</th>
+              <th scope="col">Deployed</th>
+              <th scope="col" className="hide-narrow">
+                Modified
+              </th>
+            </tr>
           </thead>
           <tbody>
             {agents.data?.map((d) => {
@@ -50,11 +80,18 @@ export function AgentList() {
                   </td>
                   <td>{ref.version}</td>
                   <td>
-                    {deployed.length === 0 ? <span className="muted">not deployed</span> : deployed.map((x) => (
-                      <span key={`${x.environment}-${x.agentVersion}`} className="nowrap">
-                        <Badge status={x.status} label={`${x.environment} v${x.agentVersion}: ${x.status.replace('_', ' ')}`} />{' '}
-                      </span>
-                    ))}
+                    {deployed.length === 0 ? (
+                      <span className="muted">not deployed</span>
+                    ) : (
+                      deployed.map((x) => (
+                        <span key={`${x.environment}-${x.agentVersion}`} className="nowrap">
+                          <Badge
+                            status={x.status}
+                            label={`${x.environment} v${x.agentVersion}: ${x.status.replace('_', ' ')}`}
+                          />{' '}
+                        </span>
+                      ))
+                    )}
                   </td>
                   <td className="hide-narrow">{formatTime(d.lastModifiedOn)}</td>
                 </tr>

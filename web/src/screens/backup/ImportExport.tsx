@@ -17,7 +17,10 @@ const strategies = [
 export function ImportExport() {
   return (
     <>
-      <PageHeader title="Import / Export" description="Move agents between services as ZIP files (the agent, its workflows and resources; no conversations)." />
+      <PageHeader
+        title="Import / Export"
+        description="Move agents between services as ZIP files (the agent, its workflows and resources; no conversations)."
+      />
       <div className="columns">
         <ExportPanel />
         <ImportPanel />
@@ -49,10 +52,19 @@ function ExportPanel() {
   return (
     <section className="panel" aria-labelledby="export-h">
       <h2 id="export-h">Export</h2>
-      {options.length === 0 ? <p className="muted">No agents to export.</p> : (
-        <form onSubmit={(e) => { e.preventDefault(); run.mutate(); }}>
+      {options.length === 0 ? (
+        <p className="muted">No agents to export.</p>
+      ) : (
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            run.mutate();
+          }}
+        >
           <Select label="Agent" value={selected} onChange={setChoice} options={options} />
-          <button type="submit" className="primary" disabled={run.isPending}>{run.isPending ? 'Exporting…' : 'Export and download'}</button>
+          <button type="submit" className="primary" disabled={run.isPending}>
+            {run.isPending ? 'Exporting…' : 'Export and download'}
+          </button>
         </form>
       )}
       {run.data && <Notice kind="success">Downloaded {run.data}.</Notice>}
@@ -70,7 +82,15 @@ function ImportPanel() {
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const preview = useMutation({
     mutationFn: ({ zip, strategy }: { zip: File; strategy: string }) => api.importPreview(zip, strategy),
-    onSuccess: (data) => setSelected(new Set(previewRows(data).filter((r) => r.action === 'UPDATE').map((r) => r.originId).filter((x): x is string => !!x))),
+    onSuccess: (data) =>
+      setSelected(
+        new Set(
+          previewRows(data)
+            .filter((r) => r.action === 'UPDATE')
+            .map((r) => r.originId)
+            .filter((x): x is string => !!x),
+        ),
+      ),
   });
   const run = useMutation({
     mutationFn: () => api.importZip(file!, strategy, strategy === 'create' ? undefined : [...selected]),
@@ -92,22 +112,57 @@ function ImportPanel() {
       <h2 id="import-h">Import</h2>
       <div className="field">
         <label htmlFor={fileId}>ZIP file</label>
-        <input id={fileId} type="file" accept=".zip,application/zip" onChange={(e) => { setFile(e.target.files?.[0]); preview.reset(); run.reset(); }} />
+        <input
+          id={fileId}
+          type="file"
+          accept=".zip,application/zip"
+          onChange={(e) => {
+            setFile(e.target.files?.[0]);
+            preview.reset();
+            run.reset();
+          }}
+        />
       </div>
       <fieldset className="radio-list">
         <legend>Strategy</legend>
         {strategies.map((s) => (
-          <label key={s.value}><input type="radio" name="strategy" value={s.value} checked={strategy === s.value} onChange={() => choose(s.value)} /> {s.label}</label>
+          <label key={s.value}>
+            <input
+              type="radio"
+              name="strategy"
+              value={s.value}
+              checked={strategy === s.value}
+              onChange={() => choose(s.value)}
+            />{' '}
+            {s.label}
+          </label>
         ))}
       </fieldset>
-      <button type="button" onClick={() => file && preview.mutate({ zip: file, strategy })} disabled={!file || preview.isPending}>{preview.isPending ? 'Checking…' : 'Preview'}</button>
+      <button
+        type="button"
+        onClick={() => file && preview.mutate({ zip: file, strategy })}
+        disabled={!file || preview.isPending}
+      >
+        {preview.isPending ? 'Checking…' : 'Preview'}
+      </button>
       <ErrorMessage error={preview.error} title="Preview failed." />
       {preview.data !== undefined && (
         <>
           <h3>What the import would do</h3>
-          {rows.length === 0 ? <pre className="raw">{JSON.stringify(preview.data, null, 2)}</pre> : (
+          {rows.length === 0 ? (
+            <pre className="raw">{JSON.stringify(preview.data, null, 2)}</pre>
+          ) : (
             <table>
-              <thead><tr>{selectable && <th scope="col">Update</th>}<th scope="col">Resource</th><th scope="col">Action</th><th scope="col" className="hide-narrow">Origin id</th></tr></thead>
+              <thead>
+                <tr>
+                  {selectable && <th scope="col">Update</th>}
+                  <th scope="col">Resource</th>
+                  <th scope="col">Action</th>
+                  <th scope="col" className="hide-narrow">
+                    Origin id
+                  </th>
+                </tr>
+              </thead>
               <tbody>
                 {rows.map((r, i) => (
                   <tr key={r.originId ?? i}>
@@ -128,9 +183,16 @@ function ImportPanel() {
                         )}
                       </td>
                     )}
-                    <td>{r.label}{r.target && <div className="muted small">into {r.target}</div>}</td>
-                    <td><Badge status={r.action} /></td>
-                    <td className="hide-narrow"><code>{r.originId}</code></td>
+                    <td>
+                      {r.label}
+                      {r.target && <div className="muted small">into {r.target}</div>}
+                    </td>
+                    <td>
+                      <Badge status={r.action} />
+                    </td>
+                    <td className="hide-narrow">
+                      <code>{r.originId}</code>
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -138,7 +200,9 @@ function ImportPanel() {
           )}
           {ignored.length > 0 && <p className="muted small">Ignored entries: {ignored.join(', ')}</p>}
           <div className="form-actions">
-            <button type="button" className="primary" onClick={() => run.mutate()} disabled={run.isPending}>{run.isPending ? 'Importing…' : `Import (${strategy})`}</button>
+            <button type="button" className="primary" onClick={() => run.mutate()} disabled={run.isPending}>
+              {run.isPending ? 'Importing…' : `Import (${strategy})`}
+            </button>
           </div>
         </>
       )}
@@ -146,7 +210,13 @@ function ImportPanel() {
       {run.data && (
         <Notice kind="success">
           Imported.{' '}
-          {importedId ? <Link to={`${BASE}/agents/${importedId}`}>Open the imported agent{run.data.agentVersion ? ` (v${run.data.agentVersion})` : ''}</Link> : run.data.location}
+          {importedId ? (
+            <Link to={`${BASE}/agents/${importedId}`}>
+              Open the imported agent{run.data.agentVersion ? ` (v${run.data.agentVersion})` : ''}
+            </Link>
+          ) : (
+            run.data.location
+          )}
         </Notice>
       )}
     </section>

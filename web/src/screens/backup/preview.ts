@@ -20,7 +20,9 @@ function row(item: unknown): PreviewRow[] {
   const name = text(o.name) ?? '';
   const originId = text(o.originId) ?? text(o.origin);
   const label = [kind, name].filter(Boolean).join(': ') || originId || 'resource';
-  const target = text(o.targetId) ? `${text(o.targetId)}${text(o.targetVersion) ? ` v${text(o.targetVersion)}` : ''}` : undefined;
+  const target = text(o.targetId)
+    ? `${text(o.targetId)}${text(o.targetVersion) ? ` v${text(o.targetVersion)}` : ''}`
+    : undefined;
   return [{ label, action: action.toUpperCase(), ...(originId ? { originId } : {}), ...(target ? { target } : {}) }];
 }
 

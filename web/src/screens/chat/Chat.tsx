@@ -14,7 +14,10 @@ export function Chat({ agentId }: { agentId?: string }) {
   const conversationId = search.get('conversation') ?? undefined;
   return (
     <>
-      <PageHeader title="Chat" description="Talk to a deployed agent. Open a step's details to see what the pipeline did." />
+      <PageHeader
+        title="Chat"
+        description="Talk to a deployed agent. Open a step's details to see what the pipeline did."
+      />
       <StartForm agentId={agentId} environment={search.get('environment') ?? undefined} />
       {conversationId && <Conversation key={conversationId} conversationId={conversationId} />}
     </>
@@ -29,11 +32,17 @@ function StartForm({ agentId, environment }: { agentId?: string; environment?: s
   const ready = (deployments.data ?? []).filter((d) => d.status === 'READY');
   const [choice, setChoice] = useState('');
   const [userId, setUserId] = useState('manager-user');
-  const options = ready.map((d) => ({ value: `${d.environment}|${d.agentId}`, label: `${names.get(d.agentId) || shortId(d.agentId)} v${d.agentVersion} (${d.environment})` }));
+  const options = ready.map((d) => ({
+    value: `${d.environment}|${d.agentId}`,
+    label: `${names.get(d.agentId) || shortId(d.agentId)} v${d.agentVersion} (${d.environment})`,
+  }));
 
   useEffect(() => {
     if (choice !== '' || options.length === 0) return;
-    const preferred = options.find((o) => o.value === `${environment ?? 'production'}|${agentId}`) ?? options.find((o) => o.value.endsWith(`|${agentId}`)) ?? options[0]!;
+    const preferred =
+      options.find((o) => o.value === `${environment ?? 'production'}|${agentId}`) ??
+      options.find((o) => o.value.endsWith(`|${agentId}`)) ??
+      options[0]!;
     setChoice(preferred.value);
   }, [options, choice, agentId, environment]);
 
@@ -43,20 +52,41 @@ function StartForm({ agentId, environment }: { agentId?: string; environment?: s
       return api.start(id, env, userId.trim() || undefined);
     },
     onSuccess: (conversation) => {
-      navigate(`${BASE}/chat/${conversation.agentId}?environment=${conversation.environment}&conversation=${conversation.conversationId}`);
+      navigate(
+        `${BASE}/chat/${conversation.agentId}?environment=${conversation.environment}&conversation=${conversation.conversationId}`,
+      );
     },
   });
 
-  if (!canConverse) return <p className="read-only-note">Your role reads conversations but does not chat: starting conversations and sending messages need svc-user, svc-editor or svc-admin.</p>;
+  if (!canConverse)
+    return (
+      <p className="read-only-note">
+        Your role reads conversations but does not chat: starting conversations and sending messages need svc-user,
+        svc-editor or svc-admin.
+      </p>
+    );
   if (deployments.isPending) return <Loading />;
   if (ready.length === 0) {
-    return <p className="empty">No agent is deployed and ready. <Link to={`${BASE}/agents`}>Deploy one</Link> first.</p>;
+    return (
+      <p className="empty">
+        No agent is deployed and ready. <Link to={`${BASE}/agents`}>Deploy one</Link> first.
+      </p>
+    );
   }
   return (
-    <form className="panel toolbar" onSubmit={(e) => { e.preventDefault(); start.mutate(); }} aria-label="Start a conversation">
+    <form
+      className="panel toolbar"
+      onSubmit={(e) => {
+        e.preventDefault();
+        start.mutate();
+      }}
+      aria-label="Start a conversation"
+    >
       <Select label="Agent" value={choice} onChange={setChoice} options={options} />
       <Field label="User id" value={userId} onChange={setUserId} hint="Long-term properties are kept per user." />
-      <button type="submit" className="primary" disabled={start.isPending || choice === ''}>Start conversation</button>
+      <button type="submit" className="primary" disabled={start.isPending || choice === ''}>
+        Start conversation
+      </button>
       <ErrorMessage error={start.error} />
     </form>
   );
@@ -80,7 +110,9 @@ function Conversation({ conversationId }: { conversationId: string }) {
   const say = useMutation({
     mutationFn: (text: string) => {
       setPending({ input: text, answer: '' });
-      return api.sayStreaming(conversationId, text, (token) => setPending((p) => p && { ...p, answer: p.answer + token }));
+      return api.sayStreaming(conversationId, text, (token) =>
+        setPending((p) => p && { ...p, answer: p.answer + token }),
+      );
     },
     onSuccess: (data) => {
       update(data);
@@ -108,47 +140,111 @@ function Conversation({ conversationId }: { conversationId: string }) {
   return (
     <section className="chat panel" aria-labelledby="chat-h">
       <div className="chat-head">
-        <h2 id="chat-h">Conversation <code>{shortId(c.conversationId)}</code></h2>
+        <h2 id="chat-h">
+          Conversation <code>{shortId(c.conversationId)}</code>
+        </h2>
         <Badge status={c.conversationState} />
-        <span className="muted small">{c.environment} · agent v{c.agentVersion}{c.userId ? ` · ${c.userId}` : ''}</span>
+        <span className="muted small">
+          {c.environment} · agent v{c.agentVersion}
+          {c.userId ? ` · ${c.userId}` : ''}
+        </span>
         <div className="actions">
-          {canConverse && <>
-          <button type="button" onClick={() => undo.mutate()} disabled={!c.undoAvailable || busy}>Undo</button>
-          <button type="button" onClick={() => redo.mutate()} disabled={!c.redoAvailable || busy}>Redo</button>
-          <button type="button" onClick={() => end.mutate()} disabled={ended || busy}>End</button>
-          </>}
-          <Link className="button" to={`${BASE}/conversations/${c.conversationId}`}>Stored record</Link>
+          {canConverse && (
+            <>
+              <button type="button" onClick={() => undo.mutate()} disabled={!c.undoAvailable || busy}>
+                Undo
+              </button>
+              <button type="button" onClick={() => redo.mutate()} disabled={!c.redoAvailable || busy}>
+                Redo
+              </button>
+              <button type="button" onClick={() => end.mutate()} disabled={ended || busy}>
+                End
+              </button>
+            </>
+          )}
+          <Link className="button" to={`${BASE}/conversations/${c.conversationId}`}>
+            Stored record
+          </Link>
         </div>
       </div>
       <ErrorMessage error={say.error ?? undo.error ?? redo.error ?? end.error} />
       <ol className="transcript" ref={transcript} aria-label="Messages" aria-live="polite">
         {outputs.map((step, i) => (
           <li key={i} className="turn">
-            {step.input !== undefined && step.input !== '' && <p className="bubble user"><span className="visually-hidden">You said: </span>{step.input}</p>}
-            {(step.output ?? []).map((text, j) => <p key={j} className="bubble agent"><span className="visually-hidden">Agent: </span>{text}</p>)}
-            {(step.output ?? []).length === 0 && <p className="bubble agent muted"><span className="visually-hidden">Agent: </span>(no output)</p>}
-            <button type="button" className="link small" onClick={() => setDetail(i)} aria-label={`Details of step ${i + 1}`}>Step {i + 1} details</button>
+            {step.input !== undefined && step.input !== '' && (
+              <p className="bubble user">
+                <span className="visually-hidden">You said: </span>
+                {step.input}
+              </p>
+            )}
+            {(step.output ?? []).map((text, j) => (
+              <p key={j} className="bubble agent">
+                <span className="visually-hidden">Agent: </span>
+                {text}
+              </p>
+            ))}
+            {(step.output ?? []).length === 0 && (
+              <p className="bubble agent muted">
+                <span className="visually-hidden">Agent: </span>(no output)
+              </p>
+            )}
+            <button
+              type="button"
+              className="link small"
+              onClick={() => setDetail(i)}
+              aria-label={`Details of step ${i + 1}`}
+            >
+              Step {i + 1} details
+            </button>
           </li>
         ))}
         {pending && (
           <li className="turn" aria-busy="true">
-            <p className="bubble user"><span className="visually-hidden">You said: </span>{pending.input}</p>
-            <p className="bubble agent muted"><span className="visually-hidden">Agent: </span>{pending.answer || '…'}</p>
+            <p className="bubble user">
+              <span className="visually-hidden">You said: </span>
+              {pending.input}
+            </p>
+            <p className="bubble agent muted">
+              <span className="visually-hidden">Agent: </span>
+              {pending.answer || '…'}
+            </p>
           </li>
         )}
       </ol>
       {canConverse && last?.quickReplies && last.quickReplies.length > 0 && !ended && (
         <div className="quick-replies" role="group" aria-label="Quick replies">
           {last.quickReplies.map((q) => (
-            <button type="button" key={q.value} onClick={() => say.mutate(q.value)} disabled={busy}>{q.value}</button>
+            <button type="button" key={q.value} onClick={() => say.mutate(q.value)} disabled={busy}>
+              {q.value}
+            </button>
           ))}
         </div>
       )}
-      {canConverse && <form className="composer" onSubmit={(e) => { e.preventDefault(); if (input.trim()) say.mutate(input); }}>
-        <label htmlFor="chat-input" className="visually-hidden">Message</label>
-        <input id="chat-input" ref={inputRef} value={input} onChange={(e) => setInput(e.target.value)} placeholder={ended ? 'The conversation has ended' : 'Type a message'} disabled={ended} autoComplete="off" />
-        <button type="submit" className="primary" disabled={ended || busy || input.trim() === ''}>Send</button>
-      </form>}
+      {canConverse && (
+        <form
+          className="composer"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (input.trim()) say.mutate(input);
+          }}
+        >
+          <label htmlFor="chat-input" className="visually-hidden">
+            Message
+          </label>
+          <input
+            id="chat-input"
+            ref={inputRef}
+            value={input}
+            onChange={(e) => setInput(e.target.value)}
+            placeholder={ended ? 'The conversation has ended' : 'Type a message'}
+            disabled={ended}
+            autoComplete="off"
+          />
+          <button type="submit" className="primary" disabled={ended || busy || input.trim() === ''}>
+            Send
+          </button>
+        </form>
+      )}
       <Drawer title={`Step ${(detail ?? 0) + 1}`} open={detail !== undefined} onClose={() => setDetail(undefined)}>
         {detail !== undefined && <StepDetails conversation={c} index={detail} />}
       </Drawer>

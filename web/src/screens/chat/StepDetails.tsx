@@ -2,7 +2,15 @@
 import type { Conversation } from '../../api/types.ts';
 import { groupStep, showValue } from '../../lib/steps.ts';
 
-export function StepDetails({ conversation, index, showProperties = true }: { conversation: Conversation; index: number; showProperties?: boolean }) {
+export function StepDetails({
+  conversation,
+  index,
+  showProperties = true,
+}: {
+  conversation: Conversation;
+  index: number;
+  showProperties?: boolean;
+}) {
   const output = conversation.conversationOutputs[index];
   const entries = conversation.conversationSteps?.[index]?.conversationStep ?? [];
   const groups = groupStep(entries);
@@ -10,10 +18,28 @@ export function StepDetails({ conversation, index, showProperties = true }: { co
     <div className="step-details">
       {output && (
         <dl className="summary">
-          {output.input !== undefined && <><dt>Input</dt><dd>{output.input}</dd></>}
-          {output.expressions && <><dt>Expressions</dt><dd><code>{output.expressions}</code></dd></>}
-          {output.intents && <><dt>Intents</dt><dd>{output.intents.join(', ')}</dd></>}
-          <dt>Actions</dt><dd>{output.actions?.join(', ') || 'none'}</dd>
+          {output.input !== undefined && (
+            <>
+              <dt>Input</dt>
+              <dd>{output.input}</dd>
+            </>
+          )}
+          {output.expressions && (
+            <>
+              <dt>Expressions</dt>
+              <dd>
+                <code>{output.expressions}</code>
+              </dd>
+            </>
+          )}
+          {output.intents && (
+            <>
+              <dt>Intents</dt>
+              <dd>{output.intents.join(', ')}</dd>
+            </>
+          )}
+          <dt>Actions</dt>
+          <dd>{output.actions?.join(', ') || 'none'}</dd>
         </dl>
       )}
       {groups.length === 0 && <p className="muted">No detailed data was recorded for this step.</p>}
@@ -24,8 +50,12 @@ export function StepDetails({ conversation, index, showProperties = true }: { co
             <tbody>
               {g.entries.map((e, i) => (
                 <tr key={i}>
-                  <th scope="row"><code>{e.key}</code></th>
-                  <td><pre>{showValue(e.value)}</pre></td>
+                  <th scope="row">
+                    <code>{e.key}</code>
+                  </th>
+                  <td>
+                    <pre>{showValue(e.value)}</pre>
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -41,15 +71,25 @@ export function StepDetails({ conversation, index, showProperties = true }: { co
 export function ConversationProperties({ conversation }: { conversation: Conversation }) {
   const properties = Object.values(conversation.conversationProperties ?? {});
   return (
-      <section>
-        <h3>Conversation properties (now)</h3>
-        {properties.length === 0 ? <p className="muted">None.</p> : (
-          <table className="compact">
-            <tbody>
-              {properties.map((p) => <tr key={p.name}><th scope="row">{p.name}</th><td><pre>{showValue(p.value)}</pre></td><td>{p.scope}</td></tr>)}
-            </tbody>
-          </table>
-        )}
-      </section>
+    <section>
+      <h3>Conversation properties (now)</h3>
+      {properties.length === 0 ? (
+        <p className="muted">None.</p>
+      ) : (
+        <table className="compact">
+          <tbody>
+            {properties.map((p) => (
+              <tr key={p.name}>
+                <th scope="row">{p.name}</th>
+                <td>
+                  <pre>{showValue(p.value)}</pre>
+                </td>
+                <td>{p.scope}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
   );
 }

@@ -11,19 +11,53 @@ export function ConversationDetail({ id }: { id: string }) {
   const { canConverse } = usePermissions();
   const names = useAgentNames();
   const conversation = useQuery({ queryKey: ['stored-conversation', id], queryFn: () => api.storedConversation(id) });
-  const remove = useMutation({ mutationFn: () => api.deleteConversation(id), onSuccess: () => navigate(`${BASE}/conversations`) });
+  const remove = useMutation({
+    mutationFn: () => api.deleteConversation(id),
+    onSuccess: () => navigate(`${BASE}/conversations`),
+  });
 
   if (conversation.isPending) return <Loading />;
-  if (conversation.error) return <><PageHeader title="Conversation" /><ErrorMessage error={conversation.error} /></>;
+  if (conversation.error)
+    return (
+      <>
+        <PageHeader title="Conversation" />
+        <ErrorMessage error={conversation.error} />
+      </>
+    );
   const c = conversation.data;
   return (
     <>
-      <PageHeader title={`Conversation ${shortId(c.conversationId)}`} description={<>with <Link to={`${BASE}/agents/${c.agentId}`}>{names.get(c.agentId) || shortId(c.agentId)}</Link> v{c.agentVersion} in {c.environment}{c.userId ? `, user ${c.userId}` : ''}</>}>
-        {canConverse && c.conversationState !== 'ENDED' && <Link className="button primary" to={`${BASE}/chat/${c.agentId}?environment=${c.environment}&conversation=${c.conversationId}`}>Continue in chat</Link>}
-        {canConverse && <ConfirmButton question="Delete this conversation?" onConfirm={() => remove.mutate()}>Delete</ConfirmButton>}
+      <PageHeader
+        title={`Conversation ${shortId(c.conversationId)}`}
+        description={
+          <>
+            with <Link to={`${BASE}/agents/${c.agentId}`}>{names.get(c.agentId) || shortId(c.agentId)}</Link> v
+            {c.agentVersion} in {c.environment}
+            {c.userId ? `, user ${c.userId}` : ''}
+          </>
+        }
+      >
+        {canConverse && c.conversationState !== 'ENDED' && (
+          <Link
+            className="button primary"
+            to={`${BASE}/chat/${c.agentId}?environment=${c.environment}&conversation=${c.conversationId}`}
+          >
+            Continue in chat
+          </Link>
+        )}
+        {canConverse && (
+          <ConfirmButton question="Delete this conversation?" onConfirm={() => remove.mutate()}>
+            Delete
+          </ConfirmButton>
+        )}
       </PageHeader>
       <ErrorMessage error={remove.error} />
-      <p><Badge status={c.conversationState} /> <span className="muted">started {formatTime(c.createdOn)} · last activity {formatTime(c.lastModifiedOn)}</span></p>
+      <p>
+        <Badge status={c.conversationState} />{' '}
+        <span className="muted">
+          started {formatTime(c.createdOn)} · last activity {formatTime(c.lastModifiedOn)}
+        </span>
+      </p>
       <ol className="steps">
         {(c.conversationOutputs ?? []).map((_, i) => (
           <li key={i} className="panel">
@@ -32,7 +66,9 @@ export function ConversationDetail({ id }: { id: string }) {
           </li>
         ))}
       </ol>
-      <div className="panel"><ConversationProperties conversation={c} /></div>
+      <div className="panel">
+        <ConversationProperties conversation={c} />
+      </div>
     </>
   );
 }

@@ -69,15 +69,30 @@ export function Logs() {
       <form className="toolbar" onSubmit={(e) => e.preventDefault()} aria-label="Filter logs">
         <Select label="Lowest level" value={level} onChange={setLevel} options={LEVELS} />
         <Field label="Search" value={searchText} onChange={setSearchText} type="search" />
-        <button type="button" onClick={() => setPaused(!paused)} aria-pressed={paused}>{paused ? 'Resume' : 'Pause'}</button>
-        <button type="button" onClick={() => setEntries([])}>Clear</button>
-        <p className="muted" role="status">Stream: {state}{state === 'live' ? ` · ${entries.length} entries` : ''}</p>
+        <button type="button" onClick={() => setPaused(!paused)} aria-pressed={paused}>
+          {paused ? 'Resume' : 'Pause'}
+        </button>
+        <button type="button" onClick={() => setEntries([])}>
+          Clear
+        </button>
+        <p className="muted" role="status">
+          Stream: {state}
+          {state === 'live' ? ` · ${entries.length} entries` : ''}
+        </p>
       </form>
       <ErrorMessage error={error} title="The log stream stopped." />
       <div className="log-view" role="log" aria-label="Log entries" tabIndex={0}>
-        {entries.length === 0 ? <p className="muted">No entries yet{state === 'live' ? ': waiting for new ones…' : '.'}</p> : (
+        {entries.length === 0 ? (
+          <p className="muted">No entries yet{state === 'live' ? ': waiting for new ones…' : '.'}</p>
+        ) : (
           <table className="compact logs">
-            <thead><tr><th scope="col">Time</th><th scope="col">Level</th><th scope="col">Message</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Time</th>
+                <th scope="col">Level</th>
+                <th scope="col">Message</th>
+              </tr>
+            </thead>
             <tbody>
               {entries.map((e, i) => {
                 const { timestamp, level: lvl, message, ...rest } = e;
@@ -85,10 +100,16 @@ export function Logs() {
                 return (
                   <tr key={`${timestamp}-${i}-${message}`} className={`level-${String(lvl).toLowerCase()}`}>
                     <td className="nowrap">{new Date(timestamp).toLocaleTimeString()}</td>
-                    <td><span className={`level level-${String(lvl).toLowerCase()}`}>{lvl}</span></td>
+                    <td>
+                      <span className={`level level-${String(lvl).toLowerCase()}`}>{lvl}</span>
+                    </td>
                     <td>
                       {message}
-                      {extra.length > 0 && <div className="muted small">{extra.map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' · ')}</div>}
+                      {extra.length > 0 && (
+                        <div className="muted small">
+                          {extra.map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' · ')}
+                        </div>
+                      )}
                     </td>
                   </tr>
                 );

@@ -23,12 +23,23 @@ export function ResourceEditor({ kindSlug, id }: { kindSlug: string; id?: string
   if (!kinds) return <Loading />;
   if (!kind) return <PageHeader title="Unknown resource type" />;
   if (id) return <EditExisting kind={kind} id={id} canWrite={canWrite} />;
-  return canWrite ? <CreateNew kind={kind} /> : <><PageHeader title={`New ${kind.title}`} /><ReadOnlyNote /></>;
+  return canWrite ? (
+    <CreateNew kind={kind} />
+  ) : (
+    <>
+      <PageHeader title={`New ${kind.title}`} />
+      <ReadOnlyNote />
+    </>
+  );
 }
 
 /** For roles that may not write (svc-viewer): what they see instead of the controls. */
 export function ReadOnlyNote() {
-  return <p className="read-only-note">Read only: creating, editing, deploying and deleting need the svc-editor or svc-admin role.</p>;
+  return (
+    <p className="read-only-note">
+      Read only: creating, editing, deploying and deleting need the svc-editor or svc-admin role.
+    </p>
+  );
 }
 
 /** The document editor with local and server issues, shared by create and edit. */
@@ -36,7 +47,10 @@ function useDocument(initial: string) {
   const [text, setText] = useState(initial);
   const [serverIssue, setServerIssue] = useState<JsonIssue>();
   const syntax = useMemo(() => jsonSyntaxIssue(text), [text]);
-  const issues = useMemo(() => [syntax, serverIssue].filter((x): x is JsonIssue => x !== undefined), [syntax, serverIssue]);
+  const issues = useMemo(
+    () => [syntax, serverIssue].filter((x): x is JsonIssue => x !== undefined),
+    [syntax, serverIssue],
+  );
   const change = (value: string) => {
     setText(value);
     setServerIssue(undefined);
@@ -81,7 +95,10 @@ function CreateNew({ kind }: { kind: ResourceKind }) {
 
   return (
     <>
-      <PageHeader title={`New ${kind.title}`} description="Start from the example below; the service checks the document strictly when you save." />
+      <PageHeader
+        title={`New ${kind.title}`}
+        description="Start from the example below; the service checks the document strictly when you save."
+      />
       <form onSubmit={save}>
         <div className="grid-2">
           <Field label="Name" value={name} onChange={setName} />
@@ -90,8 +107,12 @@ function CreateNew({ kind }: { kind: ResourceKind }) {
         <JsonEditor label={`${kind.title} JSON`} value={doc.text} onChange={doc.change} issues={doc.issues} />
         <ErrorMessage error={error} />
         <div className="form-actions">
-          <button type="submit" className="primary" disabled={busy || doc.syntax !== undefined}>{busy ? 'Creating…' : `Create ${kind.title}`}</button>
-          <Link to={kind.slug === 'agents' ? `${BASE}/agents` : `${BASE}/resources/${kind.slug}`} className="button">Cancel</Link>
+          <button type="submit" className="primary" disabled={busy || doc.syntax !== undefined}>
+            {busy ? 'Creating…' : `Create ${kind.title}`}
+          </button>
+          <Link to={kind.slug === 'agents' ? `${BASE}/agents` : `${BASE}/resources/${kind.slug}`} className="button">
+            Cancel
+          </Link>
         </div>
       </form>
     </>
@@ -102,7 +123,10 @@ function EditExisting({ kind, id, canWrite }: { kind: ResourceKind; id: string; 
   const { api } = useAuth();
   const queryClient = useQueryClient();
   const { search } = useLocation();
-  const current = useQuery({ queryKey: ['currentversion', kind.storePath, id], queryFn: () => api.currentVersion(kind.storePath, id) });
+  const current = useQuery({
+    queryKey: ['currentversion', kind.storePath, id],
+    queryFn: () => api.currentVersion(kind.storePath, id),
+  });
   const asked = Number(search.get('version'));
   const version = asked > 0 ? asked : current.data;
   const resource = useQuery({
@@ -132,11 +156,12 @@ function EditExisting({ kind, id, canWrite }: { kind: ResourceKind; id: string; 
     }
   }, [descriptor.data]);
 
-  const refresh = () => Promise.all([
-    queryClient.invalidateQueries({ queryKey: ['currentversion', kind.storePath, id] }),
-    queryClient.invalidateQueries({ queryKey: ['descriptor', id] }),
-    queryClient.invalidateQueries({ queryKey: ['descriptors'] }),
-  ]);
+  const refresh = () =>
+    Promise.all([
+      queryClient.invalidateQueries({ queryKey: ['currentversion', kind.storePath, id] }),
+      queryClient.invalidateQueries({ queryKey: ['descriptor', id] }),
+      queryClient.invalidateQueries({ queryKey: ['descriptors'] }),
+    ]);
 
   const run = async (what: () => Promise<void>) => {
     setBusy(true);
@@ -151,14 +176,15 @@ function EditExisting({ kind, id, canWrite }: { kind: ResourceKind; id: string; 
     }
   };
 
-  const saveDocument = () => run(async () => {
-    const uri = await api.update(kind.storePath, id, current.data!, JSON.parse(doc.text));
-    const next = parseResourceUri(uri)?.version ?? current.data! + 1;
-    await refresh();
-    setLoadedFor(next);
-    navigate(`${BASE}/resources/${kind.slug}/${id}?version=${next}`, { replace: true });
-    setMessage(`Saved as version ${next}.`);
-  });
+  const saveDocument = () =>
+    run(async () => {
+      const uri = await api.update(kind.storePath, id, current.data!, JSON.parse(doc.text));
+      const next = parseResourceUri(uri)?.version ?? current.data! + 1;
+      await refresh();
+      setLoadedFor(next);
+      navigate(`${BASE}/resources/${kind.slug}/${id}?version=${next}`, { replace: true });
+      setMessage(`Saved as version ${next}.`);
+    });
 
   const saveDescriptor = (event: React.FormEvent) => {
     event.preventDefault();
@@ -169,52 +195,111 @@ function EditExisting({ kind, id, canWrite }: { kind: ResourceKind; id: string; 
     });
   };
 
-  const duplicate = () => run(async () => {
-    const uri = await api.duplicate(kind.storePath, id, version!);
-    const ref = parseResourceUri(uri);
-    if (ref) await api.describe(ref.id, ref.version, { name: `${name || kind.title} (copy)`, description });
-    await refresh();
-    navigate(`${BASE}/resources/${kind.slug}/${ref?.id ?? ''}`);
-  });
+  const duplicate = () =>
+    run(async () => {
+      const uri = await api.duplicate(kind.storePath, id, version!);
+      const ref = parseResourceUri(uri);
+      if (ref) await api.describe(ref.id, ref.version, { name: `${name || kind.title} (copy)`, description });
+      await refresh();
+      navigate(`${BASE}/resources/${kind.slug}/${ref?.id ?? ''}`);
+    });
 
-  const remove = () => run(async () => {
-    await api.remove(kind.storePath, id, current.data!);
-    await refresh();
-    navigate(kind.slug === 'agents' ? `${BASE}/agents` : `${BASE}/resources/${kind.slug}`);
-  });
+  const remove = () =>
+    run(async () => {
+      await api.remove(kind.storePath, id, current.data!);
+      await refresh();
+      navigate(kind.slug === 'agents' ? `${BASE}/agents` : `${BASE}/resources/${kind.slug}`);
+    });
 
-  if (current.error) return <><PageHeader title={kind.title} /><ErrorMessage error={current.error} /></>;
+  if (current.error)
+    return (
+      <>
+        <PageHeader title={kind.title} />
+        <ErrorMessage error={current.error} />
+      </>
+    );
   if (current.isPending || resource.isPending) return <Loading />;
   const old = version !== current.data;
 
   return (
     <>
-      <PageHeader title={descriptor.data?.name || `(unnamed ${kind.title})`} description={<>{kind.title} <code>{id}</code>, version {version} of {current.data}</>}>
-        {kind.slug === 'agents' && <Link to={`${BASE}/agents/${id}`} className="button">Agent overview</Link>}
-        {canWrite && <button type="button" onClick={duplicate} disabled={busy}>Duplicate</button>}
-        {canWrite && <ConfirmButton question={`Delete this ${kind.title}?`} onConfirm={remove} disabled={busy}>Delete</ConfirmButton>}
+      <PageHeader
+        title={descriptor.data?.name || `(unnamed ${kind.title})`}
+        description={
+          <>
+            {kind.title} <code>{id}</code>, version {version} of {current.data}
+          </>
+        }
+      >
+        {kind.slug === 'agents' && (
+          <Link to={`${BASE}/agents/${id}`} className="button">
+            Agent overview
+          </Link>
+        )}
+        {canWrite && (
+          <button type="button" onClick={duplicate} disabled={busy}>
+            Duplicate
+          </button>
+        )}
+        {canWrite && (
+          <ConfirmButton question={`Delete this ${kind.title}?`} onConfirm={remove} disabled={busy}>
+            Delete
+          </ConfirmButton>
+        )}
       </PageHeader>
       {!canWrite && <ReadOnlyNote />}
       {message && <Notice kind="success">{message}</Notice>}
       <ErrorMessage error={error ?? resource.error} />
 
-      {canWrite && <form className="panel" onSubmit={saveDescriptor} aria-labelledby="common-h">
-        <h2 id="common-h">Name and description</h2>
-        <div className="grid-2">
-          <Field label="Name" value={name} onChange={setName} />
-          <Field label="Description" value={description} onChange={setDescription} />
-        </div>
-        <button type="submit" disabled={busy}>Save name and description</button>
-      </form>}
+      {canWrite && (
+        <form className="panel" onSubmit={saveDescriptor} aria-labelledby="common-h">
+          <h2 id="common-h">Name and description</h2>
+          <div className="grid-2">
+            <Field label="Name" value={name} onChange={setName} />
+            <Field label="Description" value={description} onChange={setDescription} />
+          </div>
+          <button type="submit" disabled={busy}>
+            Save name and description
+          </button>
+        </form>
+      )}
 
       <section className="panel" aria-labelledby="doc-h">
         <h2 id="doc-h">Document</h2>
-        {old && canWrite && <Notice kind="warning">You are looking at version {version}; saving makes version {(current.data ?? 0) + 1} from this text. <Link to={`${BASE}/resources/${kind.slug}/${id}`}>Open the current version</Link>.</Notice>}
-        <JsonEditor label={`${kind.title} JSON`} value={doc.text} onChange={doc.change} issues={doc.issues} readOnly={!canWrite} />
-        {canWrite && <div className="form-actions">
-          <button type="button" className="primary" onClick={saveDocument} disabled={busy || doc.syntax !== undefined}>Save as new version</button>
-          <button type="button" onClick={() => { doc.change(pretty(resource.data)); }} disabled={busy}>Revert changes</button>
-        </div>}
+        {old && canWrite && (
+          <Notice kind="warning">
+            You are looking at version {version}; saving makes version {(current.data ?? 0) + 1} from this text.{' '}
+            <Link to={`${BASE}/resources/${kind.slug}/${id}`}>Open the current version</Link>.
+          </Notice>
+        )}
+        <JsonEditor
+          label={`${kind.title} JSON`}
+          value={doc.text}
+          onChange={doc.change}
+          issues={doc.issues}
+          readOnly={!canWrite}
+        />
+        {canWrite && (
+          <div className="form-actions">
+            <button
+              type="button"
+              className="primary"
+              onClick={saveDocument}
+              disabled={busy || doc.syntax !== undefined}
+            >
+              Save as new version
+            </button>
+            <button
+              type="button"
+              onClick={() => {
+                doc.change(pretty(resource.data));
+              }}
+              disabled={busy}
+            >
+              Revert changes
+            </button>
+          </div>
+        )}
       </section>
 
       {current.data !== undefined && <VersionDiff storePath={kind.storePath} id={id} current={current.data} />}

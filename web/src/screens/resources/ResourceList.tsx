@@ -25,16 +25,41 @@ export function ResourceList({ kindSlug }: { kindSlug: string }) {
 
   return (
     <>
-      <PageHeader title={kind.label} description={<>Stored at <code>{kind.storePath}</code>. Every save creates a new version.</>}>
-        {canWrite && <Link to={`${BASE}/resources/${kind.slug}/new`} className="button primary">New {kind.title}</Link>}
+      <PageHeader
+        title={kind.label}
+        description={
+          <>
+            Stored at <code>{kind.storePath}</code>. Every save creates a new version.
+          </>
+        }
+      >
+        {canWrite && (
+          <Link to={`${BASE}/resources/${kind.slug}/new`} className="button primary">
+            New {kind.title}
+          </Link>
+        )}
       </PageHeader>
       <div className="toolbar">
         <Field label={`Search ${kind.label.toLowerCase()}`} value={search} onChange={setSearch} type="search" />
       </div>
       <ErrorMessage error={list.error} />
-      {list.isPending ? <Loading /> : list.data?.length === 0 ? <Empty>No {kind.label.toLowerCase()} {filter ? `match "${filter}"` : 'yet'}.</Empty> : (
+      {list.isPending ? (
+        <Loading />
+      ) : list.data?.length === 0 ? (
+        <Empty>
+          No {kind.label.toLowerCase()} {filter ? `match "${filter}"` : 'yet'}.
+        </Empty>
+      ) : (
         <table>
-          <thead><tr><th scope="col">Name</th><th scope="col">Version</th><th scope="col" className="hide-narrow">Modified</th></tr></thead>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Version</th>
+              <th scope="col" className="hide-narrow">
+                Modified
+              </th>
+            </tr>
+          </thead>
           <tbody>
             {list.data?.map((d) => {
               const ref = parseResourceUri(d.resource);

@@ -13,34 +13,55 @@ export function VersionDiff({ storePath, id, current }: { storePath: string; id:
   const a = useQuery(read(from));
   const b = useQuery(read(to));
   const versions = Array.from({ length: current }, (_, i) => current - i);
-  const lines = a.data !== undefined && b.data !== undefined ? lineDiff(JSON.stringify(a.data, null, 2), JSON.stringify(b.data, null, 2)) : undefined;
+  const lines =
+    a.data !== undefined && b.data !== undefined
+      ? lineDiff(JSON.stringify(a.data, null, 2), JSON.stringify(b.data, null, 2))
+      : undefined;
   const summary = lines && diffSummary(lines);
 
   return (
     <section className="panel" aria-labelledby="versions-h">
       <h2 id="versions-h">Version history</h2>
-      <p className="muted">{current} version{current === 1 ? '' : 's'}; every save creates a new one. Older versions stay readable.</p>
+      <p className="muted">
+        {current} version{current === 1 ? '' : 's'}; every save creates a new one. Older versions stay readable.
+      </p>
       <div className="toolbar">
         <div className="field narrow">
           <label htmlFor="diff-from">Compare version</label>
           <select id="diff-from" value={from} onChange={(e) => setFrom(Number(e.target.value))}>
-            {versions.map((v) => <option key={v} value={v}>{v}</option>)}
+            {versions.map((v) => (
+              <option key={v} value={v}>
+                {v}
+              </option>
+            ))}
           </select>
         </div>
         <div className="field narrow">
           <label htmlFor="diff-to">with version</label>
           <select id="diff-to" value={to} onChange={(e) => setTo(Number(e.target.value))}>
-            {versions.map((v) => <option key={v} value={v}>{v}</option>)}
+            {versions.map((v) => (
+              <option key={v} value={v}>
+                {v}
+              </option>
+            ))}
           </select>
         </div>
-        {summary && <p role="status" className="muted">{summary.added === 0 && summary.removed === 0 ? 'No differences.' : `${summary.added} lines added, ${summary.removed} removed.`}</p>}
+        {summary && (
+          <p role="status" className="muted">
+            {summary.added === 0 && summary.removed === 0
+              ? 'No differences.'
+              : `${summary.added} lines added, ${summary.removed} removed.`}
+          </p>
+        )}
       </div>
       <ErrorMessage error={a.error ?? b.error} />
       {lines && (
         <pre className="diff" aria-label={`Differences between version ${from} and version ${to}`}>
           {lines.map((l, i) => (
             <div key={i} className={`diff-${l.kind}`}>
-              <span className="diff-sign" aria-label={l.kind === 'same' ? undefined : l.kind}>{l.kind === 'added' ? '+' : l.kind === 'removed' ? '−' : ' '}</span>
+              <span className="diff-sign" aria-label={l.kind === 'same' ? undefined : l.kind}>
+                {l.kind === 'added' ? '+' : l.kind === 'removed' ? '−' : ' '}
+              </span>
               {l.text}
             </div>
           ))}

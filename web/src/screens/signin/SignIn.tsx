@@ -15,13 +15,23 @@ export function SignIn() {
     <>
       <PageHeader
         title={signedOut ? 'Signed out' : 'Sign in'}
-        description={signedOut ? 'You are signed out of the agent manager and of the identity provider.' : 'The service requires you to sign in with your identity provider.'}
+        description={
+          signedOut
+            ? 'You are signed out of the agent manager and of the identity provider.'
+            : 'The service requires you to sign in with your identity provider.'
+        }
       />
-      {message && <div className="message warning" role="alert">{message}</div>}
+      {message && (
+        <div className="message warning" role="alert">
+          {message}
+        </div>
+      )}
       <div className="panel narrow-form">
         <p>Signing in takes you to the identity provider and back here.</p>
         <div className="form-actions">
-          <button type="button" className="primary" onClick={() => void signIn(returnTo)}>{signedOut ? 'Sign in' : 'Sign in again'}</button>
+          <button type="button" className="primary" onClick={() => void signIn(returnTo)}>
+            {signedOut ? 'Sign in' : 'Sign in again'}
+          </button>
         </div>
       </div>
     </>

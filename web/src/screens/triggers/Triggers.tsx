@@ -4,7 +4,16 @@ import { useState } from 'react';
 import { environments } from '../../api/resources.ts';
 import type { BotTrigger } from '../../api/types.ts';
 import { useAuth, usePermissions } from '../../auth.tsx';
-import { ConfirmButton, Empty, ErrorMessage, Field, Loading, PageHeader, Select, shortId } from '../../components/ui.tsx';
+import {
+  ConfirmButton,
+  Empty,
+  ErrorMessage,
+  Field,
+  Loading,
+  PageHeader,
+  Select,
+  shortId,
+} from '../../components/ui.tsx';
 import { BASE, Link } from '../../router.tsx';
 import { useAgentNames } from '../agents/useAgentNames.ts';
 
@@ -33,7 +42,10 @@ export function Triggers() {
     },
   });
   const remove = useMutation({ mutationFn: (i: string) => api.deleteTrigger(i), onSettled: refresh });
-  const agentOptions = [{ value: '', label: 'Choose an agent' }, ...[...names.entries()].map(([id, name]) => ({ value: id, label: name || shortId(id) }))];
+  const agentOptions = [
+    { value: '', label: 'Choose an agent' },
+    ...[...names.entries()].map(([id, name]) => ({ value: id, label: name || shortId(id) })),
+  ];
 
   function reset() {
     setEditing(undefined);
@@ -45,7 +57,13 @@ export function Triggers() {
   const edit = (t: BotTrigger) => {
     setEditing(t.intent);
     setIntent(t.intent);
-    setRows(t.botDeployments.map((d) => ({ environment: d.environment, botId: d.botId, context: d.initialContext ? JSON.stringify(d.initialContext) : '' })));
+    setRows(
+      t.botDeployments.map((d) => ({
+        environment: d.environment,
+        botId: d.botId,
+        context: d.initialContext ? JSON.stringify(d.initialContext) : '',
+      })),
+    );
   };
 
   const submit = (e: React.FormEvent) => {
@@ -67,41 +85,117 @@ export function Triggers() {
 
   return (
     <>
-      <PageHeader title="Triggers" description={<>A trigger maps an intent to deployed agents; <code>/managedbots/&lt;intent&gt;/&lt;userId&gt;</code> then keeps one conversation per user.</>} />
-      {canWrite && <form className="panel" onSubmit={submit} aria-labelledby="trigger-h">
-        <h2 id="trigger-h">{editing ? `Edit trigger ${editing}` : 'New trigger'}</h2>
-        {formError && <div className="message error" role="alert">{formError}</div>}
-        <Field label="Intent" value={intent} onChange={setIntent} required />
-        {rows.map((r, i) => (
-          <div key={i} className="row-edit three" role="group" aria-label={`Deployment ${i + 1}`}>
-            <Select label={`Deployment ${i + 1} environment`} value={r.environment} onChange={(v) => setRows(rows.map((x, j) => (j === i ? { ...x, environment: v } : x)))} options={[...environments]} />
-            <Select label={`Deployment ${i + 1} agent`} value={r.botId} onChange={(v) => setRows(rows.map((x, j) => (j === i ? { ...x, botId: v } : x)))} options={agentOptions} />
-            <Field label={`Deployment ${i + 1} initial context (JSON)`} value={r.context} onChange={(v) => setRows(rows.map((x, j) => (j === i ? { ...x, context: v } : x)))} />
-            <button type="button" className="icon" aria-label={`Remove deployment ${i + 1}`} onClick={() => setRows(rows.filter((_, j) => j !== i))} disabled={rows.length === 1}>Remove</button>
+      <PageHeader
+        title="Triggers"
+        description={
+          <>
+            A trigger maps an intent to deployed agents; <code>/managedbots/&lt;intent&gt;/&lt;userId&gt;</code> then
+            keeps one conversation per user.
+          </>
+        }
+      />
+      {canWrite && (
+        <form className="panel" onSubmit={submit} aria-labelledby="trigger-h">
+          <h2 id="trigger-h">{editing ? `Edit trigger ${editing}` : 'New trigger'}</h2>
+          {formError && (
+            <div className="message error" role="alert">
+              {formError}
+            </div>
+          )}
+          <Field label="Intent" value={intent} onChange={setIntent} required />
+          {rows.map((r, i) => (
+            <div key={i} className="row-edit three" role="group" aria-label={`Deployment ${i + 1}`}>
+              <Select
+                label={`Deployment ${i + 1} environment`}
+                value={r.environment}
+                onChange={(v) => setRows(rows.map((x, j) => (j === i ? { ...x, environment: v } : x)))}
+                options={[...environments]}
+              />
+              <Select
+                label={`Deployment ${i + 1} agent`}
+                value={r.botId}
+                onChange={(v) => setRows(rows.map((x, j) => (j === i ? { ...x, botId: v } : x)))}
+                options={agentOptions}
+              />
+              <Field
+                label={`Deployment ${i + 1} initial context (JSON)`}
+                value={r.context}
+                onChange={(v) => setRows(rows.map((x, j) => (j === i ? { ...x, context: v } : x)))}
+              />
+              <button
+                type="button"
+                className="icon"
+                aria-label={`Remove deployment ${i + 1}`}
+                onClick={() => setRows(rows.filter((_, j) => j !== i))}
+                disabled={rows.length === 1}
+              >
+                Remove
+              </button>
+            </div>
+          ))}
+          <button
+            type="button"
+            onClick={() => setRows([...rows, { environment: 'production', botId: '', context: '' }])}
+          >
+            Add deployment
+          </button>
+          <div className="form-actions">
+            <button type="submit" className="primary" disabled={save.isPending}>
+              {editing ? 'Save trigger' : 'Create trigger'}
+            </button>
+            {editing && (
+              <button type="button" onClick={reset}>
+                Cancel
+              </button>
+            )}
           </div>
-        ))}
-        <button type="button" onClick={() => setRows([...rows, { environment: 'production', botId: '', context: '' }])}>Add deployment</button>
-        <div className="form-actions">
-          <button type="submit" className="primary" disabled={save.isPending}>{editing ? 'Save trigger' : 'Create trigger'}</button>
-          {editing && <button type="button" onClick={reset}>Cancel</button>}
-        </div>
-        <ErrorMessage error={save.error} />
-      </form>}
+          <ErrorMessage error={save.error} />
+        </form>
+      )}
       <section className="panel" aria-labelledby="triggers-h">
         <h2 id="triggers-h">Triggers</h2>
         <ErrorMessage error={triggers.error ?? remove.error} />
-        {triggers.isPending ? <Loading /> : triggers.data?.length === 0 ? <Empty>No triggers.</Empty> : (
+        {triggers.isPending ? (
+          <Loading />
+        ) : triggers.data?.length === 0 ? (
+          <Empty>No triggers.</Empty>
+        ) : (
           <table>
-            <thead><tr><th scope="col">Intent</th><th scope="col">Deployments</th>{canWrite && <th scope="col"><span className="visually-hidden">Actions</span></th>}</tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Intent</th>
+                <th scope="col">Deployments</th>
+                {canWrite && (
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                )}
+              </tr>
+            </thead>
             <tbody>
               {triggers.data?.map((t) => (
                 <tr key={t.intent}>
-                  <td><code>{t.intent}</code></td>
-                  <td>{t.botDeployments.map((d, i) => <div key={i}><Link to={`${BASE}/agents/${d.botId}`}>{names.get(d.botId) || shortId(d.botId)}</Link> <span className="muted">({d.environment})</span></div>)}</td>
-                  {canWrite && <td className="nowrap">
-                    <button type="button" onClick={() => edit(t)}>Edit</button>{' '}
-                    <ConfirmButton question={`Delete ${t.intent}?`} onConfirm={() => remove.mutate(t.intent)}>Delete</ConfirmButton>
-                  </td>}
+                  <td>
+                    <code>{t.intent}</code>
+                  </td>
+                  <td>
+                    {t.botDeployments.map((d, i) => (
+                      <div key={i}>
+                        <Link to={`${BASE}/agents/${d.botId}`}>{names.get(d.botId) || shortId(d.botId)}</Link>{' '}
+                        <span className="muted">({d.environment})</span>
+                      </div>
+                    ))}
+                  </td>
+                  {canWrite && (
+                    <td className="nowrap">
+                      <button type="button" onClick={() => edit(t)}>
+                        Edit
+                      </button>{' '}
+                      <ConfirmButton question={`Delete ${t.intent}?`} onConfirm={() => remove.mutate(t.intent)}>
+                        Delete
+                      </ConfirmButton>
+                    </td>
+                  )}
                 </tr>
               ))}
             </tbody>
