@@ -1,7 +1,7 @@
 import { startServer } from './server.ts';
-import { loadSettings, SettingsError } from './settings.ts';
+import { loadSettings, type Settings, SettingsError } from './settings.ts';
 
-let settings;
+let settings: Settings;
 try {
   settings = loadSettings();
 } catch (error) {
@@ -10,7 +10,7 @@ try {
   process.exit(1);
 }
 
-let server;
+let server: Awaited<ReturnType<typeof startServer>>;
 try {
   server = await startServer(settings);
 } catch (error) {

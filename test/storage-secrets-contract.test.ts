@@ -13,7 +13,7 @@ const box = (label: string): SealedBox => ({ ciphertext: `c-${label}`, iv: `i-${
 
 function contract(name: string, setup: () => Promise<StorageTarget>): void {
   describe(`secret storage contract: ${name}`, () => {
-    const { storage, reopen, target } = useStorage(setup);
+    const { storage, reopen } = useStorage(setup);
     const secrets = () => storage().secrets;
 
     test('putMetaIfAbsent keeps the first value', async () => {

@@ -91,7 +91,8 @@ function scrubMap(
 }
 
 function eachOf(list: unknown, at: string, visit: (item: Record<string, unknown>, path: string) => void): void {
-  if (Array.isArray(list)) list.forEach((item, index) => isRecord(item) && visit(item, indexPath(at, index)));
+  if (!Array.isArray(list)) return;
+  for (const [index, item] of list.entries()) if (isRecord(item)) visit(item, indexPath(at, index));
 }
 
 /** A copy of a configuration body of `kind` with its literal credentials blanked, and the paths blanked. */

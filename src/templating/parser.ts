@@ -63,12 +63,7 @@ export const NAMESPACE_FUNCTIONS: Readonly<Record<string, Readonly<Record<string
 
 // --- template scanning ------------------------------------------------------------------------------------------
 
-const TAG_START = /[\p{L}#/!|]/u;
 const SCAN = /\\?(?<!\$)\{[\p{L}#/!|]|\[\[\$\{/gu;
-
-function isTagStart(char: string | undefined): boolean {
-  return char !== undefined && TAG_START.test(char);
-}
 
 interface IfFrame {
   readonly kind: 'if';
@@ -318,7 +313,7 @@ function tokenize(source: string, start: number, end: number): Token[] {
       tokens.push({
         type: 'string',
         text: source.slice(index, close + 1),
-        value: unescape(source.slice(index + 1, close)),
+        value: unescapeLiteral(source.slice(index + 1, close)),
         at: index,
       });
       index = close + 1;
@@ -367,7 +362,7 @@ function tokenize(source: string, start: number, end: number): Token[] {
   return tokens;
 }
 
-function unescape(text: string): string {
+function unescapeLiteral(text: string): string {
   return text.replace(/\\(.)/gs, (_, char: string) => (char === 'n' ? '\n' : char === 't' ? '\t' : char));
 }
 

@@ -566,7 +566,10 @@ describe('kind definitions', () => {
 
   it('every object schema is closed unless it is a declared free map', () => {
     const walk = (node: unknown, path: string): void => {
-      if (Array.isArray(node)) return node.forEach((n, i) => walk(n, `${path}[${i}]`));
+      if (Array.isArray(node)) {
+        for (const [i, n] of node.entries()) walk(n, `${path}[${i}]`);
+        return;
+      }
       if (typeof node !== 'object' || node === null) return;
       const schema = node as Record<string, unknown>;
       if (schema.type === 'object' && schema.properties && !schema.allOf) {

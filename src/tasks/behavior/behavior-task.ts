@@ -78,11 +78,11 @@ export function compileBehaviorSet(
   const rulePath = (g: number, r: number) => `$.behaviorGroups[${g}].behaviorRules[${r}]`;
 
   const byName = new Map<string, { rule: BehaviorRuleDefinition; path: string }>();
-  groups.forEach((group, g) =>
-    rulesOf(group).forEach((rule, r) => {
+  for (const [g, group] of groups.entries()) {
+    for (const [r, rule] of rulesOf(group).entries()) {
       if (isRecord(rule) && !byName.has(rule.name)) byName.set(rule.name, { rule, path: rulePath(g, r) });
-    }),
-  );
+    }
+  }
 
   const compiled = new Map<BehaviorRuleDefinition, Evaluator>();
   const inProgress: BehaviorRuleDefinition[] = [];

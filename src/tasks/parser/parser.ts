@@ -89,7 +89,7 @@ export class Parser {
     const regular = this.#gated ? this.#regular.filter(passes) : this.#regular;
     const temporary = quickReplyDictionary(quickReplies);
     if (temporary !== undefined)
-      temporary.phrases.forEach((phrase, index) => (phrase.rank = index - temporary.phrases.length));
+      for (const [index, phrase] of temporary.phrases.entries()) phrase.rank = index - temporary.phrases.length;
 
     let tokens = normalized.split(' ');
     if (tokens.length > this.#maxInputTokens) tokens = tokens.slice(0, this.#maxInputTokens);

@@ -47,7 +47,7 @@ export const encodeOpenAi: Encoder = (script, request) => {
   });
   const events: Array<{ data: unknown }> = [chunk({ role: 'assistant', content: '' })];
   if ('text' in script) for (const piece of deltas(script.text)) events.push(chunk({ content: piece }));
-  toolCalls.forEach((call, index) => events.push(chunk({ tool_calls: [{ index, ...call }] })));
+  for (const [index, call] of toolCalls.entries()) events.push(chunk({ tool_calls: [{ index, ...call }] }));
   events.push(chunk({}, finish));
   events.push({ data: { ...base, object: 'chat.completion.chunk', choices: [], usage: usageBody } });
   return sseReply([...events, { data: '[DONE]' }]);
