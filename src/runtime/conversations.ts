@@ -641,17 +641,10 @@ function toRow(conversation: LiveConversation): ConversationRow {
 const parseStep = (json: string) => JSON.parse(json) as StoredStep;
 
 function fromStored(row: ConversationRow, steps: StoredStep[]): LiveConversation {
-  const state = JSON.parse(row.stateJson) as StoredState;
+  const { stepCount: _stepCount, stateJson, ...header } = row;
+  const state = JSON.parse(stateJson) as StoredState;
   return {
-    id: row.id,
-    agentId: row.agentId,
-    agentVersion: row.agentVersion,
-    userId: row.userId,
-    environment: row.environment,
-    state: row.state,
-    createdOn: row.createdOn,
-    lastModifiedOn: row.lastModifiedOn,
-    revision: row.revision,
+    ...header,
     steps,
     redo: state.redo,
     properties: state.properties,

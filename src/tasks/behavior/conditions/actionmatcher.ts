@@ -6,6 +6,7 @@ import {
   containsRun,
   defineCondition,
   occurrenceOf,
+  requiredConfig,
   state,
 } from './support.ts';
 
@@ -16,10 +17,7 @@ export const actionmatcher = defineCondition({
     occurrence: 'currentStep (default), lastStep, anyStep or never.',
   }),
   compile(configs, { invalid }) {
-    const text = configs.actions;
-    if (text === undefined || text.trim() === '')
-      throw invalid("needs a non-blank 'actions' config.", 'configs', 'actions');
-    const run = text
+    const run = requiredConfig(configs, 'actions', invalid)
       .split(',')
       .map((action) => action.trim())
       .filter((action) => action !== '');

@@ -1,6 +1,15 @@
-import { containsSequence, parseExpressions, type Expression } from '../../../expressions/expressions.ts';
+import { containsSequence } from '../../../expressions/expressions.ts';
 import { resolvePath } from '../../../templating/paths.ts';
-import { compilePath, conditionConfigs, defineCondition, parseCached, state, textOf } from './support.ts';
+import {
+  compilePath,
+  conditionConfigs,
+  defineCondition,
+  expressionsConfig,
+  parseCached,
+  requiredConfig,
+  state,
+  textOf,
+} from './support.ts';
 
 const CONTEXT_TYPES = ['string', 'expressions', 'object'];
 
@@ -15,9 +24,7 @@ export const contextmatcher = defineCondition({
     objectValue: 'contextType object: the expected value as text.',
   }),
   compile(configs, { invalid }) {
-    const key = configs.contextKey;
-    if (key === undefined || key.trim() === '')
-      throw invalid("needs a non-blank 'contextKey' config.", 'configs', 'contextKey');
+    const key = requiredConfig(configs, 'contextKey', invalid);
     const type = configs.contextType;
     switch (type) {
       case 'string': {
@@ -29,12 +36,7 @@ export const contextmatcher = defineCondition({
         };
       }
       case 'expressions': {
-        let pattern: Expression[];
-        try {
-          pattern = parseExpressions(configs.expressions ?? '');
-        } catch (error) {
-          throw invalid(`'expressions' does not parse: ${(error as Error).message}`, 'configs', 'expressions');
-        }
+        const pattern = expressionsConfig(configs.expressions ?? '', 'expressions', invalid);
         return (evaluation) => {
           const entry = evaluation.turn.context[key];
           if (entry === undefined || entry.type !== 'expressions' || typeof entry.value !== 'string') return 'fail';

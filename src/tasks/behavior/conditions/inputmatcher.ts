@@ -1,13 +1,15 @@
-import { containsSequence, matches, parseExpressions, type Expression } from '../../../expressions/expressions.ts';
+import { containsSequence, matches, type Expression } from '../../../expressions/expressions.ts';
 import type { Turn } from '../../../runtime/turn.ts';
 import { memoize } from '../../../shared/memo.ts';
 import {
   byOccurrence,
   conditionConfigs,
   defineCondition,
+  expressionsConfig,
   expressionsOfStep,
   occurrenceOf,
   parseCached,
+  requiredConfig,
   state,
 } from './support.ts';
 
@@ -24,15 +26,7 @@ export const inputmatcher = defineCondition({
     occurrence: 'currentStep (default), lastStep, anyStep or never.',
   }),
   compile(configs, { invalid }) {
-    const text = configs.expressions;
-    if (text === undefined || text.trim() === '')
-      throw invalid("needs a non-blank 'expressions' config.", 'configs', 'expressions');
-    let pattern: Expression[];
-    try {
-      pattern = parseExpressions(text);
-    } catch (error) {
-      throw invalid(`'expressions' does not parse: ${(error as Error).message}`, 'configs', 'expressions');
-    }
+    const pattern = expressionsConfig(requiredConfig(configs, 'expressions', invalid), 'expressions', invalid);
     const emptyPattern = pattern.length === 1 && isEmptyKeyword(pattern[0]);
     const matchList = (list: readonly Expression[]) =>
       (emptyPattern && list.length === 0) || (list.length > 0 && containsSequence(list, pattern));

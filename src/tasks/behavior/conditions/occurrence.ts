@@ -1,4 +1,4 @@
-import { conditionConfigs, defineCondition, integerConfig, state } from './support.ts';
+import { conditionConfigs, defineCondition, integerConfig, requiredConfig, state } from './support.ts';
 
 export const occurrenceCondition = defineCondition({
   name: 'occurrence',
@@ -8,9 +8,7 @@ export const occurrenceCondition = defineCondition({
     maxTimesOccurred: 'At most this often (integer as text).',
   }),
   compile(configs, { invalid }) {
-    const rule = configs.behaviorRuleName;
-    if (rule === undefined || rule.trim() === '')
-      throw invalid("needs a non-blank 'behaviorRuleName' config.", 'configs', 'behaviorRuleName');
+    const rule = requiredConfig(configs, 'behaviorRuleName', invalid);
     if (configs.minTimesOccurred === undefined && configs.maxTimesOccurred === undefined) {
       throw invalid("needs 'minTimesOccurred' or 'maxTimesOccurred' (or both).", 'configs');
     }

@@ -224,6 +224,22 @@ export function byOccurrence(
   }
 }
 
+/** The text of a config that must be given and not blank. */
+export function requiredConfig(configs: Readonly<Record<string, string>>, key: string, invalid: Invalid): string {
+  const text = configs[key];
+  if (text === undefined || text.trim() === '') throw invalid(`needs a non-blank '${key}' config.`, 'configs', key);
+  return text;
+}
+
+/** The expressions written in config `key`; a deployment problem naming it when they do not parse. */
+export function expressionsConfig(text: string, key: string, invalid: Invalid): Expression[] {
+  try {
+    return parseExpressions(text);
+  } catch (error) {
+    throw invalid(`'${key}' does not parse: ${(error as Error).message}`, 'configs', key);
+  }
+}
+
 export function integerConfig(configs: Readonly<Record<string, string>>, key: string, invalid: Invalid): number {
   const text = configs[key];
   if (text === undefined || text.trim() === '') return -1;
