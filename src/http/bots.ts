@@ -5,7 +5,7 @@ import type { CallerAccess } from '../security/access.ts';
 import { normalizeEnvironment } from '../runtime/deployments.ts';
 import { canRedo, canUndo, type Conversation } from '../runtime/memory.ts';
 import { BotConversationSnapshotSchema, snapshot } from '../runtime/snapshot.ts';
-import { MessageBody, parseMessage, parseStartBody } from './conversations.ts';
+import { MessageBody, parseMessage, startConversation } from './conversations.ts';
 import type { TypedApp } from './typed-app.ts';
 
 /**
@@ -63,13 +63,7 @@ export async function botRoutes(app: TypedApp, deps: { conversations: Conversati
     async (request, reply) => {
       const { environment, botId } = request.params;
       const { userId } = request.query;
-      const { input, context } = parseStartBody(request.body);
-      const conversation = await conversations.start(
-        botId,
-        normalizeEnvironment(environment),
-        { userId, input, context, caller: request.callerIdentity },
-        request.caller,
-      );
+      const conversation = await startConversation(conversations, request, botId, environment, userId);
       return reply.code(201).header('Location', conversationReference(conversation.id)).send();
     },
   );

@@ -1,12 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, invalid } from '../errors.ts';
 import { openEventStream } from './event-stream.ts';
 import { problemOf } from './problems.ts';
 import { parseContext } from '../runtime/context.ts';
 import { conversationReference, type ConversationService, type Message } from '../runtime/conversations.ts';
 import { normalizeEnvironment } from '../runtime/deployments.ts';
-import { canRedo, canUndo, type ContextValue } from '../runtime/memory.ts';
+import { canRedo, canUndo, type ContextValue, type Conversation } from '../runtime/memory.ts';
 import { ConversationSnapshotSchema, snapshot } from '../runtime/snapshot.ts';
 import type { ConversationRow } from '../storage/runtime-ports.ts';
 import type { TypedApp } from './typed-app.ts';
@@ -89,8 +89,28 @@ export function parseMessage(body: unknown): Message {
   return { input: input ?? '', context: parseContext(context, '$.context') };
 }
 
+/**
+ * Starts a conversation of `agentId` for a start request: its body (see `parseStartBody`), its caller, and the
+ * environment and user id the route takes from its path or query.
+ */
+export function startConversation(
+  conversations: ConversationService,
+  request: Pick<FastifyRequest, 'body' | 'caller' | 'callerIdentity'>,
+  agentId: string,
+  environment: string | undefined,
+  userId: string | undefined,
+): Promise<Conversation> {
+  const { input, context } = parseStartBody(request.body);
+  return conversations.start(
+    agentId,
+    normalizeEnvironment(environment),
+    { userId, input, context, caller: request.callerIdentity },
+    request.caller,
+  );
+}
+
 /** A start body is `{input, context}` or, as upstream sends it, a bare context map. */
-export function parseStartBody(body: unknown): { input?: string | undefined; context: Record<string, ContextValue> } {
+function parseStartBody(body: unknown): { input?: string | undefined; context: Record<string, ContextValue> } {
   if (body === undefined || body === null || body === '') return { context: {} };
   if (typeof body === 'string') return { input: body, context: {} };
   if (typeof body !== 'object' || Array.isArray(body))
@@ -152,13 +172,7 @@ export async function conversationRoutes(app: TypedApp, deps: { conversations: C
     async (request, reply) => {
       const { agentId } = request.params;
       const { environment, userId } = request.query;
-      const { input, context } = parseStartBody(request.body);
-      const conversation = await conversations.start(
-        agentId,
-        normalizeEnvironment(environment),
-        { userId, input, context, caller: request.callerIdentity },
-        request.caller,
-      );
+      const conversation = await startConversation(conversations, request, agentId, environment, userId);
       return reply
         .code(201)
         .header('Location', conversationReference(conversation.id))
