@@ -54,22 +54,35 @@ function appendContext(turn: Turn, name: string, items: readonly unknown[]): voi
   turn.set(`context:${name}`, entry);
 }
 
+/**
+ * Renders one item per chosen element of every instruction whose validator passes the response status, and
+ * appends them to the synthetic context entry `name`.
+ */
+function appendBuilt<I extends CompiledIteration>(
+  turn: Turn,
+  name: string,
+  instructions: readonly I[],
+  data: TemplateData,
+  status: number,
+  render: (instruction: I, itemData: Record<string, unknown>) => unknown,
+): void {
+  const items: unknown[] = [];
+  for (const instruction of instructions) {
+    if (!passes(instruction.validator, status)) continue;
+    for (const itemData of elements(instruction, data)) items.push(render(instruction, itemData));
+  }
+  appendContext(turn, name, items);
+}
+
 export function buildOutputs(
   turn: Turn,
   instructions: readonly CompiledOutputBuild[],
   data: TemplateData,
   status: number,
 ): void {
-  const outputs: unknown[] = [];
-  for (const instruction of instructions) {
-    if (!passes(instruction.validator, status)) continue;
-    for (const itemData of elements(instruction, data)) {
-      outputs.push({
-        valueAlternatives: [{ type: instruction.outputType, text: instruction.outputValue.render(itemData) }],
-      });
-    }
-  }
-  appendContext(turn, 'output', outputs);
+  appendBuilt(turn, 'output', instructions, data, status, (instruction, itemData) => ({
+    valueAlternatives: [{ type: instruction.outputType, text: instruction.outputValue.render(itemData) }],
+  }));
 }
 
 export function buildQuickReplies(
@@ -78,15 +91,8 @@ export function buildQuickReplies(
   data: TemplateData,
   status: number,
 ): void {
-  const replies: unknown[] = [];
-  for (const instruction of instructions) {
-    if (!passes(instruction.validator, status)) continue;
-    for (const itemData of elements(instruction, data)) {
-      replies.push({
-        value: instruction.value.render(itemData),
-        expressions: instruction.expressions.render(itemData),
-      });
-    }
-  }
-  appendContext(turn, 'quickReplies', replies);
+  appendBuilt(turn, 'quickReplies', instructions, data, status, (instruction, itemData) => ({
+    value: instruction.value.render(itemData),
+    expressions: instruction.expressions.render(itemData),
+  }));
 }
