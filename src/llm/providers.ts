@@ -84,6 +84,23 @@ interface ProviderDefinition {
 
 const trimSlash = (url: string) => url.replace(/\/+$/, '');
 
+/** A provider whose SDK takes an API key and an optional base URL, and whose model is named by `modelName` or `model`. */
+function apiKeyProvider(
+  create: (settings: {
+    apiKey: string;
+    baseURL: string | undefined;
+    fetch: ProviderDefaults['fetch'];
+  }) => (modelName: string) => LanguageModel,
+  defaultModel: string,
+): ProviderDefinition {
+  return {
+    defaultModel,
+    modelParameters: ['modelName', 'model'],
+    build: (p, modelName, { fetch }) =>
+      create({ apiKey: text(p, 'apiKey') ?? '', baseURL: text(p, 'baseUrl'), fetch })(modelName),
+  };
+}
+
 const providers: Record<Exclude<ProviderType, 'jlama'>, ProviderDefinition> = {
   openai: {
     defaultModel: 'gpt-4o-mini',
@@ -97,18 +114,8 @@ const providers: Record<Exclude<ProviderType, 'jlama'>, ProviderDefinition> = {
         fetch,
       }).chat(modelName),
   },
-  anthropic: {
-    defaultModel: 'claude-3-5-haiku-latest',
-    modelParameters: ['modelName', 'model'],
-    build: (p, modelName, { fetch }) =>
-      createAnthropic({ apiKey: text(p, 'apiKey') ?? '', baseURL: text(p, 'baseUrl'), fetch })(modelName),
-  },
-  gemini: {
-    defaultModel: 'gemini-2.0-flash',
-    modelParameters: ['modelName', 'model'],
-    build: (p, modelName, { fetch }) =>
-      createGoogle({ apiKey: text(p, 'apiKey') ?? '', baseURL: text(p, 'baseUrl'), fetch })(modelName),
-  },
+  anthropic: apiKeyProvider(createAnthropic, 'claude-3-5-haiku-latest'),
+  gemini: apiKeyProvider(createGoogle, 'gemini-2.0-flash'),
   'gemini-vertex': {
     required: [['modelId', 'modelID', 'modelName']],
     modelParameters: ['modelId', 'modelID', 'modelName'],
@@ -121,12 +128,7 @@ const providers: Record<Exclude<ProviderType, 'jlama'>, ProviderDefinition> = {
         fetch,
       })(modelName),
   },
-  mistral: {
-    defaultModel: 'mistral-small-latest',
-    modelParameters: ['modelName', 'model'],
-    build: (p, modelName, { fetch }) =>
-      createMistral({ apiKey: text(p, 'apiKey') ?? '', baseURL: text(p, 'baseUrl'), fetch })(modelName),
-  },
+  mistral: apiKeyProvider(createMistral, 'mistral-small-latest'),
   'azure-openai': {
     required: [['deploymentName', 'modelName']],
     modelParameters: ['deploymentName', 'modelName'],
