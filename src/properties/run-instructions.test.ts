@@ -1,38 +1,19 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { emptyTallies, type Conversation, type Property } from '../runtime/memory.ts';
+import type { Property } from '../runtime/memory.ts';
 import { DeploymentError } from '../runtime/tasks.ts';
-import { Turn } from '../runtime/turn.ts';
+import type { Turn } from '../runtime/turn.ts';
 import { openVault } from '../security/vault.ts';
 import { openSqliteStorage } from '../storage/sqlite/sqlite-storage.ts';
 import { TemplateData } from '../templating/data-model.ts';
 import { compilePropertyInstructions } from './instructions.ts';
 import { runPropertyInstructions, type InstructionRun } from './run-instructions.ts';
+import { testTurn } from '../../test/support/turns.ts';
 
 /** The property-instruction engine on its own: compile once, run on a turn with a task run's template data. */
 
 function turnWith(options: { input?: string; properties?: Record<string, Property> } = {}): Turn {
-  const conversation: Conversation = {
-    id: 'c',
-    agentId: 'agent1',
-    agentVersion: 1,
-    userId: 'u',
-    environment: 'production',
-    state: 'READY',
-    createdOn: 0,
-    lastModifiedOn: 0,
-    revision: 0,
-    steps: [],
-    redo: [],
-    tallies: emptyTallies,
-    properties: options.properties ?? {},
-  };
-  const turn = new Turn({
-    conversation,
-    input: options.input ?? '',
-    context: {},
-    signal: new AbortController().signal,
-  });
+  const turn = testTurn({ agentId: 'agent1', input: options.input, properties: options.properties });
   if (options.input !== undefined) turn.setOutput('input', options.input);
   return turn;
 }

@@ -10,6 +10,8 @@ import { Turn } from '../../src/runtime/turn.ts';
 
 /** What a unit test of a task sets of the conversation its turn belongs to; the rest is a fixed test identity. */
 export interface TestConversationParts {
+  /** Default 'a'. */
+  readonly agentId?: string;
   readonly steps?: readonly StoredStep[];
   readonly tallies?: Tallies;
   readonly properties?: Readonly<Record<string, Property>>;
@@ -18,7 +20,7 @@ export interface TestConversationParts {
 export function testConversation(parts: TestConversationParts = {}): Conversation {
   return {
     id: 'c',
-    agentId: 'a',
+    agentId: parts.agentId ?? 'a',
     agentVersion: 1,
     userId: 'u',
     environment: 'production',

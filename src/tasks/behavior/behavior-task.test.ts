@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { emptyTallies, type Conversation } from '../../runtime/memory.ts';
+import { emptyTallies } from '../../runtime/memory.ts';
 import { DeploymentError, TaskRegistry } from '../../runtime/tasks.ts';
-import { Turn } from '../../runtime/turn.ts';
 import { behaviorTask } from './behavior-task.ts';
 import { compileStep } from '../../../test/support/tasks.ts';
+import { testTurn } from '../../../test/support/turns.ts';
 import { compileSet, Dialogue, SET_URI, successes } from '../../../test/support/behavior.ts';
 
 const when = (expressions: string) => [{ type: 'inputmatcher', configs: { expressions } }];
@@ -176,22 +176,9 @@ test('anyStep reads the tallies: earlier steps need not be walked for single exp
     ],
   };
   const task = await compileSet(set);
-  const conversation: Conversation = {
-    id: 'c',
-    agentId: 'a',
-    agentVersion: 1,
-    userId: 'u',
-    environment: 'production',
-    state: 'READY',
-    createdOn: 0,
-    lastModifiedOn: 0,
-    revision: 0,
-    steps: [],
-    redo: [],
-    properties: {},
+  const turn = testTurn({
     tallies: { ...emptyTallies, expressions: { 'greeting(hello)': 1, 'unknown(x)': 2 }, actions: { ask: 1 } },
-  };
-  const turn = new Turn({ conversation, input: '', context: {}, signal: new AbortController().signal });
+  });
   await task.execute(turn);
   assert.deepEqual(turn.get('behavior_rules:success'), ['SaidHello']);
 });

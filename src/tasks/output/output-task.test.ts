@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { emptyTallies, type Conversation } from '../../runtime/memory.ts';
-import { Turn } from '../../runtime/turn.ts';
+import { emptyTallies } from '../../runtime/memory.ts';
+import type { Turn } from '../../runtime/turn.ts';
 import { createOutputTask } from './output-task.ts';
 import { compileStep } from '../../../test/support/tasks.ts';
+import { testTurn } from '../../../test/support/turns.ts';
 
 const outputSet = {
   outputSet: [
@@ -31,22 +32,10 @@ const outputSet = {
 };
 
 function turnWith(actions: string[], previous: Record<string, number> = {}, language?: string): Turn {
-  const conversation: Conversation = {
-    id: 'c',
-    agentId: 'a',
-    agentVersion: 1,
-    userId: 'u',
-    environment: 'production',
-    state: 'READY',
-    createdOn: 0,
-    lastModifiedOn: 0,
-    revision: 0,
-    steps: [],
-    redo: [],
+  const turn = testTurn({
     tallies: { ...emptyTallies, actions: previous },
     properties: language ? { lang: { name: 'lang', value: language, scope: 'longTerm' } } : {},
-  };
-  const turn = new Turn({ conversation, input: '', context: {}, signal: new AbortController().signal });
+  });
   turn.setActions(actions);
   return turn;
 }

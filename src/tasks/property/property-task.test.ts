@@ -1,20 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseExpressions } from '../../expressions/expressions.ts';
-import {
-  emptyTallies,
-  type ContextValue,
-  type Conversation,
-  type Property,
-  type StoredStep,
-} from '../../runtime/memory.ts';
+import type { ContextValue, Property, StoredStep } from '../../runtime/memory.ts';
 import { DeploymentError, type CompiledTask } from '../../runtime/tasks.ts';
-import { Turn } from '../../runtime/turn.ts';
+import type { Turn } from '../../runtime/turn.ts';
 import { MAX_ITERATIONS } from '../../templating/engine.ts';
 import { openVault, type Vault } from '../../security/vault.ts';
 import { openSqliteStorage } from '../../storage/sqlite/sqlite-storage.ts';
 import { propertyFromExpression, propertyTask, typedValue } from './property-task.ts';
 import { compileStep } from '../../../test/support/tasks.ts';
+import { testTurn } from '../../../test/support/turns.ts';
 
 const SETTER_URI = 'svc://ai.svc.property/propertysetterstore/propertysetters/0123456789abcdef01234567?version=1';
 
@@ -54,27 +49,7 @@ interface TurnOptions {
 }
 
 function turnWith(options: TurnOptions = {}): Turn {
-  const conversation: Conversation = {
-    id: 'c',
-    agentId: 'a',
-    agentVersion: 1,
-    userId: 'u',
-    environment: 'production',
-    state: 'READY',
-    createdOn: 0,
-    lastModifiedOn: 0,
-    revision: 0,
-    steps: options.steps ?? [],
-    redo: [],
-    tallies: emptyTallies,
-    properties: options.properties ?? {},
-  };
-  const turn = new Turn({
-    conversation,
-    input: options.input ?? '',
-    context: options.context ?? {},
-    signal: new AbortController().signal,
-  });
+  const turn = testTurn(options);
   if (options.input) turn.setOutput('input', options.input);
   if (options.expressions !== undefined) turn.set('expressions:parsed', options.expressions);
   if (options.httpCalls) turn.setOutput('httpCalls', options.httpCalls);

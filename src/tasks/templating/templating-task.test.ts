@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { emptyTallies, type ContextValue, type Conversation, type Property } from '../../runtime/memory.ts';
-import { Turn } from '../../runtime/turn.ts';
+import type { Property } from '../../runtime/memory.ts';
+import type { Turn } from '../../runtime/turn.ts';
 import { createOutputTask } from '../output/output-task.ts';
 import { templatingTask, TEMPLATING_ERRORS_KEY } from './templating-task.ts';
 import { compileStep } from '../../../test/support/tasks.ts';
+import { testTurn } from '../../../test/support/turns.ts';
 
 const outputSet = {
   outputSet: [
@@ -59,23 +60,11 @@ const resolve = async () => outputSet;
 function turnWith(actions: string[], properties: Record<string, unknown> = { name: 'Anna', city: 'Vienna' }): Turn {
   const props: Record<string, Property> = {};
   for (const [name, value] of Object.entries(properties)) props[name] = { name, value, scope: 'conversation' };
-  const conversation: Conversation = {
-    id: 'c',
-    agentId: 'a',
-    agentVersion: 1,
-    userId: 'u',
-    environment: 'production',
-    state: 'READY',
-    createdOn: 0,
-    lastModifiedOn: 0,
-    revision: 0,
-    steps: [],
-    redo: [],
-    tallies: emptyTallies,
+  const turn = testTurn({
     properties: props,
-  };
-  const context: Record<string, ContextValue> = { userInfo: { type: 'object', value: { name: 'Ann Smith' } } };
-  const turn = new Turn({ conversation, input: 'hi there', context, signal: new AbortController().signal });
+    input: 'hi there',
+    context: { userInfo: { type: 'object', value: { name: 'Ann Smith' } } },
+  });
   turn.setOutput('input', 'hi there');
   turn.setActions(actions);
   return turn;
