@@ -6,22 +6,14 @@ import { createLogBuffer, teeDestination, type LogBuffer } from '../ops/log-buff
 import { createMetrics, instrumentStorage, type Metrics } from '../ops/metrics.ts';
 import type { ConfigResourceStore, Storage } from '../storage/ports.ts';
 import { httpMetricsHook, operationsRoutes } from './operations.ts';
+import { stubStorage } from '../../test/support/stub-storage.ts';
 
 function fakeStorage(ping: () => Promise<void>): Storage {
-  return {
-    type: 'sqlite',
+  return stubStorage({
     resources: { read: async () => undefined } as unknown as ConfigResourceStore,
-    conversations: {} as Storage['conversations'],
-    userProperties: {} as Storage['userProperties'],
-    deployments: {} as Storage['deployments'],
-    triggers: {} as Storage['triggers'],
-    secrets: {} as Storage['secrets'],
-    audit: {} as Storage['audit'],
-    rateLimits: {} as Storage['rateLimits'],
     ping,
     transaction: () => Promise.reject(new Error('the operations routes use no transactions')),
-    close: async () => {},
-  };
+  });
 }
 
 const logLine = (level: number, msg: string, extra: Record<string, unknown> = {}): string =>

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ConfigResourceStore, Storage } from '../storage/ports.ts';
 import { createMetrics, instrumentStorage } from './metrics.ts';
+import { stubStorage } from '../../test/support/stub-storage.ts';
 
 function fakeStorage(): Storage & { closed: boolean } {
   const resources = {
@@ -13,29 +14,20 @@ function fakeStorage(): Storage & { closed: boolean } {
     },
     async create() {},
   } as unknown as ConfigResourceStore;
-  return {
-    type: 'sqlite',
+  const storage: Storage & { closed: boolean } = stubStorage({
     resources,
     conversations: {
       async loadRow() {
         return undefined;
       },
     } as unknown as Storage['conversations'],
-    userProperties: {} as Storage['userProperties'],
-    deployments: {} as Storage['deployments'],
-    triggers: {} as Storage['triggers'],
-    secrets: {} as Storage['secrets'],
-    audit: {} as Storage['audit'],
-    rateLimits: {} as Storage['rateLimits'],
     closed: false,
-    async transaction(work) {
-      return work(this);
-    },
-    async ping() {},
+    transaction: (work) => work(storage),
     async close() {
       this.closed = true;
     },
-  };
+  });
+  return storage;
 }
 
 async function counterValue(
