@@ -1,4 +1,4 @@
-import { conditionConfigs, defineCondition } from './support.ts';
+import { conditionConfigs, defineCondition, requiredConfig } from './support.ts';
 
 export const dependency = defineCondition({
   name: 'dependency',
@@ -6,9 +6,7 @@ export const dependency = defineCondition({
     reference: 'Name of the other rule.',
   }),
   compile(configs, { invalid, ruleEvaluator }) {
-    const reference = configs.reference;
-    if (reference === undefined || reference.trim() === '')
-      throw invalid("needs a non-blank 'reference' config.", 'configs', 'reference');
+    const reference = requiredConfig(configs, 'reference', invalid);
     const evaluate = ruleEvaluator(reference);
     return (evaluation) => evaluate(evaluation);
   },
