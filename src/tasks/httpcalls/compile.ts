@@ -133,6 +133,20 @@ function compileIteration(raw: Json, where: string): CompiledIteration {
   }));
 }
 
+/** Compiles every build instruction of `raw` (one or a list): its iteration, and the rest by `compileRest`. */
+function compileBuilds<T extends object>(
+  raw: unknown,
+  where: string,
+  compileRest: (instruction: Json, where: string) => T,
+): Array<CompiledIteration & T> {
+  return list(raw)
+    .filter(isRecord)
+    .map((instruction, i) => {
+      const at_ = `${where}[${i}]`;
+      return { ...compileIteration(instruction, at_), ...compileRest(instruction, at_) };
+    });
+}
+
 function compileRetry(raw: unknown, where: string): CompiledRetry | undefined {
   if (!isRecord(raw)) return undefined;
   const codes = list(raw.retryOnHttpCodes).filter((code): code is number => typeof code === 'number');
@@ -235,26 +249,22 @@ function compileCall(raw: unknown, index: number, targetServerUrl: string, sourc
         postResponse.propertyInstructions,
         `${call}, postResponse.propertyInstructions`,
       ),
-      outputs: list(postResponse.outputBuildInstructions)
-        .filter(isRecord)
-        .map((instruction, i) => {
-          const at_ = `${call}, postResponse.outputBuildInstructions[${i}]`;
-          return {
-            ...compileIteration(instruction, at_),
-            outputType: nonEmpty(instruction.outputType) ?? 'text',
-            outputValue: at(at_, () => compileFieldTemplate(text(instruction.outputValue) ?? '')),
-          };
+      outputs: compileBuilds(
+        postResponse.outputBuildInstructions,
+        `${call}, postResponse.outputBuildInstructions`,
+        (instruction, where) => ({
+          outputType: nonEmpty(instruction.outputType) ?? 'text',
+          outputValue: at(where, () => compileFieldTemplate(text(instruction.outputValue) ?? '')),
         }),
-      quickReplies: list(postResponse.qrBuildInstruction)
-        .filter(isRecord)
-        .map((instruction, i) => {
-          const at_ = `${call}, postResponse.qrBuildInstruction[${i}]`;
-          return {
-            ...compileIteration(instruction, at_),
-            value: at(at_, () => compileFieldTemplate(text(instruction.quickReplyValue) ?? '')),
-            expressions: at(at_, () => compileFieldTemplate(text(instruction.quickReplyExpressions) ?? '')),
-          };
+      ),
+      quickReplies: compileBuilds(
+        postResponse.qrBuildInstruction,
+        `${call}, postResponse.qrBuildInstruction`,
+        (instruction, where) => ({
+          value: at(where, () => compileFieldTemplate(text(instruction.quickReplyValue) ?? '')),
+          expressions: at(where, () => compileFieldTemplate(text(instruction.quickReplyExpressions) ?? '')),
         }),
+      ),
       retry: compileRetry(postResponse.retryApiCallInstruction, `${call}, postResponse.retryApiCallInstruction`),
     },
   };
