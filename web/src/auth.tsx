@@ -104,7 +104,7 @@ function update(status: AuthStatus, message?: string): void {
     // Without a readable token (or authentication) nothing is hidden: the service decides.
     permissions: status === 'signed-in' && claims ? permissionsOf(roles) : EVERYTHING,
   };
-  listeners.forEach((l) => l());
+  for (const notify of listeners) notify();
 }
 
 const redirectUri = () => `${window.location.origin}${CALLBACK_PATH}`;

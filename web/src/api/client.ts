@@ -52,12 +52,12 @@ export interface ApiClientOptions {
   readonly getToken?: () => string | undefined | Promise<string | undefined>;
   /**
    * Called on every 401 answer with the token that was sent. While `canRetry`, answering true sends the request
-   * once more (the handler got a new token); otherwise the app asks the user to sign in.
+   * once more (the handler got a new token); anything else (false, or no answer) gives up on the request.
    */
   readonly onUnauthorized?: (
     sentToken: string | undefined,
     canRetry: boolean,
-  ) => boolean | void | Promise<boolean | void>;
+  ) => boolean | undefined | Promise<boolean | undefined>;
   readonly fetch?: typeof fetch;
 }
 

@@ -1,5 +1,8 @@
-/** A side panel (a modal dialog): Escape or the close button closes it; focus moves in and back. */
-import { useEffect, useRef, type ReactNode } from 'react';
+/**
+ * A side panel: a modal <dialog>, so the page behind it is inert and focus stays inside. Escape, the close button or
+ * a click on the dimmed page beside it closes it; focus then goes back where it was.
+ */
+import { type MouseEvent, type ReactNode, useEffect, useId, useRef } from 'react';
 
 export function Drawer({
   title,
@@ -12,40 +15,51 @@ export function Drawer({
   onClose: () => void;
   children: ReactNode;
 }) {
-  const panel = useRef<HTMLDivElement>(null);
+  const dialog = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
   useEffect(() => {
-    if (!open) return;
+    const panel = dialog.current;
+    if (!open || !panel) return;
     const previous = document.activeElement as HTMLElement | null;
-    panel.current?.focus();
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === 'Escape') onClose();
-    };
-    document.addEventListener('keydown', onKey);
+    panel.showModal();
     return () => {
-      document.removeEventListener('keydown', onKey);
+      if (panel.open) panel.close();
       previous?.focus();
     };
-  }, [open, onClose]);
+  }, [open]);
   if (!open) return null;
+
+  // A click on the backdrop reaches the dialog itself, outside its box; clicks inside the panel are ignored.
+  const closeOnBackdrop = (e: MouseEvent<HTMLDialogElement>) => {
+    const box = e.currentTarget.getBoundingClientRect();
+    const inside = e.clientX >= box.left && e.clientX <= box.right && e.clientY >= box.top && e.clientY <= box.bottom;
+    if (e.target === e.currentTarget && !inside) onClose();
+  };
+
   return (
-    <div className="drawer-backdrop" onClick={onClose}>
-      <div
-        className="drawer"
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby="drawer-title"
-        tabIndex={-1}
-        ref={panel}
-        onClick={(e) => e.stopPropagation()}
-      >
-        <div className="drawer-head">
-          <h2 id="drawer-title">{title}</h2>
-          <button type="button" onClick={onClose} aria-label="Close details">
-            ✕
-          </button>
-        </div>
-        <div className="drawer-body">{children}</div>
+    <dialog
+      ref={dialog}
+      className="drawer"
+      aria-labelledby={titleId}
+      onKeyDown={(e) => {
+        if (e.key !== 'Escape') return;
+        e.preventDefault(); // the parent closes (unmounts) it, not the browser behind React's back
+        onClose();
+      }}
+      onCancel={(e) => {
+        // Other close requests (Escape while focus is outside the panel, a platform back gesture): same as above.
+        e.preventDefault();
+        onClose();
+      }}
+      onClick={closeOnBackdrop}
+    >
+      <div className="drawer-head">
+        <h2 id={titleId}>{title}</h2>
+        <button type="button" onClick={onClose} aria-label="Close details">
+          ✕
+        </button>
       </div>
-    </div>
+      <div className="drawer-body">{children}</div>
+    </dialog>
   );
 }

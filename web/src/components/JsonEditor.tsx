@@ -102,6 +102,9 @@ export function JsonEditor({
   const view = useRef<EditorView | null>(null);
   const onChangeRef = useRef(onChange);
   onChangeRef.current = onChange;
+  // The editor starts from the latest text when it is (re)created; later changes are pushed in by the effect below.
+  const valueRef = useRef(value);
+  valueRef.current = value;
   const id = useId();
 
   useEffect(() => {
@@ -132,14 +135,17 @@ export function JsonEditor({
         if (update.docChanged) onChangeRef.current?.(update.state.doc.toString());
       }),
     ];
-    const editor = new EditorView({ state: EditorState.create({ doc: value, extensions }), parent: host.current! });
+    const editor = new EditorView({
+      state: EditorState.create({ doc: valueRef.current, extensions }),
+      parent: host.current!,
+    });
     view.current = editor;
     return () => {
       editor.destroy();
       view.current = null;
     };
-    // The editor is created once per label/readOnly; value and issues are pushed in by the effects below.
-  }, [label, readOnly, minHeight]);
+    // The editor is created once per label/readOnly/height; value and issues are pushed in by the effects below.
+  }, [label, readOnly, minHeight, id]);
 
   useEffect(() => {
     const editor = view.current;
@@ -167,8 +173,8 @@ export function JsonEditor({
       <div id={`${id}-issues`} aria-live="polite">
         {issues.length > 0 && (
           <ul className="issues">
-            {issues.map((issue, i) => (
-              <li key={i}>
+            {issues.map((issue) => (
+              <li key={`${issue.offset}:${issue.message}`}>
                 <button type="button" className="link" onClick={() => goTo(issue)}>
                   Line {issue.line}
                 </button>

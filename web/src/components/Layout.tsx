@@ -3,7 +3,7 @@
  * screens) and the main region. Operations a role cannot use are not offered (import/export needs a writing
  * role, secrets and logs the admin role).
  */
-import { useEffect, useState, type ReactNode } from 'react';
+import { type ReactNode, useState } from 'react';
 import { useResourceKinds } from '../api/resources.ts';
 import { signOut, useAuth } from '../auth.tsx';
 import type { Permissions } from '../lib/oidc.ts';
@@ -32,8 +32,9 @@ export function Layout({ children }: { children: ReactNode }) {
   const { pathname } = useLocation();
   const { status, user, permissions } = useAuth();
   const kinds = useResourceKinds();
-  const [menuOpen, setMenuOpen] = useState(false);
-  useEffect(() => setMenuOpen(false), [pathname]);
+  // The (narrow-screen) menu is open on the page where it was opened: navigating anywhere closes it.
+  const [menuOpenOn, setMenuOpenOn] = useState<string>();
+  const menuOpen = menuOpenOn === pathname;
 
   const link = (s: { to: string; label: string }) => (
     <li key={s.to}>
@@ -71,7 +72,7 @@ export function Layout({ children }: { children: ReactNode }) {
           className="menu-button"
           aria-expanded={menuOpen}
           aria-controls="nav"
-          onClick={() => setMenuOpen(!menuOpen)}
+          onClick={() => setMenuOpenOn(menuOpen ? undefined : pathname)}
         >
           Menu
         </button>

@@ -1,5 +1,5 @@
 /** Small shared pieces: headers, messages, badges, form fields. */
-import { useId, useState, type ReactNode } from 'react';
+import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { ApiError } from '../api/client.ts';
 
 export function PageHeader({
@@ -194,7 +194,10 @@ export function Select({
   );
 }
 
-/** A button that asks again before a destructive action. */
+/**
+ * A button that asks again before a destructive action. The question replaces the button, so focus moves to its
+ * "Yes" (the button the user was on is gone) and, once answered, back to the button; Escape answers "No".
+ */
 export function ConfirmButton({
   children,
   onConfirm,
@@ -207,31 +210,44 @@ export function ConfirmButton({
   question: string;
 }) {
   const [asking, setAsking] = useState(false);
+  const trigger = useRef<HTMLButtonElement>(null);
+  const yes = useRef<HTMLButtonElement>(null);
+  const answered = useRef(false);
+  useEffect(() => {
+    if (asking) yes.current?.focus();
+    else if (answered.current) {
+      answered.current = false;
+      trigger.current?.focus();
+    }
+  }, [asking]);
+  const answer = (confirmed: boolean) => {
+    answered.current = true;
+    setAsking(false);
+    if (confirmed) onConfirm();
+  };
+
   if (!asking) {
     return (
-      <button type="button" className="danger" disabled={disabled} onClick={() => setAsking(true)}>
+      <button ref={trigger} type="button" className="danger" disabled={disabled} onClick={() => setAsking(true)}>
         {children}
       </button>
     );
   }
   return (
-    <span className="confirm" role="group" aria-label={question}>
-      <span>{question}</span>
-      <button
-        type="button"
-        className="danger"
-        autoFocus
-        onClick={() => {
-          setAsking(false);
-          onConfirm();
-        }}
-      >
+    <fieldset
+      className="confirm"
+      onKeyDown={(e) => {
+        if (e.key === 'Escape') answer(false);
+      }}
+    >
+      <legend>{question}</legend>
+      <button ref={yes} type="button" className="danger" onClick={() => answer(true)}>
         Yes
       </button>
-      <button type="button" onClick={() => setAsking(false)}>
+      <button type="button" onClick={() => answer(false)}>
         No
       </button>
-    </span>
+    </fieldset>
   );
 }
 

@@ -188,18 +188,31 @@ export function jsonSyntaxIssue(text: string): JsonIssue | undefined {
   }
 }
 
+/** The kinds of path segment: `.name`, `[0]`, `['quoted name']` / `["quoted name"]`. */
+const SEGMENT_PATTERNS: readonly (readonly [RegExp, (m: RegExpExecArray) => Segment])[] = [
+  [/^\.([^.[\]]+)/, (m) => m[1]!],
+  [/^\[(\d+)\]/, (m) => Number(m[1])],
+  [/^\[(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")\]/, (m) => (m[1] ?? m[2]!).replace(/\\(.)/g, '$1')],
+];
+
+/** The segment at the start of `rest` and how many characters it takes, or undefined when none is recognised. */
+function leadingSegment(rest: string): { segment: Segment; length: number } | undefined {
+  for (const [pattern, read] of SEGMENT_PATTERNS) {
+    const m = pattern.exec(rest);
+    if (m) return { segment: read(m), length: m[0].length };
+  }
+  return undefined;
+}
+
 /** `$.a[0]['b c'].d` -> ['a', 0, 'b c', 'd']. Unparseable parts end the list. */
 export function parsePath(path: string): Segment[] {
   const segments: Segment[] = [];
   let rest = path.trim().replace(/^\$/, '');
   while (rest.length > 0) {
-    let m: RegExpExecArray | null;
-    if ((m = /^\.([^.[\]]+)/.exec(rest))) segments.push(m[1]!);
-    else if ((m = /^\[(\d+)\]/.exec(rest))) segments.push(Number(m[1]));
-    else if ((m = /^\[(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")\]/.exec(rest)))
-      segments.push((m[1] ?? m[2]!).replace(/\\(.)/g, '$1'));
-    else break;
-    rest = rest.slice(m[0].length);
+    const next = leadingSegment(rest);
+    if (!next) break;
+    segments.push(next.segment);
+    rest = rest.slice(next.length);
   }
   return segments;
 }

@@ -40,6 +40,11 @@ function AgentCreateForm() {
   const queryClient = useQueryClient();
   const [mode, setMode] = useState<Mode>('guided');
   const [form, setForm] = useState<SimpleAgentForm>(exampleForm);
+  const rowKeys = {
+    intents: useRowKeys(form.intents.length),
+    rules: useRowKeys(form.rules.length),
+    replies: useRowKeys(form.replies.length),
+  };
   const [problems, setProblems] = useState<FormProblem[]>([]);
   const [progress, setProgress] = useState('');
   const [error, setError] = useState<unknown>();
@@ -175,7 +180,8 @@ function AgentCreateForm() {
               <h2 id="intents-h">1. What people say (dictionary)</h2>
               <p className="muted">Each intent is recognised from its words or phrases (comma-separated).</p>
               {form.intents.map((row, i) => (
-                <div className="row-edit" key={i} role="group" aria-label={`Intent ${i + 1}`}>
+                <fieldset className="row-edit" key={rowKeys.intents.keys[i]}>
+                  <legend className="visually-hidden">Intent {i + 1}</legend>
                   <Field
                     label={`Intent ${i + 1} name`}
                     value={row.intent}
@@ -202,23 +208,25 @@ function AgentCreateForm() {
                     type="button"
                     className="icon"
                     aria-label={`Remove intent ${i + 1}`}
-                    onClick={() =>
+                    onClick={() => {
                       update((d) => {
                         d.intents.splice(i, 1);
-                      })
-                    }
+                      });
+                      rowKeys.intents.removed(i);
+                    }}
                   >
                     Remove
                   </button>
-                </div>
+                </fieldset>
               ))}
               <button
                 type="button"
-                onClick={() =>
+                onClick={() => {
                   update((d) => {
                     d.intents.push({ intent: '', words: '' });
-                  })
-                }
+                  });
+                  rowKeys.intents.added();
+                }}
               >
                 Add intent
               </button>
@@ -249,7 +257,8 @@ function AgentCreateForm() {
                 ))}
               </datalist>
               {form.rules.map((row, i) => (
-                <div className="row-edit" key={i} role="group" aria-label={`Rule ${i + 1}`}>
+                <fieldset className="row-edit" key={rowKeys.rules.keys[i]}>
+                  <legend className="visually-hidden">Rule {i + 1}</legend>
                   <RowInput
                     label={`Rule ${i + 1}: when intent`}
                     list="intent-names"
@@ -275,23 +284,25 @@ function AgentCreateForm() {
                     type="button"
                     className="icon"
                     aria-label={`Remove rule ${i + 1}`}
-                    onClick={() =>
+                    onClick={() => {
                       update((d) => {
                         d.rules.splice(i, 1);
-                      })
-                    }
+                      });
+                      rowKeys.rules.removed(i);
+                    }}
                   >
                     Remove
                   </button>
-                </div>
+                </fieldset>
               ))}
               <button
                 type="button"
-                onClick={() =>
+                onClick={() => {
                   update((d) => {
                     d.rules.push({ intent: '', action: '' });
-                  })
-                }
+                  });
+                  rowKeys.rules.added();
+                }}
               >
                 Add rule
               </button>
@@ -308,7 +319,8 @@ function AgentCreateForm() {
                 ))}
               </datalist>
               {form.replies.map((row, i) => (
-                <div className="row-edit three" key={i} role="group" aria-label={`Reply ${i + 1}`}>
+                <fieldset className="row-edit three" key={rowKeys.replies.keys[i]}>
+                  <legend className="visually-hidden">Reply {i + 1}</legend>
                   <RowInput
                     label={`Reply ${i + 1}: for action`}
                     list="action-names"
@@ -343,23 +355,25 @@ function AgentCreateForm() {
                     type="button"
                     className="icon"
                     aria-label={`Remove reply ${i + 1}`}
-                    onClick={() =>
+                    onClick={() => {
                       update((d) => {
                         d.replies.splice(i, 1);
-                      })
-                    }
+                      });
+                      rowKeys.replies.removed(i);
+                    }}
                   >
                     Remove
                   </button>
-                </div>
+                </fieldset>
               ))}
               <button
                 type="button"
-                onClick={() =>
+                onClick={() => {
                   update((d) => {
                     d.replies.push({ action: '', text: '', quickReplies: '' });
-                  })
-                }
+                  });
+                  rowKeys.replies.added();
+                }}
               >
                 Add reply
               </button>
@@ -382,7 +396,11 @@ function AgentCreateForm() {
             <button
               type="button"
               onClick={() => {
-                setForm(blankForm());
+                const blank = blankForm();
+                setForm(blank);
+                rowKeys.intents.reset(blank.intents.length);
+                rowKeys.rules.reset(blank.rules.length);
+                rowKeys.replies.reset(blank.replies.length);
                 setProblems([]);
               }}
             >
@@ -396,6 +414,20 @@ function AgentCreateForm() {
       </form>
     </>
   );
+}
+
+let lastRowKey = 0;
+const newRowKeys = (count: number) => Array.from({ length: count }, () => ++lastRowKey);
+
+/** React keys for the rows of an editable list, kept in step with its additions and removals. */
+function useRowKeys(initialCount: number) {
+  const [keys, setKeys] = useState(() => newRowKeys(initialCount));
+  return {
+    keys,
+    added: () => setKeys((k) => [...k, ...newRowKeys(1)]),
+    removed: (index: number) => setKeys((k) => k.filter((_, j) => j !== index)),
+    reset: (count: number) => setKeys(newRowKeys(count)),
+  };
 }
 
 function RowInput({

@@ -14,6 +14,7 @@ import {
   formatTime,
   saveBlob,
 } from '../../components/ui.tsx';
+import { keyed } from '../../lib/keys.ts';
 import { parseResourceUri } from '../../lib/uri.ts';
 import { BASE, Link, navigate, useLocation } from '../../router.tsx';
 import { VersionDiff } from '../resources/VersionDiff.tsx';
@@ -135,8 +136,8 @@ export function AgentDetail({ id }: { id: string }) {
           <p className="muted">This agent has no workflows.</p>
         ) : (
           <ol className="pipeline">
-            {agent.data?.packages.map((uri, i) => (
-              <WorkflowItem key={`${uri}-${i}`} uri={uri} />
+            {keyed(agent.data?.packages ?? [], (uri) => uri).map(({ key, item: uri }) => (
+              <WorkflowItem key={key} uri={uri} />
             ))}
           </ol>
         )}
@@ -315,8 +316,8 @@ function WorkflowItem({ uri }: { uri: string }) {
       {workflow.data && (
         <ol className="extensions">
           {workflow.data.packageExtensions.length === 0 && <li className="muted">No extensions yet.</li>}
-          {workflow.data.packageExtensions.map((e, i) => (
-            <li key={i}>
+          {keyed(workflow.data.packageExtensions, (e) => e.type).map(({ key, item: e }) => (
+            <li key={key}>
               <strong>{extensionLabels[e.type] ?? e.type}</strong> <span className="muted small">{e.type}</span>
               <ul>
                 {referencesOf(e).map((r) => (

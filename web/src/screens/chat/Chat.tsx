@@ -19,7 +19,7 @@ export function Chat({ agentId }: { agentId?: string }) {
         description="Talk to a deployed agent. Open a step's details to see what the pipeline did."
       />
       <StartForm agentId={agentId} environment={search.get('environment') ?? undefined} />
-      {conversationId && <Conversation key={conversationId} conversationId={conversationId} />}
+      {conversationId && <ConversationPanel key={conversationId} conversationId={conversationId} />}
     </>
   );
 }
@@ -92,7 +92,13 @@ function StartForm({ agentId, environment }: { agentId?: string; environment?: s
   );
 }
 
-function Conversation({ conversationId }: { conversationId: string }) {
+/** Brings a transcript entry into view when it appears (the newest turn, or the one still streaming). */
+const scrollIntoView = (element: HTMLElement | null) => {
+  element?.scrollIntoView?.({ block: 'nearest' });
+};
+
+/** The running conversation: its transcript, the composer and the turn controls. */
+function ConversationPanel({ conversationId }: { conversationId: string }) {
   const { api } = useAuth();
   const { canConverse } = usePermissions();
   const queryClient = useQueryClient();
@@ -100,7 +106,6 @@ function Conversation({ conversationId }: { conversationId: string }) {
   const conversation = useQuery({ queryKey: key, queryFn: () => api.conversation(conversationId) });
   const [input, setInput] = useState('');
   const [detail, setDetail] = useState<number>();
-  const transcript = useRef<HTMLOListElement>(null);
   const inputRef = useRef<HTMLInputElement>(null);
 
   const update = (data: Conversation) => queryClient.setQueryData(key, data);
@@ -124,10 +129,6 @@ function Conversation({ conversationId }: { conversationId: string }) {
   const undo = useMutation({ mutationFn: () => api.undo(conversationId), onSettled: refetch });
   const redo = useMutation({ mutationFn: () => api.redo(conversationId), onSettled: refetch });
   const end = useMutation({ mutationFn: () => api.end(conversationId), onSettled: refetch });
-
-  useEffect(() => {
-    transcript.current?.lastElementChild?.scrollIntoView?.({ block: 'nearest' });
-  }, [conversation.data]);
 
   if (conversation.isPending) return <Loading />;
   if (conversation.error) return <ErrorMessage error={conversation.error} />;
@@ -168,9 +169,10 @@ function Conversation({ conversationId }: { conversationId: string }) {
         </div>
       </div>
       <ErrorMessage error={say.error ?? undo.error ?? redo.error ?? end.error} />
-      <ol className="transcript" ref={transcript} aria-label="Messages" aria-live="polite">
+      <ol className="transcript" aria-label="Messages" aria-live="polite">
         {outputs.map((step, i) => (
-          <li key={i} className="turn">
+          // biome-ignore lint/suspicious/noArrayIndexKey: a step's position is its identity (it is "Step n"); steps are only appended or taken off the end (undo)
+          <li key={i} className="turn" ref={i === outputs.length - 1 ? scrollIntoView : undefined}>
             {step.input !== undefined && step.input !== '' && (
               <p className="bubble user">
                 <span className="visually-hidden">You said: </span>
@@ -178,6 +180,7 @@ function Conversation({ conversationId }: { conversationId: string }) {
               </p>
             )}
             {(step.output ?? []).map((text, j) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: a step's output texts are fixed once the step is done and may repeat; they are never reordered
               <p key={j} className="bubble agent">
                 <span className="visually-hidden">Agent: </span>
                 {text}
@@ -199,7 +202,7 @@ function Conversation({ conversationId }: { conversationId: string }) {
           </li>
         ))}
         {pending && (
-          <li className="turn" aria-busy="true">
+          <li className="turn" aria-busy="true" ref={scrollIntoView}>
             <p className="bubble user">
               <span className="visually-hidden">You said: </span>
               {pending.input}
@@ -212,13 +215,14 @@ function Conversation({ conversationId }: { conversationId: string }) {
         )}
       </ol>
       {canConverse && last?.quickReplies && last.quickReplies.length > 0 && !ended && (
-        <div className="quick-replies" role="group" aria-label="Quick replies">
+        <fieldset className="quick-replies">
+          <legend className="visually-hidden">Quick replies</legend>
           {last.quickReplies.map((q) => (
             <button type="button" key={q.value} onClick={() => say.mutate(q.value)} disabled={busy}>
               {q.value}
             </button>
           ))}
-        </div>
+        </fieldset>
       )}
       {canConverse && (
         <form

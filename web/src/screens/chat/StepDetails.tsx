@@ -48,8 +48,8 @@ export function StepDetails({
           <h3>{g.title}</h3>
           <table className="compact">
             <tbody>
-              {g.entries.map((e, i) => (
-                <tr key={i}>
+              {g.entries.map((e) => (
+                <tr key={e.key}>
                   <th scope="row">
                     <code>{e.key}</code>
                   </th>

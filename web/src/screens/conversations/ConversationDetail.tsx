@@ -60,6 +60,7 @@ export function ConversationDetail({ id }: { id: string }) {
       </p>
       <ol className="steps">
         {(c.conversationOutputs ?? []).map((_, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: a step's position is its identity (it is "Step n"); the stored steps are never reordered
           <li key={i} className="panel">
             <h2>Step {i + 1}</h2>
             <StepDetails conversation={c} index={i} showProperties={false} />

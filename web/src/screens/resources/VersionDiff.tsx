@@ -56,16 +56,23 @@ export function VersionDiff({ storePath, id, current }: { storePath: string; id:
       </div>
       <ErrorMessage error={a.error ?? b.error} />
       {lines && (
-        <pre className="diff" aria-label={`Differences between version ${from} and version ${to}`}>
-          {lines.map((l, i) => (
-            <div key={i} className={`diff-${l.kind}`}>
-              <span className="diff-sign" aria-label={l.kind === 'same' ? undefined : l.kind}>
-                {l.kind === 'added' ? '+' : l.kind === 'removed' ? '−' : ' '}
-              </span>
-              {l.text}
-            </div>
-          ))}
-        </pre>
+        <figure className="diff-figure">
+          <figcaption className="visually-hidden">
+            Differences between version {from} and version {to}
+          </figcaption>
+          <pre className="diff">
+            {lines.map((l, i) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: the diff is computed once per pair of versions and its lines (which may repeat) are never reordered
+              <div key={i} className={`diff-${l.kind}`}>
+                <span className="diff-sign" aria-hidden="true">
+                  {l.kind === 'added' ? '+' : l.kind === 'removed' ? '−' : ' '}
+                </span>
+                {l.kind !== 'same' && <span className="visually-hidden">{l.kind}: </span>}
+                {l.text}
+              </div>
+            ))}
+          </pre>
+        </figure>
       )}
     </section>
   );

@@ -18,10 +18,18 @@ import { BASE, Link } from '../../router.tsx';
 import { useAgentNames } from '../agents/useAgentNames.ts';
 
 interface Row {
+  /** A React key that stays with the row while rows are added and removed. */
+  key: number;
   environment: string;
   botId: string;
   context: string;
 }
+
+let lastRowKey = 0;
+const newRow = (values: Omit<Row, 'key'> = { environment: 'production', botId: '', context: '' }): Row => ({
+  key: ++lastRowKey,
+  ...values,
+});
 
 export function Triggers() {
   const { api } = useAuth();
@@ -31,7 +39,7 @@ export function Triggers() {
   const triggers = useQuery({ queryKey: ['triggers'], queryFn: api.triggers });
   const [editing, setEditing] = useState<string>();
   const [intent, setIntent] = useState('');
-  const [rows, setRows] = useState<Row[]>([{ environment: 'production', botId: '', context: '' }]);
+  const [rows, setRows] = useState<Row[]>(() => [newRow()]);
   const [formError, setFormError] = useState<string>();
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['triggers'] });
   const save = useMutation({
@@ -50,7 +58,7 @@ export function Triggers() {
   function reset() {
     setEditing(undefined);
     setIntent('');
-    setRows([{ environment: 'production', botId: '', context: '' }]);
+    setRows([newRow()]);
     setFormError(undefined);
   }
 
@@ -58,11 +66,13 @@ export function Triggers() {
     setEditing(t.intent);
     setIntent(t.intent);
     setRows(
-      t.botDeployments.map((d) => ({
-        environment: d.environment,
-        botId: d.botId,
-        context: d.initialContext ? JSON.stringify(d.initialContext) : '',
-      })),
+      t.botDeployments.map((d) =>
+        newRow({
+          environment: d.environment,
+          botId: d.botId,
+          context: d.initialContext ? JSON.stringify(d.initialContext) : '',
+        }),
+      ),
     );
   };
 
@@ -104,7 +114,8 @@ export function Triggers() {
           )}
           <Field label="Intent" value={intent} onChange={setIntent} required />
           {rows.map((r, i) => (
-            <div key={i} className="row-edit three" role="group" aria-label={`Deployment ${i + 1}`}>
+            <fieldset key={r.key} className="row-edit three">
+              <legend className="visually-hidden">Deployment {i + 1}</legend>
               <Select
                 label={`Deployment ${i + 1} environment`}
                 value={r.environment}
@@ -131,12 +142,9 @@ export function Triggers() {
               >
                 Remove
               </button>
-            </div>
+            </fieldset>
           ))}
-          <button
-            type="button"
-            onClick={() => setRows([...rows, { environment: 'production', botId: '', context: '' }])}
-          >
+          <button type="button" onClick={() => setRows([...rows, newRow()])}>
             Add deployment
           </button>
           <div className="form-actions">
@@ -180,6 +188,7 @@ export function Triggers() {
                   </td>
                   <td>
                     {t.botDeployments.map((d, i) => (
+                      // biome-ignore lint/suspicious/noArrayIndexKey: a deployment may repeat (repeats weight the random choice), so no field is unique; these rows are stateless text redrawn from the fetched trigger
                       <div key={i}>
                         <Link to={`${BASE}/agents/${d.botId}`}>{names.get(d.botId) || shortId(d.botId)}</Link>{' '}
                         <span className="muted">({d.environment})</span>
