@@ -183,8 +183,7 @@ async function agentByName(store: ConfigResourceStore, name: string): Promise<Ex
       { path: 'targetAgentId' },
     );
   }
-  const literal = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const found = (await store.listDescriptors('agent', { filter: literal, index: 0, limit: 10_000 })).filter(
+  const found = (await store.listDescriptors('agent', { filter: name, index: 0, limit: 10_000 })).filter(
     (d) => d.name === name,
   );
   if (found.length === 0)

@@ -34,8 +34,8 @@ const DescriptorListQuery = Type.Object(
   {
     filter: Type.String({
       default: '',
-      description:
-        'case-insensitive regular expression on name, description and id; wrap in double quotes to match literally',
+      maxLength: 256,
+      description: 'text found case-insensitively in name, description or id (no pattern syntax)',
     }),
     index: Type.Integer({ default: 0, minimum: 0, description: 'page number (skip = index * limit)' }),
     limit: Type.Integer({ default: 20, description: 'page size; < 1 means all (at most 10000)' }),

@@ -187,7 +187,7 @@ export class ResourceService {
       throw invalid('index must be a non-negative integer.', { path: 'index' });
     const requested = query.limit ?? DEFAULT_PAGE_SIZE;
     const limit = requested < 1 ? MAX_PAGE_SIZE : Math.min(requested, MAX_PAGE_SIZE);
-    const filter = filterPattern(query.filter ?? '');
+    const filter = filterText(query.filter ?? '');
     if (access === undefined) {
       const records = await this.#store.listDescriptors(kind.name, { filter, index, limit, spaceId: query.space });
       return records.map((record) => descriptorView(record));
@@ -316,22 +316,12 @@ function staleVersion(kind: ResourceKind, id: string, given: number, current: nu
 }
 
 /**
- * The descriptor filter is a case-insensitive regular expression; a filter wrapped in double quotes is taken
- * literally. An expression that does not compile is the caller's mistake (400), not an empty page.
+ * The descriptor filter is plain text found case-insensitively, never a regular expression: a pattern from the
+ * caller could backtrack for minutes and stall the server (issue 13). Double quotes around it, which once made a
+ * pattern literal, are still accepted and dropped.
  */
-export function filterPattern(filter: string): string {
-  if (filter.length >= 2 && filter.startsWith('"') && filter.endsWith('"')) {
-    return filter.slice(1, -1).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  }
-  try {
-    new RegExp(filter, 'i');
-  } catch {
-    throw invalid(
-      `filter '${filter}' is not a valid regular expression; wrap it in double quotes to match it literally.`,
-      { path: 'filter' },
-    );
-  }
-  return filter;
+function filterText(filter: string): string {
+  return filter.length >= 2 && filter.startsWith('"') && filter.endsWith('"') ? filter.slice(1, -1) : filter;
 }
 
 function descriptorView(record: DescriptorRecord, callerLevel?: AccessLevel): DescriptorView {

@@ -33,8 +33,8 @@ export interface DescriptorRecord extends DescriptorOrigin {
 
 export interface DescriptorQuery {
   /**
-   * A case-insensitive regular expression (already checked to compile) matched against name, description
-   * and id; empty = everything.
+   * Plain text found case-insensitively anywhere in name, description or id (no pattern syntax, so matching
+   * stays linear in the text); empty = everything.
    */
   readonly filter: string;
   /** Page number: skip = index * limit. */

@@ -115,7 +115,8 @@ export class PostgresResourceStore implements ConfigResourceStore {
       `SELECT * FROM descriptors
        WHERE kind = $1 AND NOT deleted
          AND ($2::text IS NULL OR space_id = $2)
-         AND ($3 = '' OR name ~* $3 OR description ~* $3 OR id ~* $3)
+         AND ($3 = '' OR strpos(lower(name), lower($3)) > 0 OR strpos(lower(description), lower($3)) > 0
+              OR strpos(lower(id), lower($3)) > 0)
        ORDER BY last_modified_on DESC, id DESC
        LIMIT $4 OFFSET $5`,
       [kind, query.spaceId ?? null, query.filter, query.limit, query.index * query.limit],

@@ -34,7 +34,7 @@ const STATEMENTS = {
   list: `SELECT * FROM descriptors
     WHERE kind = :kind AND deleted = 0
       AND (:spaceId IS NULL OR space_id = :spaceId)
-      AND (:filter = '' OR matches_i(:filter, name) OR matches_i(:filter, description) OR matches_i(:filter, id))
+      AND (:filter = '' OR contains_i(name, :filter) OR contains_i(description, :filter) OR contains_i(id, :filter))
     ORDER BY last_modified_on DESC, id DESC
     LIMIT :limit OFFSET :offset`,
   edit: `UPDATE descriptors

@@ -1,7 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { memoize } from '../../shared/memo.ts';
 import type { Migration } from '../migration.ts';
 import type { Storage, Stores } from '../ports.ts';
 import { SqliteAuditStore } from './audit-store.ts';
@@ -26,7 +25,7 @@ export async function openSqliteStorage(path: string): Promise<SqliteStorage> {
     if (path !== ':memory:' && !path.startsWith('file:')) mkdirSync(dirname(path), { recursive: true });
     db = new DatabaseSync(path);
     db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
-    registerRegexFunction(db);
+    registerContainsFunction(db);
     migrate(db, sqliteMigrations);
     return sqliteStorage(db);
   } catch (error) {
@@ -49,12 +48,14 @@ export function migrate(db: DatabaseSync, migrations: readonly Migration[]): voi
   });
 }
 
-/** `matches_i(pattern, text)`: 1 when the case-insensitive JS regex `pattern` matches somewhere in `text`. */
-function registerRegexFunction(db: DatabaseSync): void {
-  const regexOf = memoize((pattern) => new RegExp(pattern, 'i'), { max: 256 });
-  db.function('matches_i', { deterministic: true }, (pattern, text) => {
-    if (typeof pattern !== 'string' || typeof text !== 'string') return 0;
-    return regexOf(pattern).test(text) ? 1 : 0;
+/**
+ * `contains_i(text, needle)`: 1 when `needle` occurs in `text`, ignoring case (Unicode, unlike SQLite's `lower`).
+ * Plain text, never a pattern: a caller's filter cannot make the search backtrack (issue 13, ReDoS).
+ */
+function registerContainsFunction(db: DatabaseSync): void {
+  db.function('contains_i', { deterministic: true }, (text, needle) => {
+    if (typeof text !== 'string' || typeof needle !== 'string') return 0;
+    return text.toLowerCase().includes(needle.toLowerCase()) ? 1 : 0;
   });
 }
 
