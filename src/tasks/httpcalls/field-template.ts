@@ -5,8 +5,8 @@ import { parseTemplate, type TemplateNode } from '../../templating/parser.ts';
 import { redact, REDACTED, VAULT_REFERENCE, type SecretResolver } from '../../security/secret-references.ts';
 
 /**
- * A templated HTTP-call field (URL, path, query value, header value, body) that may hold `${vault:NAME}`
- * references (DESIGN §4.10: every field resolves them, at run time only).
+ * A templated HTTP-call field (URL, path, query value, header value, body) or LLM-task parameter that may hold
+ * `${vault:NAME}` references (DESIGN §4.10: every field resolves them, at run time only).
  *
  * Order: the template is rendered first, then the vault references are resolved. Only references written in the
  * configuration are resolved: at compile time each one is replaced by an unguessable marker (a per-process nonce
@@ -111,13 +111,15 @@ export class SecretValues {
     return this.#values.size;
   }
 
-  /** Masks every known secret value in `text` (longest first, so a value containing another is masked whole). */
+  /** Every known form of every value, longest first (so a value containing another is masked whole). */
+  get values(): readonly string[] {
+    return [...this.#values].sort((a, b) => b.length - a.length);
+  }
+
+  /** Masks every known secret value in `text`. */
   mask(text: string): string {
     if (this.#values.size === 0) return text;
-    return redact(
-      text,
-      [...this.#values].sort((a, b) => b.length - a.length),
-    );
+    return redact(text, this.values);
   }
 }
 

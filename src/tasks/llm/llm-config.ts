@@ -5,14 +5,9 @@ import { ParameterError, text, type Parameters } from '../../llm/parameters.ts';
 import { callSettingsOf, checkProvider, ProviderConfigurationError } from '../../llm/providers.ts';
 import { DEFAULT_RETRY, type RetryPolicy } from '../../llm/retry.ts';
 import type { ToolDefinition } from '../../llm/tool-definitions.ts';
-import { hasVaultReference } from '../../security/secret-references.ts';
-import {
-  compileTemplate,
-  needsRendering,
-  TemplateSyntaxError,
-  type CompiledTemplate,
-} from '../../templating/engine.ts';
+import { needsRendering, TemplateSyntaxError } from '../../templating/engine.ts';
 import { DeploymentError, type CompileContext } from '../../runtime/tasks.ts';
+import { compileFieldTemplate, type FieldTemplate } from '../httpcalls/field-template.ts';
 
 /**
  * Deploy-time compilation of an LLM configuration (reference §9.1): per task its trigger actions, provider check,
@@ -37,12 +32,18 @@ export interface LlmTaskConfig {
   readonly retry?: Partial<RetryPolicy>;
 }
 
-/** One parameter: literal text, or a template rendered per turn; `vault` when it holds a `${vault:…}` reference. */
+/**
+ * One parameter: literal text, or a template rendered per turn. Its `${vault:…}` references (listed in
+ * `secretNames`) are resolved after rendering, and only those the configuration wrote: one arriving through the
+ * rendered data stays literal text (the HTTP calls' field templates).
+ */
 export interface CompiledParameter {
   readonly name: string;
   readonly literal: string;
-  readonly template: CompiledTemplate | undefined;
-  readonly vault: boolean;
+  /** Known at deployment: no template, no vault reference. */
+  readonly isLiteral: boolean;
+  readonly field: FieldTemplate;
+  readonly secretNames: readonly string[];
 }
 
 /** A tool of the task together with how to run it (built-in, or an HTTP call of a set). */
@@ -75,25 +76,23 @@ export const DEFAULT_HISTORY_LIMIT = 10;
 
 function compileParameters(parameters: Readonly<Record<string, string>>, where: string): CompiledParameter[] {
   return Object.entries(parameters).map(([name, value]) => {
-    let template: CompiledTemplate | undefined;
-    if (needsRendering(value)) {
-      try {
-        template = compileTemplate(value);
-      } catch (error) {
-        if (error instanceof TemplateSyntaxError)
-          throw new DeploymentError(`The parameter '${name}' of ${where} is not a valid template: ${error.message}`);
-        throw error;
-      }
+    const secretNames: string[] = [];
+    let field: FieldTemplate;
+    try {
+      field = compileFieldTemplate(value, secretNames);
+    } catch (error) {
+      if (error instanceof TemplateSyntaxError)
+        throw new DeploymentError(`The parameter '${name}' of ${where} is not a valid template: ${error.message}`);
+      throw error;
     }
-    return { name, literal: value, template, vault: hasVaultReference(value) };
+    return { name, literal: value, isLiteral: !field.hasSecrets && !needsRendering(value), field, secretNames };
   });
 }
 
 /** Parameters whose value is known at deployment (no template, no vault reference). */
 function literalParameters(parameters: readonly CompiledParameter[]): Parameters {
   const literal: Record<string, string> = {};
-  for (const parameter of parameters)
-    if (!parameter.template && !parameter.vault) literal[parameter.name] = parameter.literal;
+  for (const parameter of parameters) if (parameter.isLiteral) literal[parameter.name] = parameter.literal;
   return literal;
 }
 

@@ -13,7 +13,7 @@ import type { ToolDefinition } from '../../llm/tool-definitions.ts';
 import type { ToolHistory } from '../../llm/tool-history.ts';
 import { toolSetOf, type TraceEntry } from '../../llm/tool-runner.ts';
 import { unguardedWebAccess, type WebAccess } from '../../llm/web-page.ts';
-import { redact, type SecretResolver } from '../../security/secret-references.ts';
+import type { SecretResolver } from '../../security/secret-references.ts';
 import { runPropertyInstructions, type InstructionRun } from '../../properties/run-instructions.ts';
 import type { SecretWriter } from '../../properties/secret-properties.ts';
 import { TemplateData } from '../../templating/data-model.ts';
@@ -25,6 +25,7 @@ import type { Turn } from '../../runtime/turn.ts';
 import { isRecord } from '../../shared/json.ts';
 import { compileLlmTask, type CompiledLlmTask, type LlmTaskConfig, type TaskTool } from './llm-config.ts';
 import { callModel, type ModelCallResult } from './model-call.ts';
+import { resolveSecrets, SecretValues } from '../httpcalls/field-template.ts';
 
 /**
  * `svc://ai.svc.llm` (alias `ai.svc.langchain`): calls a language model when one of a task's actions is among the
@@ -99,43 +100,45 @@ export const llmTask = defineTask({
   },
 });
 
-/** Renders templated parameters and resolves vault references; reports the secret values that went in. */
+/**
+ * Renders templated parameters, then resolves the vault references the configuration wrote (never one that came
+ * in with the rendered data); reports the secret values that went in, credential parameters included.
+ */
 async function resolveParameters(
   task: CompiledLlmTask,
   data: TemplateData,
-  secrets: SecretResolver,
-): Promise<{ parameters: Parameters; secretValues: string[] }> {
+  resolver: SecretResolver,
+): Promise<{ parameters: Parameters; secrets: SecretValues }> {
   const parameters: Record<string, string> = {};
-  const secretValues: string[] = [];
+  const secrets = new SecretValues();
   for (const parameter of task.parameters) {
-    let value = parameter.literal;
-    if (parameter.template) {
-      try {
-        value = parameter.template.render(data.get());
-      } catch (error) {
-        if (error instanceof TemplateError)
-          throw new Error(
-            `LLM task '${task.id}': the parameter '${parameter.name}' could not be rendered: ${error.message}`,
-          );
-        throw error;
-      }
+    let rendered: string;
+    try {
+      rendered = parameter.field.render(data.get());
+    } catch (error) {
+      if (error instanceof TemplateError)
+        throw new Error(
+          `LLM task '${task.id}': the parameter '${parameter.name}' could not be rendered: ${error.message}`,
+        );
+      throw error;
     }
-    if (parameter.vault) {
-      const resolved = await secrets.resolve(value).catch((error: unknown) => {
+    const resolved = await resolveSecrets(rendered, parameter.secretNames, resolver, secrets).catch(
+      (error: unknown) => {
         throw new Error(
           `LLM task '${task.id}': the parameter '${parameter.name}' refers to a secret that cannot be read: ${error instanceof Error ? error.message : String(error)}`,
         );
-      });
-      value = resolved.text;
-      secretValues.push(...resolved.secretValues);
-    }
-    parameters[parameter.name] = value;
+      },
+    );
+    parameters[parameter.name] = resolved.text;
   }
   for (const name of CREDENTIAL_PARAMETERS) {
     const value = parameters[name];
-    if (value !== undefined && value.trim() !== '') secretValues.push(value.trim(), value);
+    if (value !== undefined && value.trim() !== '') {
+      secrets.add(value.trim());
+      secrets.add(value);
+    }
   }
-  return { parameters, secretValues };
+  return { parameters, secrets };
 }
 
 function toolDefinitions(
@@ -207,8 +210,8 @@ async function runTask(
 ): Promise<void> {
   const data = new TemplateData(turn);
   await runPropertyInstructions(task.preRequest, instructionRun(task, turn, data, deps, secretWriter));
-  const { parameters, secretValues } = await resolveParameters(task, data, deps.secrets);
-  const hide = (value: string) => redact(value, secretValues);
+  const { parameters, secrets } = await resolveParameters(task, data, deps.secrets);
+  const hide = (value: string) => secrets.mask(value);
   let spec: ModelSpec;
   let maxSteps: number;
   try {
@@ -265,7 +268,7 @@ async function runTask(
     ));
   } catch (error) {
     if (turn.signal.aborted) throw turn.signal.reason;
-    throw providerCallError(error, { provider: spec.provider, modelName: spec.modelName, secrets: secretValues });
+    throw providerCallError(error, { provider: spec.provider, modelName: spec.modelName, secrets: secrets.values });
   }
 
   let cost = 0;

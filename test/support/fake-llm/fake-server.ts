@@ -24,6 +24,9 @@ export type Script =
   /** Never answers (until the client gives up or the server closes): for abort and timeout tests. */
   | { readonly hang: true };
 
+/** A reply decided when the request arrives (e.g. a model that repeats what it was sent). */
+export type ScriptOf = (request: RecordedRequest) => Script;
+
 export interface ScriptedToolCall {
   readonly name: string;
   readonly args: Record<string, unknown>;
@@ -71,7 +74,7 @@ export function deltas(text: string): string[] {
 
 export class FakeProvider {
   readonly requests: RecordedRequest[] = [];
-  readonly #queue: Script[] = [];
+  readonly #queue: Array<Script | ScriptOf> = [];
   readonly #waiting: Array<(request: RecordedRequest) => void> = [];
   readonly #server: Server;
   #url = '';
@@ -97,7 +100,8 @@ export class FakeProvider {
         };
         this.requests.push(recorded);
         for (const resolve of this.#waiting.splice(0)) resolve(recorded);
-        const script = this.#queue.shift();
+        const next = this.#queue.shift();
+        const script = typeof next === 'function' ? next(recorded) : next;
         if (script && 'hang' in script) return;
         const reply = script
           ? encode(script, recorded)
@@ -121,7 +125,7 @@ export class FakeProvider {
   }
 
   /** Queues the replies of the next requests, in order. */
-  reply(...scripts: Script[]): this {
+  reply(...scripts: Array<Script | ScriptOf>): this {
     this.#queue.push(...scripts);
     return this;
   }

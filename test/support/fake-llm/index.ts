@@ -1,4 +1,10 @@
-export { FakeProvider, type RecordedRequest, type Script, type ScriptedToolCall } from './fake-server.ts';
+export {
+  FakeProvider,
+  type RecordedRequest,
+  type Script,
+  type ScriptOf,
+  type ScriptedToolCall,
+} from './fake-server.ts';
 export { startFakeAnthropic } from './anthropic.ts';
 export { startFakeGemini } from './gemini.ts';
 export { startFakeOllama } from './ollama.ts';
