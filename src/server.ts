@@ -91,6 +91,11 @@ export async function startServer(settings: Settings, options: ServerOptions = {
   const outbound = createOutbound(createUrlGuard({ enabled: settings['svc.security.ssrf-protection.enabled'] }), {
     connectTimeoutMillis,
   });
+  if (settings['svc.oidc.tenant-enabled'] && !settings['svc.security.ssrf-protection.enabled'])
+    logger.warn(
+      {},
+      'authentication is on but svc.security.ssrf-protection.enabled is off: HTTP calls, LLM, MCP and A2A targets may reach loopback and private addresses',
+    );
   // The built-in web tools reach whatever URL a model asks for: guarded whatever the setting says.
   const webOutbound = createOutbound(alwaysGuard, { connectTimeoutMillis });
   const closeOutbound = () => Promise.all([outbound.close(), webOutbound.close()]).then(() => undefined);
