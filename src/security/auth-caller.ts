@@ -46,15 +46,18 @@ export function hasCallerPlaceholder(text: string): boolean {
 /**
  * Resolves the placeholders of one header value: `text` goes out, `values` are what must be masked wherever the
  * request is shown. Without a caller, or towards a target that may not receive it, they become empty text.
+ * `placeholder` matches them (group 1: `token` or `userId`): the HTTP calls pass the markers their compiled
+ * headers put where the configuration wrote a placeholder, so that none arriving through data is resolved.
  */
 export function resolveCallerPlaceholders(
   value: string,
   caller: CallerIdentity | undefined,
   target: URL,
+  placeholder: RegExp,
 ): { text: string; values: string[] } {
   const permitted = caller !== undefined && mayReceiveCallerIdentity(caller, target);
   const values: string[] = [];
-  const text = value.replace(CALLER_PLACEHOLDER, (_match, which: string) => {
+  const text = value.replace(placeholder, (_match, which: string) => {
     if (!permitted) return '';
     const resolved = which === 'token' ? caller.token : caller.principal;
     values.push(resolved);

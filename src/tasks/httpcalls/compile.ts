@@ -196,10 +196,13 @@ function compileCall(raw: unknown, index: number, targetServerUrl: string, sourc
     .filter((action) => action !== '');
   const contentType = nonEmpty(request.contentType) ?? 'text/plain';
   const body = text(request.body);
-  const stringEntries = (value: unknown, part: string) =>
+  const stringEntries = (value: unknown, part: string, options: { callerPlaceholders?: boolean } = {}) =>
     Object.entries(record(value)).map(
       ([key, field]) =>
-        [key, at(`${call}, request.${part}.${key}`, () => compileFieldTemplate(String(field ?? ''), names))] as const,
+        [
+          key,
+          at(`${call}, request.${part}.${key}`, () => compileFieldTemplate(String(field ?? ''), names, options)),
+        ] as const,
     );
 
   return {
@@ -236,7 +239,7 @@ function compileCall(raw: unknown, index: number, targetServerUrl: string, sourc
       ),
       absolute,
       method: (nonEmpty(request.method) ?? 'GET').toUpperCase(),
-      headers: stringEntries(request.headers, 'headers'),
+      headers: stringEntries(request.headers, 'headers', { callerPlaceholders: true }),
       queryParams: stringEntries(request.queryParams, 'queryParams'),
       contentType,
       body:

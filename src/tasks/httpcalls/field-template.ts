@@ -20,10 +20,21 @@ const NONCE = randomBytes(12).toString('hex');
 const MARKER = new RegExp(`\u0000vault-${NONCE}-(\\d+)\u0000`, 'g');
 const marker = (index: number) => `\u0000vault-${NONCE}-${index}\u0000`;
 
+/** `${caller:token}` / `${caller:userId}` written in a header, also as the tag `{caller:…}` (not `\{` escaped). */
+const CONFIGURED_CALLER = /(?<!\\)\$?\{caller:(token|userId)\}/g;
+/**
+ * The marker a configured caller placeholder becomes (group 1: `token` or `userId`): pass it to
+ * `resolveCallerPlaceholders`, so that a `${caller:…}` arriving through data stays literal text, like a vault
+ * reference.
+ */
+export const CALLER_MARKER = new RegExp(`\u0000caller-${NONCE}-(token|userId)\u0000`, 'g');
+
 export interface FieldTemplate {
   readonly source: string;
   /** Whether the field holds vault references. */
   readonly hasSecrets: boolean;
+  /** Whether the field holds caller placeholders (compiled with `callerPlaceholders`; markers after rendering). */
+  readonly hasCaller: boolean;
   /** Renders the template; vault references are still markers in the result (pass it to `resolveSecrets`). */
   render(data: Readonly<Record<string, unknown>>): string;
 }
@@ -48,18 +59,20 @@ export function encodePathSegment(value: string): string {
  * Compiles a field. `secretNames` collects the field's vault references (their markers index into it); without
  * it the field resolves none (fields whose result goes into the memory: property values, outputs, quick replies),
  * and `${vault:...}` stays literal text. With `encodeValues`, values of top-level `{expr}` tags are path-segment
- * encoded (URL paths); text produced by `{#if}` / `{#for}` sections is inserted as it renders. Throws
+ * encoded (URL paths); text produced by `{#if}` / `{#for}` sections is inserted as it renders. With
+ * `callerPlaceholders` (header values), configured caller placeholders become `CALLER_MARKER`s the same way. Throws
  * `TemplateSyntaxError`.
  */
 export function compileFieldTemplate(
   source: string,
   secretNames?: string[],
-  options: { encodeValues?: boolean } = {},
+  options: { encodeValues?: boolean; callerPlaceholders?: boolean } = {},
 ): FieldTemplate {
   let hasSecrets = false;
+  let hasCaller = false;
   VAULT_REFERENCE.lastIndex = 0;
   const names = secretNames ?? [];
-  const marked =
+  let marked =
     secretNames === undefined
       ? source
       : source.replace(VAULT_REFERENCE, (_match, name: string) => {
@@ -68,16 +81,22 @@ export function compileFieldTemplate(
           if (index < 0) index = names.push(name) - 1;
           return marker(index);
         });
-  if (!needsRendering(marked)) return { source, hasSecrets, render: () => marked };
+  if (options.callerPlaceholders)
+    marked = marked.replace(CONFIGURED_CALLER, (_match, which: string) => {
+      hasCaller = true;
+      return `\u0000caller-${NONCE}-${which}\u0000`;
+    });
+  if (!needsRendering(marked)) return { source, hasSecrets, hasCaller, render: () => marked };
   if (!options.encodeValues) {
     const template = compileTemplate(marked);
-    return { source, hasSecrets, render: (data) => template.render(data) };
+    return { source, hasSecrets, hasCaller, render: (data) => template.render(data) };
   }
   compileTemplate(marked); // reports syntax errors the same way as every other field
   const nodes: readonly TemplateNode[] = parseTemplate(marked);
   return {
     source,
     hasSecrets,
+    hasCaller,
     render(data) {
       let text = '';
       for (const node of nodes) {

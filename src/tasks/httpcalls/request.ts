@@ -2,7 +2,7 @@ import { resolveCallerPlaceholders, type CallerIdentity } from '../../security/a
 import type { SecretResolver } from '../../security/secret-references.ts';
 import type { CompiledHttpCall } from './compile.ts';
 import { maskedRequestHeaders } from './credentials.ts';
-import { resolveSecrets, SecretValues } from './field-template.ts';
+import { CALLER_MARKER, resolveSecrets, SecretValues } from './field-template.ts';
 import type { OutgoingRequest } from './transport.ts';
 
 /**
@@ -87,13 +87,14 @@ export async function buildRequest(
     headers[name] = value.text;
     recordHeaders[name] = value.redacted;
     if (value.text !== value.redacted) sensitiveHeaders.add(name.toLowerCase());
-    // `${caller:token}` / `${caller:userId}` written in the configuration: the chatting user's identity, only to
-    // the service itself or an allow-listed origin (src/security/auth-caller.ts); masked like a secret.
-    if (/\$?\{caller:/.test(request.headers[index]![1].source)) {
-      const resolved = resolveCallerPlaceholders(value.text, caller, target);
+    // `${caller:token}` / `${caller:userId}` written in the configuration (markers by now; one that came in with
+    // the data stays text): the chatting user's identity, only to the service itself or an allow-listed origin
+    // (src/security/auth-caller.ts); masked like a secret.
+    if (request.headers[index]![1].hasCaller) {
+      const resolved = resolveCallerPlaceholders(value.text, caller, target, CALLER_MARKER);
       for (const sent of resolved.values) secrets.add(sent);
       headers[name] = resolved.text;
-      recordHeaders[name] = resolveCallerPlaceholders(value.redacted, caller, target).text;
+      recordHeaders[name] = resolveCallerPlaceholders(value.redacted, caller, target, CALLER_MARKER).text;
       if (resolved.values.length > 0) sensitiveHeaders.add(name.toLowerCase());
     }
   }
