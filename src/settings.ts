@@ -67,6 +67,26 @@ export const settingDefinitions = {
   'svc.http.port': port(7070, 'HTTP listening port (0 picks a free port)'),
   'svc.http.host': text('0.0.0.0', 'HTTP listening address'),
   'svc.http.body-limit-bytes': integer(26_214_400, 'largest accepted request body; larger bodies answer 413', 1),
+  'svc.http.headers-timeout-millis': integer(
+    30_000,
+    'a request whose headers have not all arrived this long after it began answers 408 and its connection is closed',
+    1,
+  ),
+  'svc.http.request-timeout-millis': integer(
+    120_000,
+    'a request (headers and body) not fully received this long after it began answers 408 and its connection is closed',
+    1,
+  ),
+  'svc.http.max-connections': integer(
+    10_000,
+    'open connections at most; more are closed as they open (0 = no limit; keep it below the file descriptor limit)',
+    0,
+  ),
+  'svc.http.max-connections-per-address': integer(
+    256,
+    'open connections from one client address at most; more are closed as they open (0 = no limit; behind a reverse proxy every client has the proxy address)',
+    0,
+  ),
   'svc.datastore.type': oneOf(['sqlite', 'postgres'], 'sqlite', 'storage adapter: embedded sqlite or PostgreSQL'),
   'svc.datastore.sqlite.path': text('./data/svc.db', 'embedded database file'),
   'svc.datastore.postgres.url': text('postgres://localhost:5432/svc', 'PostgreSQL connection string'),
@@ -97,11 +117,6 @@ export const settingDefinitions = {
   ),
   'svc.usermemories.deleteOlderThanDays': integer(-1, 'long-term property retention in days; -1 = off', -1),
   'svc.conversations.redo-cache-size': integer(20, 'undone steps kept per conversation', 0),
-  'svc.conversations.retry-window-steps': integer(
-    100,
-    'a message retried with the same Idempotency-Key is answered from its step while that is among the last this many steps',
-    1,
-  ),
   'svc.conversations.cache-size': integer(
     10_000,
     'conversations kept in memory; the least recently used beyond it are read from the store again',

@@ -23,6 +23,7 @@ import { auditRoutes } from './audit.ts';
 import { authPlugin, registerWithAccess } from './auth.ts';
 import { backupRoutes } from './backup.ts';
 import { botRoutes } from './bots.ts';
+import { limitConnections, requestTimeoutOptions } from './connections.ts';
 import { conversationRoutes } from './conversations.ts';
 import { deploymentRoutes } from './deployments.ts';
 import { managedRoutes } from './managed.ts';
@@ -87,12 +88,14 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     loggerInstance: deps.logger,
     logController: new QuietRequestLogs(),
     bodyLimit: settings['svc.http.body-limit-bytes'],
+    ...requestTimeoutOptions(settings),
     rewriteUrl: (request) => rewriteLegacyPath(request.url ?? '/'),
     return503OnClosing: false,
     // Secret names may be 200 characters long (the default limit of a path parameter is 100).
     routerOptions: { maxParamLength: 256 },
   });
 
+  limitConnections(app.server, settings, deps.logger);
   registerProblemHandling(app);
   // Authentication and role checks: registered before any route, so every route's access declaration is seen.
   await app.register(authPlugin, { settings });
