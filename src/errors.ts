@@ -9,6 +9,7 @@ export type ErrorKind =
   | 'not-found' // 404
   | 'conflict' // 409: stale version, already exists, wrong state
   | 'gone' // 410: the conversation has ended
+  | 'unprocessable' // 422: well-formed, but cannot be done as asked (an idempotency key reused for another request)
   | 'timeout' // 408: the turn took longer than allowed
   | 'unavailable'; // 503: disabled feature or capacity
 

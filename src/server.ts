@@ -140,6 +140,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     turnTimeoutMs: settings['svc.conversations.turn-timeout-seconds'] * 1000,
     claimMarginMs: settings['svc.conversations.claim-margin-millis'],
     redoCacheSize: settings['svc.conversations.redo-cache-size'],
+    retryWindowSteps: settings['svc.conversations.retry-window-steps'],
     cacheSize: settings['svc.conversations.cache-size'],
     maxActiveConversations: settings['svc.coordinator.max-active-conversations'],
     audit,

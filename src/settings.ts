@@ -117,6 +117,11 @@ export const settingDefinitions = {
   ),
   'svc.usermemories.deleteOlderThanDays': integer(-1, 'long-term property retention in days; -1 = off', -1),
   'svc.conversations.redo-cache-size': integer(20, 'undone steps kept per conversation', 0),
+  'svc.conversations.retry-window-steps': integer(
+    100,
+    'a message retried with the same Idempotency-Key is answered from its step while that is among the last this many steps',
+    1,
+  ),
   'svc.conversations.cache-size': integer(
     10_000,
     'conversations kept in memory; the least recently used beyond it are read from the store again',

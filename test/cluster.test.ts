@@ -102,4 +102,33 @@ describe('several instances on one PostgreSQL', () => {
       assert.equal(prefixLengths.size, expected.length, 'each turn ran on its own, one after the other');
     }
   });
+
+  it('a message retried on every instance at once with one Idempotency-Key runs once and answers the same', async () => {
+    const api = client(() => urls[0]!);
+    const agentId = await createAgent(api, { outputSet: { outputSet: [] } });
+    await deploy(api, agentId);
+    let started = await call(urls[1]!, 'POST', `/agents/${agentId}/start`);
+    for (let tries = 0; started.status === 404 && tries < 50; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      started = await call(urls[1]!, 'POST', `/agents/${agentId}/start`);
+    }
+    const id = idFromLocation(started.headers.get('location'));
+    const copies = await Promise.all(
+      [...urls, ...urls].map((url) =>
+        call(url, 'POST', `/agents/${id}`, {
+          json: { input: 'once', context: sayContext('done') },
+          headers: { 'idempotency-key': 'order-42' },
+        }),
+      ),
+    );
+    for (const copy of copies) {
+      assert.equal(copy.status, 200, copy.text);
+      assert.deepEqual(copy.json, copies[0]!.json);
+    }
+    const final = await call(urls[2]!, 'GET', `/agents/${id}?returnCurrentStepOnly=false`);
+    assert.deepEqual(
+      final.json.conversationOutputs.slice(1).map((o: { input: string }) => o.input),
+      ['once'],
+    );
+  });
 });

@@ -98,7 +98,7 @@ export class BackupService {
   }
 
   async #plan(zip: Uint8Array, options: ImportOptions): Promise<ImportPlan> {
-    const archive = readArchive(readZip(zip, this.#options.limits), this.#options.resources.catalogue);
+    const archive = readArchive(await readZip(zip, this.#options.limits), this.#options.resources.catalogue);
     const { resources } = this.#options;
     return planImport(
       archive,

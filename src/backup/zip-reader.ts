@@ -1,12 +1,15 @@
-import { crc32 } from 'node:zlib';
-import { Inflate } from 'fflate';
-import { AppError, invalid } from '../errors.ts';
+import { promisify } from 'node:util';
+import { crc32, inflateRaw } from 'node:zlib';
+import { invalid } from '../errors.ts';
 
 /**
  * Reads an uploaded ZIP defensively: the central directory is read first, so the entry count, every entry name
- * and every declared size are checked before anything is inflated; inflating is then capped at the declared size
- * (a ZIP that lies about its sizes is refused, not believed) and every entry's CRC-32 is checked.
- * Directory entries are skipped. Nothing here touches the file system.
+ * and every declared size are checked against the budget before anything is inflated; inflating then stops at the
+ * first output chunk beyond the entry's declared size (a ZIP that lies about its sizes is refused, not believed)
+ * and every entry's CRC-32 is checked. Directory entries are skipped. Nothing here touches the file system.
+ *
+ * Inflating runs on Node's thread pool (zlib), not on the event loop, for at most `PARALLEL_UNZIPS` archives at a
+ * time (further uploads wait their turn): archives that inflate big hold up neither other requests nor much memory.
  */
 
 export interface ZipLimits {
@@ -27,8 +30,8 @@ const END_OF_CENTRAL_DIRECTORY = 0x06054b50;
 const ZIP64_LOCATOR = 0x07064b50;
 const CENTRAL_ENTRY = 0x02014b50;
 const LOCAL_ENTRY = 0x04034b50;
-/** Compressed bytes handed to the inflater at a time, so that a bomb is stopped after little output. */
-const INFLATE_CHUNK = 4096;
+/** Archives inflated at the same time; further uploads wait for their turn. */
+const PARALLEL_UNZIPS = 2;
 
 interface CentralEntry {
   readonly name: string;
@@ -132,30 +135,24 @@ function readCentralDirectory(data: Uint8Array, limits: ZipLimits): CentralEntry
   return entries;
 }
 
-function inflateCapped(compressed: Uint8Array, declaredSize: number, name: string): Uint8Array {
-  const output = new Uint8Array(declaredSize);
-  let written = 0;
-  const inflater = new Inflate((chunk) => {
-    if (written + chunk.length > declaredSize)
-      throw broken(`entry '${name}' unpacks to more than its declared ${declaredSize} bytes`);
-    output.set(chunk, written);
-    written += chunk.length;
-  });
+const inflateAsync = promisify(inflateRaw);
+
+/** Inflates on the thread pool; zlib stops with ERR_BUFFER_TOO_LARGE as soon as the output passes `declaredSize`. */
+async function inflateCapped(compressed: Uint8Array, declaredSize: number, name: string): Promise<Uint8Array> {
+  let output: Uint8Array;
   try {
-    if (compressed.length === 0) inflater.push(compressed, true);
-    for (let at = 0; at < compressed.length; at += INFLATE_CHUNK) {
-      inflater.push(compressed.subarray(at, at + INFLATE_CHUNK), at + INFLATE_CHUNK >= compressed.length);
-    }
+    output = await inflateAsync(compressed, { maxOutputLength: Math.max(declaredSize, 1) });
   } catch (error) {
-    if (error instanceof AppError) throw error;
+    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE')
+      throw broken(`entry '${name}' unpacks to more than its declared ${declaredSize} bytes`);
     throw broken(`entry '${name}' cannot be inflated (${(error as Error).message})`);
   }
-  if (written !== declaredSize)
-    throw broken(`entry '${name}' unpacks to ${written} bytes, not its declared ${declaredSize}`);
+  if (output.length !== declaredSize)
+    throw broken(`entry '${name}' unpacks to ${output.length} bytes, not its declared ${declaredSize}`);
   return output;
 }
 
-function entryData(data: Uint8Array, entry: CentralEntry): Uint8Array {
+async function entryData(data: Uint8Array, entry: CentralEntry): Promise<Uint8Array> {
   const at = entry.localOffset;
   if (u32(data, at) !== LOCAL_ENTRY) throw broken(`the local header of '${entry.name}' is missing`);
   const start = at + 30 + u16(data, at + 26) + u16(data, at + 28);
@@ -164,19 +161,36 @@ function entryData(data: Uint8Array, entry: CentralEntry): Uint8Array {
   const compressed = data.subarray(start, end);
   if (entry.method === 0 && entry.compressedSize !== entry.size)
     throw broken(`stored entry '${entry.name}' has inconsistent sizes`);
-  const content = entry.method === 0 ? compressed.slice() : inflateCapped(compressed, entry.size, entry.name);
+  const content = entry.method === 0 ? compressed.slice() : await inflateCapped(compressed, entry.size, entry.name);
   if (crc32(content) >>> 0 !== entry.crc) throw broken(`entry '${entry.name}' fails its CRC check`);
   return content;
 }
 
-/** The file entries of a ZIP by name. Throws `invalid` (400) naming the problem, or `ZipTooLargeError` (413). */
-export function readZip(data: Uint8Array, limits: ZipLimits): Map<string, Uint8Array> {
-  const files = new Map<string, Uint8Array>();
-  for (const entry of readCentralDirectory(data, limits)) {
-    if (entry.name.endsWith('/')) continue;
-    if (files.has(entry.name))
-      throw invalid(`The ZIP holds the entry '${entry.name}' twice.`, { path: 'body', entry: entry.name });
-    files.set(entry.name, entryData(data, entry));
+let unzipping = 0;
+const waitingUnzips: (() => void)[] = [];
+
+async function inUnzipSlot<T>(work: () => Promise<T>): Promise<T> {
+  if (unzipping < PARALLEL_UNZIPS) unzipping++;
+  else await new Promise<void>((resolve) => waitingUnzips.push(resolve));
+  try {
+    return await work();
+  } finally {
+    const next = waitingUnzips.shift();
+    if (next) next();
+    else unzipping--;
   }
-  return files;
+}
+
+/** The file entries of a ZIP by name. Rejects with `invalid` (400) naming the problem, or `ZipTooLargeError` (413). */
+export function readZip(data: Uint8Array, limits: ZipLimits): Promise<Map<string, Uint8Array>> {
+  return inUnzipSlot(async () => {
+    const files = new Map<string, Uint8Array>();
+    for (const entry of readCentralDirectory(data, limits)) {
+      if (entry.name.endsWith('/')) continue;
+      if (files.has(entry.name))
+        throw invalid(`The ZIP holds the entry '${entry.name}' twice.`, { path: 'body', entry: entry.name });
+      files.set(entry.name, await entryData(data, entry));
+    }
+    return files;
+  });
 }

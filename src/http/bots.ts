@@ -5,7 +5,7 @@ import type { CallerAccess } from '../security/access.ts';
 import { normalizeEnvironment } from '../runtime/deployments.ts';
 import { canRedo, canUndo, type Conversation } from '../runtime/memory.ts';
 import { BotConversationSnapshotSchema, snapshot } from '../runtime/snapshot.ts';
-import { MessageBody, parseMessage, startConversation } from './conversations.ts';
+import { MessageBody, MessageHeaders, messageOf, startConversation } from './conversations.ts';
 import type { TypedApp } from './typed-app.ts';
 
 /**
@@ -77,17 +77,14 @@ export async function botRoutes(app: TypedApp, deps: { conversations: Conversati
         summary: 'Send a message',
         params: BotConversationParams,
         querystring: BotSnapshotQuery(true),
+        headers: MessageHeaders,
         body: Type.Optional(MessageBody),
         response: { 200: BotConversationSnapshotSchema },
       },
     },
     async (request) => {
       await conversationOf(request.params, request.caller);
-      const conversation = await conversations.say(
-        request.params.conversationId,
-        { ...parseMessage(request.body), caller: request.callerIdentity },
-        request.caller,
-      );
+      const conversation = await conversations.say(request.params.conversationId, messageOf(request), request.caller);
       return snapshot(conversation, { ...request.query, naming: 'bot' });
     },
   );

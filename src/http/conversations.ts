@@ -78,6 +78,36 @@ const StoredConversationSchema = Type.Composite(
   { title: 'StoredConversation', description: 'The conversation with every step and all its data' },
 );
 
+/**
+ * The `Idempotency-Key` header of message requests: a retry with the same key and message is answered from the
+ * stored step instead of running the turn again (also on another instance or after a restart).
+ */
+export const MessageHeaders = Type.Object(
+  {
+    'idempotency-key': Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 255,
+        pattern: '^[\\x21-\\x7e]+$',
+        description:
+          'any unique text (visible ASCII, up to 255 characters) naming this message; a retry with the same key and message answers the stored result, with another message 422',
+      }),
+    ),
+  },
+  { additionalProperties: true },
+);
+
+/** The message of a message request: its body, its signed-in caller and its idempotency key. */
+export function messageOf(
+  request: Pick<FastifyRequest, 'body' | 'callerIdentity'> & { headers: Static<typeof MessageHeaders> },
+): Message {
+  return {
+    ...parseMessage(request.body),
+    caller: request.callerIdentity,
+    idempotencyKey: request.headers['idempotency-key'],
+  };
+}
+
 /** Reads a message body: JSON `{input, context}` (unknown fields ignored) or the input as plain text. */
 export function parseMessage(body: unknown): Message {
   if (body === undefined || body === null || body === '') return { input: '', context: {} };
@@ -189,6 +219,7 @@ export async function conversationRoutes(app: TypedApp, deps: { conversations: C
         summary: 'Send a message; answers after every message sent before it was processed',
         params: ConversationParams,
         querystring: SnapshotQuery,
+        headers: MessageHeaders,
         body: Type.Optional(MessageBody),
         response: { 200: ConversationSnapshotSchema },
       },
@@ -196,11 +227,7 @@ export async function conversationRoutes(app: TypedApp, deps: { conversations: C
     async (request) => {
       const { conversationId } = request.params;
       const options = request.query;
-      const conversation = await conversations.say(
-        conversationId,
-        { ...parseMessage(request.body), caller: request.callerIdentity },
-        request.caller,
-      );
+      const conversation = await conversations.say(conversationId, messageOf(request), request.caller);
       return snapshot(conversation, options);
     },
   );
@@ -216,6 +243,7 @@ export async function conversationRoutes(app: TypedApp, deps: { conversations: C
           'Events: task_start and task_complete per task, token per streamed LLM text delta, tool_call, then done (data: the conversation, as the message endpoint answers it) or error (data: a problem).',
         params: ConversationParams,
         querystring: SnapshotQuery,
+        headers: MessageHeaders,
         body: Type.Optional(MessageBody),
         response: { 200: { description: 'text/event-stream', type: 'string' } },
       },
@@ -223,9 +251,9 @@ export async function conversationRoutes(app: TypedApp, deps: { conversations: C
     async (request, reply) => {
       const { conversationId } = request.params;
       const options = request.query;
-      const message = { ...parseMessage(request.body), caller: request.callerIdentity };
-      // Problems found before the turn starts answer as ordinary problems (404, 410, 400, ...).
-      await conversations.checkOpen(conversationId, request.caller);
+      const message = messageOf(request);
+      // Problems found before the turn starts answer as ordinary problems (404, 410, 400, 422, ...).
+      await conversations.checkOpen(conversationId, request.caller, message);
       // A client that goes away stops receiving events; the turn itself completes and is stored, as a message is.
       const stream = openEventStream(reply);
       try {

@@ -13,6 +13,7 @@ const statusOfKind: Record<ErrorKind, number> = {
   'not-found': 404,
   conflict: 409,
   gone: 410,
+  unprocessable: 422,
   timeout: 408,
   unavailable: 503,
 };

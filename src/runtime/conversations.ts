@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { AppError, conflict, notFound } from '../errors.ts';
@@ -25,6 +25,7 @@ import {
   RESERVED_ACTIONS,
   type ContextValue,
   type Conversation,
+  type KeyedRequest,
   type Property,
   type StoredStep,
   type Tallies,
@@ -40,6 +41,11 @@ export interface Message {
   readonly onEvent?: ((event: TurnEvent) => void) | undefined;
   /** The authenticated user who sent it: `${caller:token}` / `${caller:userId}` of HTTP calls (never stored). */
   readonly caller?: CallerIdentity | undefined;
+  /**
+   * The client's name for this request (`Idempotency-Key`), stored with the step it makes: a retry with the same
+   * key and message is answered from that step instead of running the turn again.
+   */
+  readonly idempotencyKey?: string | undefined;
 }
 
 export interface ConversationServiceOptions {
@@ -55,6 +61,8 @@ export interface ConversationServiceOptions {
   /** How long a turn's claim on its conversation outlives the turn timeout (the wait before another instance takes over). */
   readonly claimMarginMs: number;
   readonly redoCacheSize: number;
+  /** How many of a conversation's last steps a retried message (same `Idempotency-Key`) is looked up in. */
+  readonly retryWindowSteps: number;
   readonly maxActiveConversations: number;
   /** Conversations kept in memory (least recently used beyond it are reloaded from the store when needed). */
   readonly cacheSize?: number;
@@ -224,13 +232,21 @@ export class ConversationService {
     return conversation;
   }
 
-  /** Processes one message, after every message queued before it for the same conversation. */
+  /**
+   * Processes one message, after every message queued before it for the same conversation. A message repeating
+   * an earlier one by its idempotency key gets that one's answer (see `#answered`); run one at a time, two
+   * copies of a message make one step even when they arrive together.
+   */
   async say(conversationId: string, message: Message, caller?: CallerAccess): Promise<Conversation> {
     const queued = ownedBy(await this.#load(conversationId), caller);
+    const answeredBefore = this.#answered(queued, message);
+    if (answeredBefore) return answeredBefore;
     if (queued.state === 'ENDED') throw ended(conversationId);
     const agent = await this.#agentOf(queued);
     return this.#exclusive(conversationId, async () => {
       const conversation = await this.#load(conversationId);
+      const answered = this.#answered(conversation, message);
+      if (answered) return answered;
       if (conversation.state === 'ENDED') throw ended(conversationId);
       const before = snapshotOf(conversation);
       conversation.redo = [];
@@ -254,9 +270,14 @@ export class ConversationService {
     return ownedBy(await this.#load(conversationId), caller);
   }
 
-  /** Throws what `say` would throw before running a turn: 404 for an unknown, 410 for an ended conversation, 403. */
-  async checkOpen(conversationId: string, caller?: CallerAccess): Promise<void> {
-    if ((await this.get(conversationId, caller)).state === 'ENDED') throw ended(conversationId);
+  /**
+   * Throws what `say` would throw before running a turn: 404 for an unknown, 410 for an ended conversation (unless
+   * `message` retries one it answered), 422 for an idempotency key reused for another message, 403.
+   */
+  async checkOpen(conversationId: string, caller?: CallerAccess, message?: Message): Promise<void> {
+    const conversation = await this.get(conversationId, caller);
+    if (message !== undefined && this.#answered(conversation, message)) return;
+    if (conversation.state === 'ENDED') throw ended(conversationId);
   }
 
   /**
@@ -339,6 +360,36 @@ export class ConversationService {
     );
   }
 
+  /**
+   * The answer a message already got, when it retries one: a step among the last `retryWindowSteps` made by a
+   * request with the same idempotency key. The answer is the conversation as that turn left it. The same key with
+   * a different message is refused (422), so a client bug cannot silently drop a message.
+   */
+  #answered(conversation: Conversation, message: Message): Conversation | undefined {
+    const key = message.idempotencyKey;
+    if (key === undefined) return undefined;
+    const { steps } = conversation;
+    const oldest = Math.max(0, steps.length - this.#options.retryWindowSteps);
+    for (let index = steps.length - 1; index >= oldest; index--) {
+      const request = steps[index]!.request;
+      if (request?.idempotencyKey !== key) continue;
+      if (request.fingerprint !== fingerprintOf(message)) {
+        throw new AppError(
+          'unprocessable',
+          'This Idempotency-Key was already used for a different message in this conversation; use a new key for a new message.',
+        );
+      }
+      return {
+        ...conversation,
+        steps: steps.slice(0, index + 1),
+        redo: [],
+        properties: steps[index]!.properties,
+        state: request.state,
+      };
+    }
+    return undefined;
+  }
+
   // --- turns ---------------------------------------------------------------------------------------------------
 
   async #runTurn(
@@ -390,16 +441,21 @@ export class ConversationService {
       conversation.unqueuedAudit.push(...entries);
       conversation.auditSequence += entries.length;
     }
-    conversation.steps.push(step);
-    conversation.tallies = applyTallies(conversation.tallies, step, 1);
-    conversation.properties = properties;
-    conversation.lastModifiedOn = this.#clock();
-    conversation.state =
+    const state =
       outcome === 'failed'
         ? 'ERROR'
         : outcome === 'stopped' || turn.actions.includes(RESERVED_ACTIONS.end)
           ? 'ENDED'
           : 'READY';
+    const request: KeyedRequest | undefined =
+      message.idempotencyKey === undefined
+        ? undefined
+        : { idempotencyKey: message.idempotencyKey, fingerprint: fingerprintOf(message), state };
+    conversation.steps.push(request ? { ...step, request } : step);
+    conversation.tallies = applyTallies(conversation.tallies, step, 1);
+    conversation.properties = properties;
+    conversation.lastModifiedOn = this.#clock();
+    conversation.state = state;
   }
 
   /**
@@ -613,6 +669,13 @@ function restoredProperties(current: Readonly<Record<string, Property>>, step: S
   for (const property of Object.values(step.properties))
     if (property.scope !== 'longTerm') properties[property.name] = property;
   return properties;
+}
+
+/** What identifies a message's content for retries: its input and context. */
+function fingerprintOf(message: Message): string {
+  return createHash('sha256')
+    .update(JSON.stringify([message.input, message.context]))
+    .digest('hex');
 }
 
 function toRow(conversation: LiveConversation): ConversationRow {

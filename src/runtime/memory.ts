@@ -38,6 +38,17 @@ export interface StoredStep {
   readonly timestamp: number;
   /** Conversation and long-term properties as they were when the step ended; undo restores them. */
   readonly properties: Readonly<Record<string, Property>>;
+  /** The message request that made the step, when its client named it (`Idempotency-Key`): its retries answer this step. */
+  readonly request?: KeyedRequest;
+}
+
+/** What a retry of a message request is checked against and answered from. */
+export interface KeyedRequest {
+  readonly idempotencyKey: string;
+  /** SHA-256 of the message (input and context): the same key with another message is refused. */
+  readonly fingerprint: string;
+  /** The conversation state the turn left (the `conversationState` of its answer). */
+  readonly state: ConversationRow['state'];
 }
 
 /**
