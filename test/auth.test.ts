@@ -3,7 +3,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { createAgent, deploy, idFromLocation, welcomeOutputs } from './support/agents.ts';
+import { createAgent, deploy, idFromLocation, publishAgent, welcomeOutputs } from './support/agents.ts';
 import { controlExtension, controlTask } from './support/control-task.ts';
 import { call, type Answer } from './support/http.ts';
 import {
@@ -66,7 +66,7 @@ describe('authentication and roles', () => {
       [controlTask],
     );
     agentId = await createAgent(adminApi as never, { outputSet: welcomeOutputs });
-    await adminApi.put(`/descriptorstore/descriptors/${agentId}/visibility`, { json: { visibility: 'public' } });
+    await publishAgent(adminApi as never, agentId);
     await deploy(adminApi as never, agentId);
     const started = await as('chatter', 'POST', `/agents/${agentId}/start`);
     assert.equal(started.status, 201, started.text);

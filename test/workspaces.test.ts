@@ -34,6 +34,8 @@ for (const storeType of storeTypes) {
       post: (path: string, options?: { json?: unknown }) => as(user, 'POST', path, options?.json),
     });
 
+    /** The ids of the workflow and the output set each agent of `agentOf` references. */
+    const referencedBy = new Map<string, string[]>();
     /** A deployable agent of `user` (its workflow and output set are the user's too). */
     const agentOf = async (user: TestUserKey): Promise<string> => {
       const outputs = await as(user, 'POST', '/outputstore/outputsets', welcomeOutputs);
@@ -43,7 +45,12 @@ for (const storeType of storeTypes) {
       });
       const agent = await as(user, 'POST', '/agentstore/agents', { packages: [workflow.headers.get('location')] });
       assert.equal(agent.status, 201, agent.text);
-      return idFromLocation(agent.headers.get('location'));
+      const agentId = idFromLocation(agent.headers.get('location'));
+      referencedBy.set(
+        agentId,
+        [workflow, outputs].map((answer) => idFromLocation(answer.headers.get('location'))),
+      );
+      return agentId;
     };
     const agentIdsListedFor = async (user: TestUserKey): Promise<string[]> => {
       const answer = await as(user, 'GET', '/agentstore/agents/descriptors?limit=0');
@@ -143,6 +150,10 @@ for (const storeType of storeTypes) {
 
     it("EDIT lets B update and duplicate (the copy is B's own) but not delete", async () => {
       await as('userA', 'PUT', `/descriptorstore/descriptors/${agentOfA}/grants`, [{ principal: B, level: 'EDIT' }]);
+      // Writing, deploying and exporting an agent needs USE on what it references as well (kept for later tests).
+      for (const id of referencedBy.get(agentOfA)!) {
+        await as('userA', 'PUT', `/descriptorstore/descriptors/${id}/grants`, [{ principal: B, level: 'USE' }]);
+      }
       const body = (await as('userA', 'GET', `/agentstore/agents/${agentOfA}?version=1`)).json;
       const updated = await as('userB', 'PUT', `/agentstore/agents/${agentOfA}?version=1`, body);
       assert.equal(updated.status, 200, updated.text);

@@ -13,7 +13,8 @@ import { readZip, type ZipLimits } from './zip-reader.ts';
 
 /**
  * Export and import of agents as ZIP archives (SPEC "Export and import", reference §12.3–12.4). While access
- * checks apply to the caller, exporting and downloading need USE on the agent, and imports only create (merge
+ * checks apply to the caller, exporting and downloading need USE on the agent and on everything it references
+ * (`ResourceService.authorizeReferenced`), and imports only create (merge
  * and upgrade update existing resources: admins only).
  *
  * Exports are not kept: the download name encodes agent id and version, and the ZIP is built again on each
@@ -55,8 +56,11 @@ export class BackupService {
 
   /** Checks that the agent version exists and can be exported; returns the download name `<agentId>-<version>.zip`. */
   async exportAgent(agentId: string, version?: number, caller?: CallerAccess): Promise<string> {
-    await this.#options.resources.authorize(agentId, caller, 'USE');
-    return this.#exporter.prepare(agentId, version);
+    const { resources } = this.#options;
+    await resources.authorize(agentId, caller, 'USE');
+    const chosen = await this.#exporter.resolveVersion(agentId, version);
+    await resources.authorizeReferenced('agent', agentId, chosen, caller, 'exported');
+    return this.#exporter.prepare(agentId, chosen);
   }
 
   /** The ZIP named by a download name; 404 for any other name or an unknown agent version. */
@@ -68,6 +72,7 @@ export class BackupService {
     const resolved = await this.#exporter.resolveVersion(agentId, Number(version)).catch(() => {
       throw notFound(`No exported archive named '${fileName}'.`);
     });
+    await this.#options.resources.authorizeReferenced('agent', agentId, resolved, caller, 'exported');
     return (await this.#exporter.build(agentId, resolved)).zip;
   }
 

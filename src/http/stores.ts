@@ -214,7 +214,12 @@ function registerKind(app: TypedApp, resources: ResourceService, kind: ResourceK
       },
     },
     async (request, reply) => {
-      const { uri } = await resources.create(kind.name, request.body, resourceOriginOf(request, request.query.space));
+      const { uri } = await resources.create(
+        kind.name,
+        request.body,
+        resourceOriginOf(request, request.query.space),
+        request.caller,
+      );
       request.log.info({ resource: uri }, `created ${kind.title}`);
       return reply.code(201).header('Location', uri).send();
     },

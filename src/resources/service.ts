@@ -1,6 +1,8 @@
 import type { ValidateFunction } from 'ajv';
+import { formatJsonPath, referenceSlots } from '../backup/references.ts';
 import { conflict, invalid, notFound } from '../errors.ts';
 import {
+  atLeast,
   parseGrantList,
   parseGrants,
   type AccessLevel,
@@ -16,8 +18,8 @@ import type {
   DescriptorRecord,
 } from '../storage/ports.ts';
 import type { ResourceCatalogue } from './catalogue.ts';
-import { kindNamed, type ResourceKind } from './kinds.ts';
-import { formatReference } from './uri.ts';
+import { kindNamed, kindOfUriType, type ResourceKind } from './kinds.ts';
+import { formatReference, parseReference } from './uri.ts';
 import { compileBodyValidator, describeSchemaError } from './validation.ts';
 
 /** A descriptor as it goes on the wire (null and unset fields omitted). */
@@ -91,17 +93,18 @@ export class ResourceService {
     return body;
   }
 
-  async create(kindName: string, rawBody: unknown, origin: DescriptorOrigin = {}, name = '', description = '') {
+  async create(kindName: string, rawBody: unknown, origin: DescriptorOrigin = {}, caller?: CallerAccess) {
     const kind = kindNamed(kindName);
     const body = this.validate(kind, rawBody);
+    await this.#authorizeReferences(kind, body, caller);
     const id = newId();
     await this.#store.create({
       kind: kind.name,
       id,
       bodyJson: JSON.stringify(body),
       now: this.#clock(),
-      name,
-      description,
+      name: '',
+      description: '',
       origin,
     });
     return { id, version: 1, uri: formatReference(kind.uriType, kind.storePath, id, 1) };
@@ -122,6 +125,7 @@ export class ResourceService {
     checkId(id);
     await this.authorize(id, caller, 'EDIT');
     const body = this.validate(kind, rawBody);
+    await this.#authorizeReferences(kind, body, caller);
     const outcome = await this.#store.update(kind.name, id, expectedVersion, JSON.stringify(body), this.#clock());
     if (outcome.status === 'not-found') throw notFound(`No ${kind.title} with id ${id}.`);
     if (outcome.status === 'stale') throw staleVersion(kind, id, expectedVersion, outcome.currentVersion);
@@ -160,6 +164,7 @@ export class ResourceService {
     checkId(id);
     await this.authorize(id, caller, 'EDIT');
     const json = await this.read(kind.name, id, version);
+    await this.#authorizeReferences(kind, JSON.parse(json), caller);
     const source = await this.#liveDescriptor(kind, id);
     const copyId = newId();
     await this.#store.create({
@@ -231,6 +236,69 @@ export class ResourceService {
     if (!caller?.restricted) return;
     const record = await this.record(id);
     if (record !== undefined) caller.require(record, level, what);
+  }
+
+  /**
+   * Throws unless the caller may use every resource a version references, followed through the references of
+   * those (agent → workflows → their steps' resources → the HTTP-call sets of LLM tools, ...). Deploying and
+   * exporting check this again: the references were checked when written, but grants and visibility change. A
+   * reference the caller cannot use is answered as one that does not exist (409 naming it). Versions that do not
+   * exist are left for the operation to report.
+   */
+  async authorizeReferenced(
+    kindName: string,
+    id: string,
+    version: number,
+    caller: CallerAccess | undefined,
+    action: string,
+  ): Promise<void> {
+    if (!caller?.restricted) return;
+    const pending = [{ kind: kindNamed(kindName), id, version }];
+    const seen = new Set([`${id}/${version}`]);
+    for (let next = pending.shift(); next !== undefined; next = pending.shift()) {
+      const json = await this.#store.read(next.kind.name, next.id, next.version);
+      if (json === undefined) continue;
+      for (const slot of referenceSlots(this.catalogue.named(next.kind.name), JSON.parse(json))) {
+        const reference = await this.#usableReference(slot.uri, caller);
+        if (reference === undefined) {
+          throw conflict(
+            `The ${next.kind.title} ${next.id} references '${slot.uri}', which does not exist; the agent cannot be ${action}.`,
+          );
+        }
+        const key = `${reference.id}/${reference.version}`;
+        if (!seen.has(key)) {
+          seen.add(key);
+          pending.push(reference);
+        }
+      }
+    }
+  }
+
+  /**
+   * While checks apply to the caller, a body may reference only live resources of the kind named that the caller
+   * may use (USE); any other reference is answered as one to a resource that does not exist (400 naming it), so a
+   * write discloses nothing about the resources of others.
+   */
+  async #authorizeReferences(kind: ResourceKind, body: unknown, caller: CallerAccess | undefined): Promise<void> {
+    if (!caller?.restricted) return;
+    for (const slot of referenceSlots(this.catalogue.named(kind.name), body)) {
+      if ((await this.#usableReference(slot.uri, caller)) !== undefined) continue;
+      const path = formatJsonPath(slot.path);
+      throw invalid(
+        `Invalid ${kind.title} at ${path}: '${slot.uri}' names no resource that exists for ${caller.principal.name} (USE access is needed on every resource referenced).`,
+        { path },
+      );
+    }
+  }
+
+  /** The reference when it names a live resource of its kind on which the caller holds USE. */
+  async #usableReference(uri: string, caller: CallerAccess) {
+    const reference = parseReference(uri);
+    const kind = reference && kindOfUriType(reference.type);
+    if (!reference || !kind) return undefined;
+    const record = await this.record(reference.id);
+    if (record?.kind !== kind.name || !atLeast(caller.levelOf(record), 'USE')) return undefined;
+    return { kind, id: reference.id, version: reference.version };
   }
 
   /** Who else may use, edit or own a resource (owner level). */

@@ -4,7 +4,7 @@ import type { ClusterCoordination } from '../storage/cluster-ports.ts';
 import type { DeploymentStore } from '../storage/runtime-ports.ts';
 import { compileAgent, type CompiledAgent, type ConfigurationSource } from './compiler.ts';
 import { DeploymentError, type TaskRegistry } from './tasks.ts';
-import type { AuthorizeResource, CallerAccess } from '../security/access.ts';
+import type { AuthorizeReferenced, AuthorizeResource, CallerAccess } from '../security/access.ts';
 
 export type DeploymentStatus = 'NOT_FOUND' | 'IN_PROGRESS' | 'READY' | 'ERROR';
 
@@ -53,6 +53,8 @@ export interface DeploymentServiceOptions {
   readonly read: ConfigurationSource;
   /** Checks a caller's level on the agent it deploys or undeploys (EDIT). */
   readonly authorize: AuthorizeResource;
+  /** Checks that the caller may use everything the agent version references (`ResourceService.authorizeReferenced`). */
+  readonly authorizeReferenced: AuthorizeReferenced;
   readonly registry: TaskRegistry;
   readonly log: FastifyBaseLogger;
   readonly clock?: () => number;
@@ -113,6 +115,7 @@ export class DeploymentService {
     if ((await this.#options.read('agent', agentId, version)) === undefined) {
       throw notFound(`No agent with id ${agentId} and version ${version}.`);
     }
+    await this.#options.authorizeReferenced('agent', agentId, version, caller, 'deployed');
     const id = key(environment, agentId, version);
     let deployment = this.#deployments.get(id);
     if (!deployment || deployment.status === 'ERROR') {

@@ -132,6 +132,15 @@ export type AuthorizeResource = (
   what?: string,
 ) => Promise<void>;
 
+/** Checks that the caller may use everything a resource version references (`ResourceService.authorizeReferenced`). */
+export type AuthorizeReferenced = (
+  kind: string,
+  id: string,
+  version: number,
+  caller: CallerAccess | undefined,
+  action: string,
+) => Promise<void>;
+
 export function isLevel(value: unknown): value is AccessLevel {
   return typeof value === 'string' && (LEVELS as readonly string[]).includes(value);
 }

@@ -105,6 +105,25 @@ export async function deploy(
   assert.equal(answer.json.status, 'READY', answer.text);
 }
 
+/**
+ * Makes an agent and every resource it references public (while access levels are enforced, deploying or
+ * exporting an agent needs USE on everything it references).
+ */
+export async function publishAgent(api: Api, agentId: string, version = 1): Promise<void> {
+  const pending = [`/agentstore/agents/${agentId}?version=${version}`];
+  for (let path = pending.shift(); path !== undefined; path = pending.shift()) {
+    const read = await api.get(path);
+    assert.equal(read.status, 200, read.text);
+    for (const [, referenced] of read.text.matchAll(/svc:\/\/ai\.svc\.[\w.-]+(\/[\w./-]+\?version=\d+)/g)) {
+      pending.push(referenced!);
+    }
+    const published = await api.put(`/descriptorstore/descriptors/${idFromLocation(path)}/visibility`, {
+      json: { visibility: 'public' },
+    });
+    assert.equal(published.status, 200, published.text);
+  }
+}
+
 /** An output set answering `CONVERSATION_START` with a welcome text. */
 export const welcomeOutputs = {
   outputSet: [
