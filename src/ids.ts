@@ -12,6 +12,14 @@ export function newId(now: number = Date.now()): string {
   return now.toString(16).padStart(12, '0').slice(-12) + processPart + counter.toString(16).padStart(6, '0');
 }
 
+/**
+ * An id in the same format that reveals nothing and cannot be guessed (96 random bits): for what a caller must
+ * not find by trying ids near one they know, such as conversations.
+ */
+export function randomId(): string {
+  return randomBytes(12).toString('hex');
+}
+
 export const ID_PATTERN = /^[0-9a-f]{24}$/;
 
 export function isId(value: string): boolean {

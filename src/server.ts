@@ -111,6 +111,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     store: storage.deployments,
     read: (kind, id, version) => storage.resources.read(kind, id, version),
     authorize,
+    visible: resources.visible.bind(resources),
     authorizeReferenced: resources.authorizeReferenced.bind(resources),
     registry: new TaskRegistry(
       tasks,

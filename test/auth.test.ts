@@ -326,13 +326,13 @@ describe('authentication and roles', () => {
     assert.equal(byAdmin.status, 201, byAdmin.text);
   });
 
-  it('non-admins read and continue only their own conversations; listings show only their own', async () => {
-    assert.equal((await as('editor', 'GET', `/agents/${conversationOfChatter}`)).status, 403);
+  it("non-admins read and continue only their own conversations (another's is a 404); listings show only their own", async () => {
+    assert.equal((await as('editor', 'GET', `/agents/${conversationOfChatter}`)).status, 404);
     assert.equal(
       (await as('editor', 'POST', `/agents/${conversationOfChatter}`, { json: { input: 'hi' } })).status,
-      403,
+      404,
     );
-    assert.equal((await as('viewer', 'GET', `/conversationstore/conversations/${conversationOfChatter}`)).status, 403);
+    assert.equal((await as('viewer', 'GET', `/conversationstore/conversations/${conversationOfChatter}`)).status, 404);
     assert.equal((await as('admin', 'GET', `/agents/${conversationOfChatter}`)).status, 200);
     const listed = await as('chatter', 'GET', '/conversationstore/conversations?limit=100');
     assert.equal(listed.status, 200);

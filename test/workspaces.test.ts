@@ -279,19 +279,19 @@ for (const storeType of storeTypes) {
       assert.equal(merge.status, 403, merge.text);
       assert.match(merge.json.detail, /strategy=create/);
       assert.equal((await importing('create')).status, 400, 'a create import gets as far as reading the (broken) ZIP');
-      // A conversation is its user's own, on every path that names it.
+      // A conversation is its user's own, on every path that names it (another user's is a 404, as an unknown one).
       const started = await as('userA', 'POST', `/agents/${agentOfA}/start`);
       assert.equal(started.status, 201, started.text);
       const conversationOfA = idFromLocation(started.headers.get('location'));
-      for (const [method, path] of [
-        ['GET', `/agents/${conversationOfA}`],
-        ['POST', `/agents/${conversationOfA}/endConversation`],
-        ['GET', `/bots/production/${agentOfA}/${conversationOfA}`],
-        ['DELETE', `/conversationstore/conversations/${conversationOfA}`],
-        ['GET', `/conversationstore/conversations?userId=${A}`],
+      for (const [method, path, status] of [
+        ['GET', `/agents/${conversationOfA}`, 404],
+        ['POST', `/agents/${conversationOfA}/endConversation`, 404],
+        ['GET', `/bots/production/${agentOfA}/${conversationOfA}`, 404],
+        ['DELETE', `/conversationstore/conversations/${conversationOfA}`, 404],
+        ['GET', `/conversationstore/conversations?userId=${A}`, 403],
       ] as const) {
         const answer = await as('userB', method, path);
-        assert.equal(answer.status, 403, `${method} ${path}: ${answer.text}`);
+        assert.equal(answer.status, status, `${method} ${path}: ${answer.text}`);
       }
       assert.equal((await as('userA', 'DELETE', `/conversationstore/conversations/${conversationOfA}`)).status, 200);
     });

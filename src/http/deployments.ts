@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { ENVIRONMENTS, normalizeEnvironment, type DeploymentService } from '../runtime/deployments.ts';
+import { normalizeEnvironment, type DeploymentService } from '../runtime/deployments.ts';
 import type { ResourceService } from '../resources/service.ts';
 import type { TypedApp } from './typed-app.ts';
 
@@ -101,7 +101,7 @@ export async function deploymentRoutes(
   app.get(
     '/administration/:environment/deploymentstatus/:agentId',
     {
-      config: { access: { roles: 'read' } },
+      config: { access: { roles: 'read', rule: 'only agents the caller sees' } },
       schema: {
         tags,
         summary: 'Deployment status: NOT_FOUND, IN_PROGRESS, ERROR or READY (format=text for the bare word)',
@@ -127,7 +127,7 @@ export async function deploymentRoutes(
     async (request, reply) => {
       const { environment, agentId } = request.params;
       const { version, format } = request.query;
-      const status = deployments.status(normalizeEnvironment(environment), agentId, version);
+      const status = await deployments.statusFor(normalizeEnvironment(environment), agentId, version, request.caller);
       if (format === 'text') return reply.type('text/plain; charset=utf-8').send(status.status);
       return status;
     },
@@ -136,7 +136,7 @@ export async function deploymentRoutes(
   app.get(
     '/administration/:environment/deploymentstatus',
     {
-      config: { access: { roles: 'read' } },
+      config: { access: { roles: 'read', rule: 'only agents the caller sees' } },
       schema: {
         tags,
         summary: 'Every deployment of an environment, newest first',
@@ -144,16 +144,17 @@ export async function deploymentRoutes(
         response: { 200: Type.Array(DeploymentSchema) },
       },
     },
-    async (request) => deployments.list(normalizeEnvironment(request.params.environment)),
+    async (request) => deployments.listFor(request.caller, normalizeEnvironment(request.params.environment)),
   );
 
   app.get(
     '/administration/deploy/:agentId',
     {
-      config: { access: { roles: 'read' } },
+      config: { access: { roles: 'read', rule: 'only agents the caller sees' } },
       schema: {
         tags,
-        summary: 'Deployment check of an agent across environments (for troubleshooting)',
+        summary:
+          'Deployment check of an agent across environments (for troubleshooting); 404 for an agent the caller cannot see',
         params: Type.Object({ agentId: Type.String() }),
         response: {
           200: Type.Object({
@@ -165,26 +166,20 @@ export async function deploymentRoutes(
     },
     async (request) => {
       const { agentId } = request.params;
-      const environments = Object.fromEntries(
-        ENVIRONMENTS.map((environment) => [
-          environment,
-          deployments.list(environment).filter((deployment) => deployment.agentId === agentId),
-        ]),
-      );
-      return { agentId, environments };
+      return { agentId, environments: await deployments.ofAgent(agentId, request.caller) };
     },
   );
 
   app.get(
     '/deploymentstore/deployments',
     {
-      config: { access: { roles: 'read' } },
+      config: { access: { roles: 'read', rule: 'only agents the caller sees' } },
       schema: {
         tags,
         summary: 'Every deployment of every environment, newest first',
         response: { 200: Type.Array(DeploymentSchema) },
       },
     },
-    async () => deployments.list(),
+    async (request) => deployments.listFor(request.caller),
   );
 }

@@ -6,7 +6,8 @@ import type { TypedApp } from './typed-app.ts';
 /**
  * The MCP server at `/mcp` (Streamable HTTP, stateless: every POST gets a fresh server listing the agents deployed
  * at that moment, answers are plain JSON). GET and DELETE answer 405: there are no sessions and no server-sent
- * stream. A body that is not JSON answers 400 with a JSON-RPC parse error, as the SDK's transport does.
+ * stream. A body that is not JSON answers 400 with a JSON-RPC parse error, as the SDK's transport does. The tools
+ * act as the caller, with the checks of the REST routes (see `AgentTools`).
  */
 
 const tags = ['mcp'];
@@ -33,7 +34,7 @@ export async function mcpRoutes(app: TypedApp, deps: { tools: AgentTools }): Pro
   app.post(
     '/mcp',
     {
-      config: { access: { roles: 'converse' } },
+      config: { access: { roles: 'converse', rule: 'agents the caller may USE; own conversations only' } },
       schema: {
         tags,
         summary:
@@ -48,7 +49,7 @@ export async function mcpRoutes(app: TypedApp, deps: { tools: AgentTools }): Pro
       } catch {
         return sendJsonRpcError(reply, 400, -32700, 'Parse error: Invalid JSON');
       }
-      const server = await deps.tools.createServer();
+      const server = await deps.tools.createServer({ access: request.caller, identity: request.callerIdentity });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       reply.hijack();
       reply.raw.on('close', () => {

@@ -239,6 +239,16 @@ export class ResourceService {
   }
 
   /**
+   * Whether the caller sees the resource with this id at all (any level): always while no checks apply to it;
+   * otherwise unknown and deleted ids are not visible either, so listings built on this disclose nothing.
+   */
+  async visible(id: string, caller: CallerAccess | undefined): Promise<boolean> {
+    if (!caller?.restricted) return true;
+    const record = await this.record(id);
+    return record !== undefined && caller.levelOf(record) !== undefined;
+  }
+
+  /**
    * Throws unless the caller may use every resource a version references, followed through the references of
    * those (agent → workflows → their steps' resources → the HTTP-call sets of LLM tools, ...). Deploying and
    * exporting check this again: the references were checked when written, but grants and visibility change. A

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { AppError, conflict, notFound } from '../errors.ts';
-import { isId, newId } from '../ids.ts';
+import { isId, randomId } from '../ids.ts';
 import type { AuthorizeResource, CallerAccess } from '../security/access.ts';
 import type { CallerIdentity } from '../security/auth-caller.ts';
 import type { ClusterCoordination } from '../storage/cluster-ports.ts';
@@ -129,7 +129,7 @@ export function conversationReference(id: string): string {
  *
  * Operations take the caller (`request.caller`, absent for internal use). While access checks apply to it, it
  * starts conversations only with agents it may USE and only as itself, and it reads, continues, lists and deletes
- * only its own conversations (403 otherwise).
+ * only its own conversations (another user's conversation is a 404, as if it did not exist; ids are random).
  */
 export class ConversationService {
   readonly #options: ConversationServiceOptions;
@@ -183,7 +183,7 @@ export class ConversationService {
     const userId =
       options.userId || contextUserId || caller?.principal.name || `anonymous-${randomUUID().replaceAll('-', '')}`;
     const conversation: LiveConversation = {
-      id: newId(now),
+      id: randomId(),
       agentId,
       agentVersion: deployed.version,
       userId,
@@ -271,8 +271,8 @@ export class ConversationService {
   }
 
   /**
-   * Throws what `say` would throw before running a turn: 404 for an unknown, 410 for an ended conversation (unless
-   * `message` retries one it answered), 422 for an idempotency key reused for another message, 403.
+   * Throws what `say` would throw before running a turn: 404 for an unknown (or another user's), 410 for an ended
+   * conversation (unless `message` retries one it answered), 422 for an idempotency key reused for another message.
    */
   async checkOpen(conversationId: string, caller?: CallerAccess, message?: Message): Promise<void> {
     const conversation = await this.get(conversationId, caller);
@@ -345,7 +345,7 @@ export class ConversationService {
     if (caller?.restricted) await this.get(conversationId, caller);
     await this.#exclusive(conversationId, async () => {
       this.#cache.delete(conversationId);
-      if (!(await this.#store.delete(conversationId))) throw notFound(`No conversation with id ${conversationId}.`);
+      if (!(await this.#store.delete(conversationId))) throw unknownConversation(conversationId);
     });
   }
 
@@ -537,7 +537,7 @@ export class ConversationService {
       });
     if (outcome !== 'committed') {
       this.#cache.delete(conversation.id);
-      if (outcome === 'not-found') throw notFound(`No conversation with id ${conversation.id}.`);
+      if (outcome === 'not-found') throw unknownConversation(conversation.id);
       throw conflict('The conversation was changed elsewhere at the same time; retry.');
     }
     this.#queueAudit(conversation);
@@ -561,7 +561,7 @@ export class ConversationService {
       }
     }
     const stored = await this.#store.load(conversationId);
-    if (!stored) throw notFound(`No conversation with id ${conversationId}.`);
+    if (!stored) throw unknownConversation(conversationId);
     const raced = this.#cache.get(conversationId);
     if (raced && raced !== cached && raced.revision >= stored.row.revision) return raced;
     const conversation = fromStored(stored.row, stored.steps.map(parseStep));
@@ -718,18 +718,18 @@ function fromStored(row: ConversationRow, steps: StoredStep[]): LiveConversation
   };
 }
 
+const unknownConversation = (id: string) => notFound(`No conversation with id ${id}.`);
+
 function checkConversationId(id: string): void {
-  if (!isId(id)) throw notFound(`No conversation with id ${id}.`);
+  if (!isId(id)) throw unknownConversation(id);
 }
 
-/** The conversation, unless checks apply to the caller and it belongs to another user (403). */
+/**
+ * The conversation, unless checks apply to the caller and it belongs to another user: then a 404 like an unknown
+ * id, so that trying ids tells nothing about which exist.
+ */
 function ownedBy<C extends Conversation>(conversation: C, caller: CallerAccess | undefined): C {
-  if (caller?.restricted && conversation.userId !== caller.principal.name) {
-    throw new AppError(
-      'forbidden',
-      `Conversation ${conversation.id} belongs to another user; ${caller.principal.name} may only use their own conversations.`,
-    );
-  }
+  if (caller?.restricted && conversation.userId !== caller.principal.name) throw unknownConversation(conversation.id);
   return conversation;
 }
 

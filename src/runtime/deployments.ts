@@ -4,7 +4,7 @@ import type { ClusterCoordination } from '../storage/cluster-ports.ts';
 import type { DeploymentStore } from '../storage/runtime-ports.ts';
 import { compileAgent, type CompiledAgent, type ConfigurationSource } from './compiler.ts';
 import { DeploymentError, type TaskRegistry } from './tasks.ts';
-import type { AuthorizeReferenced, AuthorizeResource, CallerAccess } from '../security/access.ts';
+import type { AuthorizeReferenced, AuthorizeResource, CallerAccess, ResourceVisible } from '../security/access.ts';
 
 export type DeploymentStatus = 'NOT_FOUND' | 'IN_PROGRESS' | 'READY' | 'ERROR';
 
@@ -55,6 +55,8 @@ export interface DeploymentServiceOptions {
   readonly authorize: AuthorizeResource;
   /** Checks that the caller may use everything the agent version references (`ResourceService.authorizeReferenced`). */
   readonly authorizeReferenced: AuthorizeReferenced;
+  /** Which agents a caller sees: the deployments of the others are left out of what it reads. */
+  readonly visible: ResourceVisible;
   readonly registry: TaskRegistry;
   readonly log: FastifyBaseLogger;
   readonly clock?: () => number;
@@ -191,9 +193,19 @@ export class DeploymentService {
 
   status(environment: Environment, agentId: string, version: number): DeploymentView {
     const deployment = this.#deployments.get(key(environment, agentId, version));
-    return deployment
-      ? view(deployment)
-      : { environment, agentId, agentVersion: version, status: 'NOT_FOUND', autoDeploy: false, deployedOn: 0 };
+    return deployment ? view(deployment) : notDeployed(environment, agentId, version);
+  }
+
+  /** The status as the caller may see it: NOT_FOUND, as for an agent never deployed, when it cannot see the agent. */
+  async statusFor(
+    environment: Environment,
+    agentId: string,
+    version: number,
+    caller: CallerAccess | undefined,
+  ): Promise<DeploymentView> {
+    return (await this.#options.visible(agentId, caller))
+      ? this.status(environment, agentId, version)
+      : notDeployed(environment, agentId, version);
   }
 
   /** Removes a deployment (and its start-up record). False when it was not deployed. */
@@ -214,6 +226,27 @@ export class DeploymentService {
         (a, b) => b.deployedOn - a.deployedOn || a.agentId.localeCompare(b.agentId) || b.agentVersion - a.agentVersion,
       )
       .map(view);
+  }
+
+  /** The deployments of the agents the caller sees (all of them while no checks apply to it), newest first. */
+  async listFor(caller: CallerAccess | undefined, environment?: Environment): Promise<DeploymentView[]> {
+    const all = this.list(environment);
+    const agentIds = [...new Set(all.map((deployment) => deployment.agentId))];
+    const visible = await Promise.all(agentIds.map((agentId) => this.#options.visible(agentId, caller)));
+    const seen = new Set(agentIds.filter((_agentId, index) => visible[index]));
+    return all.filter((deployment) => seen.has(deployment.agentId));
+  }
+
+  /** An agent's deployments in every environment; 404 when the caller cannot see the agent. */
+  async ofAgent(agentId: string, caller: CallerAccess | undefined): Promise<Record<Environment, DeploymentView[]>> {
+    if (!(await this.#options.visible(agentId, caller))) throw notFound(`No agent with id ${agentId}.`);
+    const all = this.list();
+    return Object.fromEntries(
+      ENVIRONMENTS.map((environment) => [
+        environment,
+        all.filter((deployment) => deployment.environment === environment && deployment.agentId === agentId),
+      ]),
+    ) as Record<Environment, DeploymentView[]>;
   }
 
   /** The newest READY version of an agent in an environment, compiled. */
@@ -327,4 +360,8 @@ function view(deployment: Deployment): DeploymentView {
   return error === undefined || status !== 'ERROR'
     ? { environment, agentId, agentVersion, status, autoDeploy, deployedOn }
     : { environment, agentId, agentVersion, status, autoDeploy, deployedOn, error };
+}
+
+function notDeployed(environment: Environment, agentId: string, version: number): DeploymentView {
+  return { environment, agentId, agentVersion: version, status: 'NOT_FOUND', autoDeploy: false, deployedOn: 0 };
 }

@@ -141,6 +141,9 @@ export type AuthorizeReferenced = (
   action: string,
 ) => Promise<void>;
 
+/** Whether the caller sees the configuration resource with this id at all (`ResourceService.visible`). */
+export type ResourceVisible = (id: string, caller: CallerAccess | undefined) => Promise<boolean>;
+
 export function isLevel(value: unknown): value is AccessLevel {
   return typeof value === 'string' && (LEVELS as readonly string[]).includes(value);
 }

@@ -184,7 +184,7 @@ export class A2ATasks {
     let reply: ChatReply | undefined;
     try {
       reply = await this.#continueContext(this.#contexts.get(contextKey), text);
-      reply ??= await this.#chat.start(call.agentId, text, call.caller);
+      reply ??= await this.#chat.start(call.agentId, text, { userId: call.caller });
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       this.#finish(task, 'failed', '', error.message);

@@ -1,4 +1,6 @@
 import type { ConversationService } from '../../runtime/conversations.ts';
+import type { CallerAccess } from '../../security/access.ts';
+import type { CallerIdentity } from '../../security/auth-caller.ts';
 import type { Conversation } from '../../runtime/memory.ts';
 import type { ConversationStateName } from '../../storage/runtime-ports.ts';
 import { snapshot } from '../../runtime/snapshot.ts';
@@ -12,9 +14,21 @@ export interface ChatReply {
 }
 
 /**
+ * Who talks: the authenticated caller, checked by the conversation service exactly as on the REST routes (USE on the
+ * agent, only its own conversations; the user of what it starts), its identity for `${caller:…}` placeholders, and
+ * for an integration that names its users itself (A2A) the user id of the conversations it starts.
+ */
+export interface ChatCaller {
+  readonly access?: CallerAccess | undefined;
+  readonly identity?: CallerIdentity | undefined;
+  readonly userId?: string | undefined;
+}
+
+/**
  * One exchange with a deployed agent for the integrations (A2A, MCP): without a conversation id a new production
  * conversation starts (step 0 with its welcome, then the message as step 1, both answered); with one, the message
- * continues that conversation. Errors are the conversation service's (404 unknown, 410 ended, 408 timeout, ...).
+ * continues that conversation. Errors are the conversation service's (404 unknown or another user's, 410 ended,
+ * 408 timeout, ...).
  */
 export class AgentChat {
   readonly #conversations: ConversationService;
@@ -23,23 +37,34 @@ export class AgentChat {
     this.#conversations = conversations;
   }
 
-  async start(agentId: string, input: string, userId?: string): Promise<ChatReply> {
-    const conversation = await this.#conversations.start(agentId, 'production', { userId, input, context: {} });
+  async start(agentId: string, input: string, as: ChatCaller = {}): Promise<ChatReply> {
+    const conversation = await this.#conversations.start(
+      agentId,
+      'production',
+      { userId: as.userId, input, context: {}, caller: as.identity },
+      as.access,
+    );
     return reply(conversation, false);
   }
 
-  async continue(conversationId: string, input: string): Promise<ChatReply> {
-    return reply(await this.#conversations.say(conversationId, { input, context: {} }), true);
+  async continue(conversationId: string, input: string, as: ChatCaller = {}): Promise<ChatReply> {
+    return reply(
+      await this.#conversations.say(conversationId, { input, context: {}, caller: as.identity }, as.access),
+      true,
+    );
   }
 
-  /** The conversation's agent and state (throws 404 for an unknown conversation). */
-  async describe(conversationId: string): Promise<{ agentId: string; state: ConversationStateName }> {
-    const { agentId, state } = await this.#conversations.get(conversationId);
+  /** The conversation's agent and state (throws 404 for an unknown conversation, or one the caller may not use). */
+  async describe(
+    conversationId: string,
+    as: ChatCaller = {},
+  ): Promise<{ agentId: string; state: ConversationStateName }> {
+    const { agentId, state } = await this.#conversations.get(conversationId, as.access);
     return { agentId, state };
   }
 
-  async end(conversationId: string): Promise<void> {
-    await this.#conversations.end(conversationId);
+  async end(conversationId: string, as: ChatCaller = {}): Promise<void> {
+    await this.#conversations.end(conversationId, as.access);
   }
 }
 

@@ -1,6 +1,7 @@
 import { AppError } from '../../errors.ts';
 import type { Agent } from '../../resources/schemas/agent.ts';
 import type { ResourceService } from '../../resources/service.ts';
+import type { CallerAccess } from '../../security/access.ts';
 import type { DeploymentService } from '../../runtime/deployments.ts';
 
 /** An agent deployed READY in production, as its latest stored version and descriptor describe it. */
@@ -56,15 +57,17 @@ export class AgentDirectory {
     return agent?.config.a2aEnabled === true ? agent : undefined;
   }
 
-  /** Every deployed agent, oldest first (ids are time-ordered). */
-  async listDeployed(): Promise<DeployedAgent[]> {
+  /** Every deployed agent the caller sees (all of them without a caller), oldest first (ids are time-ordered). */
+  async listDeployed(caller?: CallerAccess): Promise<DeployedAgent[]> {
     const ids = new Set(
       this.#deployments
         .list('production')
         .filter((d) => d.status === 'READY')
         .map((d) => d.agentId),
     );
-    const agents = await Promise.all([...ids].sort().map((id) => this.deployed(id)));
+    const agents = await Promise.all(
+      [...ids].sort().map(async (id) => ((await this.#resources.visible(id, caller)) ? this.deployed(id) : undefined)),
+    );
     return agents.filter((agent): agent is DeployedAgent => agent !== undefined);
   }
 

@@ -3,7 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
 import { AppError } from '../../errors.ts';
-import type { AgentChat } from '../a2a/agent-chat.ts';
+import type { AgentChat, ChatCaller } from '../a2a/agent-chat.ts';
 import type { AgentDirectory, DeployedAgent } from '../a2a/agent-directory.ts';
 
 /**
@@ -11,6 +11,10 @@ import type { AgentDirectory, DeployedAgent } from '../a2a/agent-directory.ts';
  * `agent_<name>` (the descriptor name in lower case, other characters as `_`) or `agent_<id>` when the agent is
  * unnamed or its name is shared. An agent tool takes `{message, conversationId?}` and answers the agent's output
  * texts and the conversation id to pass back to continue the conversation.
+ *
+ * Each server is built for one caller and applies the REST routes' checks through the same services: it lists only
+ * agents the caller sees, starts conversations as the caller (USE needed), and continues only the caller's own
+ * conversations (another user's is unknown).
  */
 
 const SERVER_INFO = { name: 'svc-agents', version: '0.1.0' };
@@ -54,10 +58,13 @@ export class AgentTools {
     this.#log = options.log;
   }
 
-  /** A server with the tools of the agents deployed right now (the HTTP transport is stateless: one per request). */
-  async createServer(): Promise<McpServer> {
+  /**
+   * A server with the tools of the agents deployed right now that the caller sees (the HTTP transport is stateless:
+   * one per request).
+   */
+  async createServer(caller: ChatCaller = {}): Promise<McpServer> {
     const server = new McpServer(SERVER_INFO, { capabilities: { tools: {} } });
-    const tools = agentToolNames(await this.#directory.listDeployed());
+    const tools = agentToolNames(await this.#directory.listDeployed(caller.access));
     const roster = [...tools].map(([tool, agent]) => ({
       tool,
       agentId: agent.id,
@@ -100,16 +107,21 @@ export class AgentTools {
             output: z.array(z.string()),
           },
         },
-        async ({ message, conversationId }) => this.#talk(agent.id, message, conversationId),
+        async ({ message, conversationId }) => this.#talk(agent.id, message, conversationId, caller),
       );
     }
     return server;
   }
 
-  async #talk(agentId: string, message: string, conversationId: string | undefined): Promise<CallToolResult> {
+  async #talk(
+    agentId: string,
+    message: string,
+    conversationId: string | undefined,
+    caller: ChatCaller,
+  ): Promise<CallToolResult> {
     try {
       if (conversationId !== undefined) {
-        const conversation = await this.#chat.describe(conversationId);
+        const conversation = await this.#chat.describe(conversationId, caller);
         if (conversation.agentId !== agentId)
           return toolError(`Conversation ${conversationId} is not a conversation with this agent.`);
         if (conversation.state === 'ENDED')
@@ -119,8 +131,8 @@ export class AgentTools {
       }
       const reply =
         conversationId === undefined
-          ? await this.#chat.start(agentId, message)
-          : await this.#chat.continue(conversationId, message);
+          ? await this.#chat.start(agentId, message, caller)
+          : await this.#chat.continue(conversationId, message, caller);
       const text = reply.texts.join('\n');
       const result = { conversationId: reply.conversationId, conversationState: reply.state, output: [...reply.texts] };
       return {
