@@ -2,15 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { unzipSync } from 'fflate';
 import { idFromLocation, welcomeOutputs } from './support/agents.ts';
-import { call, type Answer } from './support/http.ts';
-import {
-  SERVICE_AUDIENCE,
-  startIdentityProvider,
-  TEST_USERS,
-  type TestIdentityProvider,
-  type TestUserKey,
-} from './support/oidc.ts';
-import { startTestServer, storeTypes, type TestServer } from './support/server.ts';
+import { TEST_USERS, type TestUserKey } from './support/oidc.ts';
+import { storeTypes } from './support/server.ts';
+import { startWorkspaceServer, type WorkspaceServer } from './support/workspaces.ts';
 
 /**
  * References do not bypass access (issue 13, item 2): a body may reference only resources its author may use,
@@ -24,14 +18,8 @@ const outputUri = (id: string) => `svc://ai.svc.output/outputstore/outputsets/${
 
 for (const storeType of storeTypes) {
   describe(`references need USE on what they reference, on ${storeType}`, () => {
-    let idp: TestIdentityProvider;
-    let server: TestServer;
-    const tokens = new Map<TestUserKey, string>();
-    const as = (user: TestUserKey, method: string, path: string, json?: unknown): Promise<Answer> =>
-      call(server.url, method, path, {
-        ...(json === undefined ? {} : { json }),
-        headers: { authorization: `Bearer ${tokens.get(user)}` },
-      });
+    let workspaces: WorkspaceServer;
+    const as: WorkspaceServer['as'] = (...args) => workspaces.as(...args);
     const created = async (user: TestUserKey, path: string, body: unknown): Promise<string> => {
       const answer = await as(user, 'POST', path, body);
       assert.equal(answer.status, 201, answer.text);
@@ -43,15 +31,7 @@ for (const storeType of storeTypes) {
     let privateOutputsUri: string;
 
     before(async () => {
-      idp = await startIdentityProvider();
-      for (const user of Object.keys(TEST_USERS) as TestUserKey[]) tokens.set(user, await idp.token(user));
-      server = await startTestServer(storeType, {
-        'svc.oidc.tenant-enabled': true,
-        'svc.oidc.auth-server-url': idp.issuer,
-        'svc.oidc.client-id': SERVICE_AUDIENCE,
-        'svc.authorization.enabled': true,
-        'svc.workspaces.enabled': true,
-      });
+      workspaces = await startWorkspaceServer(storeType);
       privateOutputsUri = await created('userA', '/outputstore/outputsets', {
         outputSet: [
           {
@@ -64,8 +44,7 @@ for (const storeType of storeTypes) {
       privateOutputs = idFromLocation(privateOutputsUri);
     });
     after(async () => {
-      await server?.dispose();
-      await idp?.close();
+      await workspaces?.dispose();
     });
 
     it("a workflow may not reference A's private output set: 400 naming the reference, as for one that does not exist", async () => {
@@ -177,8 +156,8 @@ for (const storeType of storeTypes) {
       assert.equal(ownDeploy.status, 200, ownDeploy.text);
       const ownExport = await as('userA', 'POST', `/backup/export/${agentOfA}`);
       assert.equal(ownExport.status, 200, ownExport.text);
-      const zip = await fetch(server.url + ownExport.headers.get('location'), {
-        headers: { authorization: `Bearer ${tokens.get('userA')}` },
+      const zip = await fetch(workspaces.server.url + ownExport.headers.get('location'), {
+        headers: { authorization: `Bearer ${workspaces.token('userA')}` },
       });
       assert.equal(zip.status, 200);
       const files = Object.keys(unzipSync(new Uint8Array(await zip.arrayBuffer())));

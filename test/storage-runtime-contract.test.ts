@@ -449,27 +449,52 @@ function contract(name: string, setup: () => Promise<StorageTarget>): void {
       ]);
     });
 
-    test('triggers: put creates then replaces, get, delete, list', async () => {
+    test('triggers: put creates then replaces, get, delete, list; owner, space and visibility kept, access set', async () => {
       const intent = uniqueName('intent');
       const second = `${intent}-z`;
       const triggers = storage().triggers;
       const body =
         '{"intent":"x",  "agentConfigs":[{"agentId":"a","environment":"production","initialContext":{"k":"\u00fc"}}]}';
+      const origin = { ownerId: 'alice', spaceId: 'user:alice', visibility: 'private' };
+      const record = (bodyJson: string, fields: object = {}) => ({
+        intent,
+        bodyJson,
+        ownerId: 'alice',
+        spaceId: 'user:alice',
+        visibility: 'private',
+        grants: undefined,
+        ...fields,
+      });
       assert.equal(await triggers.get(intent), undefined);
-      assert.equal(await triggers.put(intent, body, 1_000), true);
-      assert.equal(await triggers.get(intent), body);
-      assert.equal(await triggers.put(intent, '{"replaced":true}', 2_000), false);
-      assert.equal(await triggers.get(intent), '{"replaced":true}');
+      assert.equal(await triggers.put(intent, body, 1_000, origin), true);
+      assert.deepEqual(await triggers.get(intent), record(body));
+      assert.equal(await triggers.put(intent, '{"replaced":true}', 2_000, { ownerId: 'mallory' }), false);
+      assert.deepEqual(await triggers.get(intent), record('{"replaced":true}'), 'a replace keeps the owner');
       assert.equal(await triggers.put(second, '{"second":true}', 3_000), true);
+      const unowned = {
+        intent: second,
+        bodyJson: '{"second":true}',
+        ownerId: undefined,
+        spaceId: undefined,
+        visibility: undefined,
+        grants: undefined,
+      };
       const mine = async () => (await triggers.list()).filter((entry) => entry.intent.startsWith(intent));
-      assert.deepEqual(await mine(), [
-        { intent, bodyJson: '{"replaced":true}' },
-        { intent: second, bodyJson: '{"second":true}' },
-      ]);
+      assert.deepEqual(await mine(), [record('{"replaced":true}'), unowned]);
+      const grants = '[{"principal":"bob","level":"USE"}]';
+      assert.deepEqual(
+        await triggers.setAccess(intent, { visibility: 'space', grants }),
+        record('{"replaced":true}', { visibility: 'space', grants }),
+      );
+      assert.deepEqual(
+        await triggers.setAccess(intent, { spaceId: 'group:team' }),
+        record('{"replaced":true}', { visibility: 'space', grants, spaceId: 'group:team' }),
+      );
+      assert.equal(await triggers.setAccess(`${intent}-unknown`, { visibility: 'public' }), undefined);
       assert.equal(await triggers.delete(intent), true);
       assert.equal(await triggers.delete(intent), false);
       assert.equal(await triggers.get(intent), undefined);
-      assert.deepEqual(await mine(), [{ intent: second, bodyJson: '{"second":true}' }]);
+      assert.deepEqual(await mine(), [unowned]);
       assert.equal(await triggers.put(intent, '{"again":true}', 4_000), true);
     });
 
@@ -515,7 +540,7 @@ function contract(name: string, setup: () => Promise<StorageTarget>): void {
         (await storage().deployments.list()).filter((record) => record.agentId === agent),
         [{ environment: 'test', agentId: agent, agentVersion: 3, deployedOn: 77 }],
       );
-      assert.equal(await storage().triggers.get(intent), '{"t":1}');
+      assert.equal((await storage().triggers.get(intent))?.bodyJson, '{"t":1}');
       assert.equal(await storage().triggers.managedConversation(intent, user), id);
       // Still writable after reopening.
       assert.equal(

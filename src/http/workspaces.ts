@@ -36,7 +36,7 @@ const CapabilitiesSchema = Type.Object(
   { title: 'WorkspaceCapabilities' },
 );
 
-const GrantSchema = Type.Object(
+export const GrantSchema = Type.Object(
   {
     principal: Type.String({ minLength: 1, maxLength: 200 }),
     level: Type.Union(LEVELS.map((level) => Type.Literal(level))),
@@ -45,12 +45,12 @@ const GrantSchema = Type.Object(
 );
 
 /** A grant as stored: its level as written (one this service does not know grants nothing). */
-const StoredGrantSchema = Type.Object(
+export const StoredGrantSchema = Type.Object(
   { principal: Type.String(), level: Type.String({ description: 'USE, EDIT or OWN' }) },
   { title: 'StoredGrant' },
 );
 
-const VisibilityBody = Type.Object(
+export const VisibilityBody = Type.Object(
   {
     visibility: Type.Union(
       VISIBILITIES.map((visibility) => Type.Literal(visibility)),

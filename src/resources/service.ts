@@ -3,7 +3,7 @@ import { formatJsonPath, referenceSlots } from '../backup/references.ts';
 import { conflict, invalid, notFound } from '../errors.ts';
 import {
   atLeast,
-  parseGrantList,
+  grantsToStore,
   parseGrants,
   type AccessLevel,
   type CallerAccess,
@@ -322,8 +322,7 @@ export class ResourceService {
    */
   async setGrants(id: string, list: unknown, caller?: CallerAccess): Promise<StoredGrant[]> {
     const record = await this.#liveRecord(id, caller, 'OWN');
-    const kept = parseGrantList(list).filter((grant) => grant.principal !== record.ownerId);
-    return parseGrants((await this.#setAccess(record, { grants: JSON.stringify(kept) })).grants);
+    return parseGrants((await this.#setAccess(record, { grants: grantsToStore(list, record.ownerId) })).grants);
   }
 
   /** Sets who besides the grantees may use a resource and, optionally, moves it to one of the caller's spaces (owner level). */

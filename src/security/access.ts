@@ -43,6 +43,9 @@ export interface AccessOptions {
   readonly workspacesEnabled: boolean;
 }
 
+/** What decides a caller's level on something with an owner: a configuration resource's descriptor, a trigger. */
+export type AccessFields = Pick<DescriptorRecord, 'ownerId' | 'spaceId' | 'visibility' | 'grants'>;
+
 /** One authenticated caller's view of resources. */
 export class CallerAccess {
   readonly principal: Principal;
@@ -70,7 +73,7 @@ export class CallerAccess {
     return personalSpace(this.principal.name);
   }
 
-  levelOf(record: DescriptorRecord): AccessLevel | undefined {
+  levelOf(record: AccessFields): AccessLevel | undefined {
     if (this.isAdmin || record.ownerId === this.principal.name) return 'OWN';
     let level: AccessLevel | undefined = record.ownerId === undefined ? 'EDIT' : undefined;
     for (const grant of parseGrants(record.grants)) {
@@ -93,7 +96,7 @@ export class CallerAccess {
    * Throws unless the caller holds `needed` on the resource: 404 when the caller cannot see it at all (its
    * existence is not disclosed), 403 naming the level held and the level needed otherwise.
    */
-  require(record: DescriptorRecord, needed: AccessLevel, what: string): void {
+  require(record: AccessFields & { readonly id: string }, needed: AccessLevel, what: string): void {
     if (!this.restricted) return;
     const held = this.levelOf(record);
     if (held === undefined) throw new AppError('not-found', `No ${what} with id ${record.id}.`);
@@ -173,6 +176,11 @@ export function parseGrantList(body: unknown): Grant[] {
     byPrincipal.set(principal, higher(byPrincipal.get(principal), level)!);
   });
   return [...byPrincipal].map(([principal, level]) => ({ principal, level }));
+}
+
+/** The grant list to store (JSON text) for something owned by `ownerId`: read strictly, a grant to the owner dropped. */
+export function grantsToStore(list: unknown, ownerId: string | undefined): string {
+  return JSON.stringify(parseGrantList(list).filter((grant) => grant.principal !== ownerId));
 }
 
 /** The stored grant list (JSON text); anything unreadable counts as no grants. */

@@ -3,6 +3,8 @@
  * Kept beside `ports.ts`; `Storage` exposes one of each.
  */
 
+import type { DescriptorAccessChange, DescriptorOrigin } from './ports.ts';
+
 export const CONVERSATION_STATES = ['READY', 'IN_PROGRESS', 'ENDED', 'EXECUTION_INTERRUPTED', 'ERROR'] as const;
 export type ConversationStateName = (typeof CONVERSATION_STATES)[number];
 
@@ -91,13 +93,31 @@ export interface DeploymentStore {
   list(): Promise<DeploymentRecord[]>;
 }
 
-/** Managed-agent triggers, keyed by intent; the body is JSON text. */
+/**
+ * A trigger as stored: its body (JSON text) and, like a configuration resource, its owner, space, visibility and
+ * grants (JSON text), undefined when not set (a trigger written while authentication was off has no owner).
+ */
+export interface TriggerRecord {
+  readonly intent: string;
+  readonly bodyJson: string;
+  readonly ownerId: string | undefined;
+  readonly spaceId: string | undefined;
+  readonly visibility: string | undefined;
+  readonly grants: string | undefined;
+}
+
+/** Managed-agent triggers, keyed by intent. */
 export interface TriggerStore {
-  get(intent: string): Promise<string | undefined>;
-  /** Creates or replaces; returns true when it created. */
-  put(intent: string, bodyJson: string, now: number): Promise<boolean>;
+  get(intent: string): Promise<TriggerRecord | undefined>;
+  /**
+   * Creates (recording `origin`: owner, space, visibility) or replaces the body (owner, space, visibility and
+   * grants kept); returns true when it created.
+   */
+  put(intent: string, bodyJson: string, now: number, origin?: DescriptorOrigin): Promise<boolean>;
+  /** Sets the fields given (visibility, space, grants); the record after the change, undefined when unknown. */
+  setAccess(intent: string, change: DescriptorAccessChange): Promise<TriggerRecord | undefined>;
   delete(intent: string): Promise<boolean>;
-  list(): Promise<Array<{ intent: string; bodyJson: string }>>;
+  list(): Promise<TriggerRecord[]>;
   /** The conversation kept for (intent, user), if any. */
   managedConversation(intent: string, userId: string): Promise<string | undefined>;
   setManagedConversation(intent: string, userId: string, conversationId: string): Promise<void>;

@@ -1,4 +1,10 @@
-import type { ConversationCommit, ConversationRow, ConversationStateName, DeploymentRecord } from './runtime-ports.ts';
+import type {
+  ConversationCommit,
+  ConversationRow,
+  ConversationStateName,
+  DeploymentRecord,
+  TriggerRecord,
+} from './runtime-ports.ts';
 
 /**
  * Maps a `conversations` row (either adapter) to a header. PostgreSQL returns `bigint` columns as strings,
@@ -50,5 +56,18 @@ export function toDeploymentRecord(row: Record<string, unknown>): DeploymentReco
     agentId: String(row.agent_id),
     agentVersion: Number(row.agent_version),
     deployedOn: Number(row.deployed_on),
+  };
+}
+
+/** Maps a `triggers` row (either adapter) to a record. */
+export function toTriggerRecord(row: Record<string, unknown>): TriggerRecord {
+  const text = (value: unknown) => (value === null || value === undefined ? undefined : String(value));
+  return {
+    intent: String(row.intent),
+    bodyJson: String(row.body),
+    ownerId: text(row.owner_id),
+    spaceId: text(row.space_id),
+    visibility: text(row.visibility),
+    grants: text(row.grants),
   };
 }

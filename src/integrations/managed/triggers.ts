@@ -5,8 +5,15 @@ import type { ConversationService, Message } from '../../runtime/conversations.t
 import { normalizeEnvironment, type Environment } from '../../runtime/deployments.ts';
 import type { ContextValue, Conversation } from '../../runtime/memory.ts';
 import type { ResourceService } from '../../resources/service.ts';
-import type { CallerAccess } from '../../security/access.ts';
-import type { TriggerStore } from '../../storage/runtime-ports.ts';
+import {
+  grantsToStore,
+  parseGrants,
+  type AccessLevel,
+  type CallerAccess,
+  type StoredGrant,
+  type Visibility,
+} from '../../security/access.ts';
+import type { TriggerRecord, TriggerStore } from '../../storage/runtime-ports.ts';
 
 /**
  * Managed agents: a trigger maps an intent to one or more agent deployments; `/managedbots/{intent}/{userId}`
@@ -63,9 +70,21 @@ export function parseTrigger(body: unknown, intentFromPath?: string): BotTrigger
   return { intent, botDeployments };
 }
 
+/** Who may use, edit or own a trigger, as its owner sees it. */
+export interface TriggerAccessView {
+  readonly intent: string;
+  readonly ownerId?: string;
+  readonly spaceId?: string;
+  readonly visibility: string;
+  readonly grants: readonly StoredGrant[];
+}
+
 /**
- * Triggers and managed conversations. While access checks apply to the caller, a trigger it writes may reference
- * only agents it can use, and it reaches only its own managed conversations (the path's userId is the caller).
+ * Triggers and managed conversations. A trigger has an owner, a space, a visibility and grants like a
+ * configuration resource (`CallerAccess.levelOf`): while access checks apply to the caller, reading it and
+ * conversing through it need USE, replacing it EDIT, deleting it and changing who may use it OWN; a trigger the
+ * caller has no level on is a 404 and left out of the list. A trigger it writes may reference only agents it can
+ * use, and it reaches only its own managed conversations (the path's userId is the caller).
  */
 export class TriggerService {
   readonly #store: TriggerStore;
@@ -88,41 +107,84 @@ export class TriggerService {
     this.#random = random;
   }
 
-  async create(body: unknown, caller?: CallerAccess): Promise<BotTrigger> {
+  /** `space` (optional): one of the caller's spaces, where the trigger is recorded (the caller's own by default). */
+  async create(body: unknown, caller?: CallerAccess, space?: string): Promise<BotTrigger> {
     const trigger = parseTrigger(body);
     await this.#checkReferences(trigger, caller);
     if ((await this.#store.get(trigger.intent)) !== undefined) {
       throw conflict(`A trigger for intent '${trigger.intent}' exists already; update it with PUT.`);
     }
-    await this.#store.put(trigger.intent, JSON.stringify(trigger), this.#clock());
+    await this.#store.put(trigger.intent, JSON.stringify(trigger), this.#clock(), caller?.origin(space));
     return trigger;
   }
 
-  async replace(intent: string, body: unknown, caller?: CallerAccess): Promise<BotTrigger> {
+  /** Replaces the trigger of an intent (EDIT), or creates it as `create` does when the intent has none. */
+  async replace(intent: string, body: unknown, caller?: CallerAccess, space?: string): Promise<BotTrigger> {
     const trigger = parseTrigger(body, intent);
+    const existing = await this.#store.get(intent);
+    if (existing !== undefined) checkLevel(existing, caller, 'EDIT');
     await this.#checkReferences(trigger, caller);
-    await this.#store.put(intent, JSON.stringify(trigger), this.#clock());
+    await this.#store.put(intent, JSON.stringify(trigger), this.#clock(), caller?.origin(space));
     return trigger;
   }
 
-  async get(intent: string): Promise<BotTrigger> {
-    const json = await this.#store.get(intent);
-    if (json === undefined) throw notFound(`No trigger for intent '${intent}'.`);
-    return JSON.parse(json) as BotTrigger;
+  async get(intent: string, caller?: CallerAccess): Promise<BotTrigger> {
+    return JSON.parse((await this.#record(intent, caller, 'USE')).bodyJson) as BotTrigger;
   }
 
-  async list(): Promise<BotTrigger[]> {
-    return (await this.#store.list()).map(({ bodyJson }) => JSON.parse(bodyJson) as BotTrigger);
+  /** The triggers the caller has a level on (all of them while no checks apply to it). */
+  async list(caller?: CallerAccess): Promise<BotTrigger[]> {
+    return (await this.#store.list())
+      .filter((record) => !caller?.restricted || caller.levelOf(record) !== undefined)
+      .map(({ bodyJson }) => JSON.parse(bodyJson) as BotTrigger);
   }
 
-  async delete(intent: string): Promise<void> {
+  async delete(intent: string, caller?: CallerAccess): Promise<void> {
+    await this.#record(intent, caller, 'OWN');
     if (!(await this.#store.delete(intent))) throw notFound(`No trigger for intent '${intent}'.`);
+  }
+
+  /** Owner, space, visibility and grants of a trigger (owner level). */
+  async access(intent: string, caller?: CallerAccess): Promise<TriggerAccessView> {
+    return accessView(await this.#record(intent, caller, 'OWN'));
+  }
+
+  /** Replaces the grant list (owner level), read as for configuration resources (`grantsToStore`). */
+  async setGrants(intent: string, list: unknown, caller?: CallerAccess): Promise<TriggerAccessView> {
+    const record = await this.#record(intent, caller, 'OWN');
+    return this.#setAccess(intent, { grants: grantsToStore(list, record.ownerId) });
+  }
+
+  /** Sets who besides the grantees may use a trigger and, optionally, moves it to one of the caller's spaces (owner level). */
+  async setVisibility(
+    intent: string,
+    change: { visibility: Visibility; spaceId?: string | undefined },
+    caller?: CallerAccess,
+  ): Promise<TriggerAccessView> {
+    await this.#record(intent, caller, 'OWN');
+    const spaceId =
+      change.spaceId === undefined || caller === undefined ? change.spaceId : caller.origin(change.spaceId).spaceId;
+    return this.#setAccess(intent, { visibility: change.visibility, spaceId });
+  }
+
+  async #setAccess(intent: string, change: Parameters<TriggerStore['setAccess']>[1]): Promise<TriggerAccessView> {
+    const changed = await this.#store.setAccess(intent, change);
+    if (changed === undefined) throw notFound(`No trigger for intent '${intent}'.`);
+    return accessView(changed);
+  }
+
+  /** The stored trigger after the caller's level on it was checked; 404 when unknown (or invisible to the caller). */
+  async #record(intent: string, caller: CallerAccess | undefined, level: AccessLevel): Promise<TriggerRecord> {
+    const record = await this.#store.get(intent);
+    if (record === undefined) throw notFound(`No trigger for intent '${intent}'.`);
+    checkLevel(record, caller, level);
+    return record;
   }
 
   /** The user's conversation for the intent, started (with a deployment picked at random) when there is none or it ended. */
   async conversation(intent: string, userId: string, caller?: CallerAccess): Promise<Conversation> {
     caller?.requireSelf(userId);
-    const trigger = await this.get(intent);
+    const trigger = await this.get(intent, caller);
     const kept = await this.#store.managedConversation(intent, userId);
     if (kept !== undefined) {
       const existing = await this.#conversations.get(kept).catch(() => undefined);
@@ -145,7 +207,7 @@ export class TriggerService {
 
   async end(intent: string, userId: string, caller?: CallerAccess): Promise<void> {
     caller?.requireSelf(userId);
-    await this.get(intent);
+    await this.get(intent, caller);
     const kept = await this.#store.managedConversation(intent, userId);
     if (kept === undefined) throw notFound(`User ${userId} has no conversation for intent '${intent}'.`);
     await this.#conversations.end(kept);
@@ -165,4 +227,21 @@ export class TriggerService {
       }
     }
   }
+}
+
+/** 404 (as for an unknown intent) when the caller has no level on the trigger, 403 when too low. */
+function checkLevel(record: TriggerRecord, caller: CallerAccess | undefined, level: AccessLevel): void {
+  if (!caller?.restricted) return;
+  if (caller.levelOf(record) === undefined) throw notFound(`No trigger for intent '${record.intent}'.`);
+  caller.require({ ...record, id: `'${record.intent}'` }, level, 'trigger');
+}
+
+function accessView(record: TriggerRecord): TriggerAccessView {
+  return {
+    intent: record.intent,
+    ...(record.ownerId === undefined ? {} : { ownerId: record.ownerId }),
+    ...(record.spaceId === undefined ? {} : { spaceId: record.spaceId }),
+    visibility: record.visibility ?? 'private',
+    grants: parseGrants(record.grants),
+  };
 }

@@ -154,4 +154,13 @@ export const postgresMigrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    name: 'triggers get owners, spaces, visibility and grants like configuration resources',
+    sql: `
+      ALTER TABLE triggers ADD COLUMN owner_id text;
+      ALTER TABLE triggers ADD COLUMN space_id text;
+      ALTER TABLE triggers ADD COLUMN visibility text;
+      ALTER TABLE triggers ADD COLUMN grants text;
+    `,
+  },
 ];

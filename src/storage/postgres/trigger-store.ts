@@ -1,5 +1,9 @@
 import type { Queryable } from './transaction.ts';
-import type { TriggerStore } from '../runtime-ports.ts';
+import type { DescriptorAccessChange, DescriptorOrigin } from '../ports.ts';
+import type { TriggerRecord, TriggerStore } from '../runtime-ports.ts';
+import { toTriggerRecord } from '../runtime-rows.ts';
+
+const COLUMNS = 'intent, body, owner_id, space_id, visibility, grants';
 
 /** Managed-agent triggers and the conversation kept per (intent, user), in PostgreSQL; one statement each. */
 export class PostgresTriggerStore implements TriggerStore {
@@ -9,20 +13,30 @@ export class PostgresTriggerStore implements TriggerStore {
     this.#db = db;
   }
 
-  async get(intent: string): Promise<string | undefined> {
-    const { rows } = await this.#db.query('SELECT body FROM triggers WHERE intent = $1', [intent]);
-    return rows[0]?.body;
+  async get(intent: string): Promise<TriggerRecord | undefined> {
+    const { rows } = await this.#db.query(`SELECT ${COLUMNS} FROM triggers WHERE intent = $1`, [intent]);
+    return rows[0] === undefined ? undefined : toTriggerRecord(rows[0]);
   }
 
-  async put(intent: string, bodyJson: string, now: number): Promise<boolean> {
-    // `xmax = 0` on the returned row: it was inserted, not updated.
+  async put(intent: string, bodyJson: string, now: number, origin: DescriptorOrigin = {}): Promise<boolean> {
+    // `xmax = 0` on the returned row: it was inserted, not updated (an update keeps owner, space and visibility).
     const { rows } = await this.#db.query(
-      `INSERT INTO triggers (intent, body, created_on, last_modified_on) VALUES ($1, $2, $3, $3)
+      `INSERT INTO triggers (intent, body, created_on, last_modified_on, owner_id, space_id, visibility)
+       VALUES ($1, $2, $3, $3, $4, $5, $6)
        ON CONFLICT (intent) DO UPDATE SET body = excluded.body, last_modified_on = excluded.last_modified_on
        RETURNING (xmax = 0) AS created`,
-      [intent, bodyJson, now],
+      [intent, bodyJson, now, origin.ownerId ?? null, origin.spaceId ?? null, origin.visibility ?? null],
     );
     return rows[0].created === true;
+  }
+
+  async setAccess(intent: string, change: DescriptorAccessChange): Promise<TriggerRecord | undefined> {
+    const { rows } = await this.#db.query(
+      `UPDATE triggers SET visibility = coalesce($1, visibility), space_id = coalesce($2, space_id),
+       grants = coalesce($3, grants) WHERE intent = $4 RETURNING ${COLUMNS}`,
+      [change.visibility ?? null, change.spaceId ?? null, change.grants ?? null, intent],
+    );
+    return rows[0] === undefined ? undefined : toTriggerRecord(rows[0]);
   }
 
   async delete(intent: string): Promise<boolean> {
@@ -30,9 +44,9 @@ export class PostgresTriggerStore implements TriggerStore {
     return rowCount === 1;
   }
 
-  async list(): Promise<Array<{ intent: string; bodyJson: string }>> {
-    const { rows } = await this.#db.query('SELECT intent, body FROM triggers ORDER BY intent');
-    return rows.map((row) => ({ intent: row.intent as string, bodyJson: row.body as string }));
+  async list(): Promise<TriggerRecord[]> {
+    const { rows } = await this.#db.query(`SELECT ${COLUMNS} FROM triggers ORDER BY intent`);
+    return rows.map(toTriggerRecord);
   }
 
   async managedConversation(intent: string, userId: string): Promise<string | undefined> {

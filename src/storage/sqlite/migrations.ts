@@ -146,4 +146,13 @@ export const sqliteMigrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    name: 'triggers get owners, spaces, visibility and grants like configuration resources',
+    sql: `
+      ALTER TABLE triggers ADD COLUMN owner_id TEXT;
+      ALTER TABLE triggers ADD COLUMN space_id TEXT;
+      ALTER TABLE triggers ADD COLUMN visibility TEXT;
+      ALTER TABLE triggers ADD COLUMN grants TEXT;
+    `,
+  },
 ];
