@@ -67,6 +67,11 @@ export const settingDefinitions = {
   'svc.http.port': port(7070, 'HTTP listening port (0 picks a free port)'),
   'svc.http.host': text('0.0.0.0', 'HTTP listening address'),
   'svc.http.body-limit-bytes': integer(26_214_400, 'largest accepted request body; larger bodies answer 413', 1),
+  'svc.http.max-json-depth': integer(
+    100,
+    'deepest nesting of arrays and objects in a JSON body or an imported JSON file; deeper ones answer 400',
+    1,
+  ),
   'svc.http.headers-timeout-millis': integer(
     30_000,
     'a request whose headers have not all arrived this long after it began answers 408 and its connection is closed',

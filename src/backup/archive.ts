@@ -4,7 +4,7 @@ import { kindNamed, type KindName } from '../resources/kinds.ts';
 import { AGENT_FILE_PATTERN, classifyEntry, descriptorFileName } from './layout.ts';
 import { migrateLegacyContent } from './legacy-migration.ts';
 import { formatJsonPath, parseLooseReference, referenceSlots, type JsonPath } from './references.ts';
-import { isRecord } from '../shared/json.ts';
+import { isRecord, nestsDeeperThan } from '../shared/json.ts';
 
 /**
  * An import archive read into a graph: the agent, the workflows it references and the resources those reference,
@@ -76,7 +76,12 @@ function findAgentFile(names: readonly string[]): { name: string; base: string }
   return { name, base: AGENT_FILE_PATTERN.exec(name)![1]! };
 }
 
-export function readArchive(files: ReadonlyMap<string, Uint8Array>, catalogue: ResourceCatalogue): Archive {
+/** `maxJsonDepth`: files nesting arrays and objects deeper are refused before they are parsed. */
+export function readArchive(
+  files: ReadonlyMap<string, Uint8Array>,
+  catalogue: ResourceCatalogue,
+  maxJsonDepth: number,
+): Archive {
   const { name: agentEntry, base } = findAgentFile([...files.keys()]);
   const decoder = new TextDecoder('utf-8', { fatal: true });
   const used = new Set<string>();
@@ -93,8 +98,15 @@ export function readArchive(files: ReadonlyMap<string, Uint8Array>, catalogue: R
 
   const parseJson = (name: string): unknown => {
     used.add(name);
+    const bytes = files.get(name)!;
+    if (nestsDeeperThan(bytes, maxJsonDepth)) {
+      throw invalid(
+        `${name}: the file nests arrays and objects deeper than ${maxJsonDepth} levels (svc.http.max-json-depth).`,
+        { path: '$', file: name },
+      );
+    }
     try {
-      return JSON.parse(decoder.decode(files.get(name)!));
+      return JSON.parse(decoder.decode(bytes));
     } catch (error) {
       throw invalid(`${name}: the file is not valid JSON (${(error as Error).message}).`, { path: '$', file: name });
     }

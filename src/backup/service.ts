@@ -26,6 +26,8 @@ export interface BackupServiceOptions {
   readonly storage: Pick<Storage, 'resources' | 'transaction'>;
   readonly resources: ResourceService;
   readonly limits: ZipLimits;
+  /** Deepest nesting accepted in a JSON file of the archive (`svc.http.max-json-depth`). */
+  readonly maxJsonDepth: number;
   readonly clock?: () => number;
 }
 
@@ -103,7 +105,11 @@ export class BackupService {
   }
 
   async #plan(zip: Uint8Array, options: ImportOptions): Promise<ImportPlan> {
-    const archive = readArchive(await readZip(zip, this.#options.limits), this.#options.resources.catalogue);
+    const archive = readArchive(
+      await readZip(zip, this.#options.limits),
+      this.#options.resources.catalogue,
+      this.#options.maxJsonDepth,
+    );
     const { resources } = this.#options;
     return planImport(
       archive,

@@ -29,6 +29,7 @@ import { deploymentRoutes } from './deployments.ts';
 import { managedRoutes } from './managed.ts';
 import { managerRoutes } from './manager.ts';
 import { mcpRoutes } from './mcp.ts';
+import { jsonDepthHook } from './json-depth.ts';
 import { httpMetricsHook, operationsRoutes } from './operations.ts';
 import { registerProblemHandling } from './problems.ts';
 import { secretRoutes } from './secrets.ts';
@@ -109,6 +110,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     return Object.defineProperty(validateIfPresent, 'errors', { get: () => validate.errors });
   });
   app.addHook('onResponse', httpMetricsHook(metrics));
+  app.addHook('preParsing', jsonDepthHook(settings['svc.http.max-json-depth']));
 
   await app.register(swagger, {
     openapi: {

@@ -525,16 +525,20 @@ export class ConversationService {
         change.truncateStepsFrom,
       );
     }
-    const outcome = await this.#store
-      .commit(conversation.id, expected, {
+    let outcome: Awaited<ReturnType<ConversationStore['commit']>>;
+    try {
+      outcome = await this.#store.commit(conversation.id, expected, {
         row: toRow(conversation),
         truncateStepsFrom: change.truncateStepsFrom,
         appendSteps: change.appendSteps.map((step) => JSON.stringify(step)),
-      })
-      .catch((error: unknown) => {
-        restore(conversation, before);
-        throw error;
       });
+    } catch (error) {
+      // Whatever failed (serialising the change, the store), the cache keeps only committed state: the next
+      // request reads the conversation from the store again.
+      restore(conversation, before);
+      this.#cache.delete(conversation.id);
+      throw error;
+    }
     if (outcome !== 'committed') {
       this.#cache.delete(conversation.id);
       if (outcome === 'not-found') throw unknownConversation(conversation.id);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { canonicalJson, isRecord } from './json.ts';
+import { canonicalJson, isRecord, JsonDepthScanner, nestsDeeperThan } from './json.ts';
 
 describe('canonicalJson', () => {
   it('gives equal text for equal values whatever the order of their keys', () => {
@@ -23,5 +23,24 @@ describe('isRecord', () => {
     assert.equal(isRecord({}), true);
     assert.equal(isRecord(Object.create(null)), true);
     for (const value of [null, undefined, [], 'x', 1, true]) assert.equal(isRecord(value), false, String(value));
+  });
+});
+
+describe('nestsDeeperThan', () => {
+  const bytes = (text: string) => new TextEncoder().encode(text);
+  it('counts nested arrays and objects, not brackets inside strings', () => {
+    assert.equal(nestsDeeperThan(bytes('{"a":[{"b":[]}]}'), 4), false);
+    assert.equal(nestsDeeperThan(bytes('{"a":[{"b":[[]]}]}'), 4), true);
+    assert.equal(nestsDeeperThan(bytes('[[],[],[[]]]'), 3), false);
+    assert.equal(nestsDeeperThan(bytes('{"[[[[[":"{{{{\\"}'), 1), false);
+    assert.equal(nestsDeeperThan(bytes('["\\"[[[[", "é[["]'), 1), false);
+  });
+
+  it('follows a document across chunks', () => {
+    const scanner = new JsonDepthScanner(3);
+    assert.equal(scanner.beyondLimit(bytes('{"x":"[[[\\')), false, 'an escape split across chunks');
+    assert.equal(scanner.beyondLimit(bytes('"[[", "y": [')), false, 'still in the string, then depth 2');
+    assert.equal(scanner.beyondLimit(bytes('[')), false);
+    assert.equal(scanner.beyondLimit(bytes('[')), true);
   });
 });
