@@ -12,6 +12,9 @@ export type TurnEvent =
  * The working memory of one turn: what every lifecycle task reads and writes. Earlier steps are read-only;
  * the current step is built here and frozen by `finish()`.
  */
+/** The conversation language while no `lang` property is set. */
+export const DEFAULT_LANGUAGE = 'en';
+
 export class Turn {
   readonly conversationId: string;
   readonly agentId: string;
@@ -165,6 +168,15 @@ export class Turn {
 
   get properties(): ReadonlyMap<string, Property> {
     return this.#properties;
+  }
+
+  /**
+   * The conversation's language for dictionaries and output sets: its `lang` property, or English while none is set
+   * (as the original service does, so imported agents whose dictionaries say `"language": "en"` understand input).
+   */
+  get language(): string {
+    const lang = this.#properties.get('lang')?.value;
+    return typeof lang === 'string' && lang !== '' ? lang : DEFAULT_LANGUAGE;
   }
 
   /** Sets a property and mirrors it into the current step (`properties:<name>` data and output). */

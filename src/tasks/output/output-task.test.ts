@@ -86,14 +86,21 @@ test('outputs follow the action order; actions without entries produce nothing; 
   ]);
 });
 
-test('an output set with a language speaks only in a conversation of that language', async () => {
+test('an output set with a language speaks only in a conversation of that language (English without lang)', async () => {
   const task = await compile({ ...outputSet, language: 'en' });
-  const silent = turnWith(['greet']);
-  await task.execute(silent);
-  assert.equal(silent.output.output, undefined);
+  const german = turnWith(['greet'], {}, 'de');
+  await task.execute(german);
+  assert.equal(german.output.output, undefined);
   const english = turnWith(['greet'], {}, 'EN');
   await task.execute(english);
   assert.deepEqual(english.output.output, [{ type: 'text', text: 'Hi!', delay: 0 }]);
+  const noLang = turnWith(['greet']);
+  await task.execute(noLang);
+  assert.deepEqual(noLang.output.output, [{ type: 'text', text: 'Hi!', delay: 0 }], 'no lang property: English');
+  const germanSet = await compile({ ...outputSet, language: 'de' });
+  const stillEnglish = turnWith(['greet']);
+  await germanSet.execute(stillEnglish);
+  assert.equal(stillEnglish.output.output, undefined);
 });
 
 test('outputs built by an earlier task from outside data are not templated again; client context outputs are', async () => {

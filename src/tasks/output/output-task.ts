@@ -141,10 +141,7 @@ export function createOutputTask(choose: Choose = randomChoice): TaskDefinition<
         type: 'ai.svc.output',
         execute(turn) {
           renderContextOutputs(turn, choose);
-          if (language !== undefined) {
-            const lang = turn.properties.get('lang')?.value;
-            if (typeof lang !== 'string' || lang.toLowerCase() !== language) return;
-          }
+          if (language !== undefined && turn.language.toLowerCase() !== language) return;
           for (const action of turn.actions) {
             const outputs = byAction.get(action);
             if (!outputs) continue;

@@ -192,13 +192,27 @@ test('language gate: a dictionary with a language is consulted only when lang eq
     'unknown(hallo), confirmation(ok)',
     'the comparison is exact',
   );
-  assert.equal(await parse(task, 'hallo ok'), 'unknown(hallo), confirmation(ok)', 'no lang property: never consulted');
+  assert.equal(await parse(task, 'hallo ok'), 'unknown(hallo), confirmation(ok)', 'no lang property: English');
   assert.equal(
     await parse(task, 'halo', { lang: 'de' }),
     'greeting(hallo)',
     'corrections use the dictionary when its language is on',
   );
   assert.equal(await parse(task, 'halo', { lang: 'en' }), 'unknown(halo)', 'corrections respect the gate');
+});
+
+test('without a lang property the conversation is English: "language": "en" dictionaries match (as upstream)', async () => {
+  const english = { language: 'en', words: [{ word: 'hello', expressions: 'greeting(hello)' }] };
+  const german = { language: 'de', words: [{ word: 'servus', expressions: 'greeting(servus)' }] };
+  const task = await compileTask(
+    { dictionaries: [regular('svc://en'), regular('svc://de')], corrections: [correction('levenshtein')] },
+    {},
+    { 'svc://en': english, 'svc://de': german },
+  );
+  assert.equal(await parse(task, 'hello servus'), 'greeting(hello), unknown(servus)');
+  assert.equal(await parse(task, 'helo'), 'greeting(hello)', 'corrections use the English dictionary too');
+  assert.equal(await parse(task, 'hello servus', { lang: 'de' }), 'unknown(hello), greeting(servus)');
+  assert.equal(await parse(task, 'hello', { lang: '' }), 'greeting(hello)', 'an empty lang is no language');
 });
 
 test('appendExpressions (default true) merges distinct with what an earlier parser stored in the step', async () => {

@@ -230,9 +230,8 @@ export const parserTask = defineTask({
         if (normalized === '') return;
         turn.set('input:normalized', normalized);
         turn.setOutput('input', normalized);
-        const lang = turn.properties.get('lang')?.value;
         const quickReplies = turn.previousSteps.at(-1)?.output.quickReplies;
-        const matches = parser.parse(normalized, typeof lang === 'string' ? lang : undefined, quickReplies);
+        const matches = parser.parse(normalized, turn.language, quickReplies);
         storeResult(turn, matches, settings);
       },
     };

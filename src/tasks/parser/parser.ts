@@ -79,8 +79,9 @@ export class Parser {
   }
 
   /**
-   * Parses a normalised, non-blank input. `language` is the conversation's `lang` property (dictionaries with a
-   * language are consulted only when it equals theirs); `quickReplies` are the previous step's quick replies.
+   * Parses a normalised, non-blank input. `language` is the conversation's language (`Turn.language`: its `lang`
+   * property, else English); dictionaries with a language are consulted only when it equals theirs; `quickReplies`
+   * are the previous step's quick replies.
    */
   parse(normalized: string, language: string | undefined, quickReplies?: unknown): Match[] {
     const passes = (dictionary: TokenDictionary) =>
