@@ -29,6 +29,9 @@ export function jsonDepthHook(maxDepth: number): preParsingAsyncHookHandler {
       },
     });
     payload.on('error', (error) => guarded.destroy(error));
+    // A route that answers without reading the body (415: no parser for the content type) never listens to the
+    // stream: its error must not become an uncaught exception of the process.
+    guarded.on('error', () => {});
     return payload.pipe(guarded);
   };
 }

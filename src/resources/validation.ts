@@ -24,8 +24,36 @@ export function compileBodyValidator(schema: object): ValidateFunction {
   return strictAjv.compile(schema);
 }
 
+/**
+ * Query strings and path parameters are flat text; Ajv coerces `Infinity` and `1e400` to a number that passes as
+ * an integer (`Infinity % 1` is NaN), so the coerced values are also checked to be finite.
+ */
 export function compileParameterValidator(schema: object): ValidateFunction {
-  return coercingAjv.compile(schema);
+  const validate = coercingAjv.compile(schema);
+  const validateFinite = (data: unknown): boolean => {
+    if (!validate(data)) return false;
+    const name = nonFiniteParameter(data);
+    if (name === undefined) return true;
+    validate.errors = [
+      {
+        instancePath: `/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`,
+        schemaPath: '#/type',
+        keyword: 'type',
+        params: { type: 'number' },
+        message: 'must be a finite number',
+      },
+    ];
+    return false;
+  };
+  // Fastify only calls the function and reads its `errors`.
+  return Object.defineProperty(validateFinite, 'errors', { get: () => validate.errors }) as ValidateFunction;
+}
+
+/** The name of a (coerced) parameter holding a non-finite number, or of a list holding one. */
+function nonFiniteParameter(data: unknown): string | undefined {
+  if (typeof data !== 'object' || data === null) return undefined;
+  const isBad = (value: unknown) => typeof value === 'number' && !Number.isFinite(value);
+  return Object.entries(data).find(([, value]) => (Array.isArray(value) ? value.some(isBad) : isBad(value)))?.[0];
 }
 
 /** `/a/0/b` (Ajv instance path) -> `$.a[0].b` */
