@@ -1,3 +1,4 @@
+import { scrubCredentialsInText } from '../security/secret-scrubbing.ts';
 import type { CompiledAgent } from './compiler.ts';
 import { RESERVED_ACTIONS } from './memory.ts';
 import type { Turn } from './turn.ts';
@@ -25,6 +26,36 @@ export interface TaskObservation {
 /** Called after each executed task; must be cheap and must not throw. */
 export type PipelineObserver = (observation: TaskObservation, turn: Turn) => void;
 
+/**
+ * Step data key (also a key of the step's output, `conversationOutputs[n].error`) of the reason a turn failed:
+ * the task type and what went wrong, e.g. `ai.svc.httpcalls: HTTP call 'weather' failed: the connection was
+ * refused (api.example.org:443)`. Public: every response shows it.
+ */
+export const TURN_ERROR_KEY = 'error';
+
+/** Reasons are cut to this many characters. */
+export const MAX_FAILURE_REASON_CHARS = 500;
+
+/**
+ * The reason shown to the user for a task that threw. Tasks mask the secret values they resolved in their errors
+ * (HTTP calls, LLM providers); credentials that can sit in an error's text unknown (URL user parts, credential
+ * query parameters, authorization values) are masked here.
+ */
+export function failureReason(taskType: string, error: unknown): string {
+  const what =
+    error instanceof Error ? error.message.trim() || error.name : typeof error === 'string' ? error : 'unknown error';
+  const reason = scrubCredentialsInText(`${taskType}: ${what}`);
+  return reason.length > MAX_FAILURE_REASON_CHARS ? `${reason.slice(0, MAX_FAILURE_REASON_CHARS - 1)}…` : reason;
+}
+
+/** Stores why the task failed in the step (data and output) and tells a live listener. */
+function recordFailure(turn: Turn, taskType: string, error: unknown): void {
+  const reason = failureReason(taskType, error);
+  turn.set(TURN_ERROR_KEY, reason, true);
+  turn.setOutput(TURN_ERROR_KEY, reason);
+  turn.emit({ type: 'task_failed', task: taskType, reason });
+}
+
 /** Context and input of the turn as step data; stored again before each workflow, under the same keys. */
 function storeTurnInputs(turn: Turn): void {
   for (const [name, value] of Object.entries(turn.context)) turn.set(`context:${name}`, value);
@@ -34,7 +65,7 @@ function storeTurnInputs(turn: Turn): void {
 /**
  * Runs every workflow of the agent in order, each task in order, against the same step. `STOP_CONVERSATION`
  * among the actions after a task ends the turn at once. A task that throws aborts the turn (the caller decides
- * what that means for the conversation).
+ * what that means for the conversation) after its reason was stored in the step (`TURN_ERROR_KEY`).
  */
 export async function runPipeline(
   agent: CompiledAgent,
@@ -49,14 +80,19 @@ export async function runPipeline(
     for (const [workflowTaskIndex, task] of workflow.tasks.entries()) {
       turn.signal.throwIfAborted();
       turn.emit({ type: 'task_start', task: task.type });
-      if (observer)
-        await observed(observer, turn, task, {
-          workflowId: workflow.id,
-          taskType: task.type,
-          taskIndex,
-          workflowTaskIndex,
-        });
-      else await task.execute(turn);
+      try {
+        if (observer)
+          await observed(observer, turn, task, {
+            workflowId: workflow.id,
+            taskType: task.type,
+            taskIndex,
+            workflowTaskIndex,
+          });
+        else await task.execute(turn);
+      } catch (error) {
+        if (!turn.signal.aborted) recordFailure(turn, task.type, error);
+        throw error;
+      }
       taskIndex++;
       turn.emit({ type: 'task_complete', task: task.type });
       if (turn.actions.includes(RESERVED_ACTIONS.stop)) return 'stopped';

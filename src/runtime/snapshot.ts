@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { CONVERSATION_STATES } from '../storage/runtime-ports.ts';
 import { canRedo, canUndo, type Conversation, type StepEntry, type StoredStep } from './memory.ts';
+import { TURN_ERROR_KEY } from './pipeline.ts';
 
 /**
  * The conversation response model (spec "Conversation (response model)", DESIGN §4.3). `output` is a list of
@@ -15,11 +16,12 @@ export interface SnapshotOptions {
   readonly naming?: 'agent' | 'bot';
 }
 
-const PUBLIC_OUTPUT_KEYS = new Set(['input', 'actions', 'output', 'quickReplies']);
+const PUBLIC_OUTPUT_KEYS = new Set(['input', 'actions', 'output', 'quickReplies', TURN_ERROR_KEY]);
 
 function isPublicEntry(entry: StepEntry): boolean {
   return (
     entry.key === 'input:initial' ||
+    entry.key === TURN_ERROR_KEY ||
     entry.key.startsWith('actions') ||
     entry.key.startsWith('output') ||
     entry.key.startsWith('quickReplies')
@@ -85,7 +87,8 @@ const snapshotProperties = {
       { output: Type.Optional(Type.Array(Type.String(), { description: 'the texts of the text output items' })) },
       {
         additionalProperties: true,
-        description: 'per step: input, actions, output, quickReplies (every output key when detailed)',
+        description:
+          'per step: input, actions, output, quickReplies, error (why the turn failed); every output key when detailed',
       },
     ),
   ),
@@ -100,6 +103,12 @@ const snapshotProperties = {
   conversationSteps: Type.Array(ConversationStepSchema, {
     description: 'the public step entries (every entry when detailed)',
   }),
+  error: Type.Optional(
+    Type.String({
+      description:
+        'While conversationState is ERROR: why the last turn failed (the task and what went wrong, never a secret); also the step entry and step output `error`',
+    }),
+  ),
 };
 
 export const ConversationSnapshotSchema = Type.Object(
@@ -115,6 +124,13 @@ export const BotConversationSnapshotSchema = Type.Object(
 
 export type ConversationSnapshot = Static<typeof ConversationSnapshotSchema>;
 export type BotConversationSnapshot = Static<typeof BotConversationSnapshotSchema>;
+
+/** `{error}` with the reason the last turn failed, while the conversation is in ERROR. */
+function failureOf(conversation: Conversation): { error?: string } {
+  if (conversation.state !== 'ERROR') return {};
+  const reason = conversation.steps.at(-1)?.entries.find((entry) => entry.key === TURN_ERROR_KEY)?.value;
+  return typeof reason === 'string' ? { error: reason } : {};
+}
 
 export function snapshot(
   conversation: Conversation,
@@ -142,6 +158,7 @@ export function snapshot(
     conversationOutputs: steps.map((step) => conversationOutput(step, options.returnDetailed)),
     conversationProperties: properties,
     conversationSteps: steps.map((step) => conversationStep(step, options.returnDetailed)),
+    ...failureOf(conversation),
   };
   return options.naming === 'bot'
     ? { conversationId: conversation.id, botId: conversation.agentId, botVersion: conversation.agentVersion, ...rest }

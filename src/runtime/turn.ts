@@ -6,7 +6,9 @@ export type TurnEvent =
   | { readonly type: 'task_start'; readonly task: string }
   | { readonly type: 'task_complete'; readonly task: string }
   | { readonly type: 'token'; readonly text: string }
-  | { readonly type: 'tool_call'; readonly tool: string; readonly arguments?: unknown };
+  | { readonly type: 'tool_call'; readonly tool: string; readonly arguments?: unknown }
+  /** A task threw: the turn ends in ERROR; `reason` is the one stored in the step (never a secret). */
+  | { readonly type: 'task_failed'; readonly task: string; readonly reason: string };
 
 /**
  * The working memory of one turn: what every lifecycle task reads and writes. Earlier steps are read-only;

@@ -116,3 +116,24 @@ export function scrubSecretFields(kind: string, body: unknown): { body: unknown;
   }
   return { body: copy, scrubbed };
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Credentials inside free text (reasons shown to users)
+// ---------------------------------------------------------------------------------------------------------------
+
+const URL_USERINFO = /\b([a-z][a-z\d+.-]*:\/\/)[^\s/?#@'"]+@/gi;
+const SECRET_QUERY_PARAMETER =
+  /([?&][^=&\s'"#]*(?:api[-_]?key|secret|token|password|passwd|access[-_]?key|credential|auth|signature|sig|key)[^=&\s'"#]*=)[^&\s'"#]+/gi;
+const AUTHORIZATION_VALUE = /\b(bearer|basic|token)\s+[\w\-.~+/=]{4,}/gi;
+
+/**
+ * `text` with credentials that may sit in it without being known secret values masked: the user part of URLs
+ * (`https://user:password@host`), credential-like query parameters (`?api_key=...`) and authorization values
+ * (`Bearer ...`). For texts built from errors and shown to users, after the known secret values were masked.
+ */
+export function scrubCredentialsInText(text: string): string {
+  return text
+    .replace(URL_USERINFO, `$1${REDACTED}@`)
+    .replace(SECRET_QUERY_PARAMETER, `$1${REDACTED}`)
+    .replace(AUTHORIZATION_VALUE, `$1 ${REDACTED}`);
+}

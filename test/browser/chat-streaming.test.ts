@@ -106,4 +106,19 @@ describe('web manager chat with a streaming LLM agent', { timeout: 120_000 }, ()
     await screenshots(page, '16-chat-streaming');
     assert.deepEqual(consoleErrors.take(), []);
   });
+
+  it('shows why a turn failed with the failed turn', async () => {
+    const consoleErrors = watchConsole(page);
+    fake.reply({ status: 500, message: 'the model is overloaded' });
+    await page.getByRole('textbox', { name: 'Message' }).fill('Are you there?');
+    await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+    const failed = page.getByRole('main').locator('.turn', { hasText: 'Are you there?' }).locator('.turn-error');
+    await failed.waitFor();
+    assert.match(
+      String(await failed.textContent()),
+      /This turn failed: ai\.svc\.llm: The openai model 'gpt-4o-mini' failed \(status 500\) after 1 attempt/,
+    );
+    await screenshots(page, '16-chat-turn-failed');
+    assert.deepEqual(consoleErrors.take(), []);
+  });
 });

@@ -63,12 +63,22 @@ const CAUSES: Readonly<Record<string, string>> = {
   ERR_TLS_CERT_ALTNAME_INVALID: 'the TLS certificate does not match the host',
 };
 
-function describe(error: unknown): TransportError {
+/** `host:port` of a target, for messages (never the user part or the path of the URL). */
+function targetOf(url: URL): string {
+  return `${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
+}
+
+function describe(error: unknown, url: URL): TransportError {
   if (error instanceof TransportError) return error;
   if (error instanceof Error && error.name === 'BlockedUrlError') return new TransportError(error.message, 'BLOCKED');
   const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string') return new TransportError(CAUSES[code] ?? `the request failed (${code})`, code);
-  return new TransportError(`the request failed (${error instanceof Error ? error.name : 'unknown error'})`, 'EFAILED');
+  const target = targetOf(url);
+  if (typeof code === 'string')
+    return new TransportError(`${CAUSES[code] ?? `the request failed (${code})`} (${target})`, code);
+  return new TransportError(
+    `the request failed (${error instanceof Error ? error.name : 'unknown error'}) (${target})`,
+    'EFAILED',
+  );
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -94,8 +104,12 @@ export class HttpTransport {
         response = await this.#sendOnce(current, limits.maxResponseBytes, signal);
       } catch (error) {
         if (limits.signal?.aborted) throw new TransportError('the turn was interrupted', 'EABORTED');
-        if (expired.aborted) throw new TransportError(`no answer within ${limits.timeoutMillis} ms`, 'ETIMEOUT');
-        throw describe(error);
+        if (expired.aborted)
+          throw new TransportError(
+            `no answer within ${limits.timeoutMillis} ms (${targetOf(current.url)})`,
+            'ETIMEOUT',
+          );
+        throw describe(error, current.url);
       }
       const location = response.headers.location;
       if (!REDIRECTS.has(response.status) || typeof location !== 'string' || current.method === 'OPTIONS')

@@ -39,6 +39,8 @@ export interface ConversationOutput {
   readonly actions?: string[];
   readonly output?: string[];
   readonly quickReplies?: QuickReply[];
+  /** Why the turn of this step failed (the task and what went wrong). */
+  readonly error?: string;
   readonly httpCalls?: unknown[];
   readonly properties?: unknown;
   readonly [member: string]: unknown;

@@ -186,9 +186,14 @@ function ConversationPanel({ conversationId }: { conversationId: string }) {
                 {text}
               </p>
             ))}
-            {(step.output ?? []).length === 0 && (
+            {(step.output ?? []).length === 0 && step.error === undefined && (
               <p className="bubble agent muted">
                 <span className="visually-hidden">Agent: </span>(no output)
+              </p>
+            )}
+            {step.error !== undefined && (
+              <p className="bubble agent turn-error">
+                <strong>This turn failed:</strong> {step.error}
               </p>
             )}
             <button
