@@ -191,6 +191,9 @@ describe('a failed turn says why', () => {
     const detailed = await api.get(`/agents/${conversationId}?returnDetailed=true&returnCurrentStepOnly=false`);
     for (const secret of [URL_PASSWORD, HEADER_TOKEN, LITERAL_PASSWORD])
       assert.ok(!detailed.text.includes(secret), `${secret} is nowhere in the conversation`);
+    const log = block.server.logLines.join('\n');
+    for (const secret of [URL_PASSWORD, HEADER_TOKEN, LITERAL_TOKEN, LITERAL_PASSWORD])
+      assert.ok(!log.includes(secret), `${secret} is not in the server log`);
   });
 
   it('the stream tells the reason as a task_failed event, then done with the conversation in ERROR', async () => {

@@ -1,5 +1,6 @@
 import { resolveCallerPlaceholders, type CallerIdentity } from '../../security/auth-caller.ts';
 import type { SecretResolver } from '../../security/secret-references.ts';
+import { scrubCredentialsInText } from '../../security/secret-scrubbing.ts';
 import type { CompiledHttpCall } from './compile.ts';
 import { maskedRequestHeaders } from './credentials.ts';
 import { CALLER_MARKER, resolveSecrets, SecretValues } from './field-template.ts';
@@ -42,7 +43,7 @@ function parseUrl(text: string, secrets: SecretValues): URL {
   try {
     url = new URL(text);
   } catch {
-    throw new InvalidRequestUrlError(`the URL '${secrets.mask(text)}' is not valid`);
+    throw new InvalidRequestUrlError(`the URL '${scrubCredentialsInText(secrets.mask(text))}' is not valid`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new InvalidRequestUrlError(`the URL scheme '${url.protocol.replace(/:$/, '')}' is not http or https`);
