@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { invalid } from '../errors.ts';
 import { resourceKinds, type ResourceKindDefinition } from '../resources/kinds.ts';
 import type { ResourceService } from '../resources/service.ts';
-import { compileParameterValidator } from '../resources/validation.ts';
+import { compileBodyValidator, compileParameterValidator } from '../resources/validation.ts';
 import { resourceOriginOf, SpaceQuery } from './auth.ts';
 import type { TypedApp } from './typed-app.ts';
 
@@ -273,6 +273,49 @@ function registerKind(app: TypedApp, resources: ResourceService, kind: ResourceK
       return reply.header('Location', uri).send();
     },
   );
+
+  if (kind.patchLists !== undefined) {
+    const lists = Object.keys(kind.patchLists).join(', ');
+    app.patch(
+      `${base}/:id`,
+      {
+        config: { access: { roles: 'write', level: 'EDIT' } },
+        schema: {
+          tags,
+          summary: `Partly update a ${kind.title} (as upstream 6.x): creates version n+1 from the current version n`,
+          description: `Each instruction's document lists entries of ${lists}: SET replaces the entries with the same identity or adds them, DELETE removes them.`,
+          params: IdParams,
+          querystring: VersionQuery,
+          body: Type.Array(
+            Type.Object(
+              {
+                operation: Type.Union([Type.Literal('SET'), Type.Literal('DELETE')]),
+                document: Type.Object({}, { description: `a partial ${kind.title}: only ${lists}` }),
+              },
+              { additionalProperties: false },
+            ),
+            { minItems: 1 },
+          ),
+          response: {
+            200: {
+              description: '`Location` holds the reference of the new version',
+              headers: LocationHeader,
+              type: 'null',
+            },
+          },
+        },
+        // The instructions are checked here; each document is checked by the resource service, like any body.
+        validatorCompiler: ({ schema, httpPart }) =>
+          httpPart === 'body' ? compileBodyValidator(schema) : compileParameterValidator(schema),
+      },
+      async (request, reply) => {
+        const { id } = request.params;
+        const { version } = request.query;
+        const { uri } = await resources.patch(kind.name, id, version, request.body, request.caller);
+        return reply.header('Location', uri).send();
+      },
+    );
+  }
 
   app.delete(
     `${base}/:id`,

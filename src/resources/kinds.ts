@@ -212,6 +212,11 @@ export interface KindBody {
   readonly checkSemantics: (body: unknown) => readonly SemanticProblem[];
   /** Where a body holds references to other resources (export, import), in document order. */
   readonly references?: (body: unknown) => readonly BodyReference[];
+  /**
+   * The lists `PATCH <store>/<id>` edits (upstream 6.x: SET replaces or adds entries, DELETE removes them), each
+   * with what makes two entries the same one. Kinds without it take no PATCH.
+   */
+  readonly patchLists?: Readonly<Record<string, (entry: Record<string, unknown>) => string>>;
 }
 
 /** A reference in a body: where it is, and the kind it must name (any configuration kind when absent). */

@@ -19,6 +19,7 @@ import type {
 } from '../storage/ports.ts';
 import type { ResourceCatalogue } from './catalogue.ts';
 import { kindNamed, kindOfUriType, type ResourceKind } from './kinds.ts';
+import { dropUnavailableFields } from './upstream-fields.ts';
 import { formatReference, parseReference } from './uri.ts';
 import { compileBodyValidator, describeSchemaError } from './validation.ts';
 
@@ -45,6 +46,12 @@ export interface DescriptorListQuery {
   readonly index?: number | undefined;
   readonly limit?: number | undefined;
   readonly space?: string | undefined;
+}
+
+/** One instruction of an upstream-style PATCH (`[{"operation": "SET", "document": {...}}]`). */
+export interface PatchInstruction {
+  readonly operation: 'SET' | 'DELETE';
+  readonly document: unknown;
 }
 
 export const DEFAULT_PAGE_SIZE = 20;
@@ -79,7 +86,7 @@ export class ResourceService {
     if (rawBody === null || typeof rawBody !== 'object' || Array.isArray(rawBody)) {
       throw invalid(`A ${kind.title} must be a JSON object.`, { path: '$' });
     }
-    const body = kind.renameAliases(rawBody);
+    const body = dropUnavailableFields(kind.name, kind.renameAliases(rawBody));
     const validator = this.#validators.get(kind.name)!;
     if (!validator(body)) throw describeSchemaError(validator.errors![0]!, kind.title);
     const problems = kind.checkSemantics(body);
@@ -130,6 +137,44 @@ export class ResourceService {
     if (outcome.status === 'not-found') throw notFound(`No ${kind.title} with id ${id}.`);
     if (outcome.status === 'stale') throw staleVersion(kind, id, expectedVersion, outcome.currentVersion);
     return { id, version: outcome.version, uri: formatReference(kind.uriType, kind.storePath, id, outcome.version) };
+  }
+
+  /**
+   * Upstream 6.x partial update of version n: each instruction's document lists entries of the kind's
+   * `patchLists`; SET replaces the entries with the same identity or adds them at the end, DELETE removes them.
+   * The result is checked and stored as version n+1 exactly like an update (n must be the current version).
+   */
+  async patch(
+    kindName: string,
+    id: string,
+    expectedVersion: number,
+    instructions: readonly PatchInstruction[],
+    caller?: CallerAccess,
+  ) {
+    const kind = this.catalogue.named(kindName);
+    const lists = kind.patchLists;
+    if (lists === undefined) throw invalid(`A ${kind.title} cannot be patched; replace it with PUT.`);
+    checkId(id);
+    await this.authorize(id, caller, 'EDIT');
+    const body = JSON.parse(await this.read(kind.name, id, expectedVersion)) as Record<string, unknown>;
+    instructions.forEach(({ operation, document }, i) => {
+      const patch = this.validate(kind, document) as Record<string, unknown>;
+      const other = Object.keys(patch).find((field) => !(field in lists));
+      if (other !== undefined) {
+        throw invalid(
+          `A PATCH of a ${kind.title} edits only ${Object.keys(lists).join(', ')}; '${other}' (instruction ${i}) needs a PUT.`,
+          { path: `$[${i}].document.${other}` },
+        );
+      }
+      for (const [field, identity] of Object.entries(lists)) {
+        const entries = patch[field] as Record<string, unknown>[] | undefined;
+        if (entries === undefined) continue;
+        const named = new Set(entries.map(identity));
+        const kept = ((body[field] ?? []) as Record<string, unknown>[]).filter((entry) => !named.has(identity(entry)));
+        body[field] = operation === 'SET' ? [...kept, ...entries] : kept;
+      }
+    });
+    return this.update(kind.name, id, expectedVersion, body, caller);
   }
 
   async delete(

@@ -89,4 +89,9 @@ export const dictionaryKind: ResourceKindDefinition = {
   schema: DictionarySchema,
   renameAliases: aliasRenamer(aliases, DictionarySchema),
   checkSemantics,
+  patchLists: {
+    words: (entry) => String(entry.word),
+    phrases: (entry) => String(entry.phrase),
+    regExs: (entry) => String(entry.regEx),
+  },
 };

@@ -88,6 +88,13 @@ export const LlmTaskSchema = closed(
     anchorFirstSteps: Type.Optional(
       Type.Integer({ minimum: 0, description: 'First steps always kept in the history (default 2).' }),
     ),
+    maxToolIterations: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description:
+          "Agent mode: model calls of one turn's tool loop at most (default 10; upstream 6.x field, also read from the parameter of that name).",
+      }),
+    ),
     retry: Type.Optional(LlmRetrySchema),
     streamingTimeoutSeconds: Type.Optional(
       Type.Integer({ minimum: 1, description: 'Backstop for a streamed answer (default 120).' }),

@@ -177,4 +177,6 @@ export const outputKind: ResourceKindDefinition = {
   schema: OutputSetSchema,
   renameAliases: aliasRenamer(aliases, OutputSetSchema),
   checkSemantics: () => [],
+  // One entry per action and occurrence (an absent timesOccurred is 0).
+  patchLists: { outputSet: (entry) => JSON.stringify([entry.action, entry.timesOccurred ?? 0]) },
 };

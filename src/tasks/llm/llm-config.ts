@@ -29,6 +29,7 @@ export interface LlmTaskConfig {
   readonly builtInToolsWhitelist?: readonly string[];
   readonly enableHttpCallTools?: boolean;
   readonly conversationHistoryLimit?: number;
+  readonly maxToolIterations?: number;
   readonly retry?: Partial<RetryPolicy>;
 }
 
@@ -66,6 +67,8 @@ export interface CompiledLlmTask {
   readonly responseObjectName: string;
   readonly responseMetadataObjectName: string | undefined;
   readonly historyLimit: number;
+  /** Bound of the tool loop (model calls in one turn) when the task sets it; else the parameter or the default. */
+  readonly maxToolIterations: number | undefined;
   readonly retry: RetryPolicy;
   /** Agent mode: built-in tools enabled or HTTP-call tools listed. */
   readonly agentMode: boolean;
@@ -166,6 +169,7 @@ export async function compileLlmTask(
     responseObjectName: config.responseObjectName?.trim() || id,
     responseMetadataObjectName: config.responseMetadataObjectName,
     historyLimit: config.conversationHistoryLimit ?? DEFAULT_HISTORY_LIMIT,
+    maxToolIterations: config.maxToolIterations,
     retry,
     agentMode: config.enableBuiltInTools === true || references.length > 0,
     tools,

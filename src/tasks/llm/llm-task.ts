@@ -216,7 +216,10 @@ async function runTask(
   let maxSteps: number;
   try {
     spec = deps.models.spec(task.type, parameters);
-    maxSteps = Math.max(1, integer(parameters, 'maxSteps', 'maxToolIterations') ?? DEFAULT_MAX_STEPS);
+    maxSteps = Math.max(
+      1,
+      task.maxToolIterations ?? integer(parameters, 'maxToolIterations', 'maxSteps') ?? DEFAULT_MAX_STEPS,
+    );
   } catch (error) {
     if (error instanceof ProviderConfigurationError || error instanceof ParameterError)
       throw new Error(hide(`LLM task '${task.id}': ${error.message}`));
