@@ -19,6 +19,7 @@ import type { Settings } from '../settings.ts';
 import type { Storage } from '../storage/ports.ts';
 import { rewriteLegacyPath } from './legacy-paths.ts';
 import { a2aRoutes } from './a2a.ts';
+import { agentSetupRoutes } from './agent-setup.ts';
 import { auditRoutes } from './audit.ts';
 import { authPlugin, registerWithAccess } from './auth.ts';
 import { backupRoutes } from './backup.ts';
@@ -142,6 +143,11 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   await app.register(storeRoutes, { resources: services.resources });
   await app.register(deploymentRoutes, { deployments: services.deployments, resources: services.resources });
+  await app.register(agentSetupRoutes, {
+    resources: services.resources,
+    deployments: services.deployments,
+    vault: services.vault,
+  });
   await app.register(conversationRoutes, { conversations: services.conversations });
   await app.register(botRoutes, { conversations: services.conversations });
   await app.register(managedRoutes, { triggers: services.triggers });
