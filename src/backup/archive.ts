@@ -2,7 +2,7 @@ import { AppError, invalid } from '../errors.ts';
 import type { ResourceCatalogue } from '../resources/catalogue.ts';
 import { kindNamed, type KindName } from '../resources/kinds.ts';
 import { AGENT_FILE_PATTERN, classifyEntry, descriptorFileName } from './layout.ts';
-import { migrateLegacyContent } from './legacy-migration.ts';
+import { readBody } from '../resources/upstream-migrations.ts';
 import { formatJsonPath, parseLooseReference, referenceSlots, type JsonPath } from './references.ts';
 import { isRecord, nestsDeeperThan } from '../shared/json.ts';
 
@@ -129,7 +129,7 @@ export function readArchive(
     if (seen) return seen;
     let body: unknown;
     try {
-      body = catalogue.named(kind).renameAliases(migrateLegacyContent(parseJson(file)));
+      body = readBody(catalogue.named(kind), parseJson(file));
     } catch (error) {
       throw withFile(file, error);
     }

@@ -1,22 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { strToU8, zipSync } from 'fflate';
-import { migrateText } from './legacy-migration.ts';
 import { scrubSecretFields } from '../security/secret-scrubbing.ts';
 import { readZip, unsafeEntryName, ZipTooLargeError } from './zip-reader.ts';
-
-test('Thymeleaf inline expressions, blocks and legacy vault references are migrated', () => {
-  const cases: [string, string][] = [
-    ['[[${memory.current.input}]]', '{memory.current.input}'],
-    ['Hi [[${ properties.name }]] and [(${context.x})]!', 'Hi {properties.name} and {context.x}!'],
-    ['[# th:each="city : ${properties.cities}"][[${city}]], [/]', '{#for city in properties.cities}{city}, {/for}'],
-    ['[# th:each="c, stat : ${list}"][# th:if="${c.ok}"]ok[/][/]', '{#for c in list}{#if c.ok}ok{/if}{/for}'],
-    ['[# th:unless="${done}"]todo[/]', '{#if !(done)}todo{/if}'],
-    ['${eddivault:openai} and ${svcvault:tenant/key}', '${vault:openai} and ${vault:tenant/key}'],
-    ['${vault:kept} {already.brace} plain [/] [[ x ]]', '${vault:kept} {already.brace} plain [/] [[ x ]]'],
-  ];
-  for (const [legacy, migrated] of cases) assert.equal(migrateText(legacy), migrated, legacy);
-});
 
 test('entry names: relative paths only', () => {
   assert.equal(unsafeEntryName('a/b/c.json'), undefined);

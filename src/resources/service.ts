@@ -20,6 +20,7 @@ import type {
 import type { ResourceCatalogue } from './catalogue.ts';
 import { kindNamed, kindOfUriType, type ResourceKind } from './kinds.ts';
 import { dropUnavailableFields } from './upstream-fields.ts';
+import { readBody } from './upstream-migrations.ts';
 import { formatReference, parseReference } from './uri.ts';
 import { compileBodyValidator, describeSchemaError } from './validation.ts';
 
@@ -86,7 +87,7 @@ export class ResourceService {
     if (rawBody === null || typeof rawBody !== 'object' || Array.isArray(rawBody)) {
       throw invalid(`A ${kind.title} must be a JSON object.`, { path: '$' });
     }
-    const body = dropUnavailableFields(kind.name, kind.renameAliases(rawBody));
+    const body = dropUnavailableFields(kind.name, readBody(kind, rawBody));
     const validator = this.#validators.get(kind.name)!;
     if (!validator(body)) throw describeSchemaError(validator.errors![0]!, kind.title);
     const problems = kind.checkSemantics(body);

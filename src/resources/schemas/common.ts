@@ -73,7 +73,7 @@ export function indexPath(path: string, index: number): string {
 export type JsonObject = Record<string, unknown>;
 
 /** Sets an own property, also for keys such as `__proto__` that plain assignment would treat specially. */
-function setOwn(target: JsonObject, key: string, value: unknown): void {
+export function setOwn(target: JsonObject, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
@@ -335,7 +335,7 @@ function typeMatches(schema: SchemaNode, value: unknown): boolean {
 }
 
 /** The sub-schema that applies to `value` once if/then/else, anyOf and allOf-of-if/then are resolved. */
-function effectiveSchema(schema: SchemaNode, value: unknown): SchemaNode {
+export function effectiveSchema(schema: SchemaNode, value: unknown): SchemaNode {
   let current = schema;
   for (let guard = 0; guard < 16; guard++) {
     const condition = current.if;
