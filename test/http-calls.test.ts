@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { createResource, deployAgent, sendMessage, startConversation } from './support/agents.ts';
-import type { client } from './support/http.ts';
+import { closedPort, type client } from './support/http.ts';
 import { serverOfBlock, storeTypes } from './support/server.ts';
 
 /**
@@ -288,15 +288,6 @@ async function buildAgent(api: ReturnType<typeof client>, targetUrl: string, ref
   });
 }
 
-/** A port nothing listens on: bound once, then closed. */
-async function closedPortUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}`;
-}
-
 function entry(answer: any, key: string): unknown {
   const step = answer.conversationSteps.at(-1);
   return step.conversationStep.find((candidate: { key: string }) => candidate.key === key)?.value;
@@ -313,7 +304,7 @@ for (const storeType of storeTypes) {
       await target.start();
       const stored = await api.put('/secretstore/secrets/default/apiToken', { json: { value: API_TOKEN } });
       assert.equal(stored.status, 200, stored.text);
-      agentId = await buildAgent(api, target.url, await closedPortUrl());
+      agentId = await buildAgent(api, target.url, `http://127.0.0.1:${await closedPort()}`);
     });
     after(async () => {
       await target.stop();
@@ -522,7 +513,7 @@ for (const storeType of storeTypes) {
 
     before(async () => {
       await target.start();
-      agentId = await buildAgent(api, target.url, await closedPortUrl());
+      agentId = await buildAgent(api, target.url, `http://127.0.0.1:${await closedPort()}`);
     });
     after(async () => {
       await target.stop();

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { createResource, deployAgent, sendMessage, startConversation } from './support/agents.ts';
 import { startFakeOpenAi, type FakeProvider } from './support/fake-llm/index.ts';
+import { closedPort } from './support/http.ts';
 import { serverOfBlock } from './support/server.ts';
 
 /**
@@ -18,15 +17,6 @@ const HEADER_TOKEN = 'header-token-0a9b8c7d6e';
 const LITERAL_TOKEN = 'literal-query-token-7731';
 const LITERAL_PASSWORD = 'literal-password-4412';
 const API_KEY = 'sk-test-SECRET-key-turn-errors-0123';
-
-/** A port nothing listens on: bound once, then closed. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** One rule per action: it fires when the message's context `do` names the action. */
 function rulesFor(actions: readonly string[]) {

@@ -124,7 +124,7 @@ export function scrubSecretFields(kind: string, body: unknown): { body: unknown;
 const URL_USERINFO = /\b([a-z][a-z\d+.-]*:\/\/)[^\s/?#@'"]+@/gi;
 const SECRET_QUERY_PARAMETER =
   /([?&][^=&\s'"#]*(?:api[-_]?key|secret|token|password|passwd|access[-_]?key|credential|auth|signature|sig|key)[^=&\s'"#]*=)[^&\s'"#]+/gi;
-const AUTHORIZATION_VALUE = /\b(bearer|basic|token)\s+[\w\-.~+/=]{4,}/gi;
+const AUTHORIZATION_VALUE = /\b(bearer|basic)\s+[\w\-.~+/]{8,}=*/gi;
 
 /**
  * `text` with credentials that may sit in it without being known secret values masked: the user part of URLs

@@ -1,3 +1,6 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
 /** A small fetch wrapper for black-box tests: sends JSON or raw text, returns status, headers and the parsed body. */
 export interface Answer {
   readonly status: number;
@@ -44,4 +47,13 @@ export function client(baseUrl: () => string) {
     patch: (path: string, options?: RequestOptions) => call(baseUrl(), 'PATCH', path, options),
     delete: (path: string, options?: RequestOptions) => call(baseUrl(), 'DELETE', path, options),
   };
+}
+
+/** A loopback port nothing listens on (bound once, then closed): a connection to it is refused. */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }
