@@ -559,7 +559,7 @@ for (const storeType of storeTypes) {
 
     it('preview is a dry run: it lists every resource with its action and writes nothing', async () => {
       const before = await storeSnapshot(freshApi);
-      const preview = await importZip(fresh.url, zip, '', '/backup/import/preview');
+      const preview = await importZip(fresh.url, zip, '?strategy=create', '/backup/import/preview');
       assert.equal(preview.status, 200, preview.text);
       assert.equal(preview.json.strategy, 'create');
       assert.deepEqual(preview.json.agent, {
@@ -581,6 +581,16 @@ for (const storeType of storeTypes) {
       const merge = await importZip(fresh.url, zip, '?strategy=merge', '/backup/import/preview');
       assert.equal(merge.status, 200, merge.text);
       assert.equal(merge.json.agent.action, 'UPDATE');
+      // Without a strategy: what importing would do to the resources already here (matched by origin id).
+      const unspecified = await importZip(fresh.url, zip, '', '/backup/import/preview');
+      assert.equal(unspecified.status, 200, unspecified.text);
+      assert.equal(unspecified.json.strategy, 'merge');
+      assert.deepEqual(unspecified.json.agent, merge.json.agent);
+      assert.deepEqual(unspecified.json.resources, merge.json.resources);
+      assert.ok(
+        unspecified.json.resources.some((r: { action: string }) => r.action === 'SKIP'),
+        unspecified.text,
+      );
       assert.deepEqual(await storeSnapshot(freshApi), before);
     });
 

@@ -78,10 +78,19 @@ export class BackupService {
     return (await this.#exporter.build(agentId, resolved)).zip;
   }
 
-  /** What an import would do; writes nothing. */
-  async preview(zip: Uint8Array, options: ImportOptions, caller?: CallerAccess): Promise<ImportPreview> {
-    checkStrategy(options, caller);
-    return previewOf(await this.#plan(zip, options), false);
+  /**
+   * What an import would do; writes nothing. Without a strategy: what it would do to the resources already here,
+   * matched by origin id (`merge`), for a caller who may import so; `create` for a restricted caller.
+   */
+  async preview(
+    zip: Uint8Array,
+    options: Omit<ImportOptions, 'strategy'> & Partial<ImportOptions>,
+    caller?: CallerAccess,
+  ): Promise<ImportPreview> {
+    const strategy = options.strategy ?? (caller?.restricted ? 'create' : 'merge');
+    const chosen = { ...options, strategy };
+    checkStrategy(chosen, caller);
+    return previewOf(await this.#plan(zip, chosen), false);
   }
 
   /** `owner`: owner and space recorded on the resources it creates (authentication on). */

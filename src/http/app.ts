@@ -115,7 +115,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   await app.register(swagger, {
     openapi: {
-      openapi: '3.0.3',
+      openapi: '3.1.0',
       info: {
         title: 'Conversational agent orchestration service',
         description: 'Versioned agent configuration, deployment, conversations and operations.',

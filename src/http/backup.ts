@@ -25,11 +25,11 @@ const ExportQuery = Type.Object(
   { additionalProperties: true },
 );
 const FileParams = Type.Object({ file: Type.String({ description: 'download name <agentId>-<version>.zip' }) });
+const strategy = (options: { default?: string; description: string }) =>
+  Type.Unsafe<(typeof STRATEGIES)[number]>({ type: 'string', enum: [...STRATEGIES], ...options });
 const ImportQuery = Type.Object(
   {
-    strategy: Type.Unsafe<(typeof STRATEGIES)[number]>({
-      type: 'string',
-      enum: [...STRATEGIES],
+    strategy: strategy({
       default: 'create',
       description: 'create (new ids), merge (match by origin id), upgrade (match by position)',
     }),
@@ -40,6 +40,19 @@ const ImportQuery = Type.Object(
     ),
     targetAgentId: Type.Optional(
       Type.String({ description: 'agent to merge into or to upgrade (default: by origin id, or by name for upgrade)' }),
+    ),
+  },
+  { additionalProperties: true },
+);
+
+const PreviewQuery = Type.Object(
+  {
+    ...ImportQuery.properties,
+    strategy: Type.Optional(
+      strategy({
+        description:
+          'as for the import; without it, what the import would do to existing resources: merge (match by origin id) for admins, create for others (the only strategy they may import with)',
+      }),
     ),
   },
   { additionalProperties: true },
@@ -64,7 +77,10 @@ const ImportBody = Type.Composite([
   PreviewBody,
 ]);
 
-function importOptions(query: Static<typeof ImportQuery>): ImportOptions {
+/** The import options of a query; the strategy as given (the import's query has a default, the preview's not). */
+function importOptions<Q extends Static<typeof PreviewQuery>>(
+  query: Q,
+): Omit<ImportOptions, 'strategy'> & { strategy: Q['strategy'] } {
   const selected = query.selectedResources
     ?.split(',')
     .map((id) => id.trim())
@@ -170,7 +186,7 @@ export async function backupRoutes(app: TypedApp, deps: { backup: BackupService;
       schema: {
         tags: ['backup'],
         summary: 'Dry run of an import: what would be created, updated or skipped; writes nothing',
-        querystring: ImportQuery,
+        querystring: PreviewQuery,
         response: { 200: PreviewBody },
       },
     },

@@ -172,6 +172,26 @@ function conversationDescriptor(row: ConversationRow): Static<typeof Conversatio
 }
 
 const emptyReply = (reply: FastifyReply) => reply.code(200).send();
+
+/** The filters of the conversation list (and of the bulk delete). */
+const conversationFilter = {
+  agentId: Type.Optional(Type.String()),
+  agentVersion: Type.Optional(Type.Integer({ minimum: 1 })),
+  userId: Type.Optional(Type.String()),
+  environment: Type.Optional(Type.String()),
+  conversationState: Type.Optional(ConversationSnapshotSchema.properties.conversationState),
+};
+const ConversationFilter = Type.Object(conversationFilter);
+
+function filterOf(query: Static<typeof ConversationFilter>) {
+  return {
+    agentId: query.agentId,
+    agentVersion: query.agentVersion,
+    userId: query.userId,
+    environment: query.environment === undefined ? undefined : normalizeEnvironment(query.environment),
+    state: query.conversationState,
+  };
+}
 const TextBoolean = Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'text/plain' });
 
 export async function conversationRoutes(app: TypedApp, deps: { conversations: ConversationService }): Promise<void> {
@@ -371,11 +391,7 @@ export async function conversationRoutes(app: TypedApp, deps: { conversations: C
           {
             index: Type.Integer({ default: 0, minimum: 0 }),
             limit: Type.Integer({ default: 20, minimum: 1, maximum: 10_000 }),
-            agentId: Type.Optional(Type.String()),
-            agentVersion: Type.Optional(Type.Integer({ minimum: 1 })),
-            userId: Type.Optional(Type.String()),
-            environment: Type.Optional(Type.String()),
-            conversationState: Type.Optional(ConversationSnapshotSchema.properties.conversationState),
+            ...conversationFilter,
           },
           { additionalProperties: true },
         ),
@@ -385,18 +401,37 @@ export async function conversationRoutes(app: TypedApp, deps: { conversations: C
     async (request) => {
       const { query } = request;
       const rows = await conversations.list(
-        {
-          index: query.index,
-          limit: query.limit,
-          agentId: query.agentId,
-          agentVersion: query.agentVersion,
-          userId: query.userId,
-          environment: query.environment === undefined ? undefined : normalizeEnvironment(query.environment),
-          state: query.conversationState,
-        },
+        { index: query.index, limit: query.limit, ...filterOf(query) },
         request.caller,
       );
       return rows.map(conversationDescriptor);
+    },
+  );
+
+  app.delete(
+    '/conversationstore/conversations',
+    {
+      config: { access: { roles: 'admin' } },
+      schema: {
+        tags: storeTags,
+        summary: 'Delete every conversation (matching the filters) last active more than deleteOlderThanDays ago',
+        querystring: Type.Object(
+          {
+            deleteOlderThanDays: Type.Integer({
+              minimum: 0,
+              maximum: 1_000_000,
+              description: 'days since the last activity; 0 deletes every matching conversation',
+            }),
+            ...conversationFilter,
+          },
+          { additionalProperties: true },
+        ),
+        response: { 200: Type.Object({ deleted: Type.Integer({ description: 'how many were deleted' }) }) },
+      },
+    },
+    async (request) => {
+      const { query } = request;
+      return { deleted: await conversations.deleteOlderThan(filterOf(query), query.deleteOlderThanDays) };
     },
   );
 

@@ -10,11 +10,10 @@ import type { TypedApp } from './typed-app.ts';
 /**
  * The web manager (a single-page application built by Vite into `web/dist`, see `web/`), served at `/`.
  *
- * Files of the build are served as they are (hashed assets cached for a year). Any other GET of a path without
- * a file extension answers `index.html`, so a deep link such as `/manager/agents/<id>` survives a reload; the
- * application's own router then shows the screen. Not swallowed: paths under the API's own prefixes (`/q/`,
- * `/agents/`, the stores, ...), which keep the service's 404 problem, and missing files with an extension
- * (`/favicon.ico` is a 404).
+ * Files of the build are served as they are (hashed assets cached for a year). `/` and any path under
+ * `/manager/` without a file extension answer `index.html`, so a deep link such as `/manager/agents/<id>` survives
+ * a reload; the application's own router then shows the screen. Every other path no route serves (an API path
+ * such as `/agentstore/nothing`, a missing file such as `/favicon.ico`) keeps the service's 404 problem.
  *
  * `GET /manager/config.json` tells the manager how to sign in: `{authEnabled, issuer, clientId}` (issuer:
  * `svc.oidc.public-url`, the identity provider's address as browsers reach it, else `svc.oidc.auth-server-url`;
@@ -25,48 +24,8 @@ import type { TypedApp } from './typed-app.ts';
 
 export const DEFAULT_MANAGER_DIR = fileURLToPath(new URL('../../web/dist/', import.meta.url));
 
-/** First path segments that belong to the API (and its upstream aliases): never answered with the manager. */
-const API_PREFIXES = new Set([
-  'q',
-  'administration',
-  'agents',
-  'bots',
-  'managedbots',
-  'conversationstore',
-  'descriptorstore',
-  'deploymentstore',
-  'regulardictionarystore',
-  'dictionarystore',
-  'behaviorstore',
-  'rulestore',
-  'outputstore',
-  'packagestore',
-  'workflowstore',
-  'agentstore',
-  'botstore',
-  'propertysetterstore',
-  'httpcallsstore',
-  'apicallstore',
-  'langchainstore',
-  'llmstore',
-  'bottriggerstore',
-  'agenttriggerstore',
-  'secretstore',
-  'backup',
-  'a2a',
-  '.well-known',
-  'workspaces',
-  'llm',
-  'langchain',
-  'mcp',
-  'ragstore',
-  'userstore',
-  'usermemorystore',
-  'groupstore',
-  'schedulestore',
-  'auditstore',
-  'api',
-]);
+/** The first path segment of the manager's own screens (its router's base); other paths are never the shell. */
+const MANAGER_SEGMENT = 'manager';
 
 export interface ManagerOptions {
   /** The built manager (default: `web/dist` of this checkout). */
@@ -114,9 +73,9 @@ export async function managerRoutes(app: TypedApp, options: ManagerOptions): Pro
     const pathname = decodeURIComponent((request.url.split('?')[0] ?? '/').replace(/\/{2,}/g, '/'));
     if (pathname === MANAGER_CONFIG_PATH) return reply.header('cache-control', 'no-store').send(config);
     const segments = pathname.split('/').filter(Boolean);
-    if (segments.length > 0 && API_PREFIXES.has(segments[0]!)) return reply.callNotFound();
     const last = segments[segments.length - 1] ?? '';
     const hasExtension = /\.[A-Za-z0-9]+$/.test(last);
+    if (!hasExtension && segments.length > 0 && segments[0] !== MANAGER_SEGMENT) return reply.callNotFound();
 
     if (!built) {
       if (hasExtension) return reply.callNotFound();

@@ -118,3 +118,11 @@ test('a compiled path is reused on different data', () => {
   assert.equal(path.evaluate({ properties: { count: 1 } }), 2);
   assert.equal(path.evaluate({ properties: { count: 41 } }), 42);
 });
+
+test("'input' is the current step's input unless the data has an input of its own (a context)", () => {
+  assert.equal(evaluate('input'), 'Vienna');
+  assert.equal(evaluate("input+'!'"), 'Vienna!');
+  assert.deepEqual(evaluate('input', { ...data, input: { city: 'Graz' } }), { city: 'Graz' });
+  assert.equal(evaluate('input.city', { ...data, input: { city: 'Graz' } }), 'Graz');
+  assert.equal(evaluate('input', { properties: {} }), undefined);
+});

@@ -3,6 +3,8 @@ import { parsePath, PathSyntaxError, resolvePath, type PathSegment } from '../te
 /**
  * The `fromObjectPath` language of property instructions (reference §7.3), compiled once at deploy time:
  * - a dot path from the template data root, `[i]` indexing lists: `memory.current.httpCalls.weather.list[0].name`;
+ *   `input` (the spec's short form) is the user's input, `memory.current.input`, unless the data has an `input`
+ *   of its own (a context named `input`);
  * - a single-quoted literal, returned as it is: `'fixed text'` (`\'` and `\\` escape a quote and a backslash);
  * - a number literal: `1`, `2.5`;
  * - operands joined by `+` / `-`, left to right: `properties.count+1`, `properties.count - 1`,
@@ -152,8 +154,17 @@ function combine(operator: Operator, left: unknown, right: unknown, source: stri
   throw new ObjectPathEvaluationError(`cannot subtract ${describe(right)} from ${describe(left)} in path '${source}'`);
 }
 
+const CURRENT_STEP = ['memory', 'current'] as const;
+
+/** Resolves a path from the data root; `input...` not found there is read from the current step's output. */
+function resolveFromRoot(data: unknown, segments: readonly PathSegment[]): unknown {
+  const found = resolvePath(data, segments);
+  if (found !== undefined || segments[0] !== 'input') return found;
+  return resolvePath(data, [...CURRENT_STEP, ...segments]);
+}
+
 function evaluateOperand(operand: Operand, data: unknown): unknown {
-  return operand.kind === 'path' ? resolvePath(data, operand.segments) : operand.value;
+  return operand.kind === 'path' ? resolveFromRoot(data, operand.segments) : operand.value;
 }
 
 /** Compiles a `fromObjectPath`; throws `ObjectPathSyntaxError` when it is malformed. */
@@ -163,7 +174,7 @@ export function compileObjectPath(source: string): CompiledObjectPath {
   if (rest.length === 0) {
     if (first.kind === 'path') {
       const segments = first.segments;
-      return { source, evaluate: (data) => resolvePath(data, segments) };
+      return { source, evaluate: (data) => resolveFromRoot(data, segments) };
     }
     const value = first.value;
     return { source, evaluate: () => value };

@@ -131,6 +131,8 @@ export function conversationReference(id: string): string {
  * starts conversations only with agents it may USE and only as itself, and it reads, continues, lists and deletes
  * only its own conversations (another user's conversation is a 404, as if it did not exist; ids are random).
  */
+const DAY_MILLIS = 24 * 60 * 60 * 1000;
+
 export class ConversationService {
   readonly #options: ConversationServiceOptions;
   readonly #store: ConversationStore;
@@ -343,10 +345,34 @@ export class ConversationService {
   async delete(conversationId: string, caller?: CallerAccess): Promise<void> {
     checkConversationId(conversationId);
     if (caller?.restricted) await this.get(conversationId, caller);
-    await this.#exclusive(conversationId, async () => {
+    if (!(await this.#remove(conversationId))) throw unknownConversation(conversationId);
+  }
+
+  /** Removes a conversation from the cache and the store, as its only writer; false when it was unknown. */
+  #remove(conversationId: string): Promise<boolean> {
+    return this.#exclusive(conversationId, async () => {
       this.#cache.delete(conversationId);
-      if (!(await this.#store.delete(conversationId))) throw unknownConversation(conversationId);
+      return this.#store.delete(conversationId);
     });
+  }
+
+  /**
+   * Deletes every conversation matching `filter` last active more than `days` days ago; answers how many. The
+   * matching ids are collected first (deleting while paging would shift the pages), then each is deleted as
+   * `delete` does; one deleted meanwhile by someone else is not counted. Admins only (the route says so).
+   */
+  async deleteOlderThan(filter: Omit<ConversationQuery, 'index' | 'limit'>, days: number): Promise<number> {
+    const before = this.#clock() - days * DAY_MILLIS;
+    const page = 1_000;
+    const ids: string[] = [];
+    for (let index = 0; ; index++) {
+      const rows = await this.#store.list({ ...filter, index, limit: page });
+      for (const row of rows) if (row.lastModifiedOn < before) ids.push(row.id);
+      if (rows.length < page) break;
+    }
+    let deleted = 0;
+    for (const id of ids) if (await this.#remove(id)) deleted++;
+    return deleted;
   }
 
   /**

@@ -71,6 +71,17 @@ export function uriReferences(kind: KindName): readonly TaskReference[] {
   ];
 }
 
+/**
+ * The reference a step gives in `uri`: in `config` or, as upstream workflows also write it, in `extensions` (the
+ * workflow's write-time check refuses two different ones). Blank counts as absent.
+ */
+export function stepUri(
+  config: { readonly uri?: string | undefined },
+  extensions: { readonly uri?: string | undefined },
+): string | undefined {
+  return config.uri?.trim() || extensions.uri?.trim() || undefined;
+}
+
 /** A deployment failed for a reason the agent's author can fix; the message is shown as the deployment error. */
 export class DeploymentError extends Error {
   constructor(message: string) {

@@ -63,7 +63,8 @@ export function scrubSecretValue(value: unknown, secret: string): unknown {
  * - agent channel settings (`appSecret`, `verificationToken`, `pageAccessToken`, and anything named like those).
  */
 
-const SECRET_PARAMETER = /(api[-_]?key|secret|token|password|passwd|access[-_]?key|credential)/i;
+/** Names of settings and parameters that hold a credential. */
+export const SECRET_PARAMETER = /(api[-_]?key|secret|token|password|passwd|access[-_]?key|credential)/i;
 const SECRET_HEADER = /(authorization|cookie|api[-_]?key|token|secret|password|credential|auth)/i;
 
 export interface ScrubbedField {

@@ -5,18 +5,21 @@ import {
   canonicalReference,
   checkReference,
   closed,
+  fieldPath,
   indexPath,
   stringMap,
   type AliasSpec,
 } from './common.ts';
 import { isRecord } from '../../shared/json.ts';
+import { SECRET_PARAMETER } from '../../security/secret-scrubbing.ts';
+import { VAULT_REFERENCE } from '../../security/secret-references.ts';
 
 export const ChannelSchema = closed(
   {
     type: Type.String({ description: 'Channel type URI, e.g. a messaging-platform channel.' }),
     config: Type.Optional(
       stringMap(
-        'Channel settings; for the messaging-platform channel appSecret, verificationToken and pageAccessToken (secrets).',
+        'Channel settings; for the messaging-platform channel appSecret, verificationToken and pageAccessToken: secrets, given only as vault references ${vault:NAME} (never stored or returned in clear).',
       ),
     ),
   },
@@ -45,9 +48,32 @@ const aliases: AliasSpec = {
   fields: { packages: { value: canonicalReference } },
 };
 
+/**
+ * Channel settings named like a credential (`appSecret`, `verificationToken`, `pageAccessToken`, ...) hold vault
+ * references only (or nothing): a literal would be stored and returned in clear like any other agent field.
+ */
+function checkChannelSecrets(channels: unknown): SemanticProblem[] {
+  if (!Array.isArray(channels)) return [];
+  return channels.flatMap((channel, i) => {
+    if (!isRecord(channel) || !isRecord(channel.config)) return [];
+    const at = fieldPath(indexPath('$.channels', i), 'config');
+    return Object.entries(channel.config)
+      .filter(([name, value]) => SECRET_PARAMETER.test(name) && typeof value === 'string')
+      .filter(([, value]) => (value as string).replace(VAULT_REFERENCE, '').trim() !== '')
+      .map(([name]) => ({
+        path: fieldPath(at, name),
+        message: `The channel secret ${fieldPath(at, name)} must be a vault reference \${vault:NAME}: store the value with PUT /secretstore/secrets/default/<NAME> and give its reference (secrets are never kept in clear).`,
+      }));
+  });
+}
+
 function checkSemantics(body: unknown): SemanticProblem[] {
-  if (!isRecord(body) || !Array.isArray(body.packages)) return [];
-  return body.packages.flatMap((uri, i) => checkReference(uri, indexPath('$.packages', i), ['workflow']) ?? []);
+  if (!isRecord(body)) return [];
+  const packages = Array.isArray(body.packages) ? body.packages : [];
+  return [
+    ...packages.flatMap((uri, i) => checkReference(uri, indexPath('$.packages', i), ['workflow']) ?? []),
+    ...checkChannelSecrets(body.channels),
+  ];
 }
 
 export const agentKind: ResourceKindDefinition = {

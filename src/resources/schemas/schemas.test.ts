@@ -373,7 +373,7 @@ const basicAgent = {
   channels: [
     {
       type: 'svc://ai.svc.channel.messenger',
-      config: { appSecret: 'a', verificationToken: 'b', pageAccessToken: 'c' },
+      config: { appSecret: '${vault:APP_SECRET}', verificationToken: '${vault:VERIFY}', pageAccessToken: '' },
     },
   ],
   description: 'Says hello.',

@@ -31,16 +31,18 @@ const groups = {
   ],
 };
 
-test('the task type, its alias, and config.uri being required', async () => {
+test('the task type, its alias, and a uri (config or extensions) being required', async () => {
   const task = behaviorTask;
   assert.equal(task.type, 'ai.svc.behavior');
   assert.deepEqual(task.aliases, ['ai.svc.rules']);
   assert.equal(new TaskRegistry([task]).get('ai.svc.rules'), task);
   const resolve = async () => groups;
-  await assert.rejects(
-    async () => compileStep(task, { config: {}, extensions: { uri: SET_URI } }, resolve),
-    DeploymentError,
-  );
+  let fromExtensions: string | undefined;
+  await compileStep(task, { config: {}, extensions: { uri: SET_URI } }, async (uri) => {
+    fromExtensions = uri;
+    return groups;
+  });
+  assert.equal(fromExtensions, SET_URI);
   await assert.rejects(async () => compileStep(task, { config: { uri: ' ' } }, resolve), DeploymentError);
   await assert.rejects(
     async () => compileStep(task, { config: { uri: SET_URI, surprise: true } }, resolve),

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { closed } from '../../resources/schemas/common.ts';
-import { defineTask, DeploymentError, uriReferences } from '../../runtime/tasks.ts';
+import { defineTask, DeploymentError, stepUri, uriReferences } from '../../runtime/tasks.ts';
 import type { Turn } from '../../runtime/turn.ts';
 import {
   allOf,
@@ -196,14 +196,17 @@ export const behaviorTask = defineTask({
   ),
   extensionsSchema: closed(
     { uri },
-    { description: "Accepted for upstream workflows; the behavior task reads 'config.uri'." },
+    { description: "The behavior set (when 'config.uri' is not given), as upstream workflows write it." },
   ),
   references: uriReferences('behavior'),
-  async compile(config, _extensions, context) {
-    if (config.uri === undefined || config.uri.trim() === '') {
-      throw new DeploymentError("The behavior task needs 'config.uri', the reference of its behavior set.");
+  async compile(config, extensions, context) {
+    const reference = stepUri(config, extensions);
+    if (reference === undefined) {
+      throw new DeploymentError(
+        "The behavior task needs 'config.uri' (or 'extensions.uri'), the reference of its behavior set.",
+      );
     }
-    const { groups, options: fromSet } = compileBehaviorSet(await context.resolve(config.uri, 'behavior'));
+    const { groups, options: fromSet } = compileBehaviorSet(await context.resolve(reference, 'behavior'));
     const options: BehaviorOptions = {
       appendActions: config.appendActions ?? fromSet.appendActions ?? true,
       expressionsAsActions: config.expressionsAsActions ?? fromSet.expressionsAsActions ?? false,

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { closed } from '../../resources/schemas/common.ts';
-import { defineTask, DeploymentError, uriReferences } from '../../runtime/tasks.ts';
+import { defineTask, DeploymentError, stepUri, uriReferences } from '../../runtime/tasks.ts';
 import { compileHttpCallSet, type CompiledHttpCall } from './compile.ts';
 
 /**
@@ -48,7 +48,7 @@ export const httpCallsTask = defineTask({
   async compile(config, extensions, context) {
     const executor = context.services.httpCalls;
     if (!executor) throw new DeploymentError('HTTP calls are not available in this service.');
-    const reference = config.uri?.trim() || extensions.uri?.trim();
+    const reference = stepUri(config, extensions);
     if (!reference)
       throw new DeploymentError(
         "The HTTP-calls extension (svc://ai.svc.httpcalls) needs the 'uri' of an HTTP-call set in its config.",

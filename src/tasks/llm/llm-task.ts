@@ -20,7 +20,7 @@ import { TemplateData } from '../../templating/data-model.ts';
 import { TemplateError } from '../../templating/engine.ts';
 import { Type } from '@sinclair/typebox';
 import { closed } from '../../resources/schemas/common.ts';
-import { defineTask, DeploymentError, uriReferences } from '../../runtime/tasks.ts';
+import { defineTask, DeploymentError, stepUri, uriReferences } from '../../runtime/tasks.ts';
 import type { Turn } from '../../runtime/turn.ts';
 import { isRecord } from '../../shared/json.ts';
 import { compileLlmTask, type CompiledLlmTask, type LlmTaskConfig, type TaskTool } from './llm-config.ts';
@@ -82,7 +82,7 @@ export const llmTask = defineTask({
   async compile(config, extensions, context) {
     const services = context.services.llm;
     if (!services) throw new DeploymentError('LLM tasks are not available in this service.');
-    const reference = config.uri ?? extensions.uri;
+    const reference = stepUri(config, extensions);
     const configuration =
       reference === undefined ? {} : ((await context.resolve(reference, 'llm')) as { tasks?: LlmTaskConfig[] });
     const tasks: CompiledLlmTask[] = [];

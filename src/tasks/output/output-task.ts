@@ -1,7 +1,7 @@
 import type { ContextValue } from '../../runtime/memory.ts';
 import { Type } from '@sinclair/typebox';
 import { closed } from '../../resources/schemas/common.ts';
-import { defineTask, uriReferences, type TaskDefinition } from '../../runtime/tasks.ts';
+import { defineTask, stepUri, uriReferences, type TaskDefinition } from '../../runtime/tasks.ts';
 import type { Turn } from '../../runtime/turn.ts';
 
 /**
@@ -133,8 +133,9 @@ export function createOutputTask(choose: Choose = randomChoice): TaskDefinition<
     configSchema: UriOnly,
     extensionsSchema: UriOnly,
     references: uriReferences('output'),
-    async compile(config, _extensions, context) {
-      const set = config.uri === undefined ? {} : ((await context.resolve(config.uri, 'output')) as OutputSet);
+    async compile(config, extensions, context) {
+      const reference = stepUri(config, extensions);
+      const set = reference === undefined ? {} : ((await context.resolve(reference, 'output')) as OutputSet);
       const byAction = groupByAction(set);
       const language = set.language?.toLowerCase();
       return {

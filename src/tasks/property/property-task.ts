@@ -5,7 +5,7 @@ import { latestEntry, type Property, type PropertyScope } from '../../runtime/me
 import { canonicalJson, isRecord } from '../../shared/json.ts';
 import { Type } from '@sinclair/typebox';
 import { checkSetOnActions, closed, fieldPath, SetOnActionList } from '../../resources/schemas/common.ts';
-import { defineTask, DeploymentError, uriReferences } from '../../runtime/tasks.ts';
+import { defineTask, DeploymentError, stepUri, uriReferences } from '../../runtime/tasks.ts';
 import type { Turn } from '../../runtime/turn.ts';
 import { TemplateData } from '../../templating/data-model.ts';
 
@@ -171,7 +171,7 @@ export const propertyTask = defineTask({
     checkSetOnActions(config.setOnActions, fieldPath(fieldPath(path, 'config'), 'setOnActions')),
   async compile(config, extensions, context) {
     const writer = context.services.secretWriter;
-    const reference = config.uri || extensions.uri || undefined;
+    const reference = stepUri(config, extensions);
     const stored =
       reference === undefined ? {} : ((await context.resolve(reference, 'property')) as PropertySetterConfig);
     if (!isRecord(stored)) throw new DeploymentError(`The property setter ${reference} is not an object.`);
