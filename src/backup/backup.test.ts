@@ -2,12 +2,20 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { strToU8, zipSync } from 'fflate';
 import { scrubSecretFields } from '../security/secret-scrubbing.ts';
-import { readZip, unsafeEntryName, ZipTooLargeError } from './zip-reader.ts';
+import { normalizedEntryName, readZip, unsafeEntryName, ZipTooLargeError } from './zip-reader.ts';
 
 test('entry names: relative paths only', () => {
   assert.equal(unsafeEntryName('a/b/c.json'), undefined);
   assert.equal(unsafeEntryName('a/..b/c.json'), undefined);
-  for (const name of ['../x', 'a/../x', '/x', 'a\\x', 'C:x', 'c:/x', '']) assert.ok(unsafeEntryName(name), name);
+  for (const name of ['../x', 'a/../x', '/x', 'C:x', 'c:/x', '']) assert.ok(unsafeEntryName(name), name);
+});
+
+test('entry names written with backslashes are read with slashes, and still refused when unsafe', () => {
+  assert.equal(normalizedEntryName('a\\1\\b.workflow.json'), 'a/1/b.workflow.json');
+  assert.equal(unsafeEntryName(normalizedEntryName('a\\1\\b.workflow.json')), undefined);
+  for (const name of ['..\\x', 'a\\..\\x', '\\x', '\\\\host\\share\\x', 'C:\\x']) {
+    assert.ok(unsafeEntryName(normalizedEntryName(name)), name);
+  }
 });
 
 test('readZip returns the files, skips folders, and refuses archives beyond the limits', async () => {

@@ -1,4 +1,5 @@
 import { kindOfUriType, type JsonPath, type KindName, type ResourceKindDefinition } from '../resources/kinds.ts';
+import { splitReference } from '../resources/uri.ts';
 import { isRecord } from '../shared/json.ts';
 
 export type { JsonPath };
@@ -22,15 +23,14 @@ export interface LooseReference {
   readonly version: number;
 }
 
-const LOOSE_REFERENCE = /^svc:\/\/ai\.svc\.([A-Za-z][\w.-]*)\/(?:[\w.-]+\/)*([0-9A-Fa-f-]{18,})\?version=(\d+)$/;
+const LOOSE_ID = /^[0-9A-Fa-f-]{18,}$/;
 
+/** A reference in either spelling (`svc://ai.svc.`, `eddi://ai.labs.`) to a configuration kind, with a loose id. */
 export function parseLooseReference(uri: string): LooseReference | undefined {
-  const match = LOOSE_REFERENCE.exec(uri);
-  if (!match) return undefined;
-  const kind = kindOfUriType(match[1]!)?.name;
-  const version = Number(match[3]);
-  if (!kind || !Number.isSafeInteger(version) || version < 1) return undefined;
-  return { kind, id: match[2]!, version };
+  const reference = splitReference(uri);
+  if (!reference || !LOOSE_ID.test(reference.id)) return undefined;
+  const kind = kindOfUriType(reference.type)?.name;
+  return kind ? { kind, id: reference.id, version: reference.version } : undefined;
 }
 
 function stringAt(value: unknown, path: JsonPath): string | undefined {

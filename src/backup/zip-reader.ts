@@ -45,10 +45,17 @@ interface CentralEntry {
 
 const broken = (what: string) => invalid(`The upload is not a readable ZIP archive: ${what}.`, { path: 'body' });
 
-/** Why an entry name is refused, or undefined when it is a plain relative path. */
+/**
+ * An entry name with `/` separators: archives made on Windows (one of the original service's own exports among
+ * them) write `\`. The result is checked by `unsafeEntryName` like any other name.
+ */
+export function normalizedEntryName(name: string): string {
+  return name.replaceAll('\\', '/');
+}
+
+/** Why a (normalised) entry name is refused, or undefined when it is a plain relative path. */
 export function unsafeEntryName(name: string): string | undefined {
   if (name.length === 0) return 'it is empty';
-  if (name.includes('\\')) return 'it contains a backslash';
   if (name.includes('\0')) return 'it contains a NUL character';
   if (name.startsWith('/')) return 'it is an absolute path';
   if (/^[A-Za-z]:/.test(name)) return 'it starts with a drive letter';
@@ -99,6 +106,7 @@ function readCentralDirectory(data: Uint8Array, limits: ZipLimits): CentralEntry
     const extraLength = u16(data, at + 30);
     const commentLength = u16(data, at + 32);
     if (at + 46 + nameLength > data.length) throw broken('it is truncated');
+    const written = decoder.decode(data.subarray(at + 46, at + 46 + nameLength));
     const entry: CentralEntry = {
       flags: u16(data, at + 8),
       method: u16(data, at + 10),
@@ -106,11 +114,11 @@ function readCentralDirectory(data: Uint8Array, limits: ZipLimits): CentralEntry
       compressedSize: u32(data, at + 20),
       size: u32(data, at + 24),
       localOffset: u32(data, at + 42),
-      name: decoder.decode(data.subarray(at + 46, at + 46 + nameLength)),
+      name: normalizedEntryName(written),
     };
     const unsafe = unsafeEntryName(entry.name);
     if (unsafe)
-      throw invalid(`The ZIP entry name '${entry.name}' is refused: ${unsafe}.`, { path: 'body', entry: entry.name });
+      throw invalid(`The ZIP entry name '${written}' is refused: ${unsafe}.`, { path: 'body', entry: written });
     if (entry.size === 0xffffffff || entry.compressedSize === 0xffffffff)
       throw broken(`entry '${entry.name}' needs ZIP64`);
     if (entry.flags & 1)

@@ -165,7 +165,7 @@ export const resourceKinds = [
     title: 'LLM configuration',
     label: 'LLM configurations',
     uriType: 'llm',
-    uriTypeAliases: [],
+    uriTypeAliases: ['langchain'],
     storePath: '/langchainstore/langchains',
     legacyStorePaths: ['/llmstore/llms'],
     exportName: 'langchain',

@@ -10,6 +10,7 @@ import {
   stringMap,
   type AliasSpec,
 } from './common.ts';
+import { canonicalExtensionType } from '../uri.ts';
 import { isRecord } from '../../shared/json.ts';
 import { SECRET_PARAMETER } from '../../security/secret-scrubbing.ts';
 import { VAULT_REFERENCE } from '../../security/secret-references.ts';
@@ -45,7 +46,10 @@ export type Agent = Static<typeof AgentSchema>;
 
 const aliases: AliasSpec = {
   aliases: { workflows: 'packages' },
-  fields: { packages: { value: canonicalReference } },
+  fields: {
+    packages: { value: canonicalReference },
+    channels: { fields: { type: { value: canonicalExtensionType } } },
+  },
 };
 
 /**

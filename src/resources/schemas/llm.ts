@@ -3,6 +3,7 @@ import { kindNamed, type ResourceKindDefinition, type SemanticProblem } from '..
 import {
   aliasRenamer,
   arrayField,
+  canonicalReference,
   checkPropertyInstructions,
   closed,
   fieldPath,
@@ -153,7 +154,10 @@ function checkSemantics(body: unknown): SemanticProblem[] {
 export const llmKind: ResourceKindDefinition = {
   ...kindNamed('llm'),
   schema: LlmConfigurationSchema,
-  renameAliases: aliasRenamer({}, LlmConfigurationSchema),
+  renameAliases: aliasRenamer(
+    { fields: { tasks: { fields: { tools: { value: canonicalReference } } } } },
+    LlmConfigurationSchema,
+  ),
   checkSemantics,
   references: (body) =>
     arrayField(body, 'tasks').flatMap((task, i) =>

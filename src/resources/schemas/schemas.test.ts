@@ -547,7 +547,7 @@ describe('kind definitions', () => {
       '/httpcallsstore/httpcalls',
       ['/apicallstore/apicalls'],
     ],
-    [llmKind, 'llm', 'LLM configuration', 'llm', [], '/langchainstore/langchains', ['/llmstore/llms']],
+    [llmKind, 'llm', 'LLM configuration', 'llm', ['langchain'], '/langchainstore/langchains', ['/llmstore/llms']],
   ];
   for (const [kind, name, title, uriType, aliases, storePath, legacy] of expected) {
     it(`${name} is described as the contract says`, () => {

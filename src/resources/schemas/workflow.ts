@@ -7,7 +7,7 @@ import {
   type ResourceKindDefinition,
   type SemanticProblem,
 } from '../kinds.ts';
-import { parseExtensionType } from '../uri.ts';
+import { canonicalExtensionType, parseExtensionType } from '../uri.ts';
 import {
   aliasRenamer,
   arrayField,
@@ -30,8 +30,6 @@ import { isRecord } from '../../shared/json.ts';
 
 /** Step types no task claims: what is checked and exported of them (any kind may be referenced). */
 const UNCLAIMED_REFERENCES: readonly TaskReference[] = [{ path: ['config', 'uri'] }, { path: ['extensions', 'uri'] }];
-
-const typeIds = (task: TaskDefinition) => [task.type, ...(task.aliases ?? [])].map((id) => `svc://${id}`);
 
 function stepSchema(tasks: readonly TaskDefinition[]): TSchema {
   const base = closed(
@@ -70,8 +68,12 @@ function valueAt(value: unknown, path: JsonPath): unknown {
 
 export function workflowKindFor(tasks: readonly TaskDefinition[]): ResourceKindDefinition {
   const byId = new Map<string, TaskDefinition>();
-  for (const task of tasks) for (const id of typeIds(task)) byId.set(id, task);
-  const taskOf = (type: unknown) => (typeof type === 'string' ? byId.get(type) : undefined);
+  for (const task of tasks) for (const id of [task.type, ...(task.aliases ?? [])]) byId.set(id, task);
+  /** The task a step type names, in either spelling (`svc://ai.svc.rules`, `eddi://ai.labs.behavior`, ...). */
+  const taskOf = (type: unknown) => {
+    const id = typeof type === 'string' ? parseExtensionType(type) : undefined;
+    return id === undefined ? undefined : byId.get(id);
+  };
 
   const StepSchema = stepSchema(tasks);
   const WorkflowSchema = closed(
@@ -81,10 +83,12 @@ export function workflowKindFor(tasks: readonly TaskDefinition[]): ResourceKindD
 
   // Aliases: upstream field names, task type aliases and reference hosts/paths.
   const reference: AliasSpec = { value: canonicalReference };
-  const subExtension: AliasSpec = { fields: { config: { fields: { uri: reference } } } };
+  const subExtension: AliasSpec = {
+    fields: { type: { value: canonicalExtensionType }, config: { fields: { uri: reference } } },
+  };
   const canonicalType = (type: unknown) => {
     const task = taskOf(type);
-    return task ? `svc://${task.type}` : type;
+    return task ? `svc://${task.type}` : canonicalExtensionType(type);
   };
   const aliases: AliasSpec = {
     aliases: { workflowSteps: 'packageExtensions', workflowExtensions: 'packageExtensions' },

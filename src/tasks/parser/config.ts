@@ -1,3 +1,5 @@
+import { parseExtensionType } from '../../resources/uri.ts';
+
 /**
  * Readers for the settings of a parser dictionary, correction or normalizer. The workflow schema (`parser-task.ts`)
  * has checked the type of each setting these read, so a reader only supplies the default.
@@ -31,7 +33,7 @@ export interface SubExtension {
   readonly where: string;
 }
 
-const TYPE_PREFIX = /^(?:(?:svc|eddi):\/\/)?ai\.(?:svc|labs)\.parser\./;
+const PARSER_PREFIX = 'ai.svc.parser.';
 
 /** The sub-extensions of one list (`dictionaries`, `corrections`, `normalizer`), with their place for messages. */
 export function readSubExtensions(
@@ -40,6 +42,8 @@ export function readSubExtensions(
 ): SubExtension[] {
   return (list ?? []).map((item, index) => {
     const where = `The parser's extensions.${field}[${index}] (${item.type})`;
-    return { type: item.type, kind: item.type.replace(TYPE_PREFIX, ''), config: item.config ?? {}, where };
+    const id = parseExtensionType(item.type) ?? item.type;
+    const kind = id.startsWith(PARSER_PREFIX) ? id.slice(PARSER_PREFIX.length) : id;
+    return { type: item.type, kind, config: item.config ?? {}, where };
   });
 }
