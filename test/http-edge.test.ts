@@ -19,6 +19,8 @@ const CONVERSATION_KEYS = [
   'conversationProperties',
   'conversationSteps',
 ];
+/** The documented shape adds `error`, present only while the conversation is in ERROR. */
+const DOCUMENTED_CONVERSATION_KEYS = [...CONVERSATION_KEYS, 'error'];
 
 describe('the typed HTTP edge', () => {
   let server: TestServer;
@@ -40,14 +42,14 @@ describe('the typed HTTP edge', () => {
     const schemaOf = (path: string, method: string, status = '200') =>
       response(path, method, status)['application/json'].schema;
 
-    assert.deepEqual(Object.keys(schemaOf('/agents/{conversationId}', 'get').properties), CONVERSATION_KEYS);
-    assert.deepEqual(Object.keys(schemaOf('/agents/{agentId}/start', 'post', '201').properties), CONVERSATION_KEYS);
-    assert.deepEqual(Object.keys(schemaOf('/agents/{conversationId}', 'post').properties), CONVERSATION_KEYS);
+    assert.deepEqual(Object.keys(schemaOf('/agents/{conversationId}', 'get').properties), DOCUMENTED_CONVERSATION_KEYS);
+    assert.deepEqual(Object.keys(schemaOf('/agents/{agentId}/start', 'post', '201').properties), DOCUMENTED_CONVERSATION_KEYS);
+    assert.deepEqual(Object.keys(schemaOf('/agents/{conversationId}', 'post').properties), DOCUMENTED_CONVERSATION_KEYS);
     const bot = schemaOf('/bots/{environment}/{botId}/{conversationId}', 'get');
     assert.deepEqual(Object.keys(bot.properties).slice(0, 3), ['conversationId', 'botId', 'botVersion']);
     const stored = schemaOf('/conversationstore/conversations/{conversationId}', 'get');
     assert.deepEqual(Object.keys(stored.properties), [
-      ...CONVERSATION_KEYS,
+      ...DOCUMENTED_CONVERSATION_KEYS,
       'redoCacheSize',
       'createdOn',
       'lastModifiedOn',
