@@ -181,7 +181,9 @@ test('templates: Thymeleaf inline expressions, blocks, utility objects and vault
     ['[# th:unless="${done}"]todo[/]', '{#if !(done)}todo{/if}'],
     ['${eddivault:openai} and ${svcvault:tenant/key}', '${vault:openai} and ${vault:tenant/key}'],
     ['${vault:kept} {already.brace} plain [/] [[ x ]]', '${vault:kept} {already.brace} plain [/] [[ x ]]'],
-    ['[[${#strings.substring(properties.botLocation, 33, 57)}]]', '{properties.botLocation.substring(33, 57)}'],
+    ['[[${#strings.substring(properties.name, 0, 3)}]]', '{properties.name.substring(0, 3)}'],
+    // A cut of the original's location by position (upstream-locations.ts).
+    ['[[${#strings.substring(properties.botLocation, 33, 57)}]]', '{uuidUtils:extractId(properties.botLocation)}'],
     [
       "[[${#strings.toLowerCase(#strings.replace(properties.botName, ' ', '-'))}]]-x",
       "{properties.botName.replace(' ', '-').toLowerCase()}-x",
@@ -214,6 +216,25 @@ test('templates: Thymeleaf string concatenation becomes text and expressions', (
     renderTemplate(migrateText("[[${properties.a + '/' + properties.b}]]"), { properties: { a: 'x', b: 'y' } }),
     'x/y',
   );
+});
+
+test("templates: literals spelling a template (the Bot Fathers' way to write one) become raw text, migrated", () => {
+  const data = { properties: { api: 'https://api.example.org', token: 't' } };
+  const cases: [string, string, string][] = [
+    ["[['[[${'+'properties.api'+'}]]']]", '{|{properties.api}|}', '{properties.api}'],
+    ["Bearer [['[(${'+'properties.token'+'})]']]", 'Bearer {|{properties.token}|}', 'Bearer {properties.token}'],
+    [
+      "[['[(${'+'#strings.substring(properties.log,1)'+'})]']]",
+      '{|{properties.log.substring(1)}|}',
+      '{properties.log.substring(1)}',
+    ],
+  ];
+  for (const [legacy, migrated, rendered] of cases) {
+    assert.equal(migrateText(legacy), migrated, legacy);
+    assert.equal(renderTemplate(migrateText(legacy), data), rendered, legacy);
+    assert.equal(migrateText(rendered), rendered, 'what it writes is already migrated');
+  }
+  assert.equal(migrateText("[['plain'+' text']]"), "[['plain'+' text']]", 'literals that spell no template');
 });
 
 test('templates: migrated helpers render with the engine', () => {

@@ -2,6 +2,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { isRecord } from '../shared/json.ts';
 import type { KindBody, KindName } from './kinds.ts';
 import { effectiveSchema, setOwn, type JsonObject } from './schemas/common.ts';
+import { migrateLocationSubstrings } from './upstream-locations.ts';
 
 /*
  * The migrations the original service applies to the files its users bring (exports of releases 4.x to 6.x, and
@@ -328,6 +329,29 @@ export function migrateConcatenation(text: string): string {
   return out + text.slice(cursor);
 }
 
+const QUOTED_LITERAL = String.raw`(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")`;
+const LITERALS = String.raw`(${QUOTED_LITERAL}(?:\s*\+\s*${QUOTED_LITERAL})*)`;
+/** `[[ 'a' + 'b' ]]` or `[( 'a' + 'b' )]`: a Thymeleaf inline expression made only of quoted literals. */
+const LITERAL_INLINE = new RegExp(String.raw`\[\[\s*${LITERALS}\s*\]\]|\[\(\s*${LITERALS}\s*\)\]`, 'g');
+
+/**
+ * Quoted literals that together spell a template, `[['[[${' + 'properties.api' + '}]]']]`: the original's agents
+ * that build agents (Bot Father) write templates into the resources they create this way. Such an expression
+ * becomes that template, migrated, as raw text (`{|{properties.api}|}`), which the engine writes out unrendered.
+ * Literals that spell no template, or a template holding `|}`, are left as they are.
+ */
+export function migrateWrittenTemplates(text: string): string {
+  if (!text.includes("[['") && !text.includes("[('")) return text;
+  return text.replace(LITERAL_INLINE, (whole, escaped: string | undefined, raw: string | undefined) => {
+    const spelled = operands(escaped ?? raw ?? '')
+      .map((part) => QUOTED.exec(part)?.[2]?.replace(/\\(['"\\])/g, '$1') ?? '')
+      .join('');
+    if (!/\[\[\$\{|\[\(\$\{|\{/.test(spelled)) return whole;
+    const template = migrateText(spelled);
+    return template.includes('|}') ? whole : `{|${template}|}`;
+  });
+}
+
 /**
  * Template text of the original's older releases in the engine's brace form: Thymeleaf inline expressions
  * `[[${expr}]]` / `[(${expr})]` become `{expr}`, textual blocks `[# th:each|if|unless="..."]…[/]` become
@@ -338,8 +362,9 @@ export function migrateConcatenation(text: string): string {
  */
 export function migrateText(text: string): string {
   let result = LEGACY_UUID_EXPRESSIONS.includes(text) ? '{uuidUtils:generateUUID()}' : text;
+  result = migrateWrittenTemplates(result);
   result = result.replace(LEGACY_VAULT, '${vault:');
-  result = migrateConcatenation(migrateTemplateHelpers(result));
+  result = migrateConcatenation(migrateTemplateHelpers(migrateLocationSubstrings(result)));
   if (result.includes('[[${') || result.includes('[(${')) {
     result = result.replace(INLINE, (_whole, escaped: string | undefined, raw: string | undefined) => {
       return `{${escaped ?? raw}}`;

@@ -38,12 +38,22 @@ export function maskedRequestHeaders(headers: Readonly<Record<string, string>>):
   return masked;
 }
 
-/** Response headers for the memory: credential headers left out, repeated headers as lists. */
+/**
+ * Response headers for the memory: credential headers left out, repeated headers as lists. Each is kept under its
+ * lower-case name and, as the original service's files read them (`EDDIResponseHeader.Location`), under its
+ * canonical name (`Location`, `Content-Type`, `X-Request-Id`).
+ */
 export function storableResponseHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
   const kept: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined || isCredentialHeader(name)) continue;
     kept[name] = value;
+    kept[canonicalHeaderName(name)] = value;
   }
   return kept;
+}
+
+/** `content-type` → `Content-Type`. */
+function canonicalHeaderName(name: string): string {
+  return name.replace(/(^|-)([a-z])/g, (_whole, dash: string, letter: string) => dash + letter.toUpperCase());
 }

@@ -275,6 +275,8 @@ export function createHttpCallExecutor(options: HttpCallExecutorOptions): HttpCa
 
     try {
       data.put(call.responseObjectName, success ? body : errorText);
+      // As in the original, the headers are there too: its Bot Fathers read `<responseHeaderObjectName>.Location`.
+      if (call.responseHeaderObjectName !== undefined) data.put(call.responseHeaderObjectName, headers);
       await runInstructions(call.postResponse.instructions, { status, validationFailed });
       buildOutputs(turn, call.postResponse.outputs, data, status);
       buildQuickReplies(turn, call.postResponse.quickReplies, data, status);

@@ -7,7 +7,8 @@ import type { CompiledIteration, CompiledOutputBuild, CompiledQuickReplyBuild } 
 /**
  * Pre-request and post-response work of an HTTP call (reference §7.5, §8.5):
  * - property instructions run through the one property-instruction engine (`properties/run-instructions.ts`);
- *   the call's response is at top level under its `responseObjectName`. Values keep their type (numbers stay
+ *   the call's response is at top level under its `responseObjectName` (and its headers under
+ *   `responseHeaderObjectName`, each by its lower-case and its canonical name). Values keep their type (numbers stay
  *   numbers, objects stay objects: DESIGN §4.9 overrides upstream's strings-only quirk). A failing instruction is
  *   logged and skipped (`skipFailedInstruction`);
  * - output and quick-reply build instructions: iterate the array at `pathToTargetArray`, keep the elements whose
