@@ -7,8 +7,8 @@ import { after, before, describe, it } from 'node:test';
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 import { createResource, deployAgent, idFromLocation, sendMessage, startConversation } from './support/agents.ts';
 import { type FakeProvider, startFakeOllama, startFakeOpenAi } from './support/fake-llm/index.ts';
-import type { client } from './support/http.ts';
-import { serverOfBlock, storeTypes } from './support/server.ts';
+import { client } from './support/http.ts';
+import { serverOfBlock, startTestServer, storeTypes } from './support/server.ts';
 
 /**
  * The original service's own agent exports (issue 14, `../shared/fixtures/upstream-exports/`): each imports as it is
@@ -24,6 +24,7 @@ type Api = ReturnType<typeof client>;
 const AGENT_FATHER = '6.0.0__Agent+Father-6.0.0.zip';
 const WEATHER = '6.0.0-RC1__weather_bot_v1.zip';
 const BOT_FATHER = '5.1.0__Bot+Father-1.0.0.zip';
+const BOT_FATHER_3 = '5.4.0__Bot+Father-3.0.0.zip';
 
 /**
  * An export whose HTTP calls target `from` (by default the original service at its default address,
@@ -183,6 +184,47 @@ for (const storeType of storeTypes) {
       const written = (await api.get(`/httpcallsstore/httpcalls/${idFromLocation(calls)}?version=1`)).json;
       assert.equal(written.targetServerUrl, '{properties.chatGptApi}', 'the templates it writes arrive as templates');
       assert.equal(written.httpCalls[0].request.headers.authorization, 'Bearer {properties.chatGptToken}');
+    });
+
+    it('Bot Father 3.0 creates a working Ollama agent here', async () => {
+      const local = await startTestServer(storeType, { 'svc.ollama.default-base-url': ollama.url });
+      try {
+        const localApi = client(() => local.url);
+        const zip = await pointedAt(join(FIXTURES, BOT_FATHER_3), local.url);
+        const agentId = await importAndDeploy(local.url, localApi, zip);
+        const { conversationId } = await startConversation(localApi, agentId);
+        const say = (input: string) => sendMessage(localApi, conversationId, input);
+        for (const input of ["Let's get started!", 'Porter', 'You carry luggage.', 'Hello, I am Porter.', 'Ollama']) {
+          assert.equal((await say(input)).conversationState, 'READY');
+        }
+        await say('llama3.2');
+        await say('30000');
+        const created = await say('Create the bot!');
+        assert.equal(created.conversationState, 'ENDED', JSON.stringify(created));
+        assert.match(String(created.conversationOutputs[0].output), /Your bot "Porter" was successfully created/);
+
+        const made = (await localApi.get('/agentstore/agents/descriptors?filter=Porter')).json;
+        assert.equal(made.length, 1, JSON.stringify(made));
+        const porter = idFromLocation(made[0].resource);
+        const status = await localApi.get(
+          `/administration/production/deploymentstatus/${porter}?version=1&format=json`,
+        );
+        assert.equal(status.json.status, 'READY', status.text);
+        ollama.reset();
+        ollama.reply({ text: 'Welcome aboard.' }); // its LLM task runs on every action ('*'), the start too
+        const chat = await startConversation(localApi, porter);
+        assert.deepEqual(chat.conversationOutputs.at(-1).output, ['Welcome aboard.', 'Hello, I am Porter.']);
+        ollama.reply({ text: 'Your bags are on the way.' });
+        const answered = await sendMessage(localApi, chat.conversationId, 'Where are my bags?');
+        assert.deepEqual(
+          answered.conversationOutputs[0].output,
+          ['Your bags are on the way.'],
+          JSON.stringify(answered),
+        );
+        assert.equal(ollama.requests.at(-1)!.body.model, 'llama3.2');
+      } finally {
+        await local.dispose();
+      }
     });
 
     it('the agent Bot Father 1.0 creates talks to ChatGPT', {
