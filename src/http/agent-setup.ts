@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { AgentSetupService, SETUP_PROVIDERS } from '../runtime/agent-setup.ts';
+import { PROVIDER_TYPES } from '../llm/providers.ts';
+import { AgentSetupService } from '../runtime/agent-setup.ts';
 import type { DeploymentService } from '../runtime/deployments.ts';
 import type { ResourceService } from '../resources/service.ts';
 import type { Vault } from '../security/vault.ts';
@@ -13,7 +14,7 @@ const SetupBody = Type.Object(
   {
     agentName: Type.String({ maxLength: 200, description: 'name of the agent and of every resource made for it' }),
     systemPrompt: Type.String({ maxLength: 100_000, description: "the model's system message" }),
-    provider: text(`LLM provider (default openai): ${SETUP_PROVIDERS.join(', ')}`),
+    provider: text(`LLM provider (default openai): ${PROVIDER_TYPES.join(', ')}`),
     model: text('model name'),
     apiKey: text(
       'API key (not needed for ollama); kept in the vault when one is configured, the configuration holding a ${vault:...} reference',

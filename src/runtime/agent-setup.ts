@@ -1,5 +1,6 @@
 import { invalid } from '../errors.ts';
 import { newId } from '../ids.ts';
+import { PROVIDER_TYPES } from '../llm/providers.ts';
 import { kindNamed } from '../resources/kinds.ts';
 import type { ResourceService } from '../resources/service.ts';
 import type { CallerAccess } from '../security/access.ts';
@@ -38,21 +39,6 @@ export interface SetupResult {
   readonly resources: Readonly<Record<string, string>>;
 }
 
-/** The providers the wizard offers, as the LLM task's `type` names them. */
-export const SETUP_PROVIDERS = [
-  'openai',
-  'anthropic',
-  'gemini',
-  'gemini-vertex',
-  'mistral',
-  'azure-openai',
-  'huggingface',
-  'ollama',
-  'jlama',
-  'bedrock',
-  'oracle-genai',
-] as const;
-
 /** Providers that need no API key (local models, or cloud credentials from the environment). */
 const KEYLESS_PROVIDERS: ReadonlySet<string> = new Set(['ollama', 'jlama', 'bedrock', 'oracle-genai']);
 
@@ -80,8 +66,8 @@ export class AgentSetupService {
     if (agentName === undefined) throw invalid("'agentName' is required.", { path: 'agentName' });
     if (systemPrompt === undefined) throw invalid("'systemPrompt' is required.", { path: 'systemPrompt' });
     const provider = (filled(request.provider) ?? 'openai').toLowerCase();
-    if (!(SETUP_PROVIDERS as readonly string[]).includes(provider)) {
-      throw invalid(`Unknown provider '${provider}'; use one of ${SETUP_PROVIDERS.join(', ')}.`, { path: 'provider' });
+    if (!(PROVIDER_TYPES as readonly string[]).includes(provider)) {
+      throw invalid(`Unknown provider '${provider}'; use one of ${PROVIDER_TYPES.join(', ')}.`, { path: 'provider' });
     }
     const model = filled(request.model);
     if (model === undefined) throw invalid("'model' is required.", { path: 'model' });
