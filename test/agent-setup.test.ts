@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sendMessage, startConversation } from './support/agents.ts';
-import { type FakeProvider, startFakeOpenAi } from './support/fake-llm/index.ts';
+import { type FakeProvider, sentConversation, startFakeOpenAi } from './support/fake-llm/index.ts';
 import { serverOfBlock, storeTypes } from './support/server.ts';
 
 /** `POST /administration/agents/setup`: the original service's 6.x agent wizard (called by its Agent Father). */
@@ -60,6 +60,87 @@ for (const storeType of storeTypes) {
       assert.deepEqual(answered.conversationOutputs[0].output, ['Try Lisbon.']);
       assert.equal(fake.requests[0]!.headers.authorization, `Bearer ${API_KEY}`);
       assert.ok(!block.server.logLines.join('\n').includes(API_KEY), 'the key is not logged');
+    });
+
+    const openAiAgent = (agentName: string, options: Record<string, unknown>) => ({
+      agentName,
+      systemPrompt: 'Be brief.',
+      provider: 'openai',
+      model: 'gpt-4o-mini',
+      apiKey: API_KEY,
+      baseUrl: `${fake.url}/v1`,
+      ...options,
+    });
+
+    it('stores the system prompt as literal text: braces and template syntax reach the model unchanged', async () => {
+      const systemPrompt =
+        'Answer as JSON: {"reply": "..."}; never render {properties.secret}, {#if x}y{/if}, {! note !}, {| or |} or \\{.';
+      const answer = await api.post('/administration/agents/setup', {
+        json: openAiAgent('Braces', { systemPrompt }),
+      });
+      assert.equal(answer.status, 201, answer.text);
+      assert.equal(answer.json.deploymentStatus, 'READY', answer.text);
+      const started = await startConversation(api, answer.json.agentId);
+      fake.reset();
+      fake.reply({ text: '{"reply": "ok"}' });
+      const answered = await sendMessage(api, started.conversationId, 'Hi {there}');
+      assert.equal(answered.conversationState, 'READY', JSON.stringify(answered));
+      const sent = sentConversation('openai', fake.requests[0]!);
+      assert.equal(sent.system, systemPrompt);
+      assert.deepEqual(sent.messages.at(-1), { role: 'user', text: 'Hi {there}' });
+    });
+
+    it('enableBuiltInTools offers the built-in tools (only the whitelisted ones) and the model uses them', async () => {
+      const answer = await api.post('/administration/agents/setup', {
+        json: openAiAgent('Tools', { enableBuiltInTools: true, builtInToolsWhitelist: ['calculator'] }),
+      });
+      assert.equal(answer.status, 201, answer.text);
+      assert.equal(answer.json.deploymentStatus, 'READY', answer.text);
+      const started = await startConversation(api, answer.json.agentId);
+      fake.reset();
+      fake.reply({ toolCalls: [{ name: 'calculator', args: { expression: '6 * 7' } }] }, { text: 'It is 42.' });
+      const answered = await sendMessage(api, started.conversationId, 'What is 6 times 7?');
+      assert.equal(answered.conversationState, 'READY', JSON.stringify(answered));
+      assert.deepEqual(answered.conversationOutputs[0].output, ['It is 42.']);
+      const offered = (fake.requests[0]!.body.tools ?? []).map((tool: any) => tool.function?.name);
+      assert.deepEqual(offered, ['calculator']);
+      assert.match(JSON.stringify(fake.requests[1]!.body.messages), /42/, 'the tool result went back to the model');
+
+      const without = await api.post('/administration/agents/setup', {
+        json: openAiAgent('No tools', { enableBuiltInTools: false }),
+      });
+      const plain = await startConversation(api, without.json.agentId);
+      fake.reset();
+      fake.reply({ text: 'Plain.' });
+      await sendMessage(api, plain.conversationId, 'Hello');
+      assert.equal(fake.requests[0]!.body.tools, undefined, 'no tools offered by default');
+    });
+
+    it('refuses the options of the original wizard that are not available here, naming them; their defaults pass', async () => {
+      const before = await descriptorCount();
+      for (const [option, value, feature] of [
+        ['enableQuickReplies', true, /quick replies/],
+        ['enableSentimentAnalysis', true, /sentiment analysis/],
+        ['mcpServerUrls', ['http://127.0.0.1:9/mcp'], /MCP client/],
+      ] as const) {
+        const answer = await api.post('/administration/agents/setup', {
+          json: openAiAgent('Unavailable', { [option]: value }),
+        });
+        assert.equal(answer.status, 400, answer.text);
+        assert.equal(answer.json.path, option, answer.text);
+        assert.match(answer.json.detail, new RegExp(`'${option}' is not available here`), answer.text);
+        assert.match(answer.json.detail, feature, answer.text);
+      }
+      assert.equal(await descriptorCount(), before, 'nothing created');
+      const defaults = await api.post('/administration/agents/setup', {
+        json: openAiAgent('Defaults', {
+          enableQuickReplies: false,
+          enableSentimentAnalysis: false,
+          mcpServerUrls: [],
+          deploy: false,
+        }),
+      });
+      assert.equal(defaults.status, 201, defaults.text);
     });
 
     it('deploy: false creates the agent without deploying it; ollama needs no key', async () => {

@@ -23,8 +23,29 @@ const SetupBody = Type.Object(
     introMessage: text('shown when a conversation starts; none when empty'),
     deploy: Type.Optional(Type.Boolean({ default: true, description: 'deploy the agent at once' })),
     environment: text('production (default) or test'),
+    enableBuiltInTools: Type.Optional(
+      Type.Boolean({ default: false, description: 'offer the built-in tools to the model (agent mode)' }),
+    ),
+    builtInToolsWhitelist: Type.Optional(
+      Type.Array(Type.String({ maxLength: 100 }), {
+        maxItems: 50,
+        description: 'with enableBuiltInTools: only these built-in tools (default all)',
+      }),
+    ),
+    enableQuickReplies: Type.Optional(
+      Type.Boolean({ default: false, description: 'not available here: true is refused (400)' }),
+    ),
+    enableSentimentAnalysis: Type.Optional(
+      Type.Boolean({ default: false, description: 'not available here: true is refused (400)' }),
+    ),
+    mcpServerUrls: Type.Optional(
+      Type.Array(Type.String({ maxLength: 2000 }), {
+        maxItems: 50,
+        description: 'not available here (no MCP client yet): a non-empty list is refused (400)',
+      }),
+    ),
   },
-  { additionalProperties: true, description: 'Fields of the original wizard not listed here are ignored.' },
+  { additionalProperties: true, description: 'Other fields of the original wizard are ignored.' },
 );
 
 const SetupResultSchema = Type.Object(

@@ -6,6 +6,7 @@ import type { ResourceService } from '../resources/service.ts';
 import type { CallerAccess } from '../security/access.ts';
 import type { Vault } from '../security/vault.ts';
 import { vaultReference } from '../security/vault-names.ts';
+import { rawText } from '../templating/raw-text.ts';
 import { type DeploymentService, normalizeEnvironment } from './deployments.ts';
 
 /**
@@ -25,6 +26,13 @@ export interface SetupAgentRequest {
   readonly introMessage?: string | undefined;
   readonly deploy?: boolean | undefined;
   readonly environment?: string | undefined;
+  /** Offer the built-in tools (agent mode), optionally only those named in `builtInToolsWhitelist`. */
+  readonly enableBuiltInTools?: boolean | undefined;
+  readonly builtInToolsWhitelist?: readonly string[] | undefined;
+  /** Options of the original's wizard this service does not offer: refused when set (see `UNAVAILABLE_OPTIONS`). */
+  readonly enableQuickReplies?: boolean | undefined;
+  readonly enableSentimentAnalysis?: boolean | undefined;
+  readonly mcpServerUrls?: readonly string[] | undefined;
 }
 
 export interface SetupResult {
@@ -41,6 +49,26 @@ export interface SetupResult {
 
 /** Providers that need no API key (local models, or cloud credentials from the environment). */
 const KEYLESS_PROVIDERS: ReadonlySet<string> = new Set(['ollama', 'jlama', 'bedrock', 'oracle-genai']);
+
+/**
+ * Wizard options of the original that need what this service does not have: quick replies and sentiment make the
+ * original's model answer a JSON object that its output building takes apart, and MCP server URLs need an MCP
+ * client. A request that sets one (true, or a non-empty list) is refused rather than silently getting less.
+ */
+const UNAVAILABLE_OPTIONS = [
+  ['enableQuickReplies', 'quick replies suggested by the model are'],
+  ['enableSentimentAnalysis', 'sentiment analysis by the model is'],
+  ['mcpServerUrls', 'the MCP client (tools from MCP servers) is'],
+] as const;
+
+function refuseUnavailable(request: SetupAgentRequest): void {
+  for (const [option, feature] of UNAVAILABLE_OPTIONS) {
+    const value = request[option];
+    if (value === true || (Array.isArray(value) && value.length > 0)) {
+      throw invalid(`'${option}' is not available here: ${feature} not supported by this service.`, { path: option });
+    }
+  }
+}
 
 /** The action the rule fires on every input and the LLM task answers. */
 const SEND_MESSAGE = 'send_message';
@@ -78,8 +106,14 @@ export class AgentSetupService {
     const environment = normalizeEnvironment(request.environment);
     const baseUrl = filled(request.baseUrl);
     const introMessage = filled(request.introMessage);
+    refuseUnavailable(request);
 
-    const parameters: Record<string, string> = { modelName: model, systemMessage: systemPrompt, addToOutput: 'true' };
+    // The prompt is the user's text, not a template: braces in it reach the model as written.
+    const parameters: Record<string, string> = {
+      modelName: model,
+      systemMessage: rawText(systemPrompt),
+      addToOutput: 'true',
+    };
     if (baseUrl !== undefined) parameters.baseUrl = baseUrl;
     if (apiKey !== undefined) parameters.apiKey = apiKey;
     const bodies = {
@@ -97,7 +131,24 @@ export class AgentSetupService {
           },
         ],
       },
-      llm: { tasks: [{ id: 'chat', type: provider, actions: [SEND_MESSAGE], parameters }] },
+      llm: {
+        tasks: [
+          {
+            id: 'chat',
+            type: provider,
+            actions: [SEND_MESSAGE],
+            parameters,
+            ...(request.enableBuiltInTools === true
+              ? {
+                  enableBuiltInTools: true,
+                  ...(request.builtInToolsWhitelist === undefined
+                    ? {}
+                    : { builtInToolsWhitelist: request.builtInToolsWhitelist }),
+                }
+              : {}),
+          },
+        ],
+      },
       output:
         introMessage === undefined
           ? undefined
