@@ -131,6 +131,13 @@ for (const storeType of storeTypes) {
         assert.match(answer.json.detail, new RegExp(`'${option}' is not available here`), answer.text);
         assert.match(answer.json.detail, feature, answer.text);
       }
+      for (const field of ['vaultKeyName', 'hitlConfig']) {
+        const answer = await api.post('/administration/agents/setup', {
+          json: openAiAgent('Unknown field', { [field]: 'x' }),
+        });
+        assert.equal(answer.status, 400, answer.text);
+        assert.match(answer.json.detail, new RegExp(field), answer.text);
+      }
       assert.equal(await descriptorCount(), before, 'nothing created');
       const defaults = await api.post('/administration/agents/setup', {
         json: openAiAgent('Defaults', {

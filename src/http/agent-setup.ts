@@ -45,7 +45,10 @@ const SetupBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: true, description: 'Other fields of the original wizard are ignored.' },
+  {
+    additionalProperties: false,
+    description: 'Fields of the original wizard not listed here (vaultKeyName, hitlConfig, ...) are refused (400).',
+  },
 );
 
 const SetupResultSchema = Type.Object(
