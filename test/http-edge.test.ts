@@ -43,8 +43,14 @@ describe('the typed HTTP edge', () => {
       response(path, method, status)['application/json'].schema;
 
     assert.deepEqual(Object.keys(schemaOf('/agents/{conversationId}', 'get').properties), DOCUMENTED_CONVERSATION_KEYS);
-    assert.deepEqual(Object.keys(schemaOf('/agents/{agentId}/start', 'post', '201').properties), DOCUMENTED_CONVERSATION_KEYS);
-    assert.deepEqual(Object.keys(schemaOf('/agents/{conversationId}', 'post').properties), DOCUMENTED_CONVERSATION_KEYS);
+    assert.deepEqual(
+      Object.keys(schemaOf('/agents/{agentId}/start', 'post', '201').properties),
+      DOCUMENTED_CONVERSATION_KEYS,
+    );
+    assert.deepEqual(
+      Object.keys(schemaOf('/agents/{conversationId}', 'post').properties),
+      DOCUMENTED_CONVERSATION_KEYS,
+    );
     const bot = schemaOf('/bots/{environment}/{botId}/{conversationId}', 'get');
     assert.deepEqual(Object.keys(bot.properties).slice(0, 3), ['conversationId', 'botId', 'botVersion']);
     const stored = schemaOf('/conversationstore/conversations/{conversationId}', 'get');
