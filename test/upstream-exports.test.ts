@@ -227,15 +227,25 @@ for (const storeType of storeTypes) {
       }
     });
 
-    it('the agent Bot Father 1.0 creates talks to ChatGPT', {
-      todo: 'its HTTP call builds the request from a conversationLog template object and template arithmetic (length() - 2), which this service does not have',
-    }, async () => {
+    it('the agent Bot Father 1.0 creates talks to ChatGPT: its request carries the conversation log', async () => {
+      // Its HTTP call sets a property from `json.serialize(conversationLog.generate().toObject())` and cuts it with
+      // `#strings.substring(log, 1, #strings.length(log)-2)` into the request's messages: the conversation log
+      // template object and arithmetic in templates.
       const made = (await api.get('/agentstore/agents/descriptors?filter=Helper')).json;
       assert.equal(made.length, 1);
-      const deployed = await api.post(
-        `/administration/production/deploy/${idFromLocation(made[0].resource)}?version=1&waitForCompletion=true`,
-      );
+      const helper = idFromLocation(made[0].resource);
+      const deployed = await api.post(`/administration/production/deploy/${helper}?version=1&waitForCompletion=true`);
       assert.equal(deployed.json.status, 'READY', deployed.text);
+      openAi.reset();
+      const chat = await startConversation(api, helper);
+      openAi.reply({ text: 'I can help you.' });
+      const answered = await sendMessage(api, chat.conversationId, 'What can you do?');
+      assert.equal(answered.conversationState, 'READY', JSON.stringify(answered));
+      assert.deepEqual(answered.conversationOutputs[0].output, ['I can help you.'], JSON.stringify(answered));
+      const sent = openAi.requests.at(-1)!;
+      assert.equal(sent.headers.authorization, 'Bearer sk-bot-father-test');
+      assert.match(sent.rawBody, /^\{"model":"[^"]+","messages":\[\{"role":"system","content":"You help people."\},/);
+      assert.match(sent.rawBody, /\{"role":"user","content":"What can you do\?"/);
     });
 
     it('Agent Father 6.0 creates and deploys a working agent here (its HTTP call pointed at this service)', async () => {

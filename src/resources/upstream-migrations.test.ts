@@ -245,6 +245,25 @@ test('templates: migrated helpers render with the engine', () => {
   assert.match(render('{#uuidUtils.generateUUID()}'), /^[0-9a-f-]{36}$/);
 });
 
+test('templates: #strings calls among arguments, arithmetic and json.serialize without # (Bot Father 1.0)', () => {
+  const cases: Array<[string, string]> = [
+    [
+      '[(${#strings.substring(properties.log,1,#strings.length(properties.log)-2)})]',
+      '{properties.log.substring(1, properties.log.length()-2)}',
+    ],
+    ["[[${#strings.length('ab' + properties.x)}]]", "{('ab' + properties.x).length()}"],
+    [
+      '[(${json.serialize(conversationLog.generate().toObject())})]',
+      '{json:serialize(conversationLog.generate().toObject())}',
+    ],
+    ['[[${properties.json.serialize}]]', '{properties.json.serialize}'],
+    ['[[${#strings.substring(properties.x, 1}]]', '{#strings.substring(properties.x, 1}'], // unclosed: left
+  ];
+  for (const [original, migrated] of cases) assert.equal(migrateText(original), migrated, original);
+  const data = { properties: { log: '[ {"a" : 1}, {"b" : 2} ]' } };
+  assert.equal(renderTemplate(migrateText(cases[0]![0]), data), ' {"a" : 1}, {"b" : 2}');
+});
+
 test('booleans and numbers written as text are converted where the schema wants them', () => {
   const schema = {
     type: 'object',

@@ -207,9 +207,9 @@ const CONDITION = /^\s*\$\{\s*(.+?)\s*\}\s*$/;
 const LEGACY_VAULT = /\$\{[A-Za-z][\w-]*vault:/g;
 /** `#strings.outer(#strings.inner(target, args))` */
 const NESTED_STRINGS_CALL = /#strings\.(\w+)\(\s*#strings\.(\w+)\(\s*([^,()]+?)\s*(?:,\s*([^()]*?))?\s*\)\s*\)/g;
-/** `#strings.method(target, args)` / `#strings.method(target)` */
-const STRINGS_CALL = /#strings\.(\w+)\(\s*([^,()]+?)\s*(?:,\s*([^()]*?))?\s*\)/g;
 const HELPER_NAMESPACE = /#(uuidUtils|json|encoder)\./g;
+/** `json.serialize(x)` without the `#` (Bot Father 1.0 writes it so): the JSON helper, not a data name. */
+const BARE_JSON_HELPER = /(?<![\w.#])json\.(serialize|deserialize)\(/g;
 
 function migrateBlocks(text: string): string {
   const open: string[] = [];
@@ -231,24 +231,85 @@ function migrateBlocks(text: string): string {
 /**
  * Thymeleaf's utility objects as the engine's methods and helper namespaces: `#strings.substring(x, 3)` becomes
  * `x.substring(3)`, `#strings.toLowerCase(#strings.replace(x, ' ', '-'))` becomes `x.replace(' ', '-').toLowerCase()`,
- * `#uuidUtils.generateUUID()` becomes `uuidUtils:generateUUID()` (also `#json.`, `#encoder.`). Applies inside both
+ * `#uuidUtils.generateUUID()` becomes `uuidUtils:generateUUID()` (also `#json.`, `#encoder.`, and `json.serialize(`
+ * without the `#`); a `#strings.` call among another's arguments is migrated too. Applies inside both
  * the `[[${...}]]` and the brace forms (the `#` goes with the name, so `{#strings.length(x)}` becomes `{x.length()}`
  * instead of reading as an unknown section).
  */
 export function migrateTemplateHelpers(text: string): string {
-  if (!text.includes('#')) return text;
+  if (!text.includes('#') && !text.includes('json.')) return text;
   const args = (list: string | undefined) => (list === undefined ? '' : list.trim());
-  return text
-    .replace(
-      NESTED_STRINGS_CALL,
-      (_whole, outer: string, inner: string, target: string, list: string | undefined) =>
-        `${target}.${inner}(${args(list)}).${outer}()`,
-    )
-    .replace(
-      STRINGS_CALL,
-      (_whole, method: string, target: string, list: string | undefined) => `${target}.${method}(${args(list)})`,
-    )
-    .replace(HELPER_NAMESPACE, '$1:');
+  const nested = text.replace(
+    NESTED_STRINGS_CALL,
+    (_whole, outer: string, inner: string, target: string, list: string | undefined) =>
+      `${target}.${inner}(${args(list)}).${outer}()`,
+  );
+  return migrateStringsCalls(nested).replace(HELPER_NAMESPACE, '$1:').replace(BARE_JSON_HELPER, 'json:$1(');
+}
+
+/** The index of the `)` closing the `(` at `open` (quoted literals respected), or -1. */
+function closingParenthesis(text: string, open: number): number {
+  let depth = 0;
+  let quote = '';
+  for (let i = open; i < text.length; i++) {
+    const c = text[i]!;
+    if (quote !== '') {
+      if (c === '\\') i++;
+      else if (c === quote) quote = '';
+    } else if (c === "'" || c === '"') quote = c;
+    else if (c === '(') depth++;
+    else if (c === ')' && --depth === 0) return i;
+  }
+  return -1;
+}
+
+/** The top-level, comma-separated arguments of an argument list (without its parentheses). */
+function splitArguments(list: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let quote = '';
+  let start = 0;
+  for (let i = 0; i < list.length; i++) {
+    const c = list[i]!;
+    if (quote !== '') {
+      if (c === '\\') i++;
+      else if (c === quote) quote = '';
+    } else if (c === "'" || c === '"') quote = c;
+    else if (c === '(' || c === '[') depth++;
+    else if (c === ')' || c === ']') depth--;
+    else if (c === ',' && depth === 0) {
+      parts.push(list.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  parts.push(list.slice(start).trim());
+  return parts.filter((part, i) => part !== '' || i > 0);
+}
+
+const STRINGS_METHOD = /#strings\.(\w+)\(/g;
+const SIMPLE_TARGET = /^[\w$.]+(?:\(\))?$/;
+
+/**
+ * `#strings.method(target, args)` calls with any arguments (calls and arithmetic among them, `#strings.substring(x,
+ * 1, #strings.length(x) - 2)`) as `target.method(args)`, arguments migrated first; a target that is not a plain path
+ * is put in parentheses. A call whose parentheses do not close is left as it is.
+ */
+function migrateStringsCalls(text: string): string {
+  if (!text.includes('#strings.')) return text;
+  let out = '';
+  let cursor = 0;
+  STRINGS_METHOD.lastIndex = 0;
+  for (let match = STRINGS_METHOD.exec(text); match; match = STRINGS_METHOD.exec(text)) {
+    const open = match.index + match[0].length - 1;
+    const close = closingParenthesis(text, open);
+    if (close === -1) break;
+    const [target = '', ...rest] = splitArguments(text.slice(open + 1, close)).map(migrateStringsCalls);
+    const receiver = SIMPLE_TARGET.test(target) ? target : `(${target})`;
+    out += `${text.slice(cursor, match.index)}${receiver}.${match[1]}(${rest.join(', ')})`;
+    cursor = close + 1;
+    STRINGS_METHOD.lastIndex = cursor;
+  }
+  return out + text.slice(cursor);
 }
 
 const OUTPUT_DELIMITERS: readonly (readonly [string, string])[] = [

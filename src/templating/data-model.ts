@@ -1,5 +1,6 @@
 import type { Turn } from '../runtime/turn.ts';
 import { isRecord } from '../shared/json.ts';
+import { ConversationLogGenerator } from './conversation-log.ts';
 import { setPath, type PathSegment } from './paths.ts';
 
 /**
@@ -8,7 +9,9 @@ import { setPath, type PathSegment } from './paths.ts';
  * - `properties`: name -> value of every property;
  * - `memory.current` / `memory.last`: the conversation output of this step / the previous one (empty at step 0);
  * - `memory.past`: the conversation outputs of steps 1..current (computed only when a template reads it);
- * - `userInfo.userId` (merged into a `userInfo` object context) and `conversationInfo`.
+ * - `userInfo.userId` (merged into a `userInfo` object context) and `conversationInfo`;
+ * - `conversationLog`: the original's conversation log object (`conversationLog.generate().toObject()`: the past
+ *   inputs and outputs as role/content messages), built only when a template calls `generate()`.
  * `extra` names (saved HTTP responses, iteration objects) are added at top level last.
  */
 export function templateData(turn: Turn, extra: Readonly<Record<string, unknown>> = {}): Record<string, unknown> {
@@ -42,7 +45,16 @@ export function templateData(turn: Turn, extra: Readonly<Record<string, unknown>
   });
   data.memory = memory;
 
-  return Object.assign(data, extra);
+  Object.assign(data, extra);
+  // A getter: the generator is made when a template reads the name (an extra name of the same spelling wins).
+  if (!Object.hasOwn(data, 'conversationLog')) {
+    Object.defineProperty(data, 'conversationLog', {
+      enumerable: true,
+      configurable: true,
+      get: () => new ConversationLogGenerator(() => [...previous.map((step) => step.output), turn.output]),
+    });
+  }
+  return data;
 }
 
 /**

@@ -12,6 +12,8 @@ import {
   TemplateSyntaxError,
   templateEngineStats,
 } from './engine.ts';
+import { testTurn } from '../../test/support/turns.ts';
+import { templateData } from './data-model.ts';
 
 const data = {
   properties: {
@@ -345,6 +347,100 @@ test('.size() / .size / .length on lists, maps and strings; list and map helpers
 });
 
 // --- helpers ----------------------------------------------------------------------------------------------------
+
+test('arithmetic: + - * / on numbers (also numeric strings), * and / before + and -, unary minus, parentheses', () => {
+  const cases: Array<[string, string]> = [
+    ['{properties.count + 1}', '4'],
+    ['{properties.countText + 1}', '4'],
+    ['{properties.count - 5}', '-2'],
+    ['{properties.price * 2}', '25'],
+    ['{properties.big / 4}', '2.5'],
+    ['{properties.zero + 1 + 2 * 3}', '7'],
+    ['{properties.zero + (1 + 2) * 3}', '9'],
+    ['{properties.big - 4 - 3}', '3'],
+    ['{properties.big / 5 / 2}', '1'],
+    ['{properties.zero + -properties.count + 1}', '-2'],
+    ['{#if -properties.count < 0}negative{/if}', 'negative'],
+    ['{properties.count * -3}', '-9'],
+    ['{properties.name.length()-2}', '2'],
+    ['{properties.name.substring(1, properties.name.length() - 1)}', 'nn'],
+    ['{properties.list.size()-1}', '2'],
+    ['{properties.count+1 > 3}', 'true'],
+    ['{properties.count * 2 == 6}', 'true'],
+    ['{properties.list.first() + properties.count}', 'a3'],
+    ["{properties.name + '!'}", 'anna!'],
+  ];
+  for (const [template, expected] of cases) assert.equal(render(template), expected, template);
+  // Division by zero, non-numbers and missing values are missing: they render as ''.
+  for (const template of [
+    '{properties.count / 0}',
+    '{properties.count / properties.zero}',
+    '{properties.name * 2}',
+    '{properties.profile + 1}',
+    '{properties.missing + 1}',
+    '{properties.list - 1}',
+    '{#if -properties.name}yes{/if}',
+    '{properties.yes + 1}',
+  ])
+    assert.equal(render(template), '', template);
+  assert.equal(render('{properties.count / 0 ?: 0}'), '0');
+  assertSyntaxError('{properties.count +}', /missing operand after '\+'/);
+  assertSyntaxError('{properties.count * * 2}', /unexpected '\*'/);
+});
+
+test('conversationLog: the past inputs and outputs as role/content messages, built only when generate() is called', () => {
+  const step = (output: Record<string, unknown>) => ({ entries: [], output, timestamp: 0, properties: {} });
+  const turn = testTurn({
+    input: 'and now?',
+    steps: [
+      step({ output: ['Welcome!'] }),
+      step({ input: 'hi', output: ['Hello', { type: 'text', text: 'there.' }, { type: 'image', uri: 'x' }] }),
+    ],
+  });
+  turn.setOutput('input', 'and now?');
+  const data = templateData(turn);
+  assert.deepEqual(JSON.parse(renderTemplate('{json:serialize(conversationLog.generate().toObject())}', data)), [
+    { role: 'assistant', content: 'Welcome!' },
+    { role: 'user', content: 'hi' },
+    { role: 'assistant', content: 'Hello there.' },
+    { role: 'user', content: 'and now?' },
+  ]);
+  assert.equal(
+    renderTemplate('{conversationLog.generate()}', data),
+    'assistant: Welcome!\nuser: hi\nassistant: Hello there.\nuser: and now?',
+  );
+  assert.equal(
+    renderTemplate('{conversationLog.generate().toString()}', data),
+    renderTemplate('{conversationLog.generate()}', data),
+  );
+  assert.equal(renderTemplate('{conversationLog.generate().toObject().size()}', data), '4');
+  assert.equal(
+    renderTemplate('{#for m in conversationLog.generate().toObject()}{m.role}={m.content};{/for}', data),
+    'assistant=Welcome!;user=hi;assistant=Hello there.;user=and now?;',
+  );
+  assert.deepEqual(JSON.parse(renderTemplate('{json:serialize(conversationLog.generate())}', data)).messages.length, 4);
+  // Nothing else is reachable on it, and nothing is computed until generate() is called.
+  for (const template of [
+    '{conversationLog.messages}',
+    '{conversationLog.constructor}',
+    '{conversationLog.generate().constructor}',
+  ])
+    assert.equal(renderTemplate(template, data), '', template);
+  // A saved response or iteration object of that name wins over it.
+  assert.equal(renderTemplate('{conversationLog.a}', templateData(turn, { conversationLog: { a: 'mine' } })), 'mine');
+  let reads = 0;
+  const watched = {
+    get input() {
+      reads++;
+      return 'hi';
+    },
+  };
+  const lazy = templateData(testTurn({ steps: [step(watched)] }));
+  assert.equal(renderTemplate('{properties.x}{memory.current.input}{conversationLog.size()}', { ...lazy }), '');
+  assert.equal(reads, 0, 'a turn whose templates do not generate the log does not read the steps for it');
+  assert.equal(renderTemplate('{conversationLog.generate()}', lazy), 'user: hi');
+  assert.ok(reads > 0);
+});
 
 test('uuidUtils helpers', () => {
   const uuid = render('{uuidUtils:generateUUID()}');

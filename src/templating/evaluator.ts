@@ -1,6 +1,7 @@
 import { Buffer } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { isRecord } from '../shared/json.ts';
+import { ConversationLog, ConversationLogGenerator } from './conversation-log.ts';
 import { TemplateLimitError } from './errors.ts';
 import type { Expr, TemplateNode } from './parser.ts';
 import { child } from './paths.ts';
@@ -151,6 +152,10 @@ export function evaluate(expr: Expr, data: Readonly<Record<string, unknown>>, sc
       );
     case 'not':
       return !isTruthy(evaluate(expr.operand, data, scope));
+    case 'negate': {
+      const operand = numeric(evaluate(expr.operand, data, scope));
+      return operand === undefined ? undefined : -operand;
+    }
     case 'conditional':
       return isTruthy(evaluate(expr.test, data, scope))
         ? evaluate(expr.then, data, scope)
@@ -168,6 +173,11 @@ export function evaluate(expr: Expr, data: Readonly<Record<string, unknown>>, sc
           return equals(left, evaluate(expr.right, data, scope));
         case '!=':
           return !equals(left, evaluate(expr.right, data, scope));
+        case '+':
+        case '-':
+        case '*':
+        case '/':
+          return arithmetic(expr.operator, left, evaluate(expr.right, data, scope));
         default:
           return compare(expr.operator, left, evaluate(expr.right, data, scope));
       }
@@ -231,6 +241,22 @@ function compare(operator: '<' | '<=' | '>' | '>=', left: unknown, right: unknow
 }
 
 /**
+ * `+ - * /` on numbers (and strings holding exactly a number, as properties often do). `+` with a string that is
+ * not a number joins the texts (Thymeleaf's concatenation). Anything else, a division by zero and a result that is
+ * not a finite number are missing (render as '').
+ */
+function arithmetic(operator: '+' | '-' | '*' | '/', left: unknown, right: unknown): unknown {
+  const x = numeric(left);
+  const y = numeric(right);
+  if (x === undefined || y === undefined) {
+    const joinable = (value: unknown) => typeof value === 'string' || typeof value === 'number';
+    return operator === '+' && joinable(left) && joinable(right) ? limited(toText(left) + toText(right)) : undefined;
+  }
+  const result = operator === '+' ? x + y : operator === '-' ? x - y : operator === '*' ? x * y : y === 0 ? NaN : x / y;
+  return Number.isFinite(result) ? result : undefined;
+}
+
+/**
  * The text of a value: missing/null -> '', strings verbatim, numbers as JS prints them (integers without `.0`),
  * booleans `true`/`false`, lists in Java `toString` form `[a, b]`, objects as JSON text, functions -> ''.
  */
@@ -244,6 +270,7 @@ export function toText(value: unknown): string {
     case 'bigint':
       return String(value);
     case 'object':
+      if (value instanceof ConversationLog) return value.toString();
       return Array.isArray(value) ? listText(value, 0) : jsonText(value);
     default:
       return '';
@@ -372,6 +399,18 @@ const MAP_METHODS: MethodTable<Record<string, unknown>> = {
   containsKey: [1, (map, [key]) => Object.hasOwn(map, toText(key))],
 };
 
+const LOG_GENERATOR_METHODS: MethodTable<ConversationLogGenerator> = {
+  generate: [0, (generator) => generator.generate()],
+};
+
+const LOG_METHODS: MethodTable<ConversationLog> = {
+  toObject: [0, (log) => log.messages],
+  getConversationLogAsObject: [0, (log) => log.messages],
+  messages: [0, (log) => log.messages],
+  toString: [0, (log: ConversationLog): string => log.toString()] as const,
+  getConversationLogAsString: [0, (log) => log.toString()],
+};
+
 function dispatch<T>(table: MethodTable<T>, target: T, name: string, args: readonly unknown[] | undefined): unknown {
   if (!Object.hasOwn(table, name)) return undefined;
   const [arity, method] = table[name]!;
@@ -385,6 +424,8 @@ function member(target: unknown, name: string, args: readonly unknown[] | undefi
   if (name === 'or' && args?.length === 1) return target ?? args[0];
   if (target === undefined || target === null) return undefined;
   if (typeof target === 'string') return dispatch(STRING_METHODS, target, name, args);
+  if (target instanceof ConversationLogGenerator) return dispatch(LOG_GENERATOR_METHODS, target, name, args);
+  if (target instanceof ConversationLog) return dispatch(LOG_METHODS, target, name, args);
   if (Array.isArray(target)) {
     if (args === undefined && /^\d+$/.test(name)) return child(target, Number(name));
     return dispatch(LIST_METHODS, target, name, args);

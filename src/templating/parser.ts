@@ -5,6 +5,9 @@ import { positionOf, TemplateSyntaxError } from './errors.ts';
  * older `[[${expr}]]` form). Expressions are parsed into a small AST evaluated by `evaluator.ts`; nothing here
  * or there ever hands text to `eval`/`Function`.
  *
+ * Expressions know arithmetic (`+ - * /`, unary `-`, `*`/`/` before `+`/`-`, both before comparisons); a name may
+ * hold `-` between its parts (`content-type`), so a subtraction of two names needs spaces (`a - b`).
+ *
  * Tags: `{expr}`, `{#if c}…{#else if c}…{#else}…{/if}`, `{#for x in list}…{#else}…{/for}`, `{#each list}…{/each}`
  * (`{/}` closes the innermost section), `{! comment !}`, `{| raw text |}`, `[[${expr}]]`, and `\{` before a tag
  * start for a literal brace. A `{` not followed by a letter, `#`, `/`, `!` or `|` is plain text, and so is a `{`
@@ -13,7 +16,7 @@ import { positionOf, TemplateSyntaxError } from './errors.ts';
 
 // --- AST -------------------------------------------------------------------------------------------------------
 
-export type BinaryOperator = '==' | '!=' | '<' | '<=' | '>' | '>=' | '&&' | '||' | '?:';
+export type BinaryOperator = '==' | '!=' | '<' | '<=' | '>' | '>=' | '&&' | '||' | '?:' | '+' | '-' | '*' | '/';
 
 export type Expr =
   | { readonly kind: 'literal'; readonly value: unknown }
@@ -30,6 +33,8 @@ export type Expr =
   | { readonly kind: 'invoke'; readonly target: Expr; readonly args: readonly Expr[] }
   | { readonly kind: 'call'; readonly namespace: string; readonly name: string; readonly args: readonly Expr[] }
   | { readonly kind: 'not'; readonly operand: Expr }
+  /** `-operand`: arithmetic negation. */
+  | { readonly kind: 'negate'; readonly operand: Expr }
   | { readonly kind: 'binary'; readonly operator: BinaryOperator; readonly left: Expr; readonly right: Expr }
   | { readonly kind: 'conditional'; readonly test: Expr; readonly then: Expr; readonly otherwise: Expr };
 
@@ -291,7 +296,7 @@ interface Token {
 const IDENT = /[\p{L}_$][\p{L}\p{N}_$]*(?:-[\p{L}\p{N}_$]+)*/uy;
 const NUMBER = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?[lLdDfF]?/y;
 const DIGITS = /\d+/y;
-const OPERATORS = ['==', '!=', '<=', '>=', '&&', '||', '?:', '<', '>', '!', '?', ':'];
+const OPERATORS = ['==', '!=', '<=', '>=', '&&', '||', '?:', '<', '>', '!', '?', ':', '+', '-', '*', '/'];
 const PUNCTUATION = '.()[],';
 
 function tokenize(source: string, start: number, end: number): Token[] {
@@ -322,7 +327,10 @@ function tokenize(source: string, start: number, end: number): Token[] {
     const afterDot = previous?.type === 'punct' && previous.text === '.';
     const numberPattern = afterDot ? DIGITS : NUMBER;
     numberPattern.lastIndex = index;
-    const number = /[\d-]/.test(char) ? numberPattern.exec(source) : null;
+    // A `-` starts a negative number only where no operand precedes it: `length()-2` is a subtraction.
+    const signAllowed =
+      !previous || previous.type === 'op' || (previous.type === 'punct' && '([,'.includes(previous.text));
+    const number = /\d/.test(char) || (char === '-' && signAllowed) ? numberPattern.exec(source) : null;
     if (number && number.index === index && number[0] !== '-' && index + number[0].length <= end) {
       const text = number[0];
       tokens.push({ type: 'number', text, value: Number(text.replace(/[lLdDfF]$/, '')), at: index });
@@ -384,6 +392,8 @@ const PRECEDENCE: ReadonlyArray<readonly BinaryOperator[]> = [
   ['&&'],
   ['==', '!='],
   ['<', '<=', '>', '>='],
+  ['+', '-'],
+  ['*', '/'],
 ];
 
 /** Parses the expression in `source[start, end)`. */
@@ -491,6 +501,14 @@ class ExpressionParser {
       const operand = this.#unary();
       this.#depth--;
       return { kind: 'not', operand };
+    }
+    if (this.#isOp('-')) {
+      this.#index++;
+      if (++this.#depth > MAX_NESTING)
+        this.#fail(`expression nested deeper than ${MAX_NESTING}`, this.#peek()?.at ?? this.#end);
+      const operand = this.#unary();
+      this.#depth--;
+      return { kind: 'negate', operand };
     }
     return this.#postfix(this.#primary());
   }
