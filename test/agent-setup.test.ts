@@ -74,7 +74,7 @@ for (const storeType of storeTypes) {
 
     it('stores the system prompt as literal text: braces and template syntax reach the model unchanged', async () => {
       const systemPrompt =
-        'Answer as JSON: {"reply": "..."}; never render {properties.secret}, {#if x}y{/if}, {! note !}, {| or |} or \\{.';
+        'Answer as JSON: {"reply": "..."}; never render {properties.secret}, [[${properties.secret}]], {#if x}y{/if}, {! note !}, {| or |} or \\{.';
       const answer = await api.post('/administration/agents/setup', {
         json: openAiAgent('Braces', { systemPrompt }),
       });

@@ -197,6 +197,7 @@ test('templates: Thymeleaf inline expressions, blocks, utility objects and vault
     ['{#strings.toUpperCase(properties.name)}', '{properties.name.toUpperCase()}'],
     ['{#if properties.x}#hashtag{/if}', '{#if properties.x}#hashtag{/if}'],
     ['[[${@java.util.UUID@randomUUID()}]]', '{uuidUtils:generateUUID()}'],
+    ['{|[[${x}]] #strings.trim(y)|} [[${z}]] {|a|}', '{|[[${x}]] #strings.trim(y)|} {z} {|a|}'],
   ];
   for (const [legacy, migrated] of cases) assert.equal(migrateText(legacy), migrated, legacy);
   assert.equal(migrateTemplateHelpers('no helpers here'), 'no helpers here');

@@ -413,15 +413,30 @@ export function migrateWrittenTemplates(text: string): string {
   });
 }
 
+/** Raw text `{|...|}` is literal for the original's Qute as for our engine: migrations leave it as written. */
+const RAW_TEXT = /\{\|[\s\S]*?\|\}/g;
+
 /**
  * Template text of the original's older releases in the engine's brace form: Thymeleaf inline expressions
  * `[[${expr}]]` / `[(${expr})]` become `{expr}`, textual blocks `[# th:each|if|unless="..."]…[/]` become
  * `{#for}`/`{#if}` sections, string concatenation becomes text and expressions (`migrateConcatenation`), utility
  * objects become methods and helpers (`migrateTemplateHelpers`), the Java UUID
  * expression becomes `{uuidUtils:generateUUID()}`, and product-prefixed vault references (`${xyzvault:NAME}`)
- * become `${vault:NAME}`. Everything else is left as it is.
+ * become `${vault:NAME}`. Raw text `{|...|}` and everything else is left as it is.
  */
 export function migrateText(text: string): string {
+  if (!text.includes('{|')) return migrateTemplateText(text);
+  let migrated = '';
+  let position = 0;
+  for (const raw of text.matchAll(RAW_TEXT)) {
+    migrated += migrateTemplateText(text.slice(position, raw.index)) + raw[0];
+    position = raw.index + raw[0].length;
+  }
+  return migrated + migrateTemplateText(text.slice(position));
+}
+
+function migrateTemplateText(text: string): string {
+  if (text === '') return text;
   let result = LEGACY_UUID_EXPRESSIONS.includes(text) ? '{uuidUtils:generateUUID()}' : text;
   result = migrateWrittenTemplates(result);
   result = result.replace(LEGACY_VAULT, '${vault:');
