@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { memoize } from './memo.ts';
+import { memoGroup, memoize } from './memo.ts';
 
 it('computes each key once, keeps null results, drops the least recently used key beyond the bound', () => {
   const computed: string[] = [];
@@ -23,4 +23,25 @@ it('computes each key once, keeps null results, drops the least recently used ke
   length('huge');
   length('huge');
   assert.deepEqual(computed.slice(4), ['huge', 'huge'], 'a key that is not cacheable is computed every time');
+});
+
+it('memos of a group keep their results apart and share one bound', () => {
+  const memo = memoGroup(2);
+  const calls: string[] = [];
+  const upper = memo((key) => {
+    calls.push(`upper ${key}`);
+    return key.toUpperCase();
+  });
+  const size = memo((key) => {
+    calls.push(`size ${key}`);
+    return key.length;
+  });
+  assert.equal(upper('ab'), 'AB');
+  assert.equal(size('ab'), 2, 'the same key in another memo is its own result');
+  assert.equal(upper('ab'), 'AB');
+  assert.deepEqual(calls, ['upper ab', 'size ab']);
+  size('xyz'); // the group holds two results: size('ab') was used least recently and goes
+  upper('ab');
+  size('ab');
+  assert.deepEqual(calls, ['upper ab', 'size ab', 'size xyz', 'size ab']);
 });

@@ -1,6 +1,6 @@
 import { containsSequence, matches, type Expression } from '../../../expressions/expressions.ts';
 import type { Turn } from '../../../runtime/turn.ts';
-import { memoize } from '../../../shared/memo.ts';
+import { memoGroup } from '../../../shared/memo.ts';
 import {
   byOccurrence,
   conditionConfigs,
@@ -19,6 +19,9 @@ const isEmptyKeyword = (expression: Expression | undefined) =>
   expression.domain === undefined &&
   expression.args.length === 0;
 
+/** Whether a tally key matches one expected element, for every inputmatcher of every deployed agent. */
+const elementMemo = memoGroup(100_000);
+
 export const inputmatcher = defineCondition({
   name: 'inputmatcher',
   configSchema: conditionConfigs('Matches the parsed input expressions.', {
@@ -34,13 +37,10 @@ export const inputmatcher = defineCondition({
     // Single expressions of earlier steps are in the tallies: one check per distinct expression, memoised (tally
     // keys are few per conversation, but shared by all).
     const elementMatches = pattern.map((expected) =>
-      memoize(
-        (key) => {
-          const parsed = parseCached(key);
-          return parsed !== null && parsed.length === 1 && matches(expected, parsed[0]!);
-        },
-        { max: 10_000 },
-      ),
+      elementMemo((key) => {
+        const parsed = parseCached(key);
+        return parsed !== null && parsed.length === 1 && matches(expected, parsed[0]!);
+      }),
     );
     const walk = (turn: Turn) =>
       turn.previousSteps.some((step) => {
