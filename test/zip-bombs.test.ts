@@ -56,7 +56,9 @@ describe('ZIP bombs', () => {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     })();
+    const uploadsStarted = performance.now();
     const answers = await Promise.all(Array.from({ length: 16 }, () => upload(bomb)));
+    const uploadsMs = performance.now() - uploadsStarted;
     uploading = false;
     await probe;
     for (const answer of answers) {
@@ -64,8 +66,14 @@ describe('ZIP bombs', () => {
       assert.match(answer.headers.get('content-type') ?? '', /application\/problem\+json/);
     }
     const slowest = Math.max(...latencies);
-    t.diagnostic(`${latencies.length} health checks, the slowest in ${Math.round(slowest)} ms`);
+    t.diagnostic(
+      `${latencies.length} health checks, the slowest in ${Math.round(slowest)} ms of ${Math.round(uploadsMs)}`,
+    );
     assert.ok(latencies.length >= 5, `${latencies.length} health checks answered`);
-    assert.ok(slowest < 1000, `the slowest health check took ${Math.round(slowest)} ms`);
+    // A ratio, not a time: inflating on the event loop held every health check for most of the uploads.
+    assert.ok(
+      slowest < uploadsMs / 3,
+      `the slowest health check took ${Math.round(slowest)} ms of the uploads' ${Math.round(uploadsMs)} ms`,
+    );
   });
 });
