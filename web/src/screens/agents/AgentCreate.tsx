@@ -95,6 +95,21 @@ function AgentCreateForm() {
     }
   };
 
+  type RowList = 'intents' | 'rules' | 'replies';
+  /** Adds a row at the end of one of the guided form's lists, keeping the other rows' React keys. */
+  const addRow = <L extends RowList>(list: L, row: SimpleAgentForm[L][number]) => {
+    update((d) => {
+      (d[list] as SimpleAgentForm[L][number][]).push(row);
+    });
+    rowKeys[list].added();
+  };
+  const removeRow = (list: RowList, index: number) => {
+    update((d) => {
+      d[list].splice(index, 1);
+    });
+    rowKeys[list].removed(index);
+  };
+
   const update = (change: (draft: SimpleAgentForm) => void) => {
     const draft = structuredClone(form);
     change(draft);
@@ -208,26 +223,13 @@ function AgentCreateForm() {
                     type="button"
                     className="icon"
                     aria-label={`Remove intent ${i + 1}`}
-                    onClick={() => {
-                      update((d) => {
-                        d.intents.splice(i, 1);
-                      });
-                      rowKeys.intents.removed(i);
-                    }}
+                    onClick={() => removeRow('intents', i)}
                   >
                     Remove
                   </button>
                 </fieldset>
               ))}
-              <button
-                type="button"
-                onClick={() => {
-                  update((d) => {
-                    d.intents.push({ intent: '', words: '' });
-                  });
-                  rowKeys.intents.added();
-                }}
-              >
+              <button type="button" onClick={() => addRow('intents', { intent: '', words: '' })}>
                 Add intent
               </button>
               <div className="field narrow">
@@ -284,26 +286,13 @@ function AgentCreateForm() {
                     type="button"
                     className="icon"
                     aria-label={`Remove rule ${i + 1}`}
-                    onClick={() => {
-                      update((d) => {
-                        d.rules.splice(i, 1);
-                      });
-                      rowKeys.rules.removed(i);
-                    }}
+                    onClick={() => removeRow('rules', i)}
                   >
                     Remove
                   </button>
                 </fieldset>
               ))}
-              <button
-                type="button"
-                onClick={() => {
-                  update((d) => {
-                    d.rules.push({ intent: '', action: '' });
-                  });
-                  rowKeys.rules.added();
-                }}
-              >
+              <button type="button" onClick={() => addRow('rules', { intent: '', action: '' })}>
                 Add rule
               </button>
             </section>
@@ -355,26 +344,13 @@ function AgentCreateForm() {
                     type="button"
                     className="icon"
                     aria-label={`Remove reply ${i + 1}`}
-                    onClick={() => {
-                      update((d) => {
-                        d.replies.splice(i, 1);
-                      });
-                      rowKeys.replies.removed(i);
-                    }}
+                    onClick={() => removeRow('replies', i)}
                   >
                     Remove
                   </button>
                 </fieldset>
               ))}
-              <button
-                type="button"
-                onClick={() => {
-                  update((d) => {
-                    d.replies.push({ action: '', text: '', quickReplies: '' });
-                  });
-                  rowKeys.replies.added();
-                }}
-              >
+              <button type="button" onClick={() => addRow('replies', { action: '', text: '', quickReplies: '' })}>
                 Add reply
               </button>
             </section>
