@@ -214,7 +214,12 @@ export const PropertyInstructionSchema = closed(
     convertToObject: Type.Optional(
       Type.Boolean({ description: "Parse a '{...}' text value into an object (HTTP-call instructions)." }),
     ),
-    visibility: Type.Optional(Type.String({ description: 'Sharing scope of a long-term property.' })),
+    visibility: Type.Optional(
+      Type.Literal('global', {
+        description:
+          "Sharing scope of a long-term property: only 'global' (every agent of the same user sees it, the original's default); narrower scopes are not available here and are refused.",
+      }),
+    ),
     runOnValidationError: Type.Optional(
       Type.Boolean({ description: 'Run even when the HTTP response failed its validation matchers (default false).' }),
     ),

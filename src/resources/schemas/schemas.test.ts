@@ -385,7 +385,7 @@ const propertySetter = {
   setOnActions: inlineSetOnActions,
   propertyInstructions: [
     { name: 'lastInput', fromObjectPath: 'memory.current.input', scope: 'conversation' },
-    { name: 'profile', valueObject: { a: 1 }, scope: 'longTerm', visibility: 'private' },
+    { name: 'profile', valueObject: { a: 1 }, scope: 'longTerm', visibility: 'global' },
     { name: 'tags', valueList: ['x', 2], scope: 'step' },
     { name: 'ratio', valueFloat: 0.5, valueBoolean: true, valueString: 'x', scope: 'secret' },
   ],
@@ -1269,6 +1269,15 @@ describe('property setter', () => {
       { setOnActions: [{ actions: ['a'], setProperties: [{ name: 'n', httpCodeValidator: { runOn: [] } }] }] },
       'runOn',
       '$.setOnActions[0].setProperties[0].httpCodeValidator.runOn',
+    );
+  });
+
+  it("accepts the long-term visibility 'global' and refuses narrower ones it cannot honour", () => {
+    assertValid(propertyKind, { propertyInstructions: [{ name: 'n', scope: 'longTerm', visibility: 'global' }] });
+    assert.equal(
+      schemaError(propertyKind, { propertyInstructions: [{ name: 'n', scope: 'longTerm', visibility: 'self' }] })
+        .details.path,
+      '$.propertyInstructions[0].visibility',
     );
   });
 
