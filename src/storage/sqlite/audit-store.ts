@@ -1,7 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { AuditRow, AuditStore } from '../audit-ports.ts';
+import type { GroupCommit } from './group-commit.ts';
 import { SqliteStore } from './sqlite-store.ts';
-import { transaction } from './transaction.ts';
 
 const STATEMENTS = {
   insert: `INSERT OR IGNORE INTO audit_entries (id, conversation_id, sequence, agent_id, agent_version, created_at, document)
@@ -13,13 +13,13 @@ const STATEMENTS = {
 
 /** The audit ledger's entries in SQLite: insert-only (triggers refuse UPDATE and DELETE, see the migration). */
 export class SqliteAuditStore extends SqliteStore<keyof typeof STATEMENTS> implements AuditStore {
-  constructor(db: DatabaseSync) {
-    super(db, STATEMENTS);
+  constructor(db: DatabaseSync, writes: GroupCommit) {
+    super(db, STATEMENTS, writes);
   }
 
   async append(rows: readonly AuditRow[]): Promise<void> {
     if (rows.length === 0) return;
-    transaction(this.db, () => {
+    await this.write(() => {
       for (const row of rows) {
         this.sql.insert.run(
           row.id,

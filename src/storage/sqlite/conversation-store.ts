@@ -7,8 +7,9 @@ import type {
   ConversationStore,
 } from '../runtime-ports.ts';
 import { checkNewConversation, firstAppendedIndex, toConversationRow } from '../runtime-rows.ts';
+import type { GroupCommit } from './group-commit.ts';
 import { SqliteStore } from './sqlite-store.ts';
-import { readTransaction, transaction } from './transaction.ts';
+import { readTransaction } from './transaction.ts';
 
 /** `ConversationQuery` filters and their columns; a listing statement is prepared per combination in use. */
 const FILTERS = [
@@ -42,13 +43,13 @@ export class SqliteConversationStore extends SqliteStore<keyof typeof STATEMENTS
   /** Listing statements by the bit mask of the filters they apply (at most 32). */
   readonly #listings = new Map<number, StatementSync>();
 
-  constructor(db: DatabaseSync) {
-    super(db, STATEMENTS);
+  constructor(db: DatabaseSync, writes: GroupCommit) {
+    super(db, STATEMENTS, writes);
   }
 
   async create(row: ConversationRow, steps: readonly string[]): Promise<void> {
     checkNewConversation(row, steps);
-    transaction(this.db, () => {
+    await this.write(() => {
       this.sql.insertHeader.run(headerParameters(row));
       for (const [index, body] of steps.entries()) this.sql.insertStep.run(row.id, index, body);
     });
@@ -74,7 +75,7 @@ export class SqliteConversationStore extends SqliteStore<keyof typeof STATEMENTS
 
   async commit(id: string, expectedRevision: number, change: ConversationCommit): Promise<CommitOutcome> {
     const first = firstAppendedIndex(id, expectedRevision, change);
-    return transaction(this.db, () => {
+    return this.write(() => {
       const updated = this.sql.updateHeader.run({ ...headerParameters(change.row), expectedRevision });
       if (Number(updated.changes) === 0) return this.sql.exists.get(id) === undefined ? 'not-found' : 'conflict';
       if (change.truncateStepsFrom !== undefined) this.sql.truncateSteps.run(id, change.truncateStepsFrom);
@@ -96,7 +97,7 @@ export class SqliteConversationStore extends SqliteStore<keyof typeof STATEMENTS
   }
 
   async delete(id: string): Promise<boolean> {
-    return transaction(this.db, () => {
+    return this.write(() => {
       this.sql.deleteSteps.run(id);
       return Number(this.sql.deleteHeader.run(id).changes) > 0;
     });

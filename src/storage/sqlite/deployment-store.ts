@@ -1,6 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { DeploymentRecord, DeploymentStore } from '../runtime-ports.ts';
 import { toDeploymentRecord } from '../runtime-rows.ts';
+import type { GroupCommit } from './group-commit.ts';
 import { SqliteStore } from './sqlite-store.ts';
 
 const STATEMENTS = {
@@ -12,8 +13,8 @@ const STATEMENTS = {
 
 /** Recorded deployments in SQLite; every method is one statement. */
 export class SqliteDeploymentStore extends SqliteStore<keyof typeof STATEMENTS> implements DeploymentStore {
-  constructor(db: DatabaseSync) {
-    super(db, STATEMENTS);
+  constructor(db: DatabaseSync, writes: GroupCommit) {
+    super(db, STATEMENTS, writes);
   }
 
   async put(record: DeploymentRecord): Promise<void> {

@@ -1,7 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { RateLimitBucket, RateLimitStore } from '../rate-limit-ports.ts';
+import type { GroupCommit } from './group-commit.ts';
 import { SqliteStore } from './sqlite-store.ts';
-import { transaction } from './transaction.ts';
 
 const REFILLED = 'MIN(rate_limit, tokens + MAX(0, :now - updated_on) * rate_limit / 60000.0)';
 
@@ -16,12 +16,12 @@ const STATEMENTS = {
 
 /** Tool token buckets in SQLite (one process owns the file; kept in the store so limits survive a restart). */
 export class SqliteRateLimitStore extends SqliteStore<keyof typeof STATEMENTS> implements RateLimitStore {
-  constructor(db: DatabaseSync) {
-    super(db, STATEMENTS);
+  constructor(db: DatabaseSync, writes: GroupCommit) {
+    super(db, STATEMENTS, writes);
   }
 
   async take(tool: string, defaultLimit: number, now: number): Promise<{ taken: boolean; bucket: RateLimitBucket }> {
-    return transaction(this.db, () => {
+    return this.write(() => {
       const bucket = this.#current(tool, defaultLimit, now);
       const taken = bucket.tokens >= 1;
       const tokens = taken ? bucket.tokens - 1 : bucket.tokens;

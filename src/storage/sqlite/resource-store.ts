@@ -10,8 +10,8 @@ import type {
   NewResource,
   UpdateOutcome,
 } from '../ports.ts';
+import type { GroupCommit } from './group-commit.ts';
 import { SqliteStore } from './sqlite-store.ts';
-import { transaction } from './transaction.ts';
 
 const STATEMENTS = {
   insertVersion: 'INSERT INTO resource_versions (kind, id, version, body, created_on) VALUES (?, ?, ?, ?, ?)',
@@ -47,13 +47,13 @@ const STATEMENTS = {
 
 /** Versioned configuration resources and their descriptors in SQLite. */
 export class SqliteResourceStore extends SqliteStore<keyof typeof STATEMENTS> implements ConfigResourceStore {
-  constructor(db: DatabaseSync) {
-    super(db, STATEMENTS);
+  constructor(db: DatabaseSync, writes: GroupCommit) {
+    super(db, STATEMENTS, writes);
   }
 
   async create(resource: NewResource): Promise<void> {
     const { kind, id, bodyJson, now, name, description, origin } = resource;
-    transaction(this.db, () => {
+    await this.write(() => {
       this.sql.insertDescriptor.run({
         kind,
         id,
@@ -76,7 +76,7 @@ export class SqliteResourceStore extends SqliteStore<keyof typeof STATEMENTS> im
     bodyJson: string,
     now: number,
   ): Promise<UpdateOutcome> {
-    return transaction(this.db, () => {
+    return this.write(() => {
       const row = this.sql.bumpVersion.get(now, kind, id, expectedVersion);
       if (row === undefined) return this.#miss(kind, id);
       const version = Number(row.current_version);
@@ -106,7 +106,7 @@ export class SqliteResourceStore extends SqliteStore<keyof typeof STATEMENTS> im
   }
 
   async purge(kind: string, id: string): Promise<boolean> {
-    return transaction(this.db, () => {
+    return this.write(() => {
       this.sql.purgeVersions.run(kind, id);
       return Number(this.sql.purgeDescriptor.run(kind, id).changes) > 0;
     });

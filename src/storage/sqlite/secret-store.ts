@@ -1,8 +1,8 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { SealedBox, SecretMetadata, SecretRecord, SecretStore, SecretWrite } from '../secret-ports.ts';
 import { metadataOf, sealedOf } from '../secret-rows.ts';
+import type { GroupCommit } from './group-commit.ts';
 import { SqliteStore } from './sqlite-store.ts';
-import { transaction } from './transaction.ts';
 
 const STATEMENTS = {
   insertMeta: 'INSERT INTO vault_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING',
@@ -23,12 +23,12 @@ const STATEMENTS = {
 
 /** The vault's sealed data in SQLite. */
 export class SqliteSecretStore extends SqliteStore<keyof typeof STATEMENTS> implements SecretStore {
-  constructor(db: DatabaseSync) {
-    super(db, STATEMENTS);
+  constructor(db: DatabaseSync, writes: GroupCommit) {
+    super(db, STATEMENTS, writes);
   }
 
   async putMetaIfAbsent(key: string, value: string): Promise<string> {
-    return transaction(this.db, () => {
+    return this.write(() => {
       this.sql.insertMeta.run(key, value);
       return String(this.sql.meta.get(key)!.value);
     });
@@ -40,7 +40,7 @@ export class SqliteSecretStore extends SqliteStore<keyof typeof STATEMENTS> impl
   }
 
   async putDataKeyIfAbsent(tenant: string, wrapped: SealedBox, now: number): Promise<SealedBox> {
-    return transaction(this.db, () => {
+    return this.write(() => {
       this.sql.insertDataKey.run(tenant, wrapped.ciphertext, wrapped.iv, wrapped.tag, now);
       return sealedOf(this.sql.dataKey.get(tenant)!);
     });
@@ -48,7 +48,7 @@ export class SqliteSecretStore extends SqliteStore<keyof typeof STATEMENTS> impl
 
   async put(write: SecretWrite): Promise<{ created: boolean; metadata: SecretMetadata }> {
     const { tenant, name, sealed, description, now } = write;
-    return transaction(this.db, () => {
+    return this.write(() => {
       const created = this.sql.exists.get(tenant, name) === undefined;
       const row = this.sql.upsert.get({ tenant, name, ...sealed, description: description ?? null, now })!;
       return { created, metadata: metadataOf(row) };

@@ -3,7 +3,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import { NESTED_TRANSACTION, type TransactionBracket } from '../transaction-bracket.ts';
 
 /** A write transaction, taken at once, so two processes on one file serialise. */
-const WRITE: TransactionBracket = { begin: 'BEGIN IMMEDIATE', commit: 'COMMIT', rollback: 'ROLLBACK' };
+export const WRITE: TransactionBracket = { begin: 'BEGIN IMMEDIATE', commit: 'COMMIT', rollback: 'ROLLBACK' };
 
 /** Runs `body` in a write transaction, or under a savepoint inside one that is already open (`SqliteGate`). */
 export function transaction<T>(db: DatabaseSync, body: () => T): T {

@@ -2,8 +2,8 @@ import type { DatabaseSync } from 'node:sqlite';
 import type { DescriptorAccessChange, DescriptorOrigin } from '../ports.ts';
 import type { TriggerRecord, TriggerStore } from '../runtime-ports.ts';
 import { toTriggerRecord } from '../runtime-rows.ts';
+import type { GroupCommit } from './group-commit.ts';
 import { SqliteStore } from './sqlite-store.ts';
-import { transaction } from './transaction.ts';
 
 const COLUMNS = 'intent, body, owner_id, space_id, visibility, grants';
 
@@ -24,8 +24,8 @@ const STATEMENTS = {
 
 /** Managed-agent triggers and the conversation kept per (intent, user), in SQLite. */
 export class SqliteTriggerStore extends SqliteStore<keyof typeof STATEMENTS> implements TriggerStore {
-  constructor(db: DatabaseSync) {
-    super(db, STATEMENTS);
+  constructor(db: DatabaseSync, writes: GroupCommit) {
+    super(db, STATEMENTS, writes);
   }
 
   async get(intent: string): Promise<TriggerRecord | undefined> {
@@ -34,7 +34,7 @@ export class SqliteTriggerStore extends SqliteStore<keyof typeof STATEMENTS> imp
   }
 
   async put(intent: string, bodyJson: string, now: number, origin: DescriptorOrigin = {}): Promise<boolean> {
-    return transaction(this.db, () => {
+    return this.write(() => {
       if (Number(this.sql.replace.run(bodyJson, now, intent).changes) > 0) return false;
       this.sql.insert.run(
         intent,

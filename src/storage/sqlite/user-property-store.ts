@@ -1,7 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { UserPropertyStore } from '../runtime-ports.ts';
+import type { GroupCommit } from './group-commit.ts';
 import { SqliteStore } from './sqlite-store.ts';
-import { transaction } from './transaction.ts';
 
 const STATEMENTS = {
   load: 'SELECT name, value FROM user_properties WHERE user_id = ? ORDER BY name',
@@ -12,8 +12,8 @@ const STATEMENTS = {
 
 /** Long-term user properties in SQLite. */
 export class SqliteUserPropertyStore extends SqliteStore<keyof typeof STATEMENTS> implements UserPropertyStore {
-  constructor(db: DatabaseSync) {
-    super(db, STATEMENTS);
+  constructor(db: DatabaseSync, writes: GroupCommit) {
+    super(db, STATEMENTS, writes);
   }
 
   async load(userId: string): Promise<Map<string, string>> {
@@ -22,7 +22,7 @@ export class SqliteUserPropertyStore extends SqliteStore<keyof typeof STATEMENTS
 
   async upsert(userId: string, values: ReadonlyMap<string, string>, now: number): Promise<void> {
     if (values.size === 0) return;
-    transaction(this.db, () => {
+    await this.write(() => {
       for (const [name, value] of values) this.sql.upsert.run(userId, name, value, now);
     });
   }

@@ -1,0 +1,32 @@
+import { Worker } from 'node:worker_threads';
+
+/**
+ * Moves WAL checkpoints off the event loop. The serving connection turns SQLite's automatic checkpoint off
+ * (`wal_autocheckpoint = 0`), which would otherwise run inside whichever COMMIT crosses the threshold: copying
+ * megabytes back into the database file and waiting for fsync in the middle of some unlucky turn. Instead a worker
+ * thread with its own connection runs a PASSIVE checkpoint every `intervalMillis`: it never blocks a writer, and
+ * once it has copied everything the next write starts the WAL from its beginning again, so the file stays small.
+ */
+export class Checkpointer {
+  readonly #worker: Worker;
+  #closed: Promise<void> | undefined;
+
+  constructor(path: string, intervalMillis = 250) {
+    this.#worker = new Worker(new URL('./checkpointer-thread.ts', import.meta.url), {
+      workerData: { path, intervalMillis },
+    });
+    // A failed checkpoint is retried at the next interval by the thread itself; the thread never keeps the
+    // process alive.
+    this.#worker.unref();
+  }
+
+  /** Stops the thread after a last checkpoint (it copies what the closing connection left in the WAL). */
+  close(): Promise<void> {
+    this.#closed ??= new Promise<void>((resolve) => {
+      this.#worker.once('exit', () => resolve());
+      this.#worker.ref(); // so that this process waits for the exit it awaits
+      this.#worker.postMessage('close');
+    });
+    return this.#closed;
+  }
+}
