@@ -187,6 +187,34 @@ export const resourceKinds = [
       ],
     },
   },
+  {
+    name: 'transcript',
+    slug: 'transcripts',
+    title: 'transcript',
+    label: 'Transcripts',
+    uriType: 'transcript',
+    uriTypeAliases: [],
+    storePath: '/transcriptstore/transcripts',
+    legacyStorePaths: [],
+    exportName: 'transcript',
+    importNames: [],
+    template: {
+      turns: [{ input: 'hello', expected: { output: { value: ['Hello!'], compare: 'exact' } } }],
+    },
+  },
+  {
+    name: 'transcriptsuite',
+    slug: 'transcriptsuites',
+    title: 'transcript suite',
+    label: 'Transcript suites',
+    uriType: 'transcriptsuite',
+    uriTypeAliases: [],
+    storePath: '/transcriptstore/suites',
+    legacyStorePaths: [],
+    exportName: 'transcriptsuite',
+    importNames: [],
+    template: { transcripts: [] },
+  },
 ] as const satisfies readonly ResourceKind[];
 
 export type KindName = (typeof resourceKinds)[number]['name'];

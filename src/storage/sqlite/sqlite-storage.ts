@@ -11,6 +11,7 @@ import { SqliteRateLimitStore } from './rate-limit-store.ts';
 import { SqliteResourceStore } from './resource-store.ts';
 import { SqliteSecretStore } from './secret-store.ts';
 import { SqliteGate, transaction } from './transaction.ts';
+import { SqliteTranscriptRunStore } from './transcript-run-store.ts';
 import { SqliteTriggerStore } from './trigger-store.ts';
 import { SqliteUserPropertyStore } from './user-property-store.ts';
 
@@ -73,6 +74,7 @@ function sqliteStorage(db: DatabaseSync): SqliteStorage {
     secrets: new SqliteSecretStore(db),
     audit: new SqliteAuditStore(db),
     rateLimits: new SqliteRateLimitStore(db),
+    transcriptRuns: new SqliteTranscriptRunStore(db),
   };
   const gate = new SqliteGate(db);
   const guarded = Object.fromEntries(

@@ -1,0 +1,313 @@
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { createResource, deploy, idFromLocation, sendMessage, startConversation } from './support/agents.ts';
+import { startFakeOpenAi, type FakeProvider } from './support/fake-llm/index.ts';
+import type { client } from './support/http.ts';
+import { serverOfBlock, storeTypes } from './support/server.ts';
+
+/**
+ * Conversation regression tests (issue 21), black-box on both stores: a conversation with an HTTP call and an LLM
+ * call is recorded as a transcript and replayed against versions of its agent with the network gone; runs are
+ * stored, shown as JUnit XML, and a suite gates deployments.
+ */
+
+type Api = ReturnType<typeof client>;
+
+/** A real loopback weather API: `GET /weather?q=<city>` answers JSON; every other path 404. */
+async function startWeatherApi(): Promise<{ url: string; requests: string[]; close(): Promise<void> }> {
+  const requests: string[] = [];
+  const server: Server = createServer((request, response) => {
+    requests.push(request.url ?? '');
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    if (url.pathname !== '/weather') {
+      response.writeHead(404).end();
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ city: url.searchParams.get('q'), main: { temp: 21.5 } }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+interface Variant {
+  /** The path of the weather call. */
+  readonly path: string;
+  /** The answer of the second weather lookup. */
+  readonly secondAnswer: string;
+}
+
+/**
+ * Every message: behavior -> HTTP call `weather` (saves the temperature) -> LLM task `chat` (adds its answer to the
+ * output) -> output by the number of lookups so far. Versions of the agent share nothing but its id.
+ */
+async function weatherAgentBodies(api: Api, weatherUrl: string, llmUrl: string, variant: Variant) {
+  const rules = await createResource(api, '/behaviorstore/behaviorsets', {
+    behaviorGroups: [
+      {
+        name: 'Ask',
+        behaviorRules: [
+          {
+            name: 'Ask',
+            actions: ['lookup', 'chat'],
+            conditions: [
+              { type: 'negation', conditions: [{ type: 'actionmatcher', configs: { actions: 'CONVERSATION_START' } }] },
+            ],
+          },
+        ],
+      },
+    ],
+  });
+  const httpCalls = await createResource(api, '/httpcallsstore/httpcalls', {
+    targetServerUrl: weatherUrl,
+    httpCalls: [
+      {
+        name: 'weather',
+        actions: ['lookup'],
+        saveResponse: true,
+        responseObjectName: 'weather',
+        request: { method: 'get', path: variant.path, queryParams: { q: '{memory.current.input}' } },
+        postResponse: {
+          propertyInstructions: [{ name: 'temperature', fromObjectPath: 'weather.main.temp', scope: 'conversation' }],
+        },
+      },
+    ],
+  });
+  const llm = await createResource(api, '/langchainstore/langchains', {
+    tasks: [
+      {
+        id: 'chat',
+        type: 'openai',
+        actions: ['chat'],
+        retry: { maxAttempts: 1 },
+        parameters: { apiKey: 'sk-test', baseUrl: `${llmUrl}/v1`, modelName: 'gpt-4o-mini', addToOutput: 'true' },
+      },
+    ],
+  });
+  const output = await createResource(api, '/outputstore/outputsets', {
+    outputSet: [
+      {
+        action: 'CONVERSATION_START',
+        timesOccurred: 0,
+        outputs: [{ valueAlternatives: [{ type: 'text', text: 'Welcome!' }] }],
+      },
+      {
+        action: 'lookup',
+        timesOccurred: 0,
+        outputs: [{ valueAlternatives: [{ type: 'text', text: 'First lookup.' }] }],
+      },
+      {
+        action: 'lookup',
+        timesOccurred: 1,
+        outputs: [{ valueAlternatives: [{ type: 'text', text: variant.secondAnswer }] }],
+      },
+    ],
+  });
+  const workflow = await createResource(api, '/packagestore/packages', {
+    packageExtensions: [
+      { type: 'svc://ai.svc.behavior', config: { uri: rules } },
+      { type: 'svc://ai.svc.httpcalls', config: { uri: httpCalls } },
+      { type: 'svc://ai.svc.llm', config: { uri: llm } },
+      { type: 'svc://ai.svc.output', config: { uri: output } },
+    ],
+  });
+  return { packages: [workflow] };
+}
+
+const original: Variant = { path: 'weather', secondAnswer: 'Second lookup.' };
+
+for (const storeType of storeTypes) {
+  describe(`transcripts on ${storeType}`, () => {
+    const { api } = serverOfBlock(storeType);
+    let weather: Awaited<ReturnType<typeof startWeatherApi>>;
+    let model: FakeProvider;
+    let agentId: string;
+    let transcriptId: string;
+
+    before(async () => {
+      weather = await startWeatherApi();
+      model = await startFakeOpenAi();
+      // Version 1 answers as recorded; version 2 changes the second lookup's text; version 3 the call's path.
+      const agent = await api.post('/agentstore/agents', {
+        json: await weatherAgentBodies(api, weather.url, model.url, original),
+      });
+      assert.equal(agent.status, 201, agent.text);
+      agentId = idFromLocation(agent.headers.get('location'));
+      for (const [version, variant] of [
+        [1, { ...original, secondAnswer: 'Second lookup, changed.' }],
+        [2, { ...original, path: 'forecast' }],
+      ] as const) {
+        const updated = await api.put(`/agentstore/agents/${agentId}?version=${version}`, {
+          json: await weatherAgentBodies(api, weather.url, model.url, variant),
+        });
+        assert.equal(updated.status, 200, updated.text);
+      }
+      await deploy(api, agentId, 1);
+
+      const conversation = await startConversation(api, agentId);
+      model.reply({ text: 'Paris is sunny.' }, { text: 'Berlin is cloudy.' });
+      await sendMessage(api, conversation.conversationId, 'Paris', {
+        context: { channel: { type: 'string', value: 'web' } },
+      });
+      await sendMessage(api, conversation.conversationId, 'Berlin');
+      assert.equal(weather.requests.length, 2);
+      assert.equal(model.requests.length, 2);
+
+      const recorded = await api.post(`/transcriptstore/transcripts/from-conversation/${conversation.conversationId}`);
+      assert.equal(recorded.status, 201, recorded.text);
+      transcriptId = idFromLocation(recorded.headers.get('location'));
+      // From here on no external call can succeed: the weather API and the model are gone.
+      await weather.close();
+      await model.close();
+    });
+
+    after(async () => {
+      await weather?.close();
+      await model?.close();
+    });
+
+    const run = (id: string, agentVersion: number, query = '', headers: Record<string, string> = {}) =>
+      api.post(`/transcriptstore/transcripts/${id}/runs${query}`, { json: { agentId, agentVersion }, headers });
+
+    it('records inputs, context, results and the answers of the HTTP call and the LLM call', async () => {
+      const read = await api.get(`/transcriptstore/transcripts/${transcriptId}?version=1`);
+      assert.equal(read.status, 200, read.text);
+      const transcript = read.json;
+      assert.equal(transcript.agentId, agentId);
+      assert.deepEqual(transcript.start.expected.output, { value: ['Welcome!'], compare: 'exact' });
+      assert.deepEqual(
+        transcript.turns.map((turn: { input: string }) => turn.input),
+        ['Paris', 'Berlin'],
+      );
+      const [first, second] = transcript.turns;
+      assert.deepEqual(first.context, { channel: { type: 'string', value: 'web' } });
+      assert.deepEqual(first.expected.output.value, ['Paris is sunny.', 'First lookup.']);
+      assert.deepEqual(first.expected.properties.temperature, { value: 21.5, compare: 'exact' });
+      assert.deepEqual(first.recordings.httpCalls, [
+        {
+          name: 'weather',
+          request: { method: 'GET', uri: `${weather.url}/weather?q=Paris` },
+          response: { status: 200, body: { city: 'Paris', main: { temp: 21.5 } } },
+        },
+      ]);
+      assert.deepEqual(first.recordings.llm, [{ task: 'chat', answer: 'Paris is sunny.' }]);
+      assert.deepEqual(second.recordings.llm, [{ task: 'chat', answer: 'Berlin is cloudy.' }]);
+    });
+
+    it('replays green against the same version without any network access, and cleans up its deployment', async () => {
+      const answer = await run(transcriptId, 1);
+      assert.equal(answer.status, 200, answer.text);
+      const result = answer.json;
+      assert.equal(result.passed, true, JSON.stringify(result, null, 2));
+      assert.deepEqual(
+        result.steps.map((step: { step: number; passed: boolean }) => [step.step, step.passed]),
+        [
+          [0, true],
+          [1, true],
+          [2, true],
+        ],
+      );
+      const status = await api.get(`/administration/test/deploymentstatus/${agentId}?version=1`);
+      assert.equal(status.json.status, 'NOT_FOUND', 'the run undeployed the version it deployed into test');
+      const listed = await api.get(`/transcriptstore/transcripts/${transcriptId}/runs`);
+      assert.equal(listed.status, 200);
+      assert.ok(listed.json.some((entry: { id: string; passed: boolean }) => entry.id === result.id && entry.passed));
+      const stored = await api.get(`/transcriptstore/transcripts/${transcriptId}/runs/${result.id}`);
+      assert.deepEqual(stored.json, result);
+    });
+
+    it('fails exactly the step whose output text changed in version 2, with a diff naming the field', async () => {
+      const result = (await run(transcriptId, 2)).json;
+      assert.equal(result.passed, false);
+      const failing = result.steps.filter((step: { passed: boolean }) => !step.passed);
+      assert.deepEqual(
+        failing.map((step: { step: number }) => step.step),
+        [2],
+      );
+      const fields = failing[0].fields.filter((field: { passed: boolean }) => !field.passed);
+      assert.deepEqual(
+        fields.map((field: { field: string }) => field.field),
+        ['output'],
+      );
+      assert.match(fields[0].diff, /- \[1\] "Second lookup\."/);
+      assert.match(fields[0].diff, /\+ \[1\] "Second lookup, changed\."/);
+    });
+
+    it('fails a changed HTTP-call path with the recording mismatch named', async () => {
+      const result = (await run(transcriptId, 3)).json;
+      assert.equal(result.passed, false);
+      const step = result.steps.find((entry: { step: number }) => entry.step === 1);
+      assert.equal(step.passed, false);
+      const mismatch = step.fields.find((field: { field: string }) => field.field === 'recordings');
+      assert.ok(mismatch, JSON.stringify(step));
+      assert.match(
+        mismatch.diff,
+        /recording mismatch: HTTP call 'weather' sent GET http:\/\/127\.0\.0\.1:\d+\/forecast\?q=Paris/,
+      );
+      assert.match(mismatch.diff, /the recording has GET http:\/\/127\.0\.0\.1:\d+\/weather\?q=Paris/);
+    });
+
+    it('answers the run as JUnit XML that parses', async () => {
+      for (const [query, headers] of [
+        ['?format=junit', {}],
+        ['', { accept: 'application/xml' }],
+      ] as const) {
+        const answer = await run(transcriptId, 2, query, headers);
+        assert.equal(answer.status, 200, answer.text);
+        assert.match(answer.headers.get('content-type') ?? '', /^application\/xml/);
+        assert.equal(XMLValidator.validate(answer.text), true);
+        const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(answer.text);
+        const suite = xml.testsuites.testsuite;
+        assert.equal(suite.tests, '3');
+        assert.equal(suite.failures, '1');
+        const failed = suite.testcase.find((testcase: { failure?: unknown }) => testcase.failure !== undefined);
+        assert.equal(failed.name, 'step 2: Berlin');
+        assert.match(failed.failure['#text'], /Second lookup, changed\./);
+      }
+    });
+
+    it('gates a deployment with a suite: refuses a failing version with the failing steps, deploys a passing one', async () => {
+      const transcriptUri = `svc://ai.svc.transcript/transcriptstore/transcripts/${transcriptId}?version=1`;
+      const suiteId = idFromLocation(
+        await createResource(api, '/transcriptstore/suites', { transcripts: [transcriptUri] }),
+      );
+      const refused = await api.post(
+        `/administration/production/deploy/${agentId}?version=2&gate=${suiteId}&waitForCompletion=true`,
+      );
+      assert.equal(refused.status, 422, refused.text);
+      assert.match(refused.headers.get('content-type') ?? '', /application\/problem\+json/);
+      assert.deepEqual(
+        refused.json.failures.map((failure: { transcriptId: string; step: number }) => [
+          failure.transcriptId,
+          failure.step,
+        ]),
+        [[transcriptId, 2]],
+      );
+      assert.equal(refused.json.failures[0].fields[0].field, 'output');
+      const notDeployed = await api.get(`/administration/production/deploymentstatus/${agentId}?version=2`);
+      assert.equal(notDeployed.json.status, 'NOT_FOUND');
+
+      const accepted = await api.post(
+        `/administration/test/deploy/${agentId}?version=1&gate=${suiteId}&waitForCompletion=true`,
+      );
+      assert.equal(accepted.status, 200, accepted.text);
+      assert.equal(accepted.json.status, 'READY');
+      const suiteRuns = await api.get(`/transcriptstore/suites/${suiteId}/runs`);
+      assert.deepEqual(
+        suiteRuns.json.map((entry: { passed: boolean }) => entry.passed),
+        [true, false],
+      );
+    });
+  });
+}
