@@ -311,3 +311,187 @@ for (const storeType of storeTypes) {
     });
   });
 }
+
+describe('transcripts: judge comparisons and bad input', () => {
+  const { api } = serverOfBlock('sqlite');
+  let agentModel: FakeProvider;
+  let judgeModel: FakeProvider;
+  let agentId: string;
+
+  before(async () => {
+    agentModel = await startFakeOpenAi();
+    judgeModel = await startFakeOpenAi();
+    const rules = await createResource(api, '/behaviorstore/behaviorsets', {
+      behaviorGroups: [
+        {
+          name: 'Chat',
+          behaviorRules: [
+            {
+              name: 'Chat',
+              actions: ['chat'],
+              conditions: [
+                {
+                  type: 'negation',
+                  conditions: [{ type: 'actionmatcher', configs: { actions: 'CONVERSATION_START' } }],
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    });
+    const llm = await createResource(api, '/langchainstore/langchains', {
+      tasks: [
+        {
+          id: 'chat',
+          type: 'openai',
+          actions: ['chat'],
+          retry: { maxAttempts: 1 },
+          parameters: {
+            apiKey: 'sk-agent',
+            baseUrl: `${agentModel.url}/v1`,
+            modelName: 'gpt-4o-mini',
+            addToOutput: 'true',
+          },
+        },
+      ],
+    });
+    const workflow = await createResource(api, '/packagestore/packages', {
+      packageExtensions: [
+        { type: 'svc://ai.svc.behavior', config: { uri: rules } },
+        { type: 'svc://ai.svc.llm', config: { uri: llm } },
+      ],
+    });
+    agentId = idFromLocation(await createResource(api, '/agentstore/agents', { packages: [workflow] }));
+  });
+
+  after(async () => {
+    await agentModel?.close();
+    await judgeModel?.close();
+  });
+
+  const judged = () => ({
+    judge: {
+      type: 'openai',
+      parameters: { apiKey: 'sk-judge', baseUrl: `${judgeModel.url}/v1`, modelName: 'gpt-4o' },
+    },
+    turns: [
+      {
+        input: 'Tell me about Paris',
+        expected: { output: { compare: 'judge', rubric: 'Mentions the Eiffel Tower.' } },
+      },
+    ],
+  });
+
+  it('lets a judge model grade a live LLM answer against the rubric', async () => {
+    const transcriptId = idFromLocation(await createResource(api, '/transcriptstore/transcripts', judged()));
+    const run = () =>
+      api.post(`/transcriptstore/transcripts/${transcriptId}/runs`, {
+        json: { agentId, agentVersion: 1, mode: 'live-llm' },
+      });
+
+    agentModel.reply({ text: 'The Eiffel Tower is in Paris.' });
+    judgeModel.reply({ text: 'PASS\nIt names the tower.' });
+    const passed = await run();
+    assert.equal(passed.status, 200, passed.text);
+    assert.equal(passed.json.passed, true, passed.text);
+    const asked = JSON.stringify(judgeModel.requests.at(-1)!.body);
+    assert.match(asked, /Mentions the Eiffel Tower\./);
+    assert.match(asked, /The Eiffel Tower is in Paris\./);
+
+    agentModel.reply({ text: 'Paris is big.' });
+    judgeModel.reply({ text: 'FAIL\nThe tower is not mentioned.' });
+    const failed = (await run()).json;
+    assert.equal(failed.passed, false);
+    const field = failed.steps[1].fields.find((entry: { field: string }) => entry.field === 'output');
+    assert.equal(field.passed, false);
+    assert.match(field.diff, /The tower is not mentioned\./);
+    assert.doesNotMatch(JSON.stringify(failed), /sk-judge|sk-agent/);
+  });
+
+  it('fails a step whose LLM call has no recording when replaying from recordings', async () => {
+    const transcriptId = idFromLocation(
+      await createResource(api, '/transcriptstore/transcripts', { turns: [{ input: 'Hi' }] }),
+    );
+    const before = agentModel.requests.length;
+    const result = (
+      await api.post(`/transcriptstore/transcripts/${transcriptId}/runs`, { json: { agentId, agentVersion: 1 } })
+    ).json;
+    assert.equal(result.passed, false);
+    assert.deepEqual(result.steps[1].fields, [
+      {
+        field: 'recordings',
+        compare: 'recording',
+        passed: false,
+        diff: "recording mismatch: LLM task 'chat' has no recorded answer in this step",
+      },
+    ]);
+    assert.equal(agentModel.requests.length, before, 'the model was not asked');
+  });
+
+  it('refuses bad transcripts, suites and run requests with a 4xx problem', async () => {
+    const cases: Array<[string, string, unknown, number, RegExp]> = [
+      [
+        'POST',
+        '/transcriptstore/transcripts',
+        { turns: [{ input: 'x', expected: { output: { value: '(', compare: 'regex' } } }] },
+        400,
+        /\$\.turns\[0\]\.expected\.output/,
+      ],
+      [
+        'POST',
+        '/transcriptstore/transcripts',
+        { turns: [{ input: 'x', expected: { output: { compare: 'judge', rubric: 'r' } } }] },
+        400,
+        /judge model/,
+      ],
+      ['POST', '/transcriptstore/transcripts', { turns: [], surprise: 1 }, 400, /surprise/],
+      [
+        'POST',
+        '/transcriptstore/transcripts',
+        { turns: [{ input: 'x', expected: { output: { compare: 'fuzzy' } } }] },
+        400,
+        /compare/,
+      ],
+      [
+        'POST',
+        '/transcriptstore/suites',
+        { transcripts: [`svc://ai.svc.agent/agentstore/agents/${agentId}?version=1`] },
+        400,
+        /ai\.svc\.transcript/,
+      ],
+      ['POST', `/transcriptstore/transcripts/from-conversation/${'0'.repeat(24)}`, undefined, 404, /conversation/i],
+    ];
+    for (const [method, path, json, status, detail] of cases) {
+      const answer = method === 'POST' ? await api.post(path, json === undefined ? {} : { json }) : await api.get(path);
+      assert.equal(answer.status, status, `${path}: ${answer.text}`);
+      assert.match(answer.headers.get('content-type') ?? '', /application\/problem\+json/);
+      assert.match(answer.json.detail, detail);
+    }
+
+    const transcriptId = idFromLocation(
+      await createResource(api, '/transcriptstore/transcripts', { turns: [{ input: 'Hi' }] }),
+    );
+    const runs = `/transcriptstore/transcripts/${transcriptId}/runs`;
+    for (const [json, status] of [
+      [{ agentId, agentVersion: 1, mode: 'sometimes' }, 400],
+      [{ agentId }, 400],
+      [{ agentId, agentVersion: 9 }, 404],
+      [{ agentId: '0'.repeat(24), agentVersion: 1 }, 404],
+    ] as const) {
+      const answer = await api.post(runs, { json });
+      assert.equal(answer.status, status, answer.text);
+      assert.match(answer.headers.get('content-type') ?? '', /application\/problem\+json/);
+    }
+    assert.equal(
+      (await api.post(`/transcriptstore/transcripts/${'0'.repeat(24)}/runs`, { json: { agentId, agentVersion: 1 } }))
+        .status,
+      404,
+    );
+    assert.equal((await api.get(`${runs}/${'0'.repeat(24)}`)).status, 404);
+    const gated = await api.post(`/administration/production/deploy/${agentId}?version=1&gate=${'0'.repeat(24)}`);
+    assert.equal(gated.status, 404, gated.text);
+    const status = await api.get(`/administration/production/deploymentstatus/${agentId}?version=1`);
+    assert.equal(status.json.status, 'NOT_FOUND', 'a gate that cannot run deploys nothing');
+  });
+});
