@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { unzipSync } from 'fflate';
 import { createResource, deploy, idFromLocation, sendMessage, startConversation } from './support/agents.ts';
 import { startFakeOpenAi, type FakeProvider } from './support/fake-llm/index.ts';
 import type { client } from './support/http.ts';
@@ -129,7 +130,8 @@ const original: Variant = { path: 'weather', secondAnswer: 'Second lookup.' };
 
 for (const storeType of storeTypes) {
   describe(`transcripts on ${storeType}`, () => {
-    const { api } = serverOfBlock(storeType);
+    const block = serverOfBlock(storeType);
+    const { api } = block;
     let weather: Awaited<ReturnType<typeof startWeatherApi>>;
     let model: FakeProvider;
     let agentId: string;
@@ -275,6 +277,31 @@ for (const storeType of storeTypes) {
         assert.equal(failed.name, 'step 2: Berlin');
         assert.match(failed.failure['#text'], /Second lookup, changed\./);
       }
+    });
+
+    it('is exported with its agent and imported bound to the imported agent, where it replays green', async () => {
+      const exported = await api.post(`/backup/export/${agentId}?agentVersion=1`);
+      assert.equal(exported.status, 200, exported.text);
+      const zip = await (await fetch(`${block.server.url}${exported.headers.get('location')}`)).arrayBuffer();
+      const entries = Object.keys(unzipSync(new Uint8Array(zip)));
+      assert.ok(entries.includes(`${transcriptId}/1/${transcriptId}.transcript.json`), entries.join(', '));
+
+      const imported = await fetch(`${block.server.url}/backup/import?strategy=create`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/zip' },
+        body: zip,
+      });
+      const result = await imported.json();
+      assert.equal(imported.status, 201, JSON.stringify(result));
+      const copy = result.resources.find((resource: { kind: string }) => resource.kind === 'transcript');
+      assert.equal(copy.originId, transcriptId);
+      const body = (await api.get(`/transcriptstore/transcripts/${copy.targetId}?version=1`)).json;
+      assert.equal(body.agentId, result.agentId);
+      assert.equal(body.agentVersion, result.agentVersion);
+      const replayed = await api.post(`/transcriptstore/transcripts/${copy.targetId}/runs`, {
+        json: { agentId: result.agentId, agentVersion: result.agentVersion },
+      });
+      assert.equal(replayed.json.passed, true, replayed.text);
     });
 
     it('gates a deployment with a suite: refuses a failing version with the failing steps, deploys a passing one', async () => {

@@ -245,6 +245,16 @@ export interface KindBody {
    * with what makes two entries the same one. Kinds without it take no PATCH.
    */
   readonly patchLists?: Readonly<Record<string, (entry: Record<string, unknown>) => string>>;
+  /**
+   * Kinds whose resources belong to an agent without the agent referencing them (transcripts): an agent's export
+   * carries those whose `ownerOf` is the agent, and an import binds them to the agent it writes.
+   */
+  readonly agentOwned?: {
+    /** The agent id a body belongs to, if any. */
+    ownerOf(body: unknown): string | undefined;
+    /** The body bound to the agent version an import writes. */
+    bind(body: unknown, agentId: string, agentVersion: number): unknown;
+  };
 }
 
 /** A reference in a body: where it is, and the kind it must name (any configuration kind when absent). */

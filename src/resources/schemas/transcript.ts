@@ -208,6 +208,10 @@ export const transcriptKind: ResourceKindDefinition = {
   ...kindNamed('transcript'),
   schema: TranscriptSchema,
   renameAliases: aliasRenamer({}, TranscriptSchema),
+  agentOwned: {
+    ownerOf: (body) => (isRecord(body) && typeof body.agentId === 'string' ? body.agentId : undefined),
+    bind: (body, agentId, agentVersion) => (isRecord(body) ? { ...body, agentId, agentVersion } : body),
+  },
   checkSemantics: (body) => {
     if (!isRecord(body)) return [];
     const hasJudge = isRecord(body.judge);
