@@ -291,7 +291,7 @@ for (const storeType of storeTypes) {
         headers: { 'content-type': 'application/zip' },
         body: zip,
       });
-      const result = await imported.json();
+      const result = (await imported.json()) as any;
       assert.equal(imported.status, 201, JSON.stringify(result));
       const copy = result.resources.find((resource: { kind: string }) => resource.kind === 'transcript');
       assert.equal(copy.originId, transcriptId);
