@@ -146,7 +146,8 @@ export class TranscriptRunService {
         throw error;
       }),
     );
-    const { uri } = await resources.create('transcript', transcript, origin, caller);
+    const { uri, id } = await resources.create('transcript', transcript, origin, caller);
+    await resources.editDescriptor(id, { name: `Recorded from conversation ${conversationId}` }, 1, caller);
     return uri;
   }
 
