@@ -4,7 +4,14 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { unzipSync } from 'fflate';
-import { createResource, deploy, idFromLocation, sendMessage, startConversation } from './support/agents.ts';
+import {
+  createResource,
+  deploy,
+  idFromLocation,
+  onEveryMessage,
+  sendMessage,
+  startConversation,
+} from './support/agents.ts';
 import { startFakeOpenAi, type FakeProvider } from './support/fake-llm/index.ts';
 import type { client } from './support/http.ts';
 import { serverOfBlock, storeTypes } from './support/server.ts';
@@ -42,6 +49,21 @@ async function startWeatherApi(): Promise<{ url: string; requests: string[]; clo
   };
 }
 
+/** An LLM configuration whose task `chat` asks the OpenAI-compatible model at `url` and adds its answer to the output. */
+function chatLlm(url: string, apiKey: string) {
+  return {
+    tasks: [
+      {
+        id: 'chat',
+        type: 'openai',
+        actions: ['chat'],
+        retry: { maxAttempts: 1 },
+        parameters: { apiKey, baseUrl: `${url}/v1`, modelName: 'gpt-4o-mini', addToOutput: 'true' },
+      },
+    ],
+  };
+}
+
 interface Variant {
   /** The path of the weather call. */
   readonly path: string;
@@ -54,22 +76,7 @@ interface Variant {
  * output) -> output by the number of lookups so far. Versions of the agent share nothing but its id.
  */
 async function weatherAgentBodies(api: Api, weatherUrl: string, llmUrl: string, variant: Variant) {
-  const rules = await createResource(api, '/behaviorstore/behaviorsets', {
-    behaviorGroups: [
-      {
-        name: 'Ask',
-        behaviorRules: [
-          {
-            name: 'Ask',
-            actions: ['lookup', 'chat'],
-            conditions: [
-              { type: 'negation', conditions: [{ type: 'actionmatcher', configs: { actions: 'CONVERSATION_START' } }] },
-            ],
-          },
-        ],
-      },
-    ],
-  });
+  const rules = await createResource(api, '/behaviorstore/behaviorsets', onEveryMessage('lookup', 'chat'));
   const httpCalls = await createResource(api, '/httpcallsstore/httpcalls', {
     targetServerUrl: weatherUrl,
     httpCalls: [
@@ -85,17 +92,7 @@ async function weatherAgentBodies(api: Api, weatherUrl: string, llmUrl: string, 
       },
     ],
   });
-  const llm = await createResource(api, '/langchainstore/langchains', {
-    tasks: [
-      {
-        id: 'chat',
-        type: 'openai',
-        actions: ['chat'],
-        retry: { maxAttempts: 1 },
-        parameters: { apiKey: 'sk-test', baseUrl: `${llmUrl}/v1`, modelName: 'gpt-4o-mini', addToOutput: 'true' },
-      },
-    ],
-  });
+  const llm = await createResource(api, '/langchainstore/langchains', chatLlm(llmUrl, 'sk-test'));
   const output = await createResource(api, '/outputstore/outputsets', {
     outputSet: [
       {
@@ -348,41 +345,8 @@ describe('transcripts: judge comparisons and bad input', () => {
   before(async () => {
     agentModel = await startFakeOpenAi();
     judgeModel = await startFakeOpenAi();
-    const rules = await createResource(api, '/behaviorstore/behaviorsets', {
-      behaviorGroups: [
-        {
-          name: 'Chat',
-          behaviorRules: [
-            {
-              name: 'Chat',
-              actions: ['chat'],
-              conditions: [
-                {
-                  type: 'negation',
-                  conditions: [{ type: 'actionmatcher', configs: { actions: 'CONVERSATION_START' } }],
-                },
-              ],
-            },
-          ],
-        },
-      ],
-    });
-    const llm = await createResource(api, '/langchainstore/langchains', {
-      tasks: [
-        {
-          id: 'chat',
-          type: 'openai',
-          actions: ['chat'],
-          retry: { maxAttempts: 1 },
-          parameters: {
-            apiKey: 'sk-agent',
-            baseUrl: `${agentModel.url}/v1`,
-            modelName: 'gpt-4o-mini',
-            addToOutput: 'true',
-          },
-        },
-      ],
-    });
+    const rules = await createResource(api, '/behaviorstore/behaviorsets', onEveryMessage('chat'));
+    const llm = await createResource(api, '/langchainstore/langchains', chatLlm(agentModel.url, 'sk-agent'));
     const workflow = await createResource(api, '/packagestore/packages', {
       packageExtensions: [
         { type: 'svc://ai.svc.behavior', config: { uri: rules } },

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { createResource, deploy, idFromLocation } from '../support/agents.ts';
+import { createResource, deploy, idFromLocation, onEveryMessage } from '../support/agents.ts';
 import { WIDE, launchBrowser, screenshots, watchConsole } from '../support/browser.ts';
 import { client } from '../support/http.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -14,22 +14,7 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 
 /** An agent that welcomes and answers every message with `reply`; versions differ only in that text. */
 async function agentBody(api: ReturnType<typeof client>, reply: string) {
-  const rules = await createResource(api, '/behaviorstore/behaviorsets', {
-    behaviorGroups: [
-      {
-        name: 'Reply',
-        behaviorRules: [
-          {
-            name: 'Reply',
-            actions: ['reply'],
-            conditions: [
-              { type: 'negation', conditions: [{ type: 'actionmatcher', configs: { actions: 'CONVERSATION_START' } }] },
-            ],
-          },
-        ],
-      },
-    ],
-  });
+  const rules = await createResource(api, '/behaviorstore/behaviorsets', onEveryMessage('reply'));
   const output = await createResource(api, '/outputstore/outputsets', {
     outputSet: [
       {
