@@ -440,6 +440,13 @@ describe('transcripts: judge comparisons and bad input', () => {
       [
         'POST',
         '/transcriptstore/transcripts',
+        { turns: [{ input: 'x', context: { city: { type: 'string', value: 5 } } }] },
+        400,
+        /\$\.turns\[0\]\.context\.city\.value must be a text/,
+      ],
+      [
+        'POST',
+        '/transcriptstore/transcripts',
         { turns: [{ input: 'x', expected: { output: { compare: 'fuzzy' } } }] },
         400,
         /compare/,

@@ -10,6 +10,7 @@ import {
   stringEnum,
   stringMap,
 } from './common.ts';
+import { parseContext } from '../../runtime/context.ts';
 import { isRecord } from '../../shared/json.ts';
 
 /**
@@ -191,13 +192,27 @@ function checkExpectation(expectation: unknown, path: string, hasJudge: boolean)
   return problems;
 }
 
+/** A context a message could not carry (a value of another type than it says) is refused when written, not at run time. */
+function checkContext(step: Record<string, unknown>, path: string): SemanticProblem[] {
+  try {
+    parseContext(step.context, fieldPath(path, 'context'));
+    return [];
+  } catch (error) {
+    return [{ path: fieldPath(path, 'context'), message: (error as Error).message }];
+  }
+}
+
 function checkStep(step: unknown, path: string, hasJudge: boolean): SemanticProblem[] {
-  if (!isRecord(step) || !isRecord(step.expected)) return [];
+  if (!isRecord(step)) return [];
+  if (!isRecord(step.expected)) return checkContext(step, path);
   const expected = step.expected;
   const at = fieldPath(path, 'expected');
-  const problems = ['output', 'quickReplies', 'actions'].flatMap((field) =>
-    checkExpectation(expected[field], fieldPath(at, field), hasJudge),
-  );
+  const problems = [
+    ...checkContext(step, path),
+    ...['output', 'quickReplies', 'actions'].flatMap((field) =>
+      checkExpectation(expected[field], fieldPath(at, field), hasJudge),
+    ),
+  ];
   if (isRecord(expected.properties))
     for (const [name, expectation] of Object.entries(expected.properties))
       problems.push(...checkExpectation(expectation, fieldPath(fieldPath(at, 'properties'), name), hasJudge));
