@@ -77,17 +77,32 @@ function expectedOf(step: StoredStep): Expected {
 
 function recordingsOf(step: StoredStep, calls: ReadonlyMap<string, HttpCallFacts>): Recordings | undefined {
   const kept = new Map(step.entries.map((entry) => [entry.key, entry.value]));
+  const tools = toolsRun(step);
   const httpCalls: HttpCallRecording[] = [];
   const llm: LlmRecording[] = [];
   for (const entry of step.entries) {
     const request = /^httpCalls:(.+)Request$/.exec(entry.key);
     const facts = request && calls.get(request[1]!);
-    if (request && facts) httpCalls.push(...httpCallRecordings(request[1]!, entry.value, facts, kept));
+    if (request && facts) {
+      const recorded = httpCallRecordings(request[1]!, entry.value, facts, kept);
+      httpCalls.push(...(tools.has(request[1]!) ? recorded.map((call) => ({ ...call, byTool: true })) : recorded));
+    }
     const answer = /^langchain:(?!trace:)[^:]+:(.+)$/.exec(entry.key);
     if (answer && typeof entry.value === 'string') llm.push({ task: answer[1]!, answer: entry.value });
   }
   if (httpCalls.length === 0 && llm.length === 0) return undefined;
   return { ...(httpCalls.length > 0 ? { httpCalls } : {}), ...(llm.length > 0 ? { llm } : {}) };
+}
+
+/** The tools LLM tasks ran in the step (their traces; answers from the tool cache ran nothing). */
+function toolsRun(step: StoredStep): Set<string> {
+  const tools = new Set<string>();
+  for (const entry of step.entries) {
+    if (!entry.key.startsWith('langchain:trace:') || !Array.isArray(entry.value)) continue;
+    for (const call of entry.value)
+      if (isRecord(call) && typeof call.tool === 'string' && call.cached !== true) tools.add(call.tool);
+  }
+  return tools;
 }
 
 function httpCallRecordings(

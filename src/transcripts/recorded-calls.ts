@@ -48,10 +48,12 @@ export class RecordedCalls implements TurnReplay {
   /** Every mismatch of the step: calls that did not match, then recorded calls the agent did not make. */
   mismatches(): string[] {
     const unused = [
-      ...this.#httpCalls.map(
-        (recording) =>
-          `recording mismatch: HTTP call '${recording.name}' (${describe(recording.request)}) was recorded but not made`,
-      ),
+      ...this.#httpCalls
+        .filter((recording) => this.#liveLlm || recording.byTool !== true)
+        .map(
+          (recording) =>
+            `recording mismatch: HTTP call '${recording.name}' (${describe(recording.request)}) was recorded but not made`,
+        ),
       ...(this.#liveLlm ? [] : this.#llm).map(
         (recording) => `recording mismatch: LLM task '${recording.task}' was recorded but not asked`,
       ),

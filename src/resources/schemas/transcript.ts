@@ -81,6 +81,12 @@ export const HttpCallRecordingSchema = closed(
         { description: 'The answer replayed; absent for a fire-and-forget call.' },
       ),
     ),
+    byTool: Type.Optional(
+      Type.Boolean({
+        description:
+          "Made by an LLM task's tool: while LLM answers come from the recording (which stands for the whole tool loop) the call may be left out.",
+      }),
+    ),
   },
   { description: 'One HTTP call of the step, in the order the agent made them.' },
 );
