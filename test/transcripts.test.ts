@@ -133,6 +133,7 @@ for (const storeType of storeTypes) {
     let model: FakeProvider;
     let agentId: string;
     let transcriptId: string;
+    let conversationId: string;
 
     before(async () => {
       weather = await startWeatherApi();
@@ -163,7 +164,8 @@ for (const storeType of storeTypes) {
       assert.equal(weather.requests.length, 2);
       assert.equal(model.requests.length, 2);
 
-      const recorded = await api.post(`/transcriptstore/transcripts/from-conversation/${conversation.conversationId}`);
+      conversationId = conversation.conversationId;
+      const recorded = await api.post(`/transcriptstore/transcripts/from-conversation/${conversationId}`);
       assert.equal(recorded.status, 201, recorded.text);
       transcriptId = idFromLocation(recorded.headers.get('location'));
       // From here on no external call can succeed: the weather API and the model are gone.
@@ -332,6 +334,14 @@ for (const storeType of storeTypes) {
         suiteRuns.json.map((entry: { passed: boolean }) => entry.passed),
         [true, false],
       );
+      const refusedRun = await api.get(
+        `/transcriptstore/suites/${suiteId}/runs/${refused.json.suiteRunId}?format=junit`,
+      );
+      assert.equal(refusedRun.status, 200, refusedRun.text);
+      assert.equal(XMLValidator.validate(refusedRun.text), true);
+      const junit = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(refusedRun.text);
+      assert.equal(junit.testsuites.failures, '1');
+      assert.equal(junit.testsuites.testsuite.name, `Recorded from conversation ${conversationId}`);
     });
   });
 }
