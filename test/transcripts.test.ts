@@ -503,3 +503,61 @@ describe('transcripts: judge comparisons and bad input', () => {
     assert.equal(status.json.status, 'NOT_FOUND', 'a gate that cannot run deploys nothing');
   });
 });
+
+describe('transcripts: an LLM task calling an HTTP call as a tool', () => {
+  const { api } = serverOfBlock('sqlite');
+
+  it('records the tool call as made by a tool, and replays green from the recorded answer alone', async () => {
+    const weather = await startWeatherApi();
+    const model = await startFakeOpenAi();
+    try {
+      const calls = await createResource(api, '/httpcallsstore/httpcalls', {
+        targetServerUrl: weather.url,
+        httpCalls: [
+          {
+            name: 'weather',
+            description: 'The weather of a city',
+            parameters: { city: 'the city' },
+            actions: [],
+            saveResponse: true,
+            request: { method: 'get', path: 'weather', queryParams: { q: '{city}' } },
+          },
+        ],
+      });
+      const llmBody = chatLlm(model.url, 'sk-tools');
+      const llm = await createResource(api, '/langchainstore/langchains', {
+        tasks: [{ ...llmBody.tasks[0], tools: [calls] }],
+      });
+      const rules = await createResource(api, '/behaviorstore/behaviorsets', onEveryMessage('chat'));
+      const workflow = await createResource(api, '/packagestore/packages', {
+        packageExtensions: [
+          { type: 'svc://ai.svc.behavior', config: { uri: rules } },
+          { type: 'svc://ai.svc.llm', config: { uri: llm } },
+        ],
+      });
+      const agentId = idFromLocation(await createResource(api, '/agentstore/agents', { packages: [workflow] }));
+      await deploy(api, agentId, 1);
+      const conversation = await startConversation(api, agentId);
+      model.reply({ toolCalls: [{ name: 'weather', args: { city: 'Paris' } }] }, { text: 'Paris: 21.5 degrees.' });
+      const answer = await sendMessage(api, conversation.conversationId, 'Weather in Paris?');
+      assert.deepEqual(answer.conversationOutputs.at(-1).output, ['Paris: 21.5 degrees.']);
+      assert.deepEqual(weather.requests, ['/weather?q=Paris']);
+
+      const recorded = await api.post(`/transcriptstore/transcripts/from-conversation/${conversation.conversationId}`);
+      const transcriptId = idFromLocation(recorded.headers.get('location'));
+      const transcript = (await api.get(`/transcriptstore/transcripts/${transcriptId}?version=1`)).json;
+      assert.equal(transcript.turns[0].recordings.httpCalls[0].byTool, true);
+      assert.deepEqual(transcript.turns[0].recordings.llm, [{ task: 'chat', answer: 'Paris: 21.5 degrees.' }]);
+
+      await weather.close();
+      await model.close();
+      const run = await api.post(`/transcriptstore/transcripts/${transcriptId}/runs`, {
+        json: { agentId, agentVersion: 1 },
+      });
+      assert.equal(run.json.passed, true, run.text);
+    } finally {
+      await weather.close();
+      await model.close();
+    }
+  });
+});
