@@ -1,22 +1,18 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError, notFound } from '../errors.ts';
 import { randomId } from '../ids.ts';
-import type { Expectation, Expected, Recordings, Transcript } from '../resources/schemas/transcript.ts';
+import type { Recordings, Transcript } from '../resources/schemas/transcript.ts';
 import type { DescriptorOrigin } from '../storage/ports.ts';
 import type { ResourceService } from '../resources/service.ts';
 import { parseReference } from '../resources/uri.ts';
 import { parseContext } from '../runtime/context.ts';
 import type { ConversationService } from '../runtime/conversations.ts';
 import type { DeploymentService, DeploymentView } from '../runtime/deployments.ts';
-import type { Conversation, StoredStep } from '../runtime/memory.ts';
-import { TURN_ERROR_KEY } from '../runtime/pipeline.ts';
-import { outputTexts } from '../runtime/snapshot.ts';
+import type { Conversation } from '../runtime/memory.ts';
 import type { CallerAccess } from '../security/access.ts';
-import { isRecord } from '../shared/json.ts';
 import type { TranscriptRunStore } from '../storage/transcript-run-ports.ts';
 import type { LlmServices } from '../tasks/llm/llm-task.ts';
-import { asText, compareField, type FieldVerdict } from './compare.ts';
-import { judgeAnswer } from './judge.ts';
+import { checkStep, failedStep, type StepResult } from './check-step.ts';
 import { transcriptFromConversation } from './record.ts';
 import { RecordedCalls } from './recorded-calls.ts';
 
@@ -35,25 +31,6 @@ export interface RunRequest {
   readonly agentId: string;
   readonly agentVersion: number;
   readonly mode: RunMode;
-}
-
-export interface FieldResult {
-  /** `output`, `quickReplies`, `actions`, `properties.<name>`, `recordings` (a recording mismatch) or `error`. */
-  readonly field: string;
-  readonly compare: string;
-  readonly passed: boolean;
-  readonly expected?: unknown;
-  readonly actual?: unknown;
-  readonly diff?: string;
-}
-
-export interface StepResult {
-  /** 0 is the conversation start, n the n-th turn. */
-  readonly step: number;
-  readonly input: string;
-  readonly passed: boolean;
-  readonly conversationState: string;
-  readonly fields: FieldResult[];
 }
 
 export interface TranscriptRun {
@@ -357,7 +334,12 @@ export class TranscriptRunService {
         steps,
       };
     }
-    steps.push(await this.#check(body, 0, '', body.start?.expected, conversation, startCalls));
+    steps.push(
+      await checkStep(
+        { transcript: body, number: 0, input: '', expected: body.start?.expected, conversation, calls: startCalls },
+        this.#options.llm,
+      ),
+    );
     for (const [index, turn] of body.turns.entries()) {
       const number = index + 1;
       if (conversation.state === 'ENDED') {
@@ -376,7 +358,12 @@ export class TranscriptRunService {
         steps.push(failedStep(number, turn.input, conversation.state, reason));
         continue;
       }
-      steps.push(await this.#check(body, number, turn.input, turn.expected, conversation, calls));
+      steps.push(
+        await checkStep(
+          { transcript: body, number, input: turn.input, expected: turn.expected, conversation, calls },
+          this.#options.llm,
+        ),
+      );
     }
     return {
       ...base,
@@ -386,84 +373,4 @@ export class TranscriptRunService {
       steps,
     };
   }
-
-  /** Compares the conversation's last step with what the transcript expects of it. */
-  async #check(
-    transcript: Transcript,
-    number: number,
-    input: string,
-    expected: Expected | undefined,
-    conversation: Conversation,
-    calls: RecordedCalls | undefined,
-  ): Promise<StepResult> {
-    const step = conversation.steps.at(-1)!;
-    const fields: FieldResult[] = [];
-    const mismatches = calls?.mismatches() ?? [];
-    for (const mismatch of mismatches)
-      fields.push({ field: 'recordings', compare: 'recording', passed: false, diff: mismatch });
-    const failure = step.output[TURN_ERROR_KEY];
-    if (typeof failure === 'string' && mismatches.length === 0)
-      fields.push({
-        field: 'error',
-        compare: 'exact',
-        passed: false,
-        expected: undefined,
-        actual: failure,
-        diff: `the turn failed: ${failure}`,
-      });
-    for (const [field, expectation, actual] of expectedFields(expected, step)) {
-      const verdict: FieldVerdict =
-        expectation.compare === 'judge'
-          ? await judgeAnswer(this.#options.llm, transcript.judge!, {
-              input,
-              rubric: expectation.rubric ?? '',
-              answer: asText(actual),
-            })
-          : compareField(expectation, actual);
-      fields.push({
-        field,
-        compare: expectation.compare ?? 'exact',
-        passed: verdict.passed,
-        ...(expectation.value === undefined ? {} : { expected: expectation.value }),
-        actual,
-        ...(verdict.diff === undefined ? {} : { diff: verdict.diff }),
-      });
-    }
-    return {
-      step: number,
-      input,
-      passed: fields.every((field) => field.passed),
-      conversationState: conversation.state,
-      fields,
-    };
-  }
-}
-
-/** Each expected field with its expectation and the step's actual value. */
-function expectedFields(
-  expected: Expected | undefined,
-  step: StoredStep,
-): Array<[field: string, expectation: Expectation, actual: unknown]> {
-  if (!expected) return [];
-  const { output } = step;
-  const fields: Array<[string, Expectation, unknown]> = [];
-  if (expected.output) fields.push(['output', expected.output, outputTexts(output.output)]);
-  if (expected.quickReplies) fields.push(['quickReplies', expected.quickReplies, output.quickReplies ?? []]);
-  if (expected.actions) fields.push(['actions', expected.actions, output.actions ?? []]);
-  const setInStep = isRecord(output.properties) ? output.properties : {};
-  for (const [name, expectation] of Object.entries(expected.properties ?? {})) {
-    const actual = Object.hasOwn(setInStep, name) ? setInStep[name] : step.properties[name]?.value;
-    fields.push([`properties.${name}`, expectation, actual]);
-  }
-  return fields;
-}
-
-function failedStep(step: number, input: string, state: string, reason: string): StepResult {
-  return {
-    step,
-    input,
-    passed: false,
-    conversationState: state,
-    fields: [{ field: 'error', compare: 'exact', passed: false, diff: reason }],
-  };
 }
