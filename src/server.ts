@@ -24,6 +24,7 @@ import { alwaysGuard, createUrlGuard } from './security/url-guard.ts';
 import type { Settings } from './settings.ts';
 import { LocalCluster } from './storage/local-cluster.ts';
 import { openStorage } from './storage/open.ts';
+import { TranscriptRunService } from './transcripts/runs.ts';
 import { ResourceCatalogue } from './resources/catalogue.ts';
 import { builtInTasks, createTaskServices, type TaskServiceOptions } from './tasks/index.ts';
 import type { HttpCallExecutorOptions } from './tasks/httpcalls/executor.ts';
@@ -107,20 +108,18 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     knownTools: BUILT_IN_TOOL_NAMES,
     rateLimitStore: storage.rateLimits,
   });
+  const taskServices = createTaskServices({
+    secretWriter: vault,
+    httpCalls: httpCallsOptions(settings, vault, outbound, logger),
+    llm: llmOptions(settings, vault, toolHistory, outbound, webOutbound, logger),
+  });
   const deployments = new DeploymentService({
     store: storage.deployments,
     read: (kind, id, version) => storage.resources.read(kind, id, version),
     authorize,
     visible: resources.visible.bind(resources),
     authorizeReferenced: resources.authorizeReferenced.bind(resources),
-    registry: new TaskRegistry(
-      tasks,
-      createTaskServices({
-        secretWriter: vault,
-        httpCalls: httpCallsOptions(settings, vault, outbound, logger),
-        llm: llmOptions(settings, vault, toolHistory, outbound, webOutbound, logger),
-      }),
-    ),
+    registry: new TaskRegistry(tasks, taskServices),
     log: logger,
     cluster,
   });
@@ -146,6 +145,14 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     cacheSize: settings['svc.conversations.cache-size'],
     maxActiveConversations: settings['svc.coordinator.max-active-conversations'],
     audit,
+  });
+  const transcriptRuns = new TranscriptRunService({
+    resources,
+    conversations,
+    deployments,
+    store: storage.transcriptRuns,
+    llm: taskServices.llm,
+    log: logger,
   });
   const triggers = new TriggerService(storage.triggers, conversations, resources);
   const backup = new BackupService({
@@ -177,6 +184,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
         vault,
         a2a,
         agentTools,
+        transcriptRuns,
         tools: toolHistory,
         audit,
       },

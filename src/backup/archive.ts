@@ -38,7 +38,7 @@ export interface ArchiveNode {
 
 export interface Archive {
   readonly agent: ArchiveNode;
-  /** Children before their parents; the agent is last. */
+  /** Children before their parents, then the agent, then what the agent owns (transcripts). */
   readonly nodes: readonly ArchiveNode[];
   /** Entries the import does not use. */
   readonly ignoredEntries: readonly string[];
@@ -186,6 +186,16 @@ export function readArchive(
   const agentId = classifyEntry(agentEntry.slice(base.length));
   const id = agentId.role === 'agent' ? agentId.id : 'agent';
   const agent = load('agent', id, agentVersionOf(files, base, id, parseJson), agentEntry, '', 'agent');
+  // What belongs to the agent without being referenced (transcripts) follows it.
+  const ordinals = new Map<string, number>();
+  for (const name of files.keys()) {
+    const entry = name.startsWith(base) ? classifyEntry(name.slice(base.length)) : undefined;
+    if (entry?.role !== 'resource' || used.has(name) || !catalogue.named(entry.kind).agentOwned) continue;
+    const version = Number(/\/(\d+)\/$/.exec(entry.folder)?.[1] ?? 1);
+    const ordinal = ordinals.get(entry.kind) ?? 0;
+    ordinals.set(entry.kind, ordinal + 1);
+    load(entry.kind, entry.id, version, name, entry.folder, childSlot('agent', entry.kind, ordinal));
+  }
   const ignoredEntries = [...files.keys()].filter((name) => !used.has(name) && name !== `${base}metadata.json`);
   return { agent, nodes, ignoredEntries };
 }

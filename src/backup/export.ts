@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { strToU8, zipSync, type Zippable } from 'fflate';
 import { conflict, notFound } from '../errors.ts';
 import type { ResourceCatalogue } from '../resources/catalogue.ts';
-import { kindNamed, kindOfUriType } from '../resources/kinds.ts';
+import { kindNamed, kindOfUriType, type ResourceKindDefinition } from '../resources/kinds.ts';
 import { formatReference, parseReference } from '../resources/uri.ts';
 import type { ConfigResourceStore, DescriptorRecord } from '../storage/ports.ts';
 import {
@@ -20,9 +20,13 @@ import { scrubSecretFields } from '../security/secret-scrubbing.ts';
 
 /**
  * Builds the export ZIP of one agent version in memory (reference §12.3): the agent, each workflow in its
- * `<id>/<version>/` folder with the resources it references, a descriptor beside every file, and `metadata.json`.
+ * `<id>/<version>/` folder with the resources it references, the resources that belong to the agent (transcripts)
+ * each in its own `<id>/<version>/` folder, a descriptor beside every file, and `metadata.json`.
  * Bodies are the stored configuration (spec names) with secret values scrubbed; conversations are not exported.
  */
+
+/** Agent-owned resources of one kind looked at per export, at most. */
+const MAX_OWNED = 10_000;
 
 export const SERVICE_VERSION: string = (() => {
   try {
@@ -156,6 +160,21 @@ export class AgentExporter {
       }
     }
 
+    for (const kind of this.#catalogue.all) {
+      if (!kind.agentOwned) continue;
+      for (const owned of await ownedBy(this.#store, kind, agentId)) {
+        const folder = workflowFolder(owned.id, owned.currentVersion);
+        await addResource(
+          kind.name,
+          owned.id,
+          owned.currentVersion,
+          resourceFileName(folder, kind.name, owned.id),
+          descriptorFileName(folder, owned.id),
+          `Agent ${agentId}`,
+        );
+      }
+    }
+
     const metadata: ExportMetadata = {
       formatVersion: EXPORT_FORMAT_VERSION,
       exportedAt: new Date(exportedAt).toISOString(),
@@ -167,6 +186,20 @@ export class AgentExporter {
     addJson(METADATA_FILE, metadata);
     return { zip: zipSync(files, { level: 6, mtime: exportedAt }), metadata };
   }
+}
+
+/** The live resources of an agent-owned kind (transcripts) that belong to the agent, at their current versions. */
+async function ownedBy(
+  store: ConfigResourceStore,
+  kind: ResourceKindDefinition,
+  agentId: string,
+): Promise<DescriptorRecord[]> {
+  const owned: DescriptorRecord[] = [];
+  for (const record of await store.listDescriptors(kind.name, { filter: '', index: 0, limit: MAX_OWNED })) {
+    const json = await store.read(kind.name, record.id, record.currentVersion);
+    if (json !== undefined && kind.agentOwned?.ownerOf(JSON.parse(json)) === agentId) owned.push(record);
+  }
+  return owned;
 }
 
 /** The descriptor as exported: no owner, workspace or grants (they belong to the exporting installation). */

@@ -42,7 +42,7 @@ export interface PlannedResource {
 
 export interface ImportPlan {
   readonly strategy: ImportStrategy;
-  /** Children before parents; the agent is last. */
+  /** Children before parents, then the agent, then what it owns. */
   readonly resources: readonly PlannedResource[];
   readonly agent: PlannedResource;
   readonly ignoredEntries: readonly string[];
@@ -76,9 +76,12 @@ export async function planImport(
         formatReference(childKind.uriType, childKind.storePath, child.targetId, child.targetVersion),
       );
     }
+    const agent = planned.get(archive.agent.key);
+    const bound =
+      kind.agentOwned && agent ? kind.agentOwned.bind(node.body, agent.targetId, agent.targetVersion) : node.body;
     let body: unknown;
     try {
-      body = validate(kind, rewriteAt(node.body, finalUris, referenceSlots(kind, node.body)));
+      body = validate(kind, rewriteAt(bound, finalUris, referenceSlots(kind, bound)));
     } catch (error) {
       if (error instanceof AppError && error.kind === 'invalid') {
         throw invalid(`${node.file}: ${error.message}`, { ...error.details, file: node.file });

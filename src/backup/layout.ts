@@ -8,6 +8,7 @@ import { kindNamed, kindOfExportName } from '../resources/kinds.ts';
  * <agentId>.descriptor.json                              its descriptor
  * <workflowId>/<workflowVersion>/<workflowId>.workflow.json  (+ <workflowId>.descriptor.json)
  * <workflowId>/<workflowVersion>/<resourceId>.<ext>.json     (+ <resourceId>.descriptor.json)
+ * <transcriptId>/<version>/<transcriptId>.transcript.json     resources the agent owns (+ descriptor)
  * metadata.json                                          format version, origin ids and versions, scrubbed secrets
  * ```
  */

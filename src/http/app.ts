@@ -35,6 +35,8 @@ import { httpMetricsHook, operationsRoutes } from './operations.ts';
 import { registerProblemHandling } from './problems.ts';
 import { secretRoutes } from './secrets.ts';
 import { storeRoutes } from './stores.ts';
+import { transcriptRoutes } from './transcripts.ts';
+import type { TranscriptRunService } from '../transcripts/runs.ts';
 import { toolRoutes } from './tools.ts';
 import { workspaceRoutes } from './workspaces.ts';
 
@@ -54,6 +56,7 @@ export interface AppDependencies {
     readonly vault: Vault;
     readonly a2a: A2AService;
     readonly agentTools: AgentTools;
+    readonly transcriptRuns: TranscriptRunService;
     /** The audit ledger (`/auditstore`); without it the routes are absent. */
     readonly audit?: AuditLedger | undefined;
   };
@@ -142,7 +145,12 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   );
 
   await app.register(storeRoutes, { resources: services.resources });
-  await app.register(deploymentRoutes, { deployments: services.deployments, resources: services.resources });
+  await app.register(deploymentRoutes, {
+    deployments: services.deployments,
+    resources: services.resources,
+    transcriptRuns: services.transcriptRuns,
+  });
+  await app.register(transcriptRoutes, { runs: services.transcriptRuns });
   await app.register(agentSetupRoutes, {
     resources: services.resources,
     deployments: services.deployments,

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { normalizeEnvironment, type DeploymentService } from '../runtime/deployments.ts';
 import type { ResourceService } from '../resources/service.ts';
+import type { TranscriptRunService } from '../transcripts/runs.ts';
 import type { TypedApp } from './typed-app.ts';
 
 /** Deployment of agent versions to environments (`/administration/...`) and the deployment store. */
@@ -30,9 +31,9 @@ const DeploymentSchema = Type.Object(
 
 export async function deploymentRoutes(
   app: TypedApp,
-  deps: { deployments: DeploymentService; resources: ResourceService },
+  deps: { deployments: DeploymentService; resources: ResourceService; transcriptRuns: TranscriptRunService },
 ): Promise<void> {
-  const { deployments, resources } = deps;
+  const { deployments, resources, transcriptRuns } = deps;
   const tags = ['deployment'];
 
   app.post(
@@ -43,7 +44,7 @@ export async function deploymentRoutes(
         tags,
         summary: 'Deploy an agent version (202; compiling runs in the background)',
         description:
-          '404 at once when the agent version does not exist; a missing referenced resource or an unknown extension type turns the status into ERROR with the reason.',
+          '404 at once when the agent version does not exist; a missing referenced resource or an unknown extension type turns the status into ERROR with the reason. With `gate`, the transcript suite runs against the version first (from its recordings): a version that fails it is not deployed (422, the failing steps in `failures`).',
         params: EnvironmentAgentParams,
         querystring: Type.Object(
           {
@@ -55,6 +56,9 @@ export async function deploymentRoutes(
               default: false,
               description: 'answer 200 with the final status instead of 202',
             }),
+            gate: Type.Optional(
+              Type.String({ description: 'a transcript suite id the version must pass before it is deployed' }),
+            ),
           },
           { additionalProperties: true },
         ),
@@ -65,6 +69,7 @@ export async function deploymentRoutes(
       const { environment, agentId } = request.params;
       const { query } = request;
       const version = query.version ?? (await resources.currentVersion('agent', agentId));
+      if (query.gate !== undefined) await transcriptRuns.gate(query.gate, agentId, version, request.caller);
       const { view, completion } = await deployments.deploy(
         normalizeEnvironment(environment),
         agentId,

@@ -7,7 +7,7 @@ import { resourceOriginOf, SpaceQuery } from './auth.ts';
 import type { TypedApp } from './typed-app.ts';
 
 /**
- * REST surface of the eight versioned configuration stores and of the descriptor store. Upstream 6.x store paths
+ * REST surface of every versioned configuration store and of the descriptor store. Upstream 6.x store paths
  * reach these routes through the path rewrite in `legacy-paths.ts`.
  */
 

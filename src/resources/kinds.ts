@@ -187,6 +187,34 @@ export const resourceKinds = [
       ],
     },
   },
+  {
+    name: 'transcript',
+    slug: 'transcripts',
+    title: 'transcript',
+    label: 'Transcripts',
+    uriType: 'transcript',
+    uriTypeAliases: [],
+    storePath: '/transcriptstore/transcripts',
+    legacyStorePaths: [],
+    exportName: 'transcript',
+    importNames: [],
+    template: {
+      turns: [{ input: 'hello', expected: { output: { value: ['Hello!'], compare: 'exact' } } }],
+    },
+  },
+  {
+    name: 'transcriptsuite',
+    slug: 'transcriptsuites',
+    title: 'transcript suite',
+    label: 'Transcript suites',
+    uriType: 'transcriptsuite',
+    uriTypeAliases: [],
+    storePath: '/transcriptstore/suites',
+    legacyStorePaths: [],
+    exportName: 'transcriptsuite',
+    importNames: [],
+    template: { transcripts: [] },
+  },
 ] as const satisfies readonly ResourceKind[];
 
 export type KindName = (typeof resourceKinds)[number]['name'];
@@ -217,6 +245,16 @@ export interface KindBody {
    * with what makes two entries the same one. Kinds without it take no PATCH.
    */
   readonly patchLists?: Readonly<Record<string, (entry: Record<string, unknown>) => string>>;
+  /**
+   * Kinds whose resources belong to an agent without the agent referencing them (transcripts): an agent's export
+   * carries those whose `ownerOf` is the agent, and an import binds them to the agent it writes.
+   */
+  readonly agentOwned?: {
+    /** The agent id a body belongs to, if any. */
+    ownerOf(body: unknown): string | undefined;
+    /** The body bound to the agent version an import writes. */
+    bind(body: unknown, agentId: string, agentVersion: number): unknown;
+  };
 }
 
 /** A reference in a body: where it is, and the kind it must name (any configuration kind when absent). */

@@ -32,6 +32,7 @@ import {
 } from './memory.ts';
 import { runPipeline } from './pipeline.ts';
 import type { AuditDraft, AuditSink } from '../ops/audit.ts';
+import type { TurnReplay } from './replay.ts';
 import { Turn, type TurnEvent } from './turn.ts';
 
 export interface Message {
@@ -46,6 +47,8 @@ export interface Message {
    * key and message is answered from that step instead of running the turn again.
    */
   readonly idempotencyKey?: string | undefined;
+  /** Answers the turn's external calls from recordings (transcript replays). */
+  readonly replay?: TurnReplay | undefined;
 }
 
 export interface ConversationServiceOptions {
@@ -165,6 +168,10 @@ export class ConversationService {
       input?: string | undefined;
       context: Readonly<Record<string, ContextValue>>;
       caller?: CallerIdentity | undefined;
+      /** Runs this version (compiled when needed) instead of the newest READY one in the environment. */
+      agentVersion?: number | undefined;
+      /** Answers the start step's external calls from recordings (transcript replays). */
+      replay?: TurnReplay | undefined;
     },
     caller?: CallerAccess,
   ): Promise<Conversation> {
@@ -174,7 +181,13 @@ export class ConversationService {
       userContext?.type === 'string' && typeof userContext.value === 'string' ? userContext.value : undefined;
     caller?.requireSelf(options.userId);
     caller?.requireSelf(contextUserId);
-    const deployed = this.#options.deployments.latestReady(environment, agentId);
+    const deployed =
+      options.agentVersion === undefined
+        ? this.#options.deployments.latestReady(environment, agentId)
+        : {
+            version: options.agentVersion,
+            agent: this.#options.deployments.compiled(agentId, options.agentVersion),
+          };
     if (!deployed) {
       throw notFound(
         `Agent ${agentId} is not deployed (or not ready) in the ${environment} environment; deploy it first.`,
@@ -208,7 +221,7 @@ export class ConversationService {
         await this.#runTurn(
           conversation,
           agent,
-          { input: '', context: options.context, caller: options.caller },
+          { input: '', context: options.context, caller: options.caller, replay: options.replay },
           signal,
           true,
         );
@@ -435,6 +448,7 @@ export class ConversationService {
       clock: this.#clock,
       onEvent: message.onEvent,
       caller: message.caller,
+      replay: message.replay,
     });
     if (isStart) turn.setActions([RESERVED_ACTIONS.start]);
     if (message.input.trim() !== '') turn.setOutput('input', message.input);

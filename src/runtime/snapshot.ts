@@ -28,7 +28,8 @@ function isPublicEntry(entry: StepEntry): boolean {
   );
 }
 
-function outputTexts(items: unknown): string[] {
+/** The texts of the text items of an output list. */
+export function outputTexts(items: unknown): string[] {
   if (!Array.isArray(items)) return [];
   const texts: string[] = [];
   for (const item of items) {

@@ -1,4 +1,5 @@
 import type { CallerIdentity } from '../security/auth-caller.ts';
+import type { TurnReplay } from './replay.ts';
 import type { ContextValue, Conversation, Property, StepEntry, StoredStep, Tallies } from './memory.ts';
 
 /** Progress of a turn, for clients that follow it live (server-sent events). */
@@ -40,6 +41,8 @@ export class Turn {
   readonly hasListener: boolean;
   /** The authenticated user whose request runs the turn (for `${caller:…}` in HTTP calls); never stored. */
   readonly caller: CallerIdentity | undefined;
+  /** Answers the turn's HTTP and LLM calls from recordings (a transcript replay); undefined = the real calls. */
+  readonly replay: TurnReplay | undefined;
 
   readonly #entries = new Map<string, StepEntry>();
   readonly #output: Record<string, unknown> = {};
@@ -54,6 +57,7 @@ export class Turn {
     clock?: () => number;
     onEvent?: ((event: TurnEvent) => void) | undefined;
     caller?: CallerIdentity | undefined;
+    replay?: TurnReplay | undefined;
   }) {
     const { conversation } = options;
     this.conversationId = conversation.id;
@@ -72,6 +76,7 @@ export class Turn {
     this.emit = options.onEvent ?? (() => undefined);
     this.hasListener = options.onEvent !== undefined;
     this.caller = options.caller;
+    this.replay = options.replay;
   }
 
   /** The user's message of this turn. */

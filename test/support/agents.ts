@@ -140,3 +140,23 @@ export const welcomeOutputs = {
 export function sayContext(text: string) {
   return { output: { type: 'object', value: [{ valueAlternatives: [{ type: 'text', text }] }] } };
 }
+
+/** A behavior set whose one rule gives `actions` on every message but the conversation start. */
+export function onEveryMessage(...actions: string[]) {
+  return {
+    behaviorGroups: [
+      {
+        name: 'Every message',
+        behaviorRules: [
+          {
+            name: 'Every message',
+            actions,
+            conditions: [
+              { type: 'negation', conditions: [{ type: 'actionmatcher', configs: { actions: 'CONVERSATION_START' } }] },
+            ],
+          },
+        ],
+      },
+    ],
+  };
+}

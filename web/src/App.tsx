@@ -18,6 +18,8 @@ import { ResourceEditor } from './screens/resources/ResourceEditor.tsx';
 import { ResourceList } from './screens/resources/ResourceList.tsx';
 import { Secrets } from './screens/secrets/Secrets.tsx';
 import { SignIn } from './screens/signin/SignIn.tsx';
+import { RunView } from './screens/transcripts/RunView.tsx';
+import { TranscriptDetail } from './screens/transcripts/TranscriptDetail.tsx';
 import { Triggers } from './screens/triggers/Triggers.tsx';
 
 interface Route {
@@ -54,6 +56,16 @@ const routes: readonly Route[] = [
     pattern: `${BASE}/conversations/:id`,
     title: 'Conversation',
     render: (p) => <ConversationDetail key={p.id} id={p.id!} />,
+  },
+  {
+    pattern: `${BASE}/transcripts/:id`,
+    title: 'Transcript',
+    render: (p) => <TranscriptDetail key={p.id} id={p.id!} />,
+  },
+  {
+    pattern: `${BASE}/transcripts/:id/runs/:runId`,
+    title: 'Transcript run',
+    render: (p) => <RunView key={p.runId} id={p.id!} runId={p.runId!} />,
   },
   { pattern: `${BASE}/backup`, title: 'Import / Export', render: () => <ImportExport /> },
   { pattern: `${BASE}/secrets`, title: 'Secrets', render: () => <Secrets /> },

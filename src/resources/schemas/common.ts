@@ -5,7 +5,7 @@ import { formatReference, parseReference } from '../uri.ts';
 import { isRecord } from '../../shared/json.ts';
 
 /*
- * Helpers shared by the eight kind schemas: schema building blocks, the property-instruction schema (property
+ * Helpers shared by the kind schemas: schema building blocks, the property-instruction schema (property
  * setters, HTTP-call pre/post instructions, LLM pre/post instructions), the generic alias renamer, the
  * reference-form check and JSON-path helpers.
  */

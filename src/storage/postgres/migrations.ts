@@ -163,4 +163,17 @@ export const postgresMigrations: readonly Migration[] = [
       ALTER TABLE triggers ADD COLUMN grants text;
     `,
   },
+  {
+    name: 'transcript and suite runs',
+    sql: `
+      CREATE TABLE transcript_runs (
+        id text NOT NULL PRIMARY KEY,
+        subject_id text NOT NULL,
+        created_on bigint NOT NULL,
+        passed boolean NOT NULL,
+        body text NOT NULL
+      );
+      CREATE INDEX transcript_runs_by_subject ON transcript_runs (subject_id, created_on DESC, id DESC);
+    `,
+  },
 ];

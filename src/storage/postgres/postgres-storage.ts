@@ -10,6 +10,7 @@ import { PostgresRateLimitStore } from './rate-limit-store.ts';
 import { PostgresResourceStore } from './resource-store.ts';
 import { PostgresSecretStore } from './secret-store.ts';
 import { inTransaction, transactionOn, type Queryable } from './transaction.ts';
+import { PostgresTranscriptRunStore } from './transcript-run-store.ts';
 import { PostgresTriggerStore } from './trigger-store.ts';
 import { PostgresUserPropertyStore } from './user-property-store.ts';
 
@@ -80,6 +81,7 @@ function storesOver(db: Queryable): Stores {
     secrets: new PostgresSecretStore(db),
     audit: new PostgresAuditStore(db),
     rateLimits: new PostgresRateLimitStore(db),
+    transcriptRuns: new PostgresTranscriptRunStore(db),
   };
 }
 

@@ -155,4 +155,17 @@ export const sqliteMigrations: readonly Migration[] = [
       ALTER TABLE triggers ADD COLUMN grants TEXT;
     `,
   },
+  {
+    name: 'transcript and suite runs',
+    sql: `
+      CREATE TABLE transcript_runs (
+        id TEXT NOT NULL PRIMARY KEY,
+        subject_id TEXT NOT NULL,
+        created_on INTEGER NOT NULL,
+        passed INTEGER NOT NULL,
+        body TEXT NOT NULL
+      );
+      CREATE INDEX transcript_runs_by_subject ON transcript_runs (subject_id, created_on DESC, id DESC);
+    `,
+  },
 ];

@@ -13,6 +13,7 @@ import { SqliteRateLimitStore } from './rate-limit-store.ts';
 import { SqliteResourceStore } from './resource-store.ts';
 import { SqliteSecretStore } from './secret-store.ts';
 import { SqliteGate, transaction } from './transaction.ts';
+import { SqliteTranscriptRunStore } from './transcript-run-store.ts';
 import { SqliteTriggerStore } from './trigger-store.ts';
 import { SqliteUserPropertyStore } from './user-property-store.ts';
 
@@ -85,6 +86,7 @@ function sqliteStorage(db: DatabaseSync, checkpointer: Checkpointer | undefined)
     secrets: new SqliteSecretStore(db, writes),
     audit: new SqliteAuditStore(db, writes),
     rateLimits: new SqliteRateLimitStore(db, writes),
+    transcriptRuns: new SqliteTranscriptRunStore(db, writes),
   };
   const guarded = Object.fromEntries(
     Object.entries(stores).map(([name, store]) => [name, gate.guard(store)]),

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { RecordingMismatchError } from '../../runtime/replay.ts';
 import type { Turn } from '../../runtime/turn.ts';
-import type { CallerIdentity } from '../../security/auth-caller.ts';
 import { MissingSecretError, type SecretResolver } from '../../security/secret-references.ts';
 import type { Outbound } from '../../security/outbound.ts';
 import { runPropertyInstructions, type ResponseOutcome } from '../../properties/run-instructions.ts';
@@ -110,7 +110,12 @@ function failure(call: CompiledHttpCall, error: unknown, secrets: SecretValues |
   let cause: string;
   if (error instanceof MissingSecretError) cause = error.message;
   else if (error instanceof TemplateError) cause = `a template could not be rendered: ${error.message}`;
-  else if (error instanceof TransportError || error instanceof InvalidRequestUrlError) cause = error.message;
+  else if (
+    error instanceof TransportError ||
+    error instanceof InvalidRequestUrlError ||
+    error instanceof RecordingMismatchError
+  )
+    cause = error.message;
   else if (error instanceof Error && error.name === 'AbortError') cause = 'the turn was interrupted';
   else cause = error instanceof Error ? `${error.name}: ${error.message}` : 'unknown error';
   return new HttpCallError(call.name, secrets ? secrets.mask(cause) : cause);
@@ -139,22 +144,31 @@ export function createHttpCallExecutor(options: HttpCallExecutorOptions): HttpCa
     }
   };
 
+  /** Sends a built request, or answers it from the turn's recordings when the turn is a replay. */
+  async function send(call: CompiledHttpCall, request: BuiltRequest, turn: Turn): Promise<IncomingResponse> {
+    if (!turn.replay) return transport.send(request.outgoing, limitsOf(call, turn.signal));
+    const recorded = turn.replay.httpCall(call.name, request.record) ?? { status: 200, headers: {}, body: '' };
+    return {
+      status: recorded.status,
+      headers: recorded.headers,
+      body: Buffer.from(recorded.body),
+      truncated: false,
+      url: request.outgoing.url,
+    };
+  }
+
   /** Builds and sends one request (with retries); throws `HttpCallError`. */
-  async function exchange(
-    call: CompiledHttpCall,
-    data: Record<string, unknown>,
-    signal: AbortSignal,
-    caller: CallerIdentity | undefined,
-  ) {
+  async function exchange(call: CompiledHttpCall, data: Record<string, unknown>, turn: Turn) {
     let built: BuiltRequest | undefined;
     try {
-      built = await buildRequest(call, data, options.secrets, caller);
+      built = await buildRequest(call, data, options.secrets, turn.caller);
       const request = built;
       const retried = await sendWithRetry(
-        () => transport.send(request.outgoing, limitsOf(call, signal)),
+        () => send(call, request, turn),
         (response) => parse(response, request),
-        call.postResponse.retry,
-        signal,
+        // A recorded answer is the final one (the recording holds no attempts before it).
+        turn.replay ? undefined : call.postResponse.retry,
+        turn.signal,
       );
       return { built, ...retried };
     } catch (error) {
@@ -208,7 +222,13 @@ export function createHttpCallExecutor(options: HttpCallExecutorOptions): HttpCa
         throw failure(call, error, undefined);
       }
       remember(turn, `${call.name}Request`, built.record);
-      fireAndForget(call, built);
+      if (turn.replay) {
+        try {
+          turn.replay.httpCall(call.name, built.record);
+        } catch (error) {
+          throw failure(call, error, undefined);
+        }
+      } else fireAndForget(call, built);
       return { name: call.name, status: undefined, response: undefined, saved: false, truncated: false };
     }
 
@@ -231,12 +251,8 @@ export function createHttpCallExecutor(options: HttpCallExecutorOptions): HttpCa
         throw failure(call, error, undefined);
       }
       const results = [];
-      if (batch.sequential)
-        for (const itemData of chosen) results.push(await exchange(call, itemData, turn.signal, turn.caller));
-      else
-        results.push(
-          ...(await Promise.all(chosen.map((itemData) => exchange(call, itemData, turn.signal, turn.caller)))),
-        );
+      if (batch.sequential) for (const itemData of chosen) results.push(await exchange(call, itemData, turn));
+      else results.push(...(await Promise.all(chosen.map((itemData) => exchange(call, itemData, turn)))));
       remember(turn, `${call.name}Request`, results.map((result) => result.built.record) satisfies RequestRecord[]);
       const failed = results.find((result) => !isSuccess(result.response.status));
       status = failed?.response.status ?? results.at(-1)?.response.status ?? 200;
@@ -245,7 +261,7 @@ export function createHttpCallExecutor(options: HttpCallExecutorOptions): HttpCa
       validationFailed = results.some((result) => result.validationFailed);
       truncated = results.some((result) => result.response.truncated);
     } else {
-      const result = await exchange(call, data.get(), turn.signal, turn.caller);
+      const result = await exchange(call, data.get(), turn);
       remember(turn, `${call.name}Request`, result.built.record);
       status = result.response.status;
       body = result.body;

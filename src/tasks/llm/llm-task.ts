@@ -21,6 +21,7 @@ import { TemplateError } from '../../templating/engine.ts';
 import { Type } from '@sinclair/typebox';
 import { closed } from '../../resources/schemas/common.ts';
 import { defineTask, DeploymentError, stepUri, uriReferences } from '../../runtime/tasks.ts';
+import { RecordingMismatchError } from '../../runtime/replay.ts';
 import type { Turn } from '../../runtime/turn.ts';
 import { isRecord } from '../../shared/json.ts';
 import { compileLlmTask, type CompiledLlmTask, type LlmTaskConfig, type TaskTool } from './llm-config.ts';
@@ -257,20 +258,24 @@ async function runTask(
 
   let result: ModelCallResult;
   try {
-    ({ value: result } = await withRetry(task.retry, turn.signal, () =>
-      callModel({
-        spec,
-        system: instructions,
-        messages,
-        tools,
-        maxSteps,
-        signal: turn.signal,
-        stream: turn.hasListener,
-        emit: turn.emit,
-      }),
-    ));
+    const recorded = turn.replay?.llmAnswer(task.id);
+    if (recorded !== undefined) result = recordedAnswer(recorded);
+    else
+      ({ value: result } = await withRetry(task.retry, turn.signal, () =>
+        callModel({
+          spec,
+          system: instructions,
+          messages,
+          tools,
+          maxSteps,
+          signal: turn.signal,
+          stream: turn.hasListener,
+          emit: turn.emit,
+        }),
+      ));
   } catch (error) {
     if (turn.signal.aborted) throw turn.signal.reason;
+    if (error instanceof RecordingMismatchError) throw new Error(`LLM task '${task.id}': ${error.message}`);
     throw providerCallError(error, { provider: spec.provider, modelName: spec.modelName, secrets: secrets.values });
   }
 
@@ -306,6 +311,11 @@ async function runTask(
     data.put(task.responseObjectName, responseObject(answer, parameters));
     await runPropertyInstructions(task.postResponse, instructionRun(task, turn, data, deps, secretWriter));
   }
+}
+
+/** A recorded answer as the result of a model call that cost nothing. */
+function recordedAnswer(text: string): ModelCallResult {
+  return { text, finishReason: 'stop', usage: { inputTokens: 0, outputTokens: 0 }, steps: [], modelId: undefined };
 }
 
 function writeResults(

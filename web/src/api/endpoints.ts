@@ -12,6 +12,8 @@ import type {
   HealthReport,
   LogEntry,
   SecretMetadata,
+  TranscriptRun,
+  TranscriptRunSummary,
 } from './types.ts';
 
 export type Api = ReturnType<typeof endpoints>;
@@ -117,6 +119,28 @@ export function endpoints(client: ApiClient) {
       client.get<Conversation>(`/conversationstore/conversations/${enc(conversationId)}`),
     deleteConversation: (conversationId: string) =>
       client.request('DELETE', `/conversationstore/conversations/${enc(conversationId)}`),
+
+    // Transcripts (conversation regression tests)
+    /** Records a conversation as a new transcript; answers its URI. */
+    recordTranscript: async (conversationId: string) =>
+      (
+        await client.request('POST', `/transcriptstore/transcripts/from-conversation/${enc(conversationId)}`)
+      ).headers.get('location') ?? '',
+    runTranscript: async (
+      transcriptId: string,
+      transcriptVersion: number,
+      run: { agentId: string; agentVersion: number; mode: string },
+    ) =>
+      (
+        await client.request<TranscriptRun>('POST', `/transcriptstore/transcripts/${enc(transcriptId)}/runs`, {
+          query: { version: transcriptVersion },
+          json: run,
+        })
+      ).data,
+    transcriptRuns: (transcriptId: string) =>
+      client.get<TranscriptRunSummary[]>(`/transcriptstore/transcripts/${enc(transcriptId)}/runs`),
+    transcriptRun: (transcriptId: string, runId: string) =>
+      client.get<TranscriptRun>(`/transcriptstore/transcripts/${enc(transcriptId)}/runs/${enc(runId)}`),
 
     // Operations
     health: () => client.get<HealthReport>('/q/health/ready'),

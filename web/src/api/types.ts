@@ -126,3 +126,72 @@ export interface WorkflowExtension {
 export interface Workflow {
   readonly packageExtensions: WorkflowExtension[];
 }
+
+export const COMPARISONS = ['exact', 'ignore', 'regex', 'contains', 'tolerance', 'subset', 'judge'] as const;
+export type Comparison = (typeof COMPARISONS)[number];
+
+/** An expected value of a transcript step and how it is compared. */
+export interface Expectation {
+  value?: unknown;
+  compare?: Comparison;
+  tolerance?: number;
+  rubric?: string;
+}
+
+export interface TranscriptExpected {
+  output?: Expectation;
+  quickReplies?: Expectation;
+  actions?: Expectation;
+  properties?: Record<string, Expectation>;
+}
+
+export interface TranscriptStep {
+  input?: string;
+  context?: Record<string, ContextValue>;
+  expected?: TranscriptExpected;
+  recordings?: { httpCalls?: unknown[]; llm?: unknown[] };
+}
+
+export interface Transcript {
+  agentId?: string;
+  agentVersion?: number;
+  start?: TranscriptStep;
+  turns: (TranscriptStep & { input: string })[];
+  judge?: unknown;
+}
+
+export interface FieldResult {
+  readonly field: string;
+  readonly compare: string;
+  readonly passed: boolean;
+  readonly expected?: unknown;
+  readonly actual?: unknown;
+  readonly diff?: string;
+}
+
+export interface StepResult {
+  readonly step: number;
+  readonly input: string;
+  readonly passed: boolean;
+  readonly conversationState: string;
+  readonly fields: readonly FieldResult[];
+}
+
+export interface TranscriptRunSummary {
+  readonly id: string;
+  readonly passed: boolean;
+  readonly agentId: string;
+  readonly agentVersion: number;
+  readonly mode: string;
+  readonly startedOn: number;
+  readonly finishedOn: number;
+}
+
+export interface TranscriptRun extends TranscriptRunSummary {
+  readonly transcriptId: string;
+  readonly transcriptVersion: number;
+  readonly transcriptName: string;
+  readonly conversationId?: string;
+  readonly error?: string;
+  readonly steps: readonly StepResult[];
+}

@@ -5,6 +5,7 @@ import type { Conversation } from '../../api/types.ts';
 import { useAuth, usePermissions } from '../../auth.tsx';
 import { Drawer } from '../../components/Drawer.tsx';
 import { Badge, ErrorMessage, Field, Loading, PageHeader, Select, shortId } from '../../components/ui.tsx';
+import { idOfLocation } from '../../lib/uri.ts';
 import { BASE, Link, navigate, useLocation } from '../../router.tsx';
 import { useAgentNames } from '../agents/useAgentNames.ts';
 import { StepDetails } from './StepDetails.tsx';
@@ -100,7 +101,7 @@ const scrollIntoView = (element: HTMLElement | null) => {
 /** The running conversation: its transcript, the composer and the turn controls. */
 function ConversationPanel({ conversationId }: { conversationId: string }) {
   const { api } = useAuth();
-  const { canConverse } = usePermissions();
+  const { canConverse, canWrite } = usePermissions();
   const queryClient = useQueryClient();
   const key = ['chat', conversationId];
   const conversation = useQuery({ queryKey: key, queryFn: () => api.conversation(conversationId) });
@@ -129,6 +130,10 @@ function ConversationPanel({ conversationId }: { conversationId: string }) {
   const undo = useMutation({ mutationFn: () => api.undo(conversationId), onSettled: refetch });
   const redo = useMutation({ mutationFn: () => api.redo(conversationId), onSettled: refetch });
   const end = useMutation({ mutationFn: () => api.end(conversationId), onSettled: refetch });
+  const record = useMutation({
+    mutationFn: () => api.recordTranscript(conversationId),
+    onSuccess: (uri) => navigate(`${BASE}/transcripts/${idOfLocation(uri)}`),
+  });
 
   if (conversation.isPending) return <Loading />;
   if (conversation.error) return <ErrorMessage error={conversation.error} />;
@@ -166,9 +171,14 @@ function ConversationPanel({ conversationId }: { conversationId: string }) {
           <Link className="button" to={`${BASE}/conversations/${c.conversationId}`}>
             Stored record
           </Link>
+          {canWrite && (
+            <button type="button" onClick={() => record.mutate()} disabled={busy || record.isPending}>
+              Record transcript
+            </button>
+          )}
         </div>
       </div>
-      <ErrorMessage error={say.error ?? undo.error ?? redo.error ?? end.error} />
+      <ErrorMessage error={say.error ?? undo.error ?? redo.error ?? end.error ?? record.error} />
       <ol className="transcript" aria-label="Messages" aria-live="polite">
         {outputs.map((step, i) => (
           // biome-ignore lint/suspicious/noArrayIndexKey: a step's position is its identity (it is "Step n"); steps are only appended or taken off the end (undo)

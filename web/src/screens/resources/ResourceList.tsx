@@ -8,6 +8,9 @@ import { parseResourceUri } from '../../lib/uri.ts';
 import { BASE, Link } from '../../router.tsx';
 import { useDebounced } from '../../useDebounced.ts';
 
+/** Where a resource opens: transcripts in their own editor, every other kind in the JSON editor. */
+const screenOf = (slug: string) => (slug === 'transcripts' ? 'transcripts' : `resources/${slug}`);
+
 export function ResourceList({ kindSlug }: { kindSlug: string }) {
   const { api } = useAuth();
   const { canWrite } = usePermissions();
@@ -67,7 +70,7 @@ export function ResourceList({ kindSlug }: { kindSlug: string }) {
               return (
                 <tr key={ref.id}>
                   <td>
-                    <Link to={`${BASE}/resources/${kind.slug}/${ref.id}`}>{d.name || `(unnamed ${kind.title})`}</Link>
+                    <Link to={`${BASE}/${screenOf(kind.slug)}/${ref.id}`}>{d.name || `(unnamed ${kind.title})`}</Link>
                     {d.description && <div className="muted small">{d.description}</div>}
                   </td>
                   <td>{ref.version}</td>

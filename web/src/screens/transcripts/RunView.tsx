@@ -1,0 +1,82 @@
+/** One run of a transcript: per step and field, the expected and the actual value side by side, and the diff. */
+import { useQuery } from '@tanstack/react-query';
+import { useAuth } from '../../auth.tsx';
+import { Badge, ErrorMessage, Loading, PageHeader, formatTime } from '../../components/ui.tsx';
+import { BASE, Link } from '../../router.tsx';
+
+const show = (value: unknown) => (value === undefined ? '—' : JSON.stringify(value, null, 2));
+
+export function RunView({ id, runId }: { id: string; runId: string }) {
+  const { api } = useAuth();
+  const run = useQuery({ queryKey: ['transcript-run', id, runId], queryFn: () => api.transcriptRun(id, runId) });
+  if (run.error) return <ErrorMessage error={run.error} />;
+  if (!run.data) return <Loading />;
+  const r = run.data;
+  const failed = r.steps.filter((step) => !step.passed).length;
+  return (
+    <>
+      <PageHeader
+        title={`Run of ${r.transcriptName || 'transcript'}`}
+        description={
+          <>
+            Against agent v{r.agentVersion}, calls {r.mode}, {formatTime(r.startedOn)}.{' '}
+            <Badge status={r.passed ? 'READY' : 'ERROR'} label={r.passed ? 'passed' : `${failed} step(s) failed`} />
+          </>
+        }
+      >
+        <Link className="button" to={`${BASE}/transcripts/${id}`}>
+          Back to the transcript
+        </Link>
+        {r.conversationId && (
+          <Link className="button" to={`${BASE}/conversations/${r.conversationId}`}>
+            Replayed conversation
+          </Link>
+        )}
+      </PageHeader>
+      {r.error && <p className="message error">{r.error}</p>}
+      {r.steps.map((step) => (
+        <section
+          key={step.step}
+          className="panel"
+          aria-labelledby={`step-${step.step}`}
+          data-passed={String(step.passed)}
+        >
+          <h2 id={`step-${step.step}`}>
+            {step.step === 0 ? 'Step 0: conversation start' : `Step ${step.step}: ${step.input}`}{' '}
+            <Badge status={step.passed ? 'READY' : 'ERROR'} label={step.passed ? 'passed' : 'failed'} />
+          </h2>
+          <table className="run-diff">
+            <thead>
+              <tr>
+                <th scope="col">Field</th>
+                <th scope="col">Comparison</th>
+                <th scope="col">Expected</th>
+                <th scope="col">Actual</th>
+                <th scope="col">Result</th>
+              </tr>
+            </thead>
+            <tbody>
+              {step.fields.map((field, i) => (
+                // biome-ignore lint/suspicious/noArrayIndexKey: a stored run never changes; a field name may repeat (several recording mismatches)
+                <tr key={i} className={field.passed ? 'passed' : 'failed'}>
+                  <th scope="row">{field.field}</th>
+                  <td>{field.compare}</td>
+                  <td>
+                    <pre>{show(field.expected)}</pre>
+                  </td>
+                  <td>
+                    <pre>{show(field.actual)}</pre>
+                  </td>
+                  <td>
+                    <Badge status={field.passed ? 'READY' : 'ERROR'} label={field.passed ? 'passed' : 'failed'} />
+                    {field.diff && <pre className="field-diff">{field.diff}</pre>}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      ))}
+    </>
+  );
+}

@@ -1,0 +1,253 @@
+/**
+ * One transcript (a conversation regression test): its steps with the expected value and the comparison of each
+ * field, saved as a new version; a run against a chosen agent version; the stored runs.
+ */
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { COMPARISONS, type Transcript } from '../../api/types.ts';
+import { useAuth, usePermissions } from '../../auth.tsx';
+import { Badge, ErrorMessage, Field, Loading, Notice, PageHeader, Select, formatTime } from '../../components/ui.tsx';
+import { BASE, Link, navigate } from '../../router.tsx';
+import { rowsOf, withExpectations, type ExpectationRow } from './expectations.ts';
+
+const STORE = '/transcriptstore/transcripts';
+
+export function TranscriptDetail({ id }: { id: string }) {
+  const { api } = useAuth();
+  const version = useQuery({ queryKey: ['currentversion', STORE, id], queryFn: () => api.currentVersion(STORE, id) });
+  const current = version.data;
+  const transcript = useQuery({
+    queryKey: ['resource', STORE, id, current],
+    queryFn: () => api.read<Transcript>(STORE, id, current!),
+    enabled: current !== undefined,
+  });
+  const descriptor = useQuery({ queryKey: ['descriptor', id], queryFn: () => api.descriptor(id) });
+  const [savedVersion, setSavedVersion] = useState<number>();
+
+  if (version.error || transcript.error) return <ErrorMessage error={version.error ?? transcript.error} />;
+  if (current === undefined || !transcript.data) return <Loading />;
+  return (
+    <>
+      <PageHeader
+        title={descriptor.data?.name || 'Transcript'}
+        description={
+          <>
+            A conversation regression test, version {current}
+            {transcript.data.agentId && (
+              <>
+                {' '}
+                · recorded from <Link to={`${BASE}/agents/${transcript.data.agentId}`}>its agent</Link> v
+                {transcript.data.agentVersion}
+              </>
+            )}
+            .
+          </>
+        }
+      >
+        <Link className="button" to={`${BASE}/resources/transcripts/${id}`}>
+          Edit as JSON
+        </Link>
+      </PageHeader>
+      <RunForm id={id} version={current} transcript={transcript.data} />
+      {savedVersion === current && <Notice kind="success">Saved as version {current}.</Notice>}
+      <Expectations key={current} id={id} version={current} transcript={transcript.data} onSaved={setSavedVersion} />
+      <RunList id={id} />
+    </>
+  );
+}
+
+function Expectations({
+  id,
+  version,
+  transcript,
+  onSaved,
+}: {
+  id: string;
+  version: number;
+  transcript: Transcript;
+  onSaved: (version: number) => void;
+}) {
+  const { api } = useAuth();
+  const { canWrite } = usePermissions();
+  const queryClient = useQueryClient();
+  const steps = [...(transcript.start ? [{ ...transcript.start, input: '' }] : []), ...transcript.turns];
+  const offset = transcript.start ? 0 : 1;
+  const [rows, setRows] = useState(() => steps.map((step) => rowsOf(step.expected)));
+  const save = useMutation({
+    mutationFn: () => {
+      const edited = transcript.start ? rows : [[], ...rows];
+      return api.update(STORE, id, version, withExpectations(transcript, edited));
+    },
+    onSuccess: async () => {
+      onSaved(version + 1);
+      await queryClient.invalidateQueries({ queryKey: ['currentversion', STORE, id] });
+    },
+  });
+  const change = (stepIndex: number, rowIndex: number, patch: Partial<ExpectationRow>) => {
+    setRows((all) =>
+      all.map((stepRows, i) =>
+        i !== stepIndex ? stepRows : stepRows.map((row, j) => (j === rowIndex ? { ...row, ...patch } : row)),
+      ),
+    );
+  };
+
+  return (
+    <form
+      className="panel"
+      aria-labelledby="expectations-h"
+      onSubmit={(event) => {
+        event.preventDefault();
+        save.mutate();
+      }}
+    >
+      <h2 id="expectations-h">Expected results</h2>
+      <p className="muted">
+        Per step and field: the expected value (JSON; for a regular expression the pattern) and how the replay is
+        compared with it. A field set to “not checked” is not compared.
+      </p>
+      {steps.map((step, stepIndex) => {
+        const number = stepIndex + offset;
+        const title = number === 0 ? 'Step 0: conversation start' : `Step ${number}: ${step.input}`;
+        return (
+          <fieldset key={title} className="transcript-step" disabled={!canWrite}>
+            <legend>{title}</legend>
+            {rows[stepIndex]!.map((row, rowIndex) => (
+              <div key={row.field} className="toolbar expectation" data-field={row.field}>
+                <Select
+                  label={`${row.field} comparison`}
+                  value={row.compare}
+                  onChange={(compare) => change(stepIndex, rowIndex, { compare: compare as ExpectationRow['compare'] })}
+                  options={[{ value: '', label: 'not checked' }, ...COMPARISONS]}
+                />
+                {row.compare !== '' && row.compare !== 'ignore' && row.compare !== 'judge' && (
+                  <Field
+                    label={`${row.field} expected`}
+                    value={row.value}
+                    onChange={(value) => change(stepIndex, rowIndex, { value })}
+                  />
+                )}
+                {row.compare === 'tolerance' && (
+                  <Field
+                    label={`${row.field} tolerance`}
+                    type="number"
+                    value={row.tolerance}
+                    onChange={(tolerance) => change(stepIndex, rowIndex, { tolerance })}
+                  />
+                )}
+                {row.compare === 'judge' && (
+                  <Field
+                    label={`${row.field} rubric`}
+                    value={row.rubric}
+                    onChange={(rubric) => change(stepIndex, rowIndex, { rubric })}
+                  />
+                )}
+              </div>
+            ))}
+          </fieldset>
+        );
+      })}
+      {canWrite && (
+        <button type="submit" className="primary" disabled={save.isPending}>
+          Save as a new version
+        </button>
+      )}
+      <ErrorMessage error={save.error} />
+    </form>
+  );
+}
+
+function RunForm({ id, version, transcript }: { id: string; version: number; transcript: Transcript }) {
+  const { api } = useAuth();
+  const queryClient = useQueryClient();
+  const { canWrite } = usePermissions();
+  const [agentId, setAgentId] = useState(transcript.agentId ?? '');
+  const [agentVersion, setAgentVersion] = useState('');
+  const [mode, setMode] = useState('recorded');
+  const agentVersions = useQuery({
+    queryKey: ['currentversion', '/agentstore/agents', agentId],
+    queryFn: () => api.currentVersion('/agentstore/agents', agentId),
+    enabled: /^[0-9a-f]{24}$/.test(agentId),
+  });
+  const newest = agentVersions.data;
+  useEffect(() => {
+    if (newest !== undefined && agentVersion === '') setAgentVersion(String(newest));
+  }, [newest, agentVersion]);
+  const run = useMutation({
+    mutationFn: () => api.runTranscript(id, version, { agentId, agentVersion: Number(agentVersion), mode }),
+    onSuccess: async (result) => {
+      await queryClient.invalidateQueries({ queryKey: ['transcript-runs', id] });
+      navigate(`${BASE}/transcripts/${id}/runs/${result.id}`);
+    },
+  });
+  if (!canWrite) return null;
+  return (
+    <form
+      className="panel toolbar"
+      aria-label="Run the transcript"
+      onSubmit={(event) => {
+        event.preventDefault();
+        run.mutate();
+      }}
+    >
+      <Field label="Agent id" value={agentId} onChange={setAgentId} />
+      <Select
+        label="Agent version"
+        value={agentVersion}
+        onChange={setAgentVersion}
+        options={Array.from({ length: newest ?? 0 }, (_, i) => String((newest ?? 0) - i))}
+      />
+      <Select
+        label="External calls"
+        value={mode}
+        onChange={setMode}
+        options={[
+          { value: 'recorded', label: 'from the recordings' },
+          { value: 'live-llm', label: 'LLM live, HTTP from the recordings' },
+          { value: 'live', label: 'all live' },
+        ]}
+      />
+      <button type="submit" className="primary" disabled={run.isPending || agentVersion === ''}>
+        {run.isPending ? 'Running…' : 'Run'}
+      </button>
+      <ErrorMessage error={run.error ?? agentVersions.error} />
+    </form>
+  );
+}
+
+function RunList({ id }: { id: string }) {
+  const { api } = useAuth();
+  const runs = useQuery({ queryKey: ['transcript-runs', id], queryFn: () => api.transcriptRuns(id) });
+  return (
+    <section className="panel" aria-labelledby="runs-h">
+      <h2 id="runs-h">Runs</h2>
+      <ErrorMessage error={runs.error} />
+      {runs.data?.length === 0 && <p className="empty">No runs yet.</p>}
+      {runs.data && runs.data.length > 0 && (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Run</th>
+              <th scope="col">Result</th>
+              <th scope="col">Agent version</th>
+              <th scope="col">Calls</th>
+            </tr>
+          </thead>
+          <tbody>
+            {runs.data.map((run) => (
+              <tr key={run.id}>
+                <td>
+                  <Link to={`${BASE}/transcripts/${id}/runs/${run.id}`}>{formatTime(run.startedOn)}</Link>
+                </td>
+                <td>
+                  <Badge status={run.passed ? 'READY' : 'ERROR'} label={run.passed ? 'passed' : 'failed'} />
+                </td>
+                <td>{run.agentVersion}</td>
+                <td>{run.mode}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
