@@ -10,6 +10,7 @@ import type { AuditLedger } from '../ops/audit.ts';
 import type { LogBuffer } from '../ops/log-buffer.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import type { ResourceService } from '../resources/service.ts';
+import type { ApprovalEvents } from '../runtime/approval-events.ts';
 import type { ConversationService } from '../runtime/conversations.ts';
 import type { DeploymentService } from '../runtime/deployments.ts';
 import type { ToolHistory } from '../llm/tool-history.ts';
@@ -20,6 +21,7 @@ import type { Storage } from '../storage/ports.ts';
 import { rewriteLegacyPath } from './legacy-paths.ts';
 import { a2aRoutes } from './a2a.ts';
 import { agentSetupRoutes } from './agent-setup.ts';
+import { approvalRoutes } from './approvals.ts';
 import { auditRoutes } from './audit.ts';
 import { authPlugin, registerWithAccess } from './auth.ts';
 import { backupRoutes } from './backup.ts';
@@ -56,6 +58,8 @@ export interface AppDependencies {
     readonly agentTools: AgentTools;
     /** The audit ledger (`/auditstore`); without it the routes are absent. */
     readonly audit?: AuditLedger | undefined;
+    /** Live updates of the turns waiting for a person; without it the human-in-the-loop routes are absent. */
+    readonly approvalEvents?: ApprovalEvents | undefined;
   };
 }
 
@@ -149,6 +153,13 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     vault: services.vault,
   });
   await app.register(conversationRoutes, { conversations: services.conversations });
+  if (services.approvalEvents) {
+    await app.register(approvalRoutes, {
+      conversations: services.conversations,
+      authorize: services.resources.authorize.bind(services.resources),
+      events: services.approvalEvents,
+    });
+  }
   await app.register(botRoutes, { conversations: services.conversations });
   await app.register(managedRoutes, { triggers: services.triggers });
   await app.register(a2aRoutes, { a2a: services.a2a, settings });

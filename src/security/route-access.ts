@@ -15,6 +15,8 @@ export const ROLE_CLASSES = {
   'conversation-read': [ROLES.admin, ROLES.editor, ROLES.user, ROLES.viewer],
   converse: [ROLES.admin, ROLES.editor, ROLES.user],
   write: [ROLES.admin, ROLES.editor],
+  /** Human in the loop: the waiting turns and the decisions on them. */
+  approve: [ROLES.admin, ROLES.editor, ROLES.approver],
   admin: [ROLES.admin],
 } as const satisfies Record<string, readonly string[]>;
 

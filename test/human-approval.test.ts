@@ -1,0 +1,180 @@
+import assert from 'node:assert/strict';
+import { before, describe, it } from 'node:test';
+import { createResource, deployAgent, sendMessage, startConversation } from './support/agents.ts';
+import { serverOfBlock, storeTypes } from './support/server.ts';
+
+/**
+ * Human in the loop: a rule pauses a turn (PAUSE_CONVERSATION), the conversation waits (AWAITING_HUMAN) and
+ * queues the messages sent meanwhile, a person decides (approve, reject, answer), the turn goes on where it paused;
+ * a restart while it waits loses nothing; every decision is in the audit ledger with who made it.
+ */
+
+const dictionary = {
+  words: [
+    { word: 'refund', expressions: 'refund(request)' },
+    { word: 'hello', expressions: 'greeting(hello)' },
+  ],
+};
+
+const rules = {
+  behaviorGroups: [
+    {
+      name: 'G',
+      behaviorRules: [
+        {
+          name: 'Refund',
+          actions: ['refund_checked', 'PAUSE_CONVERSATION'],
+          conditions: [{ type: 'inputmatcher', configs: { expressions: 'refund(*)' } }],
+        },
+        {
+          name: 'Greet',
+          actions: ['greet'],
+          conditions: [{ type: 'inputmatcher', configs: { expressions: 'greeting(*)' } }],
+        },
+      ],
+    },
+  ],
+};
+
+const text = (value: string) => ({ valueAlternatives: [{ type: 'text', text: value }] });
+const outputs = {
+  outputSet: [
+    { action: 'refund_checked', timesOccurred: 0, outputs: [text('Your refund is approved.')] },
+    { action: 'greet', timesOccurred: 0, outputs: [text('Hi!')] },
+  ],
+};
+
+const outputsOf = (body: any): string[] => body.conversationOutputs.at(-1)?.output ?? [];
+
+for (const storeType of storeTypes) {
+  describe(`human in the loop on ${storeType}`, () => {
+    const block = serverOfBlock(storeType);
+    const { api } = block;
+    let agentId: string;
+
+    before(async () => {
+      const dictionaryUri = await createResource(api, '/regulardictionarystore/regulardictionaries', dictionary);
+      agentId = await deployAgent(api, {
+        extensions: [
+          {
+            type: 'svc://ai.svc.parser',
+            extensions: {
+              dictionaries: [{ type: 'svc://ai.svc.parser.dictionaries.regular', config: { uri: dictionaryUri } }],
+            },
+            config: {},
+          },
+          {
+            type: 'svc://ai.svc.behavior',
+            config: { uri: await createResource(api, '/behaviorstore/behaviorsets', rules) },
+          },
+          {
+            type: 'svc://ai.svc.output',
+            config: { uri: await createResource(api, '/outputstore/outputsets', outputs) },
+          },
+        ],
+      });
+    });
+
+    const pausedConversation = async () => {
+      const { conversationId } = await startConversation(api, agentId);
+      const paused = await sendMessage(api, conversationId, 'refund please');
+      assert.equal(paused.conversationState, 'AWAITING_HUMAN');
+      assert.equal(paused.hitlPauseType, 'pause');
+      assert.deepEqual(outputsOf(paused), [], 'the output task after the pausing rule has not run');
+      return conversationId as string;
+    };
+
+    it('pauses at the rule, queues messages meanwhile, and goes on where it paused when approved; nothing is lost across a restart', async () => {
+      const conversationId = await pausedConversation();
+      const queued = await sendMessage(api, conversationId, 'hello');
+      assert.equal(queued.conversationState, 'AWAITING_HUMAN');
+      assert.equal(queued.hitlQueuedMessages, 1);
+      assert.equal((await api.post(`/agents/${conversationId}/undo`)).status, 409);
+
+      await block.server.restart();
+
+      const pending = await api.get(`/agents/pending-approvals?agentId=${agentId}`);
+      assert.equal(pending.status, 200, pending.text);
+      const item = pending.json.find((entry: any) => entry.conversationId === conversationId);
+      assert.ok(item, pending.text);
+      assert.equal(item.pauseType, 'pause');
+      assert.equal(item.task, 'ai.svc.behavior');
+      assert.equal(item.input, 'refund please');
+      assert.equal(item.queuedMessages, 1);
+
+      const status = await api.get(`/agents/${conversationId}/approval-status`);
+      assert.deepEqual(status.json, { waiting: true, approval: item });
+
+      const resumed = await api.post(`/agents/${conversationId}/resume`, {
+        json: { decision: 'approve', approvalId: item.approvalId, reason: 'checked the receipt' },
+      });
+      assert.equal(resumed.status, 200, resumed.text);
+      assert.equal(resumed.json.conversationState, 'READY');
+      assert.deepEqual(outputsOf(resumed.json), ['Hi!'], 'the queued message ran after the decision');
+
+      const all = await api.get(`/agents/${conversationId}?returnCurrentStepOnly=false`);
+      assert.deepEqual(
+        all.json.conversationOutputs.map((output: any) => output.output ?? []),
+        [[], ['Your refund is approved.'], ['Hi!']],
+        'one step per message: the resumed turn replaced the waiting one',
+      );
+      const again = await api.post(`/agents/${conversationId}/resume`, {
+        json: { decision: 'approve', approvalId: item.approvalId },
+      });
+      assert.equal(again.status, 409, 'a decided turn cannot be decided again');
+
+      await block.server.server.audit.flush();
+      const audit = await api.get(`/auditstore/${conversationId}?limit=100`);
+      assert.equal(audit.status, 200, audit.text);
+      const decision = audit.json.find((entry: any) => entry.taskType === 'hitl.decision');
+      assert.ok(decision, audit.text);
+      assert.equal(decision.output.decision, 'approve');
+      assert.equal(decision.output.actor, 'anonymous');
+      assert.equal(decision.output.reason, 'checked the receipt');
+    });
+
+    it("rejecting ends the turn without the rest of the pipeline; answering gives the person's text as the answer", async () => {
+      const rejected = await pausedConversation();
+      const afterReject = await api.post(`/agents/${rejected}/resume`, { json: { decision: 'reject' } });
+      assert.equal(afterReject.status, 200, afterReject.text);
+      assert.equal(afterReject.json.conversationState, 'READY');
+      assert.deepEqual(outputsOf(afterReject.json), []);
+
+      const answered = await pausedConversation();
+      const afterAnswer = await api.post(`/agents/${answered}/resume`, {
+        json: { decision: 'answer', answer: 'A colleague will call you.' },
+      });
+      assert.equal(afterAnswer.status, 200, afterAnswer.text);
+      assert.deepEqual(outputsOf(afterAnswer.json), ['A colleague will call you.']);
+      const next = await sendMessage(api, answered, 'hello');
+      assert.deepEqual(outputsOf(next), ['Hi!'], 'the conversation goes on normally');
+    });
+
+    it('refuses decisions that do not fit with a 400 and loses nothing', async () => {
+      const conversationId = await pausedConversation();
+      for (const body of [
+        { decision: 'answer' },
+        { decision: 'maybe' },
+        { decision: 'approve', arguments: { call1: {} } },
+        { decision: 'approve', surprise: true },
+      ]) {
+        const answer = await api.post(`/agents/${conversationId}/resume`, { json: body });
+        assert.equal(answer.status, 400, `${JSON.stringify(body)}: ${answer.text}`);
+        assert.match(answer.headers.get('content-type') ?? '', /problem\+json/);
+      }
+      const status = await api.get(`/agents/${conversationId}/approval-status`);
+      assert.equal(status.json.waiting, true);
+      const ready = await api.post(
+        `/agents/${await (async () => (await startConversation(api, agentId)).conversationId)()}/resume`,
+        {
+          json: { decision: 'approve' },
+        },
+      );
+      assert.equal(ready.status, 409, 'a conversation that waits for nothing');
+      assert.equal(
+        (await api.post('/agents/0123456789abcdef01234567/resume', { json: { decision: 'approve' } })).status,
+        404,
+      );
+    });
+  });
+}
