@@ -23,7 +23,7 @@ export interface ApprovalTimeoutOptions {
 export function startApprovalTimeouts(options: ApprovalTimeoutOptions): () => void {
   const clock = options.clock ?? Date.now;
   const interval = options.intervalMs ?? Math.min(60_000, Math.max(1_000, Math.round(options.timeoutMs / 10)));
-  let running: Promise<void> | undefined;
+  let sweeping = false;
   const sweep = async () => {
     const now = clock();
     const everything = async () => true;
@@ -50,10 +50,12 @@ export function startApprovalTimeouts(options: ApprovalTimeoutOptions): () => vo
     }
   };
   const timer = setInterval(() => {
-    running ??= sweep()
+    if (sweeping) return;
+    sweeping = true;
+    sweep()
       .catch((error: unknown) => options.log.warn({ err: error }, 'waiting turns could not be looked at'))
       .finally(() => {
-        running = undefined;
+        sweeping = false;
       });
   }, interval);
   timer.unref();
