@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
-import { createResource, deployAgent, sendMessage, startConversation } from './support/agents.ts';
+import { after, before, describe, it } from 'node:test';
+import { createAgent, createResource, deployAgent, sendMessage, startConversation } from './support/agents.ts';
+import { startFakeOpenAi } from './support/fake-llm/openai.ts';
+import type { FakeProvider } from './support/fake-llm/fake-server.ts';
 import { serverOfBlock, storeTypes } from './support/server.ts';
 
 /**
@@ -175,6 +177,125 @@ for (const storeType of storeTypes) {
         (await api.post('/agents/0123456789abcdef01234567/resume', { json: { decision: 'approve' } })).status,
         404,
       );
+    });
+  });
+}
+
+const chatRules = {
+  behaviorGroups: [
+    {
+      name: 'Chat',
+      behaviorRules: [
+        {
+          name: 'Chat',
+          actions: ['chat'],
+          conditions: [
+            { type: 'negation', conditions: [{ type: 'actionmatcher', configs: { actions: 'CONVERSATION_START' } }] },
+          ],
+        },
+      ],
+    },
+  ],
+};
+
+for (const storeType of storeTypes) {
+  describe(`tool calls that need approval (agent mode) on ${storeType}`, () => {
+    const block = serverOfBlock(storeType);
+    const { api } = block;
+    let fake: FakeProvider;
+    let agentId: string;
+
+    before(async () => {
+      fake = await startFakeOpenAi();
+      const llmUri = await createResource(api, '/llmstore/llms', {
+        tasks: [
+          {
+            id: 'chat',
+            type: 'openai',
+            actions: ['chat'],
+            retry: { maxAttempts: 1 },
+            enableBuiltInTools: true,
+            builtInToolsWhitelist: ['calculator', 'datetime'],
+            toolApprovals: ['calculator'],
+            parameters: { apiKey: 'sk-test', baseUrl: `${fake.url}/v1`, modelName: 'gpt-4o-mini' },
+          },
+        ],
+      });
+      agentId = await deployAgent(api, {
+        extensions: [
+          {
+            type: 'svc://ai.svc.behavior',
+            config: { uri: await createResource(api, '/behaviorstore/behaviorsets', chatRules) },
+          },
+          { type: 'svc://ai.svc.llm', config: { uri: llmUri } },
+        ],
+      });
+    });
+    after(() => fake.close());
+
+    it('waits for approval, survives a restart, runs the call with the edited arguments and lets the model answer', async () => {
+      fake.reset();
+      const { conversationId } = await startConversation(api, agentId);
+      fake.reply({ toolCalls: [{ id: 'call_a', name: 'calculator', args: { expression: '6 * 7' } }] });
+      const waiting = await sendMessage(api, conversationId, 'What is 6 * 7?');
+      assert.equal(waiting.conversationState, 'AWAITING_HUMAN');
+      assert.equal(waiting.hitlPauseType, 'tool-approval');
+      assert.deepEqual(waiting.hitlPendingToolCalls, [
+        { toolCallId: 'call_a', tool: 'calculator', arguments: { expression: '6 * 7' } },
+      ]);
+      assert.equal(fake.requests.length, 1, 'the tool did not run and the model was not asked again');
+
+      await block.server.restart();
+
+      fake.reply({ text: 'It is 42.' });
+      const resumed = await api.post(`/agents/${conversationId}/resume`, {
+        json: { decision: 'approve', arguments: { call_a: { expression: '6 * 7 + 0' } }, reason: 'fine' },
+      });
+      assert.equal(resumed.status, 200, resumed.text);
+      assert.equal(resumed.json.conversationState, 'READY');
+      assert.deepEqual(outputsOf(resumed.json), ['It is 42.']);
+      assert.equal(fake.requests.length, 2);
+      const second = fake.requests[1]!.body;
+      const toolMessage = second.messages.find((message: any) => message.role === 'tool');
+      assert.equal(toolMessage.tool_call_id, 'call_a');
+      assert.equal(toolMessage.content, '42', 'the approved call ran with the edited arguments');
+      const assistant = second.messages.find((message: any) => message.tool_calls);
+      assert.equal(assistant.tool_calls[0].function.arguments, JSON.stringify({ expression: '6 * 7 + 0' }));
+    });
+
+    it('a rejected call tells the model why, and the model answers', async () => {
+      fake.reset();
+      const { conversationId } = await startConversation(api, agentId);
+      fake.reply({ toolCalls: [{ id: 'call_b', name: 'calculator', args: { expression: '1 + 1' } }] });
+      await sendMessage(api, conversationId, 'What is 1 + 1?');
+      fake.reply({ text: 'I may not calculate that.' });
+      const resumed = await api.post(`/agents/${conversationId}/resume`, {
+        json: { decision: 'reject', reason: 'not allowed' },
+      });
+      assert.equal(resumed.status, 200, resumed.text);
+      assert.deepEqual(outputsOf(resumed.json), ['I may not calculate that.']);
+      const toolMessage = fake.requests[1]!.body.messages.find((message: any) => message.role === 'tool');
+      assert.equal(toolMessage.content, 'A person rejected this call: not allowed');
+    });
+
+    it('a tool the task does not offer cannot need approval (the agent does not deploy)', async () => {
+      const llmUri = await createResource(api, '/llmstore/llms', {
+        tasks: [
+          {
+            id: 'chat',
+            type: 'openai',
+            actions: ['chat'],
+            enableBuiltInTools: true,
+            builtInToolsWhitelist: ['datetime'],
+            toolApprovals: ['calculator'],
+            parameters: { apiKey: 'sk-test', baseUrl: `${fake.url}/v1`, modelName: 'gpt-4o-mini' },
+          },
+        ],
+      });
+      const wrong = await createAgent(api, { extensions: [{ type: 'svc://ai.svc.llm', config: { uri: llmUri } }] });
+      const deployed = await api.post(`/administration/production/deploy/${wrong}?version=1&waitForCompletion=true`);
+      assert.equal(deployed.json.status, 'ERROR', deployed.text);
+      assert.match(deployed.text, /toolApprovals names 'calculator'/);
     });
   });
 }

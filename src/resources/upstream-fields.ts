@@ -67,7 +67,6 @@ const LLM_TASK: Readonly<Record<string, UnavailableField>> = {
   parallelExecutionTimeoutMs: notAvailable('parallel tool execution', nullOr(30_000)),
   modelCascade: notAvailable('model cascades'),
   mcpServers: notAvailable('MCP servers as tools of a task'),
-  toolApprovals: notAvailable('human-in-the-loop tool approvals'),
 };
 
 type FieldTable = Readonly<Record<string, UnavailableField>>;
