@@ -2,8 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createAgent, createResource, deployAgent, sendMessage, startConversation } from './support/agents.ts';
 import { startFakeOpenAi } from './support/fake-llm/openai.ts';
+import { client } from './support/http.ts';
 import type { FakeProvider } from './support/fake-llm/fake-server.ts';
-import { serverOfBlock, storeTypes } from './support/server.ts';
+import { serverOfBlock, startTestServer, storeTypes } from './support/server.ts';
+import { sseEvents } from '../web/src/lib/sse.ts';
 
 /**
  * Human in the loop: a rule pauses a turn (PAUSE_CONVERSATION), the conversation waits (AWAITING_HUMAN) and
@@ -150,6 +152,25 @@ for (const storeType of storeTypes) {
       assert.deepEqual(outputsOf(afterAnswer.json), ['A colleague will call you.']);
       const next = await sendMessage(api, answered, 'hello');
       assert.deepEqual(outputsOf(next), ['Hi!'], 'the conversation goes on normally');
+    });
+
+    it('the inbox stream sends the waiting turns when it opens and again when a turn starts or stops waiting', async () => {
+      const response = await fetch(`${block.server.url}/agents/pending-approvals/stream?agentId=${agentId}`);
+      assert.equal(response.status, 200);
+      const events = sseEvents(response.body!);
+      const next = async () => {
+        const { value } = await events.next();
+        assert.equal(value?.event, 'pending-approvals');
+        return JSON.parse(value!.data) as Array<{ conversationId: string }>;
+      };
+      const initial = await next();
+      const conversationId = await pausedConversation();
+      let listed = await next();
+      while (!listed.some((item) => item.conversationId === conversationId)) listed = await next();
+      assert.ok(initial.every((item) => item.conversationId !== conversationId));
+      await api.post(`/agents/${conversationId}/resume`, { json: { decision: 'reject' } });
+      while (listed.some((item) => item.conversationId === conversationId)) listed = await next();
+      await events.return(undefined);
     });
 
     it('refuses decisions that do not fit with a 400 and loses nothing', async () => {
@@ -299,3 +320,58 @@ for (const storeType of storeTypes) {
     });
   });
 }
+
+describe('the timeout policy of waiting turns', () => {
+  for (const policy of ['escalate', 'reject'] as const) {
+    it(`${policy}: applies to a turn nobody decided on in time`, async () => {
+      const server = await startTestServer('sqlite', {
+        'svc.hitl.timeout-seconds': 1,
+        'svc.hitl.timeout-policy': policy,
+      });
+      try {
+        const api = client(() => server.url);
+        const dictionaryUri = await createResource(api, '/regulardictionarystore/regulardictionaries', dictionary);
+        const agentId = await deployAgent(api, {
+          extensions: [
+            {
+              type: 'svc://ai.svc.parser',
+              extensions: {
+                dictionaries: [{ type: 'svc://ai.svc.parser.dictionaries.regular', config: { uri: dictionaryUri } }],
+              },
+              config: {},
+            },
+            {
+              type: 'svc://ai.svc.behavior',
+              config: { uri: await createResource(api, '/behaviorstore/behaviorsets', rules) },
+            },
+            {
+              type: 'svc://ai.svc.output',
+              config: { uri: await createResource(api, '/outputstore/outputsets', outputs) },
+            },
+          ],
+        });
+        const { conversationId } = await startConversation(api, agentId);
+        await sendMessage(api, conversationId, 'refund please');
+        for (;;) {
+          const status = (await api.get(`/agents/${conversationId}/approval-status`)).json;
+          if (policy === 'escalate' && status.approval?.escalated) break;
+          if (policy === 'reject' && !status.waiting) break;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        const conversation = (await api.get(`/agents/${conversationId}`)).json;
+        assert.equal(conversation.conversationState, policy === 'escalate' ? 'AWAITING_HUMAN' : 'READY');
+        if (policy === 'reject') {
+          await server.server.audit.flush();
+          const audit = (await api.get(`/auditstore/${conversationId}?limit=100`)).json;
+          const decision = audit.find((entry: any) => entry.taskType === 'hitl.decision');
+          assert.equal(decision.output.actor, 'timeout-policy');
+          assert.equal(decision.output.decision, 'reject');
+        } else {
+          assert.ok(server.logLines.some((line) => line.includes('escalated')));
+        }
+      } finally {
+        await server.dispose();
+      }
+    });
+  }
+});
