@@ -22,6 +22,10 @@ import { rewriteLegacyPath } from './legacy-paths.ts';
 import { a2aRoutes } from './a2a.ts';
 import { agentSetupRoutes } from './agent-setup.ts';
 import { approvalRoutes } from './approvals.ts';
+import { apiKeyRoutes } from './api-keys.ts';
+import { openAiRoutes } from './openai.ts';
+import { OpenAiChat } from '../integrations/openai/openai-chat.ts';
+import { ApiKeyService } from '../security/api-keys.ts';
 import { auditRoutes } from './audit.ts';
 import { authPlugin, registerWithAccess } from './auth.ts';
 import { backupRoutes } from './backup.ts';
@@ -104,7 +108,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   limitConnections(app.server, settings, deps.logger);
   registerProblemHandling(app);
   // Authentication and role checks: registered before any route, so every route's access declaration is seen.
-  await app.register(authPlugin, { settings });
+  const apiKeys = new ApiKeyService(storage.apiKeys);
+  await app.register(authPlugin, { settings, apiKeys: settings['svc.openai-compat.enabled'] ? apiKeys : undefined });
   // Bodies are checked strictly (nothing coerced or dropped); query strings and path parameters are text and coerced.
   // A request without a body passes only where the route's body schema is `Type.Optional` (messages, starts).
   app.setValidatorCompiler(({ schema, httpPart }) => {
@@ -165,6 +170,16 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(a2aRoutes, { a2a: services.a2a, settings });
   await app.register(mcpRoutes, { tools: services.agentTools });
   await app.register(secretRoutes, { vault: services.vault });
+  if (settings['svc.openai-compat.enabled']) {
+    await app.register(apiKeyRoutes, { apiKeys });
+    const chat = new OpenAiChat({
+      conversations: services.conversations,
+      deployments: services.deployments,
+      threads: storage.chatThreads,
+      aliases: settings['svc.openai-compat.model-aliases'],
+    });
+    await app.register(openAiRoutes, { chat, prefix: '/v1' });
+  }
   await app.register(backupRoutes, { backup: services.backup, maxZipBytes: settings['svc.backup.max-zip-bytes'] });
   await app.register(toolRoutes, { tools: services.tools });
   await app.register(workspaceRoutes, { resources: services.resources, settings });

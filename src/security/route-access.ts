@@ -31,6 +31,8 @@ export interface RouteAccess {
   readonly roles: RoleClass;
   readonly level?: AccessLevel;
   readonly rule?: string;
+  /** The route also takes an API key as its bearer token (the OpenAI-compatible `/v1` paths). */
+  readonly apiKeys?: boolean;
 }
 
 /** The roles that satisfy a class (empty for `public` and `authenticated`). */

@@ -8,6 +8,7 @@ import type { ConversationStore, DeploymentStore, TriggerStore, UserPropertyStor
 import type { RateLimitStore } from './rate-limit-ports.ts';
 import type { SecretStore } from './secret-ports.ts';
 import type { AuditStore } from './audit-ports.ts';
+import type { ApiKeyStore, ChatThreadStore } from './openai-ports.ts';
 
 /** Descriptor fields that a caller may set at create time besides name and description. */
 export interface DescriptorOrigin {
@@ -125,6 +126,10 @@ export interface Stores {
   /** Write-once entries of the audit ledger (`src/ops/audit.ts`). */
   readonly audit: AuditStore;
   readonly rateLimits: RateLimitStore;
+  /** API keys of the OpenAI-compatible API (hashed). */
+  readonly apiKeys: ApiKeyStore;
+  /** Chats of the OpenAI-compatible API found again by their history. */
+  readonly chatThreads: ChatThreadStore;
 }
 
 export interface Storage extends Stores {

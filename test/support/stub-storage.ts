@@ -15,6 +15,8 @@ export function stubStorage<T extends Partial<Storage>>(parts: T): Storage & T {
     secrets: {} as Storage['secrets'],
     audit: {} as Storage['audit'],
     rateLimits: {} as Storage['rateLimits'],
+    apiKeys: {} as Storage['apiKeys'],
+    chatThreads: {} as Storage['chatThreads'],
     async ping() {},
     transaction: () => Promise.reject(new Error('this stub storage runs no transactions')),
     async close() {},

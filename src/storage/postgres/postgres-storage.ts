@@ -11,6 +11,7 @@ import { PostgresResourceStore } from './resource-store.ts';
 import { PostgresSecretStore } from './secret-store.ts';
 import { inTransaction, transactionOn, type Queryable } from './transaction.ts';
 import { PostgresTriggerStore } from './trigger-store.ts';
+import { PostgresApiKeyStore, PostgresChatThreadStore } from './openai-store.ts';
 import { PostgresUserPropertyStore } from './user-property-store.ts';
 
 export interface PostgresStorage extends Storage {
@@ -80,6 +81,8 @@ function storesOver(db: Queryable): Stores {
     secrets: new PostgresSecretStore(db),
     audit: new PostgresAuditStore(db),
     rateLimits: new PostgresRateLimitStore(db),
+    apiKeys: new PostgresApiKeyStore(db),
+    chatThreads: new PostgresChatThreadStore(db),
   };
 }
 

@@ -12,6 +12,7 @@ import { SqliteResourceStore } from './resource-store.ts';
 import { SqliteSecretStore } from './secret-store.ts';
 import { SqliteGate, transaction } from './transaction.ts';
 import { SqliteTriggerStore } from './trigger-store.ts';
+import { SqliteApiKeyStore, SqliteChatThreadStore } from './openai-store.ts';
 import { SqliteUserPropertyStore } from './user-property-store.ts';
 
 export interface SqliteStorage extends Storage {
@@ -73,6 +74,8 @@ function sqliteStorage(db: DatabaseSync): SqliteStorage {
     secrets: new SqliteSecretStore(db),
     audit: new SqliteAuditStore(db),
     rateLimits: new SqliteRateLimitStore(db),
+    apiKeys: new SqliteApiKeyStore(db),
+    chatThreads: new SqliteChatThreadStore(db),
   };
   const gate = new SqliteGate(db);
   const guarded = Object.fromEntries(
