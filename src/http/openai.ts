@@ -170,15 +170,17 @@ export async function openAiRoutes(app: TypedApp, deps: { chat: OpenAiChat }): P
     return JSON.stringify(openAiError(JSON.parse(String(payload)) as Problem));
   });
   // Paths under /v1 that no route serves (also ahead of the manager's catch-all page).
-  app.all(
-    '/*',
-    { config: { access: { roles: 'authenticated', apiKeys: true } }, schema: { hide: true } },
-    async (request, reply) =>
+  app.route({
+    method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    url: '/*',
+    config: { access: { roles: 'authenticated', apiKeys: true } },
+    schema: { hide: true },
+    handler: async (request, reply) =>
       reply
         .code(404)
         .type('application/json; charset=utf-8')
         .send(openAiError(problem(404, `No resource at ${request.method} ${request.url.split('?')[0]}.`))),
-  );
+  });
 
   app.get(
     '/models',
