@@ -176,6 +176,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       conversations: services.conversations,
       deployments: services.deployments,
       threads: storage.chatThreads,
+      visible: services.resources.visible.bind(services.resources),
       aliases: settings['svc.openai-compat.model-aliases'],
     });
     await app.register(openAiRoutes, { chat, prefix: '/v1' });

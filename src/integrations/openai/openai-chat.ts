@@ -65,6 +65,8 @@ export interface PreparedChat {
   readonly input: string;
   readonly context: Readonly<Record<string, ContextValue>>;
   readonly requestHash: string;
+  /** Whether the answer is recorded for the history lookup (not for a request that named its conversation). */
+  readonly remember: boolean;
   /** What makes a retry of this request answer from its step: the client's key, else the request's hash. */
   readonly idempotencyKey: string | undefined;
   readonly historyKey: readonly ChatMessage[];
@@ -84,6 +86,8 @@ export interface OpenAiChatOptions {
   readonly conversations: ConversationService;
   readonly deployments: DeploymentService;
   readonly threads: ChatThreadStore;
+  /** Whether the caller sees the agent at all. */
+  readonly visible: (agentId: string, caller: CallerAccess | undefined) => Promise<boolean>;
   /** `svc.openai-compat.model-aliases`. */
   readonly aliases: string;
   readonly clock?: () => number;
@@ -105,6 +109,12 @@ export function parseAliases(text: string): Map<string, { agentId: string; envir
   }
   return aliases;
 }
+
+const unknownModel = (name: string) =>
+  new AppError('not-found', `The model '${name}' does not exist or you do not have access to it.`, {
+    code: 'model_not_found',
+    path: 'model',
+  });
 
 const sha256 = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex');
 
@@ -145,15 +155,26 @@ export class OpenAiChat {
     return [...models.values()];
   }
 
-  /** The agent and environment a model name stands for (404 `model_not_found` when none the caller may use). */
+  /** The model of that name (404 `model_not_found` when there is none the caller may use). */
   async model(name: string, caller: Caller): Promise<Model> {
     const found = (await this.models(caller)).find((model) => model.id === name);
-    if (!found)
-      throw new AppError('not-found', `The model '${name}' does not exist or you do not have access to it.`, {
-        code: 'model_not_found',
-        path: 'model',
-      });
+    if (!found) throw unknownModel(name);
     return found;
+  }
+
+  /** The agent and environment a model name stands for, without listing every model (the chat's hot path). */
+  async #target(name: string, caller: Caller): Promise<{ agentId: string; environment: Environment }> {
+    const target =
+      this.#aliases.get(name) ??
+      (name.endsWith(TEST_SUFFIX)
+        ? { agentId: name.slice(0, -TEST_SUFFIX.length), environment: 'test' as const }
+        : { agentId: name, environment: 'production' as const });
+    const usable =
+      this.#options.deployments.latestReady(target.environment, target.agentId) !== undefined &&
+      (caller.apiKey === undefined || keyAllowsAgent(caller.apiKey, target.agentId)) &&
+      (await this.#options.visible(target.agentId, caller.access));
+    if (!usable) throw unknownModel(name);
+    return target;
   }
 
   /**
@@ -161,7 +182,7 @@ export class OpenAiChat {
    * 400 for messages that do not end with the user's, 404 for an unknown model or conversation, 410 for an ended one.
    */
   async prepare(request: ChatRequest, caller: Caller): Promise<PreparedChat> {
-    const model = await this.model(request.model, caller);
+    const model = await this.#target(request.model, caller);
     const last = request.messages.at(-1);
     if (last?.role !== 'user')
       throw invalid('The last message must be the user\'s (role "user"): it is what the agent answers.', {
@@ -181,9 +202,12 @@ export class OpenAiChat {
       request.conversationId ??
       (await this.#options.threads.find(requestHash)) ??
       (dialogue.length > 1 ? await this.#options.threads.find(sha256([scope, dialogue.slice(0, -1)])) : undefined);
-    // A request naming its conversation may carry only the new message: the same text again is a new message then.
-    const idempotencyKey = request.conversationId === undefined ? requestHash : request.idempotencyKey;
+    // A request naming its conversation may carry only the new message: the same text again is a new message then,
+    // and its history does not find the conversation again (it is not recorded).
+    const named = request.conversationId !== undefined;
+    const idempotencyKey = named ? request.idempotencyKey : requestHash;
     const base = {
+      remember: !named,
       model: request.model,
       input: last.text,
       context,
@@ -200,7 +224,7 @@ export class OpenAiChat {
         conversation.environment === model.environment &&
         (caller.apiKey === undefined || conversation.userId === userId);
       if (belongs) {
-        await this.#options.conversations.checkOpen(conversationId, caller.access);
+        if (conversation.state === 'ENDED') throw new AppError('gone', `Conversation ${conversationId} has ended.`);
         return { ...base, conversationId };
       }
       if (request.conversationId !== undefined)
@@ -256,6 +280,7 @@ export class OpenAiChat {
    * with `answered` as the assistant's message (the text the client received).
    */
   async remember(chat: PreparedChat, answered: string): Promise<void> {
+    if (!chat.remember) return;
     const now = this.#clock();
     const next = [...chat.historyKey, { role: 'assistant' as const, text: answered }];
     await this.#options.threads.put(chat.requestHash, chat.conversationId, now);
