@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createAgent, createResource, deployAgent, sendMessage, startConversation } from './support/agents.ts';
+import {
+  createAgent,
+  createResource,
+  deployAgent,
+  deployLlmAgent,
+  sendMessage,
+  startConversation,
+} from './support/agents.ts';
 import { startFakeOpenAi } from './support/fake-llm/openai.ts';
 import { client } from './support/http.ts';
 import type { FakeProvider } from './support/fake-llm/fake-server.ts';
@@ -50,6 +57,30 @@ const outputs = {
 
 const outputsOf = (body: any): string[] => body.conversationOutputs.at(-1)?.output ?? [];
 
+/** The agent whose rule pauses on 'refund' (then its output says the refund is approved); 'hello' is greeted. */
+async function deployRefundAgent(api: ReturnType<typeof client>): Promise<string> {
+  const dictionaryUri = await createResource(api, '/regulardictionarystore/regulardictionaries', dictionary);
+  return deployAgent(api, {
+    extensions: [
+      {
+        type: 'svc://ai.svc.parser',
+        extensions: {
+          dictionaries: [{ type: 'svc://ai.svc.parser.dictionaries.regular', config: { uri: dictionaryUri } }],
+        },
+        config: {},
+      },
+      {
+        type: 'svc://ai.svc.behavior',
+        config: { uri: await createResource(api, '/behaviorstore/behaviorsets', rules) },
+      },
+      {
+        type: 'svc://ai.svc.output',
+        config: { uri: await createResource(api, '/outputstore/outputsets', outputs) },
+      },
+    ],
+  });
+}
+
 for (const storeType of storeTypes) {
   describe(`human in the loop on ${storeType}`, () => {
     const block = serverOfBlock(storeType);
@@ -57,26 +88,7 @@ for (const storeType of storeTypes) {
     let agentId: string;
 
     before(async () => {
-      const dictionaryUri = await createResource(api, '/regulardictionarystore/regulardictionaries', dictionary);
-      agentId = await deployAgent(api, {
-        extensions: [
-          {
-            type: 'svc://ai.svc.parser',
-            extensions: {
-              dictionaries: [{ type: 'svc://ai.svc.parser.dictionaries.regular', config: { uri: dictionaryUri } }],
-            },
-            config: {},
-          },
-          {
-            type: 'svc://ai.svc.behavior',
-            config: { uri: await createResource(api, '/behaviorstore/behaviorsets', rules) },
-          },
-          {
-            type: 'svc://ai.svc.output',
-            config: { uri: await createResource(api, '/outputstore/outputsets', outputs) },
-          },
-        ],
-      });
+      agentId = await deployRefundAgent(api);
     });
 
     const pausedConversation = async () => {
@@ -202,23 +214,6 @@ for (const storeType of storeTypes) {
   });
 }
 
-const chatRules = {
-  behaviorGroups: [
-    {
-      name: 'Chat',
-      behaviorRules: [
-        {
-          name: 'Chat',
-          actions: ['chat'],
-          conditions: [
-            { type: 'negation', conditions: [{ type: 'actionmatcher', configs: { actions: 'CONVERSATION_START' } }] },
-          ],
-        },
-      ],
-    },
-  ],
-};
-
 for (const storeType of storeTypes) {
   describe(`tool calls that need approval (agent mode) on ${storeType}`, () => {
     const block = serverOfBlock(storeType);
@@ -228,7 +223,7 @@ for (const storeType of storeTypes) {
 
     before(async () => {
       fake = await startFakeOpenAi();
-      const llmUri = await createResource(api, '/llmstore/llms', {
+      agentId = await deployLlmAgent(api, {
         tasks: [
           {
             id: 'chat',
@@ -240,15 +235,6 @@ for (const storeType of storeTypes) {
             toolApprovals: ['calculator'],
             parameters: { apiKey: 'sk-test', baseUrl: `${fake.url}/v1`, modelName: 'gpt-4o-mini' },
           },
-        ],
-      });
-      agentId = await deployAgent(api, {
-        extensions: [
-          {
-            type: 'svc://ai.svc.behavior',
-            config: { uri: await createResource(api, '/behaviorstore/behaviorsets', chatRules) },
-          },
-          { type: 'svc://ai.svc.llm', config: { uri: llmUri } },
         ],
       });
     });
@@ -330,26 +316,7 @@ describe('the timeout policy of waiting turns', () => {
       });
       try {
         const api = client(() => server.url);
-        const dictionaryUri = await createResource(api, '/regulardictionarystore/regulardictionaries', dictionary);
-        const agentId = await deployAgent(api, {
-          extensions: [
-            {
-              type: 'svc://ai.svc.parser',
-              extensions: {
-                dictionaries: [{ type: 'svc://ai.svc.parser.dictionaries.regular', config: { uri: dictionaryUri } }],
-              },
-              config: {},
-            },
-            {
-              type: 'svc://ai.svc.behavior',
-              config: { uri: await createResource(api, '/behaviorstore/behaviorsets', rules) },
-            },
-            {
-              type: 'svc://ai.svc.output',
-              config: { uri: await createResource(api, '/outputstore/outputsets', outputs) },
-            },
-          ],
-        });
+        const agentId = await deployRefundAgent(api);
         const { conversationId } = await startConversation(api, agentId);
         await sendMessage(api, conversationId, 'refund please');
         for (;;) {

@@ -3,7 +3,15 @@ import { readdir, readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { sseEvents } from '../web/src/lib/sse.ts';
-import { createAgent, createResource, deploy, deployAgent, publishAgent, welcomeOutputs } from './support/agents.ts';
+import {
+  createAgent,
+  createResource,
+  deploy,
+  deployAgent,
+  deployLlmAgent,
+  publishAgent,
+  welcomeOutputs,
+} from './support/agents.ts';
 import type { FakeProvider } from './support/fake-llm/fake-server.ts';
 import { startFakeOpenAi } from './support/fake-llm/openai.ts';
 import { call, client } from './support/http.ts';
@@ -56,23 +64,6 @@ const outputs = {
   ],
 };
 
-const chatRules = {
-  behaviorGroups: [
-    {
-      name: 'Chat',
-      behaviorRules: [
-        {
-          name: 'Chat',
-          actions: ['chat'],
-          conditions: [
-            { type: 'negation', conditions: [{ type: 'actionmatcher', configs: { actions: 'CONVERSATION_START' } }] },
-          ],
-        },
-      ],
-    },
-  ],
-};
-
 for (const storeType of storeTypes) {
   describe(`OpenAI-compatible API on ${storeType}`, () => {
     const block = serverOfBlock(storeType);
@@ -106,7 +97,7 @@ for (const storeType of storeTypes) {
         ],
       });
       await deploy(api, ruleAgent, 1, 'test');
-      const llmUri = await createResource(api, '/llmstore/llms', {
+      llmAgent = await deployLlmAgent(api, {
         tasks: [
           {
             id: 'chat',
@@ -121,15 +112,6 @@ for (const storeType of storeTypes) {
               addToOutput: 'true',
             },
           },
-        ],
-      });
-      llmAgent = await deployAgent(api, {
-        extensions: [
-          {
-            type: 'svc://ai.svc.behavior',
-            config: { uri: await createResource(api, '/behaviorstore/behaviorsets', chatRules) },
-          },
-          { type: 'svc://ai.svc.llm', config: { uri: llmUri } },
         ],
       });
       openai = new OpenAI({

@@ -140,3 +140,34 @@ export const welcomeOutputs = {
 export function sayContext(text: string) {
   return { output: { type: 'object', value: [{ valueAlternatives: [{ type: 'text', text }] }] } };
 }
+
+/** A behavior set firing `chat` on every step but the conversation start (the trigger of the LLM agents in tests). */
+export const chatRules = {
+  behaviorGroups: [
+    {
+      name: 'Chat',
+      behaviorRules: [
+        {
+          name: 'Chat',
+          actions: ['chat'],
+          conditions: [
+            { type: 'negation', conditions: [{ type: 'actionmatcher', configs: { actions: 'CONVERSATION_START' } }] },
+          ],
+        },
+      ],
+    },
+  ],
+};
+
+/** Deploys an agent that runs the LLM configuration (`{tasks}`, triggered by `chat`) on every message. */
+export async function deployLlmAgent(api: Api, llm: { tasks: unknown[] }): Promise<string> {
+  return deployAgent(api, {
+    extensions: [
+      {
+        type: 'svc://ai.svc.behavior',
+        config: { uri: await createResource(api, '/behaviorstore/behaviorsets', chatRules) },
+      },
+      { type: 'svc://ai.svc.llm', config: { uri: await createResource(api, '/llmstore/llms', llm) } },
+    ],
+  });
+}
