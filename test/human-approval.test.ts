@@ -3,8 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import {
   createAgent,
   createResource,
-  deployAgent,
   deployLlmAgent,
+  deployRuleAgent,
   sendMessage,
   startConversation,
 } from './support/agents.ts';
@@ -58,28 +58,7 @@ const outputs = {
 const outputsOf = (body: any): string[] => body.conversationOutputs.at(-1)?.output ?? [];
 
 /** The agent whose rule pauses on 'refund' (then its output says the refund is approved); 'hello' is greeted. */
-async function deployRefundAgent(api: ReturnType<typeof client>): Promise<string> {
-  const dictionaryUri = await createResource(api, '/regulardictionarystore/regulardictionaries', dictionary);
-  return deployAgent(api, {
-    extensions: [
-      {
-        type: 'svc://ai.svc.parser',
-        extensions: {
-          dictionaries: [{ type: 'svc://ai.svc.parser.dictionaries.regular', config: { uri: dictionaryUri } }],
-        },
-        config: {},
-      },
-      {
-        type: 'svc://ai.svc.behavior',
-        config: { uri: await createResource(api, '/behaviorstore/behaviorsets', rules) },
-      },
-      {
-        type: 'svc://ai.svc.output',
-        config: { uri: await createResource(api, '/outputstore/outputsets', outputs) },
-      },
-    ],
-  });
-}
+const deployRefundAgent = (api: ReturnType<typeof client>) => deployRuleAgent(api, { dictionary, rules, outputs });
 
 for (const storeType of storeTypes) {
   describe(`human in the loop on ${storeType}`, () => {

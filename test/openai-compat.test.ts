@@ -5,10 +5,9 @@ import OpenAI from 'openai';
 import { sseEvents } from '../web/src/lib/sse.ts';
 import {
   createAgent,
-  createResource,
   deploy,
-  deployAgent,
   deployLlmAgent,
+  deployRuleAgent,
   publishAgent,
   welcomeOutputs,
 } from './support/agents.ts';
@@ -75,27 +74,7 @@ for (const storeType of storeTypes) {
 
     before(async () => {
       fake = await startFakeOpenAi();
-      const dictionaryUri = await createResource(api, '/regulardictionarystore/regulardictionaries', dictionary);
-      ruleAgent = await deployAgent(api, {
-        extensions: [
-          {
-            type: 'svc://ai.svc.parser',
-            extensions: {
-              dictionaries: [{ type: 'svc://ai.svc.parser.dictionaries.regular', config: { uri: dictionaryUri } }],
-            },
-            config: {},
-          },
-          {
-            type: 'svc://ai.svc.behavior',
-            config: { uri: await createResource(api, '/behaviorstore/behaviorsets', rules) },
-          },
-          {
-            type: 'svc://ai.svc.output',
-            config: { uri: await createResource(api, '/outputstore/outputsets', outputs) },
-          },
-          { type: 'svc://ai.svc.templating', config: {} },
-        ],
-      });
+      ruleAgent = await deployRuleAgent(api, { dictionary, rules, outputs });
       await deploy(api, ruleAgent, 1, 'test');
       llmAgent = await deployLlmAgent(api, {
         tasks: [
