@@ -17,6 +17,7 @@ import { call, client } from './support/http.ts';
 import {
   SERVICE_AUDIENCE,
   startIdentityProvider,
+  TEST_USERS,
   type TestIdentityProvider,
   type TestUserKey,
 } from './support/oidc.ts';
@@ -379,9 +380,73 @@ describe('OpenAI-compatible API and human in the loop with authentication on', (
     assert.equal(keyCall.status, 401, 'an API key opens only the /v1 paths');
   });
 
-  it('the waiting turns are for approvers, editors and admins', async () => {
-    assert.equal((await as('approver').get('/agents/pending-approvals')).status, 200);
+  it('the waiting turns are for approvers, editors and admins, filtered by USE; the ledger names who decided', async () => {
+    const admin = as('admin');
+    const pausing = {
+      dictionary: { words: [{ word: 'refund', expressions: 'refund(request)' }] },
+      rules: {
+        behaviorGroups: [
+          {
+            name: 'G',
+            behaviorRules: [
+              {
+                name: 'Refund',
+                actions: ['PAUSE_CONVERSATION'],
+                conditions: [{ type: 'inputmatcher', configs: { expressions: 'refund(*)' } }],
+              },
+            ],
+          },
+        ],
+      },
+      outputs: { outputSet: [] },
+    };
+    const shared = await deployRuleAgent(admin, pausing);
+    await publishAgent(admin, shared);
+    const hidden = await deployRuleAgent(admin, pausing);
+    const waitingIn = async (agentId: string) => {
+      const started = await as(agentId === shared ? 'chatter' : 'admin').post(`/agents/${agentId}/start`);
+      const id = started.json.conversationId as string;
+      const said = await as(agentId === shared ? 'chatter' : 'admin').post(`/agents/${id}`, {
+        json: { input: 'refund' },
+      });
+      assert.equal(said.json.conversationState, 'AWAITING_HUMAN', said.text);
+      return id;
+    };
+    const visible = await waitingIn(shared);
+    const invisible = await waitingIn(hidden);
+
     assert.equal((await as('chatter').get('/agents/pending-approvals')).status, 403);
     assert.equal((await as('viewer').get('/agents/pending-approvals')).status, 403);
+    const listed = await as('approver').get('/agents/pending-approvals');
+    assert.equal(listed.status, 200, listed.text);
+    const ids = listed.json.map((item: { conversationId: string }) => item.conversationId);
+    assert.ok(ids.includes(visible), 'a waiting turn of an agent the approver may use');
+    assert.ok(!ids.includes(invisible), 'not one of an agent the approver may not use');
+    assert.equal(
+      (await as('approver').post(`/agents/${invisible}/resume`, { json: { decision: 'approve' } })).status,
+      404,
+    );
+    const decided = await as('approver').post(`/agents/${visible}/resume`, {
+      json: { decision: 'answer', answer: 'Done by hand.' },
+    });
+    assert.equal(decided.status, 200, decided.text);
+    await server.server.audit.flush();
+    const audit = (await admin.get(`/auditstore/${visible}?limit=100`)).json;
+    const decision = audit.find((entry: { taskType: string }) => entry.taskType === 'hitl.decision');
+    assert.equal(decision.output.actor, TEST_USERS.approver.name);
+  });
+});
+
+describe('the OpenAI-compatible API switched off', () => {
+  it('svc.openai-compat.enabled=false: no /v1 paths, no API key routes', async () => {
+    const server = await startTestServer('sqlite', { 'svc.openai-compat.enabled': false });
+    try {
+      const models = await call(server.url, 'GET', '/v1/models');
+      assert.equal(models.status, 404);
+      assert.match(models.headers.get('content-type') ?? '', /problem\+json/);
+      assert.equal((await call(server.url, 'GET', '/administration/apikeys')).status, 404);
+    } finally {
+      await server.dispose();
+    }
   });
 });
