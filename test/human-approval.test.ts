@@ -164,6 +164,27 @@ for (const storeType of storeTypes) {
       await events.return(undefined);
     });
 
+    it('a message retried while the turn waits (same Idempotency-Key) is queued once and runs once', async () => {
+      const conversationId = await pausedConversation();
+      const send = (input: string) =>
+        api.post(`/agents/${conversationId}`, { json: { input }, headers: { 'idempotency-key': 'msg-1' } });
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const queued = await send('hello');
+        assert.equal(queued.status, 200, queued.text);
+        assert.equal(queued.json.hitlQueuedMessages, 1);
+      }
+      assert.equal((await send('something else')).status, 422);
+      await api.post(`/agents/${conversationId}/resume`, { json: { decision: 'approve' } });
+      const all = await api.get(`/agents/${conversationId}?returnCurrentStepOnly=false`);
+      assert.equal(all.json.conversationOutputs.length, 3, 'start, the refund turn, one hello');
+      const retried = await send('hello');
+      assert.deepEqual(outputsOf(retried.json), ['Hi!'], 'a retry after the run is answered from its step');
+      assert.equal(
+        (await api.get(`/agents/${conversationId}?returnCurrentStepOnly=false`)).json.conversationOutputs.length,
+        3,
+      );
+    });
+
     it('refuses decisions that do not fit with a 400 and loses nothing', async () => {
       const conversationId = await pausedConversation();
       for (const body of [

@@ -275,9 +275,11 @@ export class ConversationService {
       if (answered) return answered;
       if (conversation.state === 'ENDED') throw ended(conversationId);
       if (conversation.state === 'AWAITING_HUMAN') {
+        if (this.#queuedBefore(conversation, message)) return conversation;
         const before = snapshotOf(conversation);
-        const { input, context } = message;
-        conversation.queued = [...conversation.queued, { input, context, receivedAt: this.#clock() }];
+        const { input, context, idempotencyKey } = message;
+        const request = idempotencyKey === undefined ? {} : { idempotencyKey, fingerprint: fingerprintOf(message) };
+        conversation.queued = [...conversation.queued, { input, context, receivedAt: this.#clock(), ...request }];
         await this.#commit(conversation, before, { appendSteps: [] });
         this.#options.onApprovalsChanged?.(conversationId);
         return conversation;
@@ -417,7 +419,8 @@ export class ConversationService {
       ) {
         const [next, ...rest] = conversation.queued;
         conversation.queued = rest;
-        await this.#turnAndCommit(conversation, agent, { input: next!.input, context: next!.context });
+        const { input, context, idempotencyKey } = next!;
+        await this.#turnAndCommit(conversation, agent, { input, context, idempotencyKey });
       }
       this.#options.onApprovalsChanged?.(conversationId);
       return conversation;
@@ -561,10 +564,7 @@ export class ConversationService {
       const request = steps[index]!.request;
       if (request?.idempotencyKey !== key) continue;
       if (request.fingerprint !== fingerprintOf(message)) {
-        throw new AppError(
-          'unprocessable',
-          'This Idempotency-Key was already used for a different message in this conversation; use a new key for a new message.',
-        );
+        throw keyReused();
       }
       return {
         ...conversation,
@@ -575,6 +575,20 @@ export class ConversationService {
       };
     }
     return undefined;
+  }
+
+  /**
+   * Whether a message retried while the conversation waits was queued already (same idempotency key and message);
+   * the same key with another message is refused (422), as for answered messages.
+   */
+  #queuedBefore(conversation: LiveConversation, message: Message): boolean {
+    const key = message.idempotencyKey;
+    const queued = key === undefined ? undefined : conversation.queued.find((entry) => entry.idempotencyKey === key);
+    if (queued === undefined) return false;
+    if (queued.fingerprint !== fingerprintOf(message)) {
+      throw keyReused();
+    }
+    return true;
   }
 
   // --- turns ---------------------------------------------------------------------------------------------------
@@ -963,6 +977,12 @@ function ownedBy<C extends Conversation>(conversation: C, caller: CallerAccess |
   if (caller?.restricted && conversation.userId !== caller.principal.name) throw unknownConversation(conversation.id);
   return conversation;
 }
+
+const keyReused = () =>
+  new AppError(
+    'unprocessable',
+    'This Idempotency-Key was already used for a different message in this conversation; use a new key for a new message.',
+  );
 
 function ended(conversationId: string): AppError {
   return new AppError('gone', `Conversation ${conversationId} has ended.`);

@@ -42,6 +42,9 @@ export interface QueuedMessage {
   readonly input: string;
   readonly context: Readonly<Record<string, ContextValue>>;
   readonly receivedAt: number;
+  /** The request's `Idempotency-Key` and message fingerprint: its retries are not queued again. */
+  readonly idempotencyKey?: string;
+  readonly fingerprint?: string;
 }
 
 export const DECISIONS = ['approve', 'reject', 'answer'] as const;
