@@ -9,8 +9,8 @@ export interface LoadSpec {
   readonly amount?: number;
   /** Seconds of unmeasured load before the run (same connections). */
   readonly warmupSeconds?: number;
-  /** JSON request body; none (and no content type) when absent. */
-  readonly body?: string;
+  /** JSON request body, fixed or chosen per request; none (and no content type) when absent. */
+  readonly body?: string | (() => string);
   /** The request path, fixed or chosen per request. */
   readonly path: string | (() => string);
 }
@@ -37,14 +37,19 @@ export interface Measurement {
 export async function measure(baseUrl: string, spec: LoadSpec): Promise<Measurement> {
   const headers: Record<string, string> = spec.body === undefined ? {} : { 'content-type': 'application/json' };
   const pathOf = spec.path;
+  const bodyOf = spec.body;
   const request =
-    typeof pathOf === 'string'
-      ? { method: 'POST', path: pathOf, headers, ...(spec.body === undefined ? {} : { body: spec.body }) }
+    typeof pathOf === 'string' && typeof bodyOf !== 'function'
+      ? { method: 'POST', path: pathOf, headers, ...(bodyOf === undefined ? {} : { body: bodyOf }) }
       : {
           method: 'POST',
           headers,
-          ...(spec.body === undefined ? {} : { body: spec.body }),
-          setupRequest: (data: { path?: string }) => ({ ...data, path: pathOf() }),
+          ...(typeof bodyOf === 'string' ? { body: bodyOf } : {}),
+          setupRequest: (data: { path?: string; body?: string | Buffer }) => ({
+            ...data,
+            path: typeof pathOf === 'string' ? pathOf : pathOf(),
+            ...(typeof bodyOf === 'function' ? { body: bodyOf() } : {}),
+          }),
         };
   const instance = autocannon({
     url: baseUrl,

@@ -14,6 +14,7 @@ import { benchApi, expectStatus, type BenchApi } from './api.ts';
 import { startEchoServer, type EchoServer } from './echo.ts';
 import { measure, measurementProblem, type LoadSpec, type Measurement } from './measure.ts';
 import { openBenchStore, type BenchStore } from './store.ts';
+import { openAiChatStep } from './openai.ts';
 
 const resultsFile = join(dirname(fileURLToPath(import.meta.url)), 'results', 'latest.json');
 
@@ -300,6 +301,12 @@ async function main(): Promise<void> {
     console.log('bench: httpcall-step ...');
     httpCallTarget = await startEchoServer();
     const httpCalls = await httpCallStep(api, httpCallTarget, echo, service, steps, duration, warmupSeconds);
+    console.log('bench: openai-chat-step ...');
+    const servers = { echo, service };
+    const openAi = await openAiChatStep({
+      ...{ api, agentId, steps, duration, warmupSeconds },
+      compare: (name, spec) => compare(name, servers.echo, servers.service, spec),
+    });
 
     console.log('');
     printTable([
@@ -308,6 +315,7 @@ async function main(): Promise<void> {
       { name: `step-cost-at-depth @${shallow.fromStep}`, comparison: shallow },
       { name: `step-cost-at-depth @${deep.fromStep}`, comparison: deep },
       { name: 'httpcall-step', comparison: httpCalls },
+      { name: 'openai-chat-step', comparison: openAi },
     ]);
     console.log('');
     console.log(`step-throughput ratio (service/echo req/s):         ${fixed(steps.ratio, 3)}`);
@@ -331,6 +339,7 @@ async function main(): Promise<void> {
         'start-rate': starts,
         'step-cost-at-depth': depth,
         'httpcall-step': httpCalls,
+        'openai-chat-step': openAi,
       },
       ratios: {
         'step-throughput': steps.ratio,
@@ -338,6 +347,7 @@ async function main(): Promise<void> {
         'step-cost-at-depth': depth.latencyRatioDeepOverShallow,
         'httpcall-step': httpCalls.ratio,
         'httpcall-step/step-throughput': httpCalls.ratioToStepThroughput,
+        'openai-chat-step/step-throughput': openAi.ratioToStepThroughput,
       },
       problems,
       elapsedSeconds: (performance.now() - began) / 1000,

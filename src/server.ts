@@ -15,6 +15,8 @@ import { AuditLedger } from './ops/audit.ts';
 import { createLogBuffer, teeDestination } from './ops/log-buffer.ts';
 import { createMetrics, instrumentStorage } from './ops/metrics.ts';
 import { ResourceService } from './resources/service.ts';
+import { ApprovalEvents } from './runtime/approval-events.ts';
+import { startApprovalTimeouts } from './runtime/approval-timeouts.ts';
 import { ConversationService } from './runtime/conversations.ts';
 import { DeploymentService } from './runtime/deployments.ts';
 import { TaskRegistry, type TaskDefinition } from './runtime/tasks.ts';
@@ -131,6 +133,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     registry: metrics.registry,
     log: logger,
   });
+  const approvalEvents = new ApprovalEvents(cluster);
   const conversations = new ConversationService({
     store: storage.conversations,
     cluster,
@@ -145,6 +148,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     cacheSize: settings['svc.conversations.cache-size'],
     maxActiveConversations: settings['svc.coordinator.max-active-conversations'],
     audit,
+    onApprovalsChanged: (conversationId) => approvalEvents.changed(conversationId),
   });
   const transcriptRuns = new TranscriptRunService({
     resources,
@@ -187,6 +191,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
         transcriptRuns,
         tools: toolHistory,
         audit,
+        approvalEvents,
       },
     });
     await app.listen({ port: settings['svc.http.port'], host: settings['svc.http.host'] });
@@ -201,6 +206,16 @@ export async function startServer(settings: Settings, options: ServerOptions = {
   }
   const running = app;
   audit.start();
+  const hitlTimeoutSeconds = settings['svc.hitl.timeout-seconds'];
+  const stopApprovalTimeouts =
+    hitlTimeoutSeconds > 0
+      ? startApprovalTimeouts({
+          conversations,
+          timeoutMs: hitlTimeoutSeconds * 1000,
+          policy: settings['svc.hitl.timeout-policy'],
+          log: logger,
+        })
+      : () => undefined;
   const { port } = running.server.address() as AddressInfo;
   const host = settings['svc.http.host'] === '0.0.0.0' ? '127.0.0.1' : settings['svc.http.host'];
   let closing: Promise<void> | undefined;
@@ -211,6 +226,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     close: () =>
       (closing ??= running.close().then(async () => {
+        stopApprovalTimeouts();
         await audit.close();
         await deployments.close();
         await closeOutbound();

@@ -133,6 +133,21 @@ export const settingDefinitions = {
     1,
   ),
   'svc.conversations.turn-timeout-seconds': integer(60, 'a turn past this answers 408', 1),
+  'svc.hitl.timeout-seconds': integer(
+    0,
+    'a turn waiting for a person this long gets the timeout policy (0 = it waits until someone decides)',
+    0,
+  ),
+  'svc.hitl.timeout-policy': oneOf(
+    ['reject', 'approve', 'escalate'],
+    'reject',
+    'what happens to a turn nobody decided on in time: rejected, approved, or escalated (flagged in the inbox and logged as a warning; it keeps waiting)',
+  ),
+  'svc.openai-compat.enabled': flag(true, 'the OpenAI-compatible API under /v1'),
+  'svc.openai-compat.model-aliases': text(
+    '',
+    'model names of the OpenAI-compatible API besides the agent ids: alias=agentId or alias=agentId@test, comma-separated',
+  ),
   'svc.conversations.claim-margin-millis': integer(
     10_000,
     'with several instances: how long past the turn timeout the others wait before taking over a conversation whose instance stopped answering in a turn',

@@ -19,8 +19,18 @@ const CONVERSATION_KEYS = [
   'conversationProperties',
   'conversationSteps',
 ];
-/** The documented shape adds `error`, present only while the conversation is in ERROR. */
-const DOCUMENTED_CONVERSATION_KEYS = [...CONVERSATION_KEYS, 'error'];
+/**
+ * The documented shape adds the human-in-the-loop fields, present only while a turn waits for a person (or
+ * messages queued then wait), and `error`, present only while the conversation is in ERROR.
+ */
+const DOCUMENTED_CONVERSATION_KEYS = [
+  ...CONVERSATION_KEYS,
+  'hitlPausedAt',
+  'hitlPauseType',
+  'hitlPendingToolCalls',
+  'hitlQueuedMessages',
+  'error',
+];
 
 describe('the typed HTTP edge', () => {
   let server: TestServer;

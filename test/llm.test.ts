@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import {
+  chatRules,
   createAgent,
   createResource,
   deploy,
@@ -72,24 +73,6 @@ const providerCases: readonly ProviderCase[] = [
     keyHeader: ['authorization', `Bearer ${API_KEY}`],
   },
 ];
-
-/** Fires `chat` on every step but the conversation start. */
-const chatRules = {
-  behaviorGroups: [
-    {
-      name: 'Chat',
-      behaviorRules: [
-        {
-          name: 'Chat',
-          actions: ['chat'],
-          conditions: [
-            { type: 'negation', conditions: [{ type: 'actionmatcher', configs: { actions: 'CONVERSATION_START' } }] },
-          ],
-        },
-      ],
-    },
-  ],
-};
 
 const create = createResource;
 

@@ -10,6 +10,7 @@ import type { AuditLedger } from '../ops/audit.ts';
 import type { LogBuffer } from '../ops/log-buffer.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import type { ResourceService } from '../resources/service.ts';
+import type { ApprovalEvents } from '../runtime/approval-events.ts';
 import type { ConversationService } from '../runtime/conversations.ts';
 import type { DeploymentService } from '../runtime/deployments.ts';
 import type { ToolHistory } from '../llm/tool-history.ts';
@@ -20,6 +21,11 @@ import type { Storage } from '../storage/ports.ts';
 import { rewriteLegacyPath } from './legacy-paths.ts';
 import { a2aRoutes } from './a2a.ts';
 import { agentSetupRoutes } from './agent-setup.ts';
+import { approvalRoutes } from './approvals.ts';
+import { apiKeyRoutes } from './api-keys.ts';
+import { openAiRoutes } from './openai.ts';
+import { OpenAiChat } from '../integrations/openai/openai-chat.ts';
+import { ApiKeyService } from '../security/api-keys.ts';
 import { auditRoutes } from './audit.ts';
 import { authPlugin, registerWithAccess } from './auth.ts';
 import { backupRoutes } from './backup.ts';
@@ -59,6 +65,8 @@ export interface AppDependencies {
     readonly transcriptRuns: TranscriptRunService;
     /** The audit ledger (`/auditstore`); without it the routes are absent. */
     readonly audit?: AuditLedger | undefined;
+    /** Live updates of the turns waiting for a person; without it the human-in-the-loop routes are absent. */
+    readonly approvalEvents?: ApprovalEvents | undefined;
   };
 }
 
@@ -103,7 +111,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   limitConnections(app.server, settings, deps.logger);
   registerProblemHandling(app);
   // Authentication and role checks: registered before any route, so every route's access declaration is seen.
-  await app.register(authPlugin, { settings });
+  const apiKeys = new ApiKeyService(storage.apiKeys);
+  await app.register(authPlugin, { settings, apiKeys: settings['svc.openai-compat.enabled'] ? apiKeys : undefined });
   // Bodies are checked strictly (nothing coerced or dropped); query strings and path parameters are text and coerced.
   // A request without a body passes only where the route's body schema is `Type.Optional` (messages, starts).
   app.setValidatorCompiler(({ schema, httpPart }) => {
@@ -157,11 +166,29 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     vault: services.vault,
   });
   await app.register(conversationRoutes, { conversations: services.conversations });
+  if (services.approvalEvents) {
+    await app.register(approvalRoutes, {
+      conversations: services.conversations,
+      authorize: services.resources.authorize.bind(services.resources),
+      events: services.approvalEvents,
+    });
+  }
   await app.register(botRoutes, { conversations: services.conversations });
   await app.register(managedRoutes, { triggers: services.triggers });
   await app.register(a2aRoutes, { a2a: services.a2a, settings });
   await app.register(mcpRoutes, { tools: services.agentTools });
   await app.register(secretRoutes, { vault: services.vault });
+  if (settings['svc.openai-compat.enabled']) {
+    await app.register(apiKeyRoutes, { apiKeys });
+    const chat = new OpenAiChat({
+      conversations: services.conversations,
+      deployments: services.deployments,
+      threads: storage.chatThreads,
+      visible: services.resources.visible.bind(services.resources),
+      aliases: settings['svc.openai-compat.model-aliases'],
+    });
+    await app.register(openAiRoutes, { chat, prefix: '/v1' });
+  }
   await app.register(backupRoutes, { backup: services.backup, maxZipBytes: settings['svc.backup.max-zip-bytes'] });
   await app.register(toolRoutes, { tools: services.tools });
   await app.register(workspaceRoutes, { resources: services.resources, settings });

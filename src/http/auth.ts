@@ -12,6 +12,8 @@ import {
   type Principal,
 } from '../security/auth.ts';
 import type { CallerIdentity } from '../security/auth-caller.ts';
+import { isApiKeyShaped, type ApiKeyService } from '../security/api-keys.ts';
+import type { ApiKeyRecord } from '../storage/openai-ports.ts';
 import type { Settings } from '../settings.ts';
 import type { DescriptorOrigin } from '../storage/ports.ts';
 import { problem, sendProblem } from './problems.ts';
@@ -45,6 +47,8 @@ declare module 'fastify' {
     caller?: CallerAccess | undefined;
     /** What `${caller:…}` placeholders of HTTP calls may send for this request (see `callerIdentityOf`). */
     callerIdentity?: CallerIdentity | undefined;
+    /** The API key the request came with, on routes that take one (`access.apiKeys`). */
+    apiKey?: ApiKeyRecord | undefined;
   }
   interface FastifyContextConfig {
     /** Who may call the route (required: a route without it stops start-up). */
@@ -62,6 +66,11 @@ export interface AuthPluginOptions {
   readonly settings: Settings;
   /** Replaces the OIDC verifier (tests of this plugin alone). */
   readonly authenticator?: Authenticator;
+  /**
+   * API keys, taken as the bearer token on routes that declare `access.apiKeys`; such a key is checked whether or
+   * not OIDC is on (a route then serves only what the key allows).
+   */
+  readonly apiKeys?: ApiKeyService | undefined;
 }
 
 /** Whether authentication is on and the settings it needs are there; throws naming a missing one. */
@@ -107,6 +116,7 @@ async function authentication(app: FastifyInstance, options: AuthPluginOptions):
 
   app.decorateRequest('caller', undefined);
   app.decorateRequest('callerIdentity', undefined);
+  app.decorateRequest('apiKey', undefined);
   const declared: DeclaredRoute[] = [];
   app.decorate('declaredAccess', declared);
 
@@ -124,13 +134,23 @@ async function authentication(app: FastifyInstance, options: AuthPluginOptions):
     if (listed.length > 0) declared.push({ method: listed.join(', '), url: route.url ?? '/', access });
   });
 
-  if (!authenticator) return;
+  const { apiKeys } = options;
+  if (!authenticator && !apiKeys) return;
 
   app.addHook('onRequest', async (request, reply) => {
     // An unknown path (no route, no declaration) still needs a token: nobody learns what exists without one.
     const access = request.routeOptions.config.access;
     if (access?.roles === 'public') return;
     const token = bearerToken(request.headers.authorization);
+    if (access?.apiKeys && apiKeys && token !== undefined && isApiKeyShaped(token)) {
+      try {
+        request.apiKey = await apiKeys.authenticate(token);
+      } catch (error) {
+        return unauthorized(reply, error instanceof Error ? error.message : 'The API key was refused.');
+      }
+      return;
+    }
+    if (!authenticator) return;
     if (token === undefined)
       return unauthorized(reply, 'Authentication is required: send Authorization: Bearer <access token>.');
     let principal: Principal;

@@ -57,7 +57,15 @@ export class EventStream {
    * buffer was full), false when it was dropped or the stream is over. Producers that can wait await it.
    */
   send(data: unknown, event?: string): Promise<boolean> {
-    const chunk = `${event === undefined ? '' : `event: ${event}\n`}data: ${JSON.stringify(data)}\n\n`;
+    return this.#enqueue(`${event === undefined ? '' : `event: ${event}\n`}data: ${JSON.stringify(data)}\n\n`);
+  }
+
+  /** Sends one event whose data is `text` as it is (one line), e.g. the `[DONE]` that ends an OpenAI stream. */
+  sendData(text: string): Promise<boolean> {
+    return this.#enqueue(`data: ${text}\n\n`);
+  }
+
+  #enqueue(chunk: string): Promise<boolean> {
     if (this.#closed.signal.aborted) return Promise.resolve(false);
     if (!this.#waitingForDrain) {
       this.#write(chunk);

@@ -84,15 +84,28 @@ export async function runToolCall(
   }
 }
 
-/** The AI SDK tool set for the given definitions, bound to one task run. */
-export function toolSetOf(definitions: readonly ToolDefinition[], history: ToolHistory, scope: ToolCallScope): ToolSet {
+/**
+ * The AI SDK tool set for the given definitions, bound to one task run. A tool named in `needingApproval` gets no
+ * `execute`: the model's call of it ends the tool loop unanswered, and waits for a person.
+ */
+export function toolSetOf(
+  definitions: readonly ToolDefinition[],
+  history: ToolHistory,
+  scope: ToolCallScope,
+  needingApproval: ReadonlySet<string> = new Set(),
+): ToolSet {
   const tools: ToolSet = {};
   for (const definition of definitions) {
-    tools[definition.name] = tool({
+    const described = {
       description: definition.description,
       inputSchema: jsonSchema<Record<string, unknown>>(definition.inputSchema),
-      execute: (args: Record<string, unknown>) => runToolCall(definition, args ?? {}, history, scope),
-    });
+    };
+    tools[definition.name] = needingApproval.has(definition.name)
+      ? tool(described)
+      : tool({
+          ...described,
+          execute: (args: Record<string, unknown>) => runToolCall(definition, args ?? {}, history, scope),
+        });
   }
   return tools;
 }

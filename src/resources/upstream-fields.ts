@@ -40,7 +40,9 @@ const AGENT: Readonly<Record<string, UnavailableField>> = {
   security: notAvailable('signed inter-agent messages'),
   memoryPolicy: notAvailable('memory policies (strict write discipline)'),
   sessionManagement: notAvailable('conversation checkpoints'),
-  hitlConfig: notAvailable('human-in-the-loop approvals'),
+  hitlConfig: notAvailable(
+    'human-in-the-loop settings per agent (the timeout policy is svc.hitl.timeout-seconds and svc.hitl.timeout-policy)',
+  ),
   enableMemoryTools: notAvailable('persistent user memory'),
   userMemoryConfig: notAvailable('persistent user memory'),
   dynamicOrigin: notAvailable('sub-agents created by agents'),
@@ -67,7 +69,6 @@ const LLM_TASK: Readonly<Record<string, UnavailableField>> = {
   parallelExecutionTimeoutMs: notAvailable('parallel tool execution', nullOr(30_000)),
   modelCascade: notAvailable('model cascades'),
   mcpServers: notAvailable('MCP servers as tools of a task'),
-  toolApprovals: notAvailable('human-in-the-loop tool approvals'),
 };
 
 type FieldTable = Readonly<Record<string, UnavailableField>>;

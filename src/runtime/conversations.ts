@@ -30,6 +30,16 @@ import {
   type StoredStep,
   type Tallies,
 } from './memory.ts';
+import {
+  applyDecision,
+  checkDecision,
+  decisionAuditDraft,
+  pendingApprovalOf,
+  type Decision,
+  type PendingApproval,
+  type PendingTurn,
+  type QueuedMessage,
+} from './human-approval.ts';
 import { runPipeline } from './pipeline.ts';
 import type { AuditDraft, AuditSink } from '../ops/audit.ts';
 import type { TurnReplay } from './replay.ts';
@@ -72,6 +82,8 @@ export interface ConversationServiceOptions {
   readonly clock?: () => number;
   /** The audit ledger: one entry per executed task per turn. */
   readonly audit?: AuditSink | undefined;
+  /** Told whenever a turn starts or stops waiting for a person (the inbox's live updates). */
+  readonly onApprovalsChanged?: ((conversationId: string) => void) | undefined;
 }
 
 /** A conversation as the runtime holds it: the immutable view plus the mutable bits only this module touches. */
@@ -88,6 +100,10 @@ interface LiveConversation extends Conversation {
   auditSequence: number;
   /** Audit entries of turns not committed yet; they reach the ledger only once their turn is committed. */
   unqueuedAudit: AuditDraft[];
+  /** The turn waiting for a person (state AWAITING_HUMAN). */
+  pending: PendingTurn | undefined;
+  /** Messages that arrived while a turn waited; they run, in order, once it is done. */
+  queued: QueuedMessage[];
 }
 
 /**
@@ -117,6 +133,8 @@ interface StoredState {
   readonly tallies: Tallies;
   readonly truncations?: TruncationLog;
   readonly auditSequence?: number;
+  readonly pending?: PendingTurn;
+  readonly queued?: QueuedMessage[];
 }
 
 const CONVERSATION_REFERENCE = 'svc://ai.svc.conversation/conversationstore/conversations/';
@@ -214,6 +232,8 @@ export class ConversationService {
       truncations: emptyTruncationLog,
       auditSequence: 0,
       unqueuedAudit: [],
+      pending: undefined,
+      queued: [],
     };
     await this.#withTimeout(
       conversation,
@@ -225,7 +245,10 @@ export class ConversationService {
           signal,
           true,
         );
-        if (options.input !== undefined && options.input.trim() !== '' && conversation.state !== 'ENDED') {
+        if (options.input === undefined || options.input.trim() === '') return;
+        if (conversation.state === 'AWAITING_HUMAN') {
+          conversation.queued = [{ input: options.input, context: options.context, receivedAt: this.#clock() }];
+        } else if (conversation.state !== 'ENDED') {
           await this.#runTurn(
             conversation,
             agent,
@@ -244,6 +267,7 @@ export class ConversationService {
     );
     this.#queueAudit(conversation);
     this.#remember(conversation);
+    if (conversation.state === 'AWAITING_HUMAN') this.#options.onApprovalsChanged?.(conversation.id);
     return conversation;
   }
 
@@ -263,20 +287,155 @@ export class ConversationService {
       const answered = this.#answered(conversation, message);
       if (answered) return answered;
       if (conversation.state === 'ENDED') throw ended(conversationId);
+      if (conversation.state === 'AWAITING_HUMAN') {
+        if (this.#queuedBefore(conversation, message)) return conversation;
+        const before = snapshotOf(conversation);
+        const { input, context, idempotencyKey } = message;
+        const request = idempotencyKey === undefined ? {} : { idempotencyKey, fingerprint: fingerprintOf(message) };
+        conversation.queued = [...conversation.queued, { input, context, receivedAt: this.#clock(), ...request }];
+        await this.#commit(conversation, before, { appendSteps: [] });
+        this.#options.onApprovalsChanged?.(conversationId);
+        return conversation;
+      }
+      await this.#turnAndCommit(conversation, agent, message);
+      return conversation;
+    });
+  }
+
+  /** Runs one message's turn on the loaded conversation and commits it (the caller holds the conversation). */
+  async #turnAndCommit(conversation: LiveConversation, agent: CompiledAgent, message: Message): Promise<void> {
+    const before = snapshotOf(conversation);
+    conversation.redo = [];
+    try {
+      await this.#withTimeout(
+        conversation,
+        (signal) => this.#runTurn(conversation, agent, message, signal, false),
+        true,
+      );
+    } catch (error) {
+      if (!(error instanceof AppError && error.kind === 'timeout')) restore(conversation, before);
+      throw error;
+    }
+    await this.#commit(conversation, before, { appendSteps: [conversation.steps.at(-1)!] });
+    if (conversation.state === 'AWAITING_HUMAN') this.#options.onApprovalsChanged?.(conversation.id);
+    await this.#saveLongTermProperties(conversation, before.properties);
+  }
+
+  // --- human in the loop -------------------------------------------------------------------------------------------
+
+  /** The turns waiting for a person, most recently active conversations first (`filter` as for `list`). */
+  async pendingApprovals(
+    filter: Omit<ConversationQuery, 'state' | 'index' | 'limit'>,
+    include: (conversation: Conversation) => Promise<boolean>,
+  ): Promise<PendingApproval[]> {
+    const page = 1_000;
+    const approvals: PendingApproval[] = [];
+    for (let index = 0; ; index++) {
+      const rows = await this.#store.list({ ...filter, state: 'AWAITING_HUMAN', index, limit: page });
+      for (const row of rows) {
+        const conversation = await this.#load(row.id).catch(() => undefined);
+        if (conversation?.pending && (await include(conversation)))
+          approvals.push(pendingApprovalOf(conversation, conversation.pending, conversation.queued.length));
+      }
+      if (rows.length < page) return approvals;
+    }
+  }
+
+  /**
+   * Flags the waiting turn `approvalId` as escalated (timeout policy `escalate`): it keeps waiting. False when that
+   * turn no longer waits or was escalated already.
+   */
+  async escalate(conversationId: string, approvalId: string): Promise<boolean> {
+    return this.#exclusive(conversationId, async () => {
+      const conversation = await this.#load(conversationId);
+      const pending = conversation.pending;
+      if (pending?.id !== approvalId || pending.escalatedAt !== undefined) return false;
       const before = snapshotOf(conversation);
-      conversation.redo = [];
+      conversation.pending = { ...pending, escalatedAt: this.#clock() };
+      await this.#commit(conversation, before, { appendSteps: [] });
+      this.#options.onApprovalsChanged?.(conversationId);
+      return true;
+    });
+  }
+
+  /** The turn waiting in this conversation, if any (`include` decides whether the caller may see it). */
+  async pendingApproval(
+    conversationId: string,
+    include: (conversation: Conversation) => Promise<boolean>,
+  ): Promise<PendingApproval | undefined> {
+    const conversation = await this.#load(conversationId);
+    if (!(await include(conversation))) throw unknownConversation(conversationId);
+    return conversation.pending && pendingApprovalOf(conversation, conversation.pending, conversation.queued.length);
+  }
+
+  /**
+   * A person's decision on the waiting turn: it goes on where it paused (or ends as decided), the decision goes to
+   * the audit ledger with who made it, then the messages queued meanwhile run in order. `approvalId`, when given,
+   * must name the waiting turn (a decision on a turn already decided is a 409).
+   */
+  async resume(
+    conversationId: string,
+    decision: Decision,
+    approvalId: string | undefined,
+    include: (conversation: Conversation) => Promise<boolean>,
+  ): Promise<Conversation> {
+    const visible = await this.#load(conversationId);
+    if (!(await include(visible))) throw unknownConversation(conversationId);
+    const agent = await this.#agentOf(visible);
+    return this.#exclusive(conversationId, async () => {
+      const conversation = await this.#load(conversationId);
+      const pending = conversation.pending;
+      if (
+        conversation.state !== 'AWAITING_HUMAN' ||
+        !pending ||
+        (approvalId !== undefined && approvalId !== pending.id)
+      )
+        throw conflict('This conversation waits for no such decision (it was decided already, or never paused).');
+      checkDecision(pending, decision);
+      const before = snapshotOf(conversation);
+      const waitingStep = conversation.steps.pop()!;
+      conversation.tallies = applyTallies(conversation.tallies, waitingStep, -1);
+      conversation.pending = undefined;
       try {
         await this.#withTimeout(
           conversation,
-          (signal) => this.#runTurn(conversation, agent, message, signal, false),
-          true,
+          (signal) =>
+            this.#runTurn(
+              conversation,
+              agent,
+              { input: pending.input, context: pending.context },
+              signal,
+              pending.isStart,
+              { pending, decision },
+            ),
+          false,
         );
       } catch (error) {
-        if (!(error instanceof AppError && error.kind === 'timeout')) restore(conversation, before);
+        // Also past the timeout: the decision was not applied, the turn still waits.
+        restore(conversation, before);
+        conversation.steps.push(waitingStep);
         throw error;
       }
-      await this.#commit(conversation, before, { appendSteps: [conversation.steps.at(-1)!] });
+      const now = this.#clock();
+      conversation.unqueuedAudit.push(
+        decisionAuditDraft(conversation, pending, decision, before.stepCount - 1, ++conversation.auditSequence, now),
+      );
+      await this.#commit(conversation, before, {
+        truncateStepsFrom: before.stepCount - 1,
+        appendSteps: [conversation.steps.at(-1)!],
+      });
       await this.#saveLongTermProperties(conversation, before.properties);
+      while (
+        conversation.queued.length > 0 &&
+        conversation.state !== 'AWAITING_HUMAN' &&
+        conversation.state !== 'ENDED'
+      ) {
+        const [next, ...rest] = conversation.queued;
+        conversation.queued = rest;
+        const { input, context, idempotencyKey } = next!;
+        await this.#turnAndCommit(conversation, agent, { input, context, idempotencyKey });
+      }
+      this.#options.onApprovalsChanged?.(conversationId);
       return conversation;
     });
   }
@@ -303,6 +462,7 @@ export class ConversationService {
     await this.get(conversationId, caller);
     return this.#exclusive(conversationId, async () => {
       const conversation = await this.#load(conversationId);
+      if (conversation.state === 'AWAITING_HUMAN') throw conflict('The conversation waits for a person; decide first.');
       if (!canUndo(conversation))
         throw conflict('Nothing to undo: the conversation is at its first step or has ended.');
       const before = snapshotOf(conversation);
@@ -320,6 +480,7 @@ export class ConversationService {
     await this.get(conversationId, caller);
     return this.#exclusive(conversationId, async () => {
       const conversation = await this.#load(conversationId);
+      if (conversation.state === 'AWAITING_HUMAN') throw conflict('The conversation waits for a person; decide first.');
       if (!canRedo(conversation)) throw conflict('Nothing to redo.');
       const before = snapshotOf(conversation);
       const redone = conversation.redo.at(-1)!;
@@ -339,9 +500,12 @@ export class ConversationService {
       const conversation = await this.#load(conversationId);
       if (conversation.state === 'ENDED') return conversation;
       const before = snapshotOf(conversation);
+      const wasWaiting = conversation.pending !== undefined;
       conversation.state = 'ENDED';
       conversation.redo = [];
+      conversation.pending = undefined;
       await this.#commit(conversation, before, { appendSteps: [] });
+      if (wasWaiting) this.#options.onApprovalsChanged?.(conversationId);
       return conversation;
     });
   }
@@ -413,10 +577,7 @@ export class ConversationService {
       const request = steps[index]!.request;
       if (request?.idempotencyKey !== key) continue;
       if (request.fingerprint !== fingerprintOf(message)) {
-        throw new AppError(
-          'unprocessable',
-          'This Idempotency-Key was already used for a different message in this conversation; use a new key for a new message.',
-        );
+        throw keyReused();
       }
       return {
         ...conversation,
@@ -429,6 +590,20 @@ export class ConversationService {
     return undefined;
   }
 
+  /**
+   * Whether a message retried while the conversation waits was queued already (same idempotency key and message);
+   * the same key with another message is refused (422), as for answered messages.
+   */
+  #queuedBefore(conversation: LiveConversation, message: Message): boolean {
+    const key = message.idempotencyKey;
+    const queued = key === undefined ? undefined : conversation.queued.find((entry) => entry.idempotencyKey === key);
+    if (queued === undefined) return false;
+    if (queued.fingerprint !== fingerprintOf(message)) {
+      throw keyReused();
+    }
+    return true;
+  }
+
   // --- turns ---------------------------------------------------------------------------------------------------
 
   async #runTurn(
@@ -437,6 +612,7 @@ export class ConversationService {
     message: Message,
     signal: AbortSignal,
     isStart: boolean,
+    resumed?: { pending: PendingTurn; decision: Decision },
   ): Promise<void> {
     // Readers see IN_PROGRESS while the turn runs; the stored state changes only with the committed result.
     conversation.state = 'IN_PROGRESS';
@@ -449,18 +625,27 @@ export class ConversationService {
       onEvent: message.onEvent,
       caller: message.caller,
       replay: message.replay,
+      resumeFrom: resumed?.pending.step,
     });
-    if (isStart) turn.setActions([RESERVED_ACTIONS.start]);
-    if (message.input.trim() !== '') turn.setOutput('input', message.input);
-    if (Object.keys(message.context).length > 0) turn.setOutput('context', contextValues(message.context));
-    // A `lang` context sets the conversation language (parser dictionaries, output sets) for this user from now on.
-    const language = message.context.lang;
-    if (language?.type === 'string' && typeof language.value === 'string')
-      turn.setProperty({ name: 'lang', value: language.value, scope: 'longTerm' });
-    let outcome: 'completed' | 'stopped' | 'failed';
+    if (!resumed) {
+      if (isStart) turn.setActions([RESERVED_ACTIONS.start]);
+      if (message.input.trim() !== '') turn.setOutput('input', message.input);
+      if (Object.keys(message.context).length > 0) turn.setOutput('context', contextValues(message.context));
+      // A `lang` context sets the conversation language (parser dictionaries, output sets) for this user from now on.
+      const language = message.context.lang;
+      if (language?.type === 'string' && typeof language.value === 'string')
+        turn.setProperty({ name: 'lang', value: language.value, scope: 'longTerm' });
+    }
+    let outcome: 'completed' | 'stopped' | 'failed' | 'paused';
+    let pause: { resumeAt: number; task: string } | undefined;
     const audit = this.#options.audit?.recordTurn();
     try {
-      outcome = await runPipeline(agent, turn, audit?.observer);
+      const goesOn = resumed ? applyDecision(turn, resumed.pending, resumed.decision, this.#clock()) : true;
+      const result = goesOn
+        ? await runPipeline(agent, turn, audit?.observer, resumed?.pending.resumeAt)
+        : { kind: 'completed' as const };
+      outcome = result.kind;
+      if (result.kind === 'paused') pause = result;
     } catch (error) {
       if (signal.aborted) throw error;
       outcome = 'failed';
@@ -475,6 +660,7 @@ export class ConversationService {
       );
     }
     if (signal.aborted) throw signal.reason;
+    const waitingStep = pause && turn.partialStep();
     const { step, properties } = turn.finish();
     if (audit) {
       const entries = audit.finish(turn, conversation.auditSequence);
@@ -484,9 +670,27 @@ export class ConversationService {
     const state =
       outcome === 'failed'
         ? 'ERROR'
-        : outcome === 'stopped' || turn.actions.includes(RESERVED_ACTIONS.end)
-          ? 'ENDED'
-          : 'READY';
+        : outcome === 'paused'
+          ? 'AWAITING_HUMAN'
+          : outcome === 'stopped' || turn.actions.includes(RESERVED_ACTIONS.end)
+            ? 'ENDED'
+            : 'READY';
+    conversation.pending =
+      pause && waitingStep
+        ? {
+            id: randomId(),
+            kind: turn.toolApprovalRequest ? 'tool-approval' : 'pause',
+            task: pause.task,
+            resumeAt: pause.resumeAt,
+            pausedAt: this.#clock(),
+            step: waitingStep,
+            input: message.input,
+            context: message.context,
+            isStart,
+            toolCalls: turn.toolApprovalRequest?.toolCalls ?? [],
+            ...(turn.toolApprovalRequest ? { taskState: turn.toolApprovalRequest.state } : {}),
+          }
+        : undefined;
     const request: KeyedRequest | undefined =
       message.idempotencyKey === undefined
         ? undefined
@@ -674,11 +878,16 @@ interface Snapshot {
   readonly properties: Record<string, Property>;
   readonly tallies: Tallies;
   readonly auditSequence: number;
+  readonly pending: PendingTurn | undefined;
+  readonly queued: QueuedMessage[];
 }
 
 function snapshotOf(conversation: LiveConversation): Snapshot {
-  const { state, lastModifiedOn, revision, redo, properties, tallies, truncations, auditSequence } = conversation;
+  const { state, lastModifiedOn, revision, redo, properties, tallies, truncations, auditSequence, pending, queued } =
+    conversation;
   return {
+    pending,
+    queued,
     state,
     lastModifiedOn,
     revision,
@@ -703,6 +912,8 @@ function restore(conversation: LiveConversation, snapshot: Snapshot): void {
   conversation.truncations = snapshot.truncations;
   conversation.auditSequence = snapshot.auditSequence;
   conversation.unqueuedAudit = [];
+  conversation.pending = snapshot.pending;
+  conversation.queued = snapshot.queued;
 }
 
 /** Long-term properties stay as they are; conversation-scoped ones become those recorded with `step`. */
@@ -729,6 +940,8 @@ function toRow(conversation: LiveConversation): ConversationRow {
     tallies: conversation.tallies,
     truncations: conversation.truncations,
     auditSequence: conversation.auditSequence,
+    ...(conversation.pending ? { pending: conversation.pending } : {}),
+    ...(conversation.queued.length > 0 ? { queued: conversation.queued } : {}),
   };
   return {
     id: conversation.id,
@@ -759,6 +972,8 @@ function fromStored(row: ConversationRow, steps: StoredStep[]): LiveConversation
     truncations: state.truncations ?? emptyTruncationLog,
     auditSequence: state.auditSequence ?? 0,
     unqueuedAudit: [],
+    pending: state.pending,
+    queued: state.queued ?? [],
   };
 }
 
@@ -776,6 +991,12 @@ function ownedBy<C extends Conversation>(conversation: C, caller: CallerAccess |
   if (caller?.restricted && conversation.userId !== caller.principal.name) throw unknownConversation(conversation.id);
   return conversation;
 }
+
+const keyReused = () =>
+  new AppError(
+    'unprocessable',
+    'This Idempotency-Key was already used for a different message in this conversation; use a new key for a new message.',
+  );
 
 function ended(conversationId: string): AppError {
   return new AppError('gone', `Conversation ${conversationId} has ended.`);

@@ -1,5 +1,6 @@
 import { formatExpression, parseExpressions, type Expression } from '../expressions/expressions.ts';
 import type { ConversationRow } from '../storage/runtime-ports.ts';
+import type { PendingTurn, QueuedMessage } from './human-approval.ts';
 
 /**
  * Conversation memory: steps with keyed data, the per-step conversation output (the public projection),
@@ -66,6 +67,8 @@ export const RESERVED_ACTIONS = {
   start: 'CONVERSATION_START',
   end: 'CONVERSATION_END',
   stop: 'STOP_CONVERSATION',
+  /** A task added it: the turn waits for a person (human in the loop). */
+  pause: 'PAUSE_CONVERSATION',
 } as const;
 
 /** A conversation: the identity and bookkeeping of its stored header, plus its steps, redo stack and properties. */
@@ -78,6 +81,9 @@ export interface Conversation
   readonly redo: readonly StoredStep[];
   readonly properties: Readonly<Record<string, Property>>;
   readonly tallies: Tallies;
+  /** The turn waiting for a person (state AWAITING_HUMAN) and the messages queued meanwhile. */
+  readonly pending?: PendingTurn | undefined;
+  readonly queued?: readonly QueuedMessage[];
 }
 
 /** Undo needs a step before the current one; an ended conversation takes nothing back. */

@@ -3,7 +3,13 @@ import type { CompiledAgent } from './compiler.ts';
 import { RESERVED_ACTIONS } from './memory.ts';
 import type { Turn } from './turn.ts';
 
-export type PipelineOutcome = 'completed' | 'stopped';
+/**
+ * `paused`: a task added PAUSE_CONVERSATION, or asked for tool approvals; the turn waits for a person and goes on
+ * at `resumeAt` (the task after the one that added the action, or the asking task itself).
+ */
+export type PipelineOutcome =
+  | { readonly kind: 'completed' | 'stopped' }
+  | { readonly kind: 'paused'; readonly resumeAt: number; readonly task: string };
 
 /** What an observer learns after each executed task (the audit ledger records it). */
 export interface TaskObservation {
@@ -64,21 +70,33 @@ function storeTurnInputs(turn: Turn): void {
 
 /**
  * Runs every workflow of the agent in order, each task in order, against the same step. `STOP_CONVERSATION`
- * among the actions after a task ends the turn at once. A task that throws aborts the turn (the caller decides
- * what that means for the conversation) after its reason was stored in the step (`TURN_ERROR_KEY`).
+ * among the actions after a task ends the turn at once; `PAUSE_CONVERSATION` newly added by a task, or a task's
+ * request for tool approvals, pauses it. A task that throws aborts the turn (the caller decides what that means for
+ * the conversation) after its reason was stored in the step (`TURN_ERROR_KEY`). A resumed turn starts at the task
+ * numbered `resumeAt` (counted over all workflows).
  */
 export async function runPipeline(
   agent: CompiledAgent,
   turn: Turn,
   observer?: PipelineObserver,
+  resumeAt = 0,
 ): Promise<PipelineOutcome> {
   storeTurnInputs(turn);
   let taskIndex = 0;
   for (const workflow of agent.workflows) {
+    if (taskIndex + workflow.tasks.length <= resumeAt) {
+      taskIndex += workflow.tasks.length;
+      continue;
+    }
     turn.originWorkflowId = workflow.id;
     storeTurnInputs(turn);
     for (const [workflowTaskIndex, task] of workflow.tasks.entries()) {
+      if (taskIndex < resumeAt) {
+        taskIndex++;
+        continue;
+      }
       turn.signal.throwIfAborted();
+      const pausedBefore = turn.actions.includes(RESERVED_ACTIONS.pause);
       turn.emit({ type: 'task_start', task: task.type });
       try {
         if (observer)
@@ -95,10 +113,13 @@ export async function runPipeline(
       }
       taskIndex++;
       turn.emit({ type: 'task_complete', task: task.type });
-      if (turn.actions.includes(RESERVED_ACTIONS.stop)) return 'stopped';
+      if (turn.actions.includes(RESERVED_ACTIONS.stop)) return { kind: 'stopped' };
+      if (turn.toolApprovalRequest) return { kind: 'paused', resumeAt: taskIndex - 1, task: task.type };
+      if (!pausedBefore && turn.actions.includes(RESERVED_ACTIONS.pause))
+        return { kind: 'paused', resumeAt: taskIndex, task: task.type };
     }
   }
-  return 'completed';
+  return { kind: 'completed' };
 }
 
 /** Runs one task and tells the observer what it did (also when it threw). Walks only the current step. */

@@ -104,6 +104,25 @@ const snapshotProperties = {
   conversationSteps: Type.Array(ConversationStepSchema, {
     description: 'the public step entries (every entry when detailed)',
   }),
+  hitlPausedAt: Type.Optional(
+    Type.Integer({ description: 'While AWAITING_HUMAN: when the turn started waiting for a person (epoch ms)' }),
+  ),
+  hitlPauseType: Type.Optional(
+    Type.String({ description: 'While AWAITING_HUMAN: pause (a rule) or tool-approval (tool calls wait)' }),
+  ),
+  hitlPendingToolCalls: Type.Optional(
+    Type.Array(
+      Type.Object({
+        toolCallId: Type.String(),
+        tool: Type.String(),
+        arguments: Type.Record(Type.String(), Type.Unknown()),
+      }),
+      { description: 'While AWAITING_HUMAN: the tool calls waiting for approval' },
+    ),
+  ),
+  hitlQueuedMessages: Type.Optional(
+    Type.Integer({ description: 'Messages that arrived while the turn waited; they run after the decision' }),
+  ),
   error: Type.Optional(
     Type.String({
       description:
@@ -133,6 +152,18 @@ function failureOf(conversation: Conversation): { error?: string } {
   return typeof reason === 'string' ? { error: reason } : {};
 }
 
+/** The human-in-the-loop fields, while a turn waits for a person (or messages queued then still wait). */
+function waitingOf(conversation: Conversation) {
+  const queued = conversation.queued?.length ?? 0;
+  const pending = conversation.pending;
+  return {
+    ...(pending
+      ? { hitlPausedAt: pending.pausedAt, hitlPauseType: pending.kind, hitlPendingToolCalls: [...pending.toolCalls] }
+      : {}),
+    ...(queued > 0 ? { hitlQueuedMessages: queued } : {}),
+  };
+}
+
 export function snapshot(
   conversation: Conversation,
   options: SnapshotOptions & { readonly naming: 'bot' },
@@ -160,6 +191,7 @@ export function snapshot(
     conversationProperties: properties,
     conversationSteps: steps.map((step) => conversationStep(step, options.returnDetailed)),
     ...failureOf(conversation),
+    ...waitingOf(conversation),
   };
   return options.naming === 'bot'
     ? { conversationId: conversation.id, botId: conversation.agentId, botVersion: conversation.agentVersion, ...rest }

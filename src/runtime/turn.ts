@@ -9,7 +9,31 @@ export type TurnEvent =
   | { readonly type: 'token'; readonly text: string }
   | { readonly type: 'tool_call'; readonly tool: string; readonly arguments?: unknown }
   /** A task threw: the turn ends in ERROR; `reason` is the one stored in the step (never a secret). */
-  | { readonly type: 'task_failed'; readonly task: string; readonly reason: string };
+  | { readonly type: 'task_failed'; readonly task: string; readonly reason: string }
+  /** Tokens one model call used (LLM tasks). */
+  | { readonly type: 'usage'; readonly inputTokens: number; readonly outputTokens: number };
+
+/**
+ * A task's request to wait for a person before it goes on (human in the loop): the tool calls waiting for
+ * approval and what the task needs to go on from there (JSON; stored with the conversation while it waits).
+ */
+export interface ToolApprovalRequest {
+  readonly toolCalls: readonly PendingToolCall[];
+  readonly state: unknown;
+}
+
+export interface PendingToolCall {
+  readonly toolCallId: string;
+  readonly tool: string;
+  readonly arguments: Record<string, unknown>;
+}
+
+/** A step built so far by a turn that waits for a person; the resumed turn goes on from it. */
+export interface PartialStep {
+  readonly entries: readonly StepEntry[];
+  readonly output: Readonly<Record<string, unknown>>;
+  readonly properties: Readonly<Record<string, Property>>;
+}
 
 /**
  * The working memory of one turn: what every lifecycle task reads and writes. Earlier steps are read-only;
@@ -44,6 +68,14 @@ export class Turn {
   /** Answers the turn's HTTP and LLM calls from recordings (a transcript replay); undefined = the real calls. */
   readonly replay: TurnReplay | undefined;
 
+  /** Set by a task that waits for tool approvals; the pipeline then pauses the turn after it. */
+  toolApprovalRequest: ToolApprovalRequest | undefined;
+  /**
+   * When the turn resumes a task that waited for tool approvals: the state it stored and the decisions, for the
+   * task that asked (and only once).
+   */
+  resumption: unknown;
+
   readonly #entries = new Map<string, StepEntry>();
   readonly #output: Record<string, unknown> = {};
   readonly #properties: Map<string, Property>;
@@ -58,6 +90,8 @@ export class Turn {
     onEvent?: ((event: TurnEvent) => void) | undefined;
     caller?: CallerIdentity | undefined;
     replay?: TurnReplay | undefined;
+    /** A paused turn's step to go on from (`partialStep()` of the turn that paused). */
+    resumeFrom?: PartialStep | undefined;
   }) {
     const { conversation } = options;
     this.conversationId = conversation.id;
@@ -71,7 +105,10 @@ export class Turn {
     this.#input = options.input;
     this.#context = options.context;
     this.signal = options.signal;
-    this.#properties = new Map(Object.entries(conversation.properties));
+    const resumed = options.resumeFrom;
+    this.#properties = new Map(Object.entries(resumed?.properties ?? conversation.properties));
+    for (const entry of resumed?.entries ?? []) this.#entries.set(entry.key, entry);
+    if (resumed) Object.assign(this.#output, resumed.output);
     this.#clock = options.clock ?? Date.now;
     this.emit = options.onEvent ?? (() => undefined);
     this.hasListener = options.onEvent !== undefined;
@@ -195,6 +232,15 @@ export class Turn {
   }
 
   // --- end of the turn -----------------------------------------------------------------------------------------
+
+  /** The step as built so far, to go on from when the turn resumes after a pause (step-scoped properties kept). */
+  partialStep(): PartialStep {
+    return {
+      entries: [...this.#entries.values()],
+      output: { ...this.#output },
+      properties: Object.fromEntries(this.#properties),
+    };
+  }
 
   /**
    * Freezes the step. Step-scoped properties end with the turn: they are removed from the properties and from

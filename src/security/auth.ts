@@ -19,6 +19,8 @@ export const ROLES = {
   editor: 'svc-editor',
   viewer: 'svc-viewer',
   user: 'svc-user',
+  /** Decides on turns that wait for a person (human in the loop). */
+  approver: 'svc-approver',
 } as const;
 
 export interface Principal {

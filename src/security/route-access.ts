@@ -15,6 +15,8 @@ export const ROLE_CLASSES = {
   'conversation-read': [ROLES.admin, ROLES.editor, ROLES.user, ROLES.viewer],
   converse: [ROLES.admin, ROLES.editor, ROLES.user],
   write: [ROLES.admin, ROLES.editor],
+  /** Human in the loop: the waiting turns and the decisions on them. */
+  approve: [ROLES.admin, ROLES.editor, ROLES.approver],
   admin: [ROLES.admin],
 } as const satisfies Record<string, readonly string[]>;
 
@@ -29,6 +31,8 @@ export interface RouteAccess {
   readonly roles: RoleClass;
   readonly level?: AccessLevel;
   readonly rule?: string;
+  /** The route also takes an API key as its bearer token (the OpenAI-compatible `/v1` paths). */
+  readonly apiKeys?: boolean;
 }
 
 /** The roles that satisfy a class (empty for `public` and `authenticated`). */

@@ -9,6 +9,7 @@ import type { RateLimitStore } from './rate-limit-ports.ts';
 import type { SecretStore } from './secret-ports.ts';
 import type { AuditStore } from './audit-ports.ts';
 import type { TranscriptRunStore } from './transcript-run-ports.ts';
+import type { ApiKeyStore, ChatThreadStore } from './openai-ports.ts';
 
 /** Descriptor fields that a caller may set at create time besides name and description. */
 export interface DescriptorOrigin {
@@ -128,6 +129,10 @@ export interface Stores {
   readonly rateLimits: RateLimitStore;
   /** Results of transcript and suite runs (`src/transcripts/runs.ts`). */
   readonly transcriptRuns: TranscriptRunStore;
+  /** API keys of the OpenAI-compatible API (hashed). */
+  readonly apiKeys: ApiKeyStore;
+  /** Chats of the OpenAI-compatible API found again by their history. */
+  readonly chatThreads: ChatThreadStore;
 }
 
 export interface Storage extends Stores {

@@ -5,7 +5,14 @@
 
 import type { DescriptorAccessChange, DescriptorOrigin } from './ports.ts';
 
-export const CONVERSATION_STATES = ['READY', 'IN_PROGRESS', 'ENDED', 'EXECUTION_INTERRUPTED', 'ERROR'] as const;
+export const CONVERSATION_STATES = [
+  'READY',
+  'IN_PROGRESS',
+  'ENDED',
+  'EXECUTION_INTERRUPTED',
+  'ERROR',
+  'AWAITING_HUMAN',
+] as const;
 export type ConversationStateName = (typeof CONVERSATION_STATES)[number];
 
 /** The header row of a conversation; steps live in their own rows and are appended, never rewritten. */

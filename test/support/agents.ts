@@ -160,3 +160,42 @@ export function onEveryMessage(...actions: string[]) {
     ],
   };
 }
+
+/** The trigger of the LLM agents in tests: `chat` on every message but the conversation start. */
+export const chatRules = onEveryMessage('chat');
+
+/** Deploys an agent that runs the LLM configuration (`{tasks}`, triggered by `chat`) on every message. */
+export async function deployLlmAgent(api: Api, llm: { tasks: unknown[] }): Promise<string> {
+  return deployAgent(api, {
+    extensions: [
+      {
+        type: 'svc://ai.svc.behavior',
+        config: { uri: await createResource(api, '/behaviorstore/behaviorsets', chatRules) },
+      },
+      { type: 'svc://ai.svc.llm', config: { uri: await createResource(api, '/llmstore/llms', llm) } },
+    ],
+  });
+}
+
+/** A rule-based agent, deployed: the parser with the dictionary, the rules, the output set, then templating. */
+export async function deployRuleAgent(
+  api: Api,
+  configuration: { dictionary: unknown; rules: unknown; outputs: unknown },
+): Promise<string> {
+  const uri = (path: string, body: unknown) => createResource(api, path, body);
+  const dictionary = await uri('/regulardictionarystore/regulardictionaries', configuration.dictionary);
+  return deployAgent(api, {
+    extensions: [
+      {
+        type: 'svc://ai.svc.parser',
+        extensions: {
+          dictionaries: [{ type: 'svc://ai.svc.parser.dictionaries.regular', config: { uri: dictionary } }],
+        },
+        config: {},
+      },
+      { type: 'svc://ai.svc.behavior', config: { uri: await uri('/behaviorstore/behaviorsets', configuration.rules) } },
+      { type: 'svc://ai.svc.output', config: { uri: await uri('/outputstore/outputsets', configuration.outputs) } },
+      { type: 'svc://ai.svc.templating', config: {} },
+    ],
+  });
+}

@@ -39,14 +39,13 @@ export async function call(
   return { status: response.status, headers: response.headers, text, json };
 }
 
-export function client(baseUrl: () => string) {
-  return {
-    get: (path: string, options?: RequestOptions) => call(baseUrl(), 'GET', path, options),
-    post: (path: string, options?: RequestOptions) => call(baseUrl(), 'POST', path, options),
-    put: (path: string, options?: RequestOptions) => call(baseUrl(), 'PUT', path, options),
-    patch: (path: string, options?: RequestOptions) => call(baseUrl(), 'PATCH', path, options),
-    delete: (path: string, options?: RequestOptions) => call(baseUrl(), 'DELETE', path, options),
-  };
+/** Calls of one base URL; `headers` go with every request (e.g. a bearer token). */
+export function client(baseUrl: () => string, headers: Record<string, string> = {}) {
+  const send =
+    (method: string) =>
+    (path: string, options: RequestOptions = {}) =>
+      call(baseUrl(), method, path, { ...options, headers: { ...headers, ...options.headers } });
+  return { get: send('GET'), post: send('POST'), put: send('PUT'), patch: send('PATCH'), delete: send('DELETE') };
 }
 
 /** A loopback port nothing listens on (bound once, then closed): a connection to it is refused. */

@@ -60,6 +60,7 @@ export const TEST_USERS = {
   userB: { name: 'bob', roles: ['svc-editor'], groups: ['team-red'] },
   userC: { name: 'carol', roles: ['svc-editor'], groups: ['team-blue'] },
   chatter: { name: 'chuck-user', roles: ['svc-user'] },
+  approver: { name: 'april-approver', roles: ['svc-approver'] },
   nobody: { name: 'nora-no-roles', roles: [] },
 } as const satisfies Record<string, TestUser>;
 

@@ -22,6 +22,8 @@ export interface TestServer {
   readonly server: RunningServer;
   /** Log lines the server wrote (JSON text). */
   readonly logLines: string[];
+  /** The folder of the sqlite store (undefined on PostgreSQL). */
+  readonly storeFolder: string | undefined;
   restart(overrides?: Overrides): Promise<void>;
   dispose(): Promise<void>;
 }
@@ -33,8 +35,10 @@ export async function startTestServer(
 ): Promise<TestServer> {
   let storeOverrides: Overrides;
   let removeStore: () => Promise<void>;
+  let storeFolder: string | undefined;
   if (store === 'sqlite') {
     const dir = await mkdtemp(join(tmpdir(), 'svc-test-'));
+    storeFolder = dir;
     storeOverrides = { 'svc.datastore.type': 'sqlite', 'svc.datastore.sqlite.path': join(dir, 'svc.db') };
     removeStore = () => rm(dir, { recursive: true, force: true });
   } else {
@@ -59,6 +63,7 @@ export async function startTestServer(
       return server;
     },
     logLines,
+    storeFolder,
     async restart(extra: Overrides = {}) {
       await server.close();
       server = await start(extra);

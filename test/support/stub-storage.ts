@@ -16,6 +16,8 @@ export function stubStorage<T extends Partial<Storage>>(parts: T): Storage & T {
     audit: {} as Storage['audit'],
     rateLimits: {} as Storage['rateLimits'],
     transcriptRuns: {} as Storage['transcriptRuns'],
+    apiKeys: {} as Storage['apiKeys'],
+    chatThreads: {} as Storage['chatThreads'],
     async ping() {},
     transaction: () => Promise.reject(new Error('this stub storage runs no transactions')),
     async close() {},

@@ -13,6 +13,7 @@ import { Chat } from './screens/chat/Chat.tsx';
 import { ConversationDetail } from './screens/conversations/ConversationDetail.tsx';
 import { ConversationList } from './screens/conversations/ConversationList.tsx';
 import { Dashboard } from './screens/dashboard/Dashboard.tsx';
+import { Inbox } from './screens/inbox/Inbox.tsx';
 import { Logs } from './screens/logs/Logs.tsx';
 import { ResourceEditor } from './screens/resources/ResourceEditor.tsx';
 import { ResourceList } from './screens/resources/ResourceList.tsx';
@@ -71,6 +72,7 @@ const routes: readonly Route[] = [
   { pattern: `${BASE}/secrets`, title: 'Secrets', render: () => <Secrets /> },
   { pattern: `${BASE}/triggers`, title: 'Triggers', render: () => <Triggers /> },
   { pattern: `${BASE}/logs`, title: 'Logs', render: () => <Logs /> },
+  { pattern: `${BASE}/inbox`, title: 'Inbox', render: () => <Inbox /> },
 ];
 
 function resolve(pathname: string): { route: Route; params: Record<string, string> } | undefined {

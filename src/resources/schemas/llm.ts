@@ -76,6 +76,11 @@ export const LlmTaskSchema = closed(
         'Built-in tools offered (default all): calculator, datetime, websearch, dataformatter, webscraper, textsummarizer, pdfreader, weather, fetch_page.',
       ),
     ),
+    toolApprovals: Type.Optional(
+      StringList(
+        "Tools whose calls wait for a person's approval before they run (human in the loop; '*' = every tool of the task): the turn pauses in AWAITING_HUMAN until someone approves (arguments may be edited), rejects (the model hears why) or answers instead of the agent.",
+      ),
+    ),
     enableHttpCallTools: Type.Optional(
       Type.Boolean({ description: "Offer the calls listed in 'tools' (default true)." }),
     ),

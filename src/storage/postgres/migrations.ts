@@ -176,4 +176,23 @@ export const postgresMigrations: readonly Migration[] = [
       CREATE INDEX transcript_runs_by_subject ON transcript_runs (subject_id, created_on DESC, id DESC);
     `,
   },
+  {
+    name: 'OpenAI-compatible API: API keys (hashed) and chats found again by their history',
+    sql: `
+      CREATE TABLE api_keys (
+        id text NOT NULL PRIMARY KEY,
+        name text NOT NULL,
+        key_hash text NOT NULL UNIQUE,
+        agents text NOT NULL,
+        created_on bigint NOT NULL,
+        created_by text NOT NULL,
+        revoked_on bigint
+      );
+      CREATE TABLE chat_threads (
+        history_hash text NOT NULL PRIMARY KEY,
+        conversation_id text NOT NULL,
+        created_on bigint NOT NULL
+      );
+    `,
+  },
 ];

@@ -12,6 +12,7 @@ import { PostgresSecretStore } from './secret-store.ts';
 import { inTransaction, transactionOn, type Queryable } from './transaction.ts';
 import { PostgresTranscriptRunStore } from './transcript-run-store.ts';
 import { PostgresTriggerStore } from './trigger-store.ts';
+import { PostgresApiKeyStore, PostgresChatThreadStore } from './openai-store.ts';
 import { PostgresUserPropertyStore } from './user-property-store.ts';
 
 export interface PostgresStorage extends Storage {
@@ -82,6 +83,8 @@ function storesOver(db: Queryable): Stores {
     audit: new PostgresAuditStore(db),
     rateLimits: new PostgresRateLimitStore(db),
     transcriptRuns: new PostgresTranscriptRunStore(db),
+    apiKeys: new PostgresApiKeyStore(db),
+    chatThreads: new PostgresChatThreadStore(db),
   };
 }
 

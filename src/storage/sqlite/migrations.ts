@@ -168,4 +168,23 @@ export const sqliteMigrations: readonly Migration[] = [
       CREATE INDEX transcript_runs_by_subject ON transcript_runs (subject_id, created_on DESC, id DESC);
     `,
   },
+  {
+    name: 'OpenAI-compatible API: API keys (hashed) and chats found again by their history',
+    sql: `
+      CREATE TABLE api_keys (
+        id TEXT NOT NULL PRIMARY KEY,
+        name TEXT NOT NULL,
+        key_hash TEXT NOT NULL UNIQUE,
+        agents TEXT NOT NULL,
+        created_on INTEGER NOT NULL,
+        created_by TEXT NOT NULL,
+        revoked_on INTEGER
+      );
+      CREATE TABLE chat_threads (
+        history_hash TEXT NOT NULL PRIMARY KEY,
+        conversation_id TEXT NOT NULL,
+        created_on INTEGER NOT NULL
+      ) WITHOUT ROWID;
+    `,
+  },
 ];

@@ -15,6 +15,7 @@ import { SqliteSecretStore } from './secret-store.ts';
 import { SqliteGate, transaction } from './transaction.ts';
 import { SqliteTranscriptRunStore } from './transcript-run-store.ts';
 import { SqliteTriggerStore } from './trigger-store.ts';
+import { SqliteApiKeyStore, SqliteChatThreadStore } from './openai-store.ts';
 import { SqliteUserPropertyStore } from './user-property-store.ts';
 
 /** Page cache of the serving connection: the hot conversations' pages stay in memory (the default is 2 MiB). */
@@ -87,6 +88,8 @@ function sqliteStorage(db: DatabaseSync, checkpointer: Checkpointer | undefined)
     audit: new SqliteAuditStore(db, writes),
     rateLimits: new SqliteRateLimitStore(db, writes),
     transcriptRuns: new SqliteTranscriptRunStore(db, writes),
+    apiKeys: new SqliteApiKeyStore(db, writes),
+    chatThreads: new SqliteChatThreadStore(db, writes),
   };
   const guarded = Object.fromEntries(
     Object.entries(stores).map(([name, store]) => [name, gate.guard(store)]),

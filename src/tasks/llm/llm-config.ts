@@ -28,6 +28,7 @@ export interface LlmTaskConfig {
   readonly enableBuiltInTools?: boolean;
   readonly builtInToolsWhitelist?: readonly string[];
   readonly enableHttpCallTools?: boolean;
+  readonly toolApprovals?: readonly string[];
   readonly conversationHistoryLimit?: number;
   readonly maxToolIterations?: number;
   readonly retry?: Partial<RetryPolicy>;
@@ -73,6 +74,8 @@ export interface CompiledLlmTask {
   /** Agent mode: built-in tools enabled or HTTP-call tools listed. */
   readonly agentMode: boolean;
   readonly tools: readonly TaskTool[];
+  /** Names of the tools whose calls wait for a person's approval. */
+  readonly toolApprovals: ReadonlySet<string>;
 }
 
 export const DEFAULT_HISTORY_LIMIT = 10;
@@ -151,6 +154,13 @@ export async function compileLlmTask(
     }
   }
 
+  const toolNames = tools.map((tool) => tool.definition.name);
+  const approvals = config.toolApprovals ?? [];
+  for (const name of approvals)
+    if (name !== '*' && !toolNames.includes(name))
+      throw new DeploymentError(
+        `${where}: toolApprovals names '${name}', which is not one of its tools (${toolNames.join(', ') || 'none'}).`,
+      );
   const retry = { ...DEFAULT_RETRY, ...config.retry };
   return {
     id,
@@ -173,5 +183,6 @@ export async function compileLlmTask(
     retry,
     agentMode: config.enableBuiltInTools === true || references.length > 0,
     tools,
+    toolApprovals: new Set(approvals.includes('*') ? toolNames : approvals),
   };
 }

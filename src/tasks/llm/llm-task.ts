@@ -1,4 +1,4 @@
-import type { ModelMessage } from 'ai';
+import type { ModelMessage, ToolResultPart } from 'ai';
 import { buildMessages } from '../../llm/conversation-messages.ts';
 import type { HttpCallTools } from '../../llm/http-call-tools.ts';
 import { CREDENTIAL_PARAMETERS, flag, integer, ParameterError, text, type Parameters } from '../../llm/parameters.ts';
@@ -11,7 +11,8 @@ import {
 import { providerCallError, withRetry } from '../../llm/retry.ts';
 import type { ToolDefinition } from '../../llm/tool-definitions.ts';
 import type { ToolHistory } from '../../llm/tool-history.ts';
-import { toolSetOf, type TraceEntry } from '../../llm/tool-runner.ts';
+import { runToolCall, toolSetOf, type ToolCallScope, type TraceEntry } from '../../llm/tool-runner.ts';
+import type { ToolResumption } from '../../runtime/human-approval.ts';
 import { unguardedWebAccess, type WebAccess } from '../../llm/web-page.ts';
 import type { SecretResolver } from '../../security/secret-references.ts';
 import { runPropertyInstructions, type InstructionRun } from '../../properties/run-instructions.ts';
@@ -92,9 +93,16 @@ export const llmTask = defineTask({
     return {
       type: LLM_TASK_TYPE,
       async execute(turn) {
+        // A turn resumed after tool approvals goes on at the task that asked for them.
+        const resumedTask = toolLoopOf(turn)?.taskId;
+        let skipping = resumedTask !== undefined && tasks.some((task) => task.id === resumedTask);
         for (const task of tasks) {
-          if (task.anyAction || turn.actions.some((action) => task.actions.has(action)))
-            await runTask(task, turn, services, context.services.secretWriter);
+          if (skipping) {
+            if (task.id !== resumedTask) continue;
+            skipping = false;
+          } else if (!(task.anyAction || turn.actions.some((action) => task.actions.has(action)))) continue;
+          await runTask(task, turn, services, context.services.secretWriter);
+          if (turn.toolApprovalRequest) return;
         }
       },
     };
@@ -244,17 +252,25 @@ async function runTask(
     instructions = undefined;
   }
   const trace: TraceEntry[] = [];
+  const definitions = toolDefinitions(task, turn, deps.httpCallTools);
+  const scope: ToolCallScope = {
+    conversationId: turn.conversationId,
+    signal: turn.signal,
+    web: deps.web,
+    emit: turn.emit,
+    trace,
+    redact: hide,
+  };
   const tools =
-    task.agentMode && task.tools.length > 0
-      ? toolSetOf(toolDefinitions(task, turn, deps.httpCallTools), deps.tools, {
-          conversationId: turn.conversationId,
-          signal: turn.signal,
-          web: deps.web,
-          emit: turn.emit,
-          trace,
-          redact: hide,
-        })
-      : undefined;
+    task.agentMode && task.tools.length > 0 ? toolSetOf(definitions, deps.tools, scope, task.toolApprovals) : undefined;
+  const loop = toolLoopOf(turn);
+  if (loop?.taskId === task.id) {
+    // Resumed after a person decided on the tool calls: the loop goes on from where it stopped.
+    turn.resumption = undefined;
+    trace.push(...loop.trace);
+    messages.splice(0, messages.length, ...(await decidedToolCalls(loop, definitions, deps, scope)));
+    instructions = loop.systemAsMessage ? undefined : system;
+  }
 
   let result: ModelCallResult;
   try {
@@ -288,6 +304,25 @@ async function runTask(
       step.inputTokens,
       step.outputTokens,
     );
+  turn.emit({ type: 'usage', inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens });
+  if (result.unansweredToolCalls.length > 0) {
+    const state: ToolLoopState = {
+      taskId: task.id,
+      // Stored with the waiting conversation: secret values the task resolved are masked.
+      messages: JSON.parse(hide(JSON.stringify([...messages, ...result.responseMessages]))) as ModelMessage[],
+      systemAsMessage: instructions === undefined && system !== undefined,
+      trace,
+    };
+    turn.toolApprovalRequest = {
+      toolCalls: result.unansweredToolCalls.map((call) => ({
+        toolCallId: call.toolCallId,
+        tool: call.toolName,
+        arguments: isRecord(call.input) ? call.input : {},
+      })),
+      state,
+    };
+    return;
+  }
   const answer = hide(result.text);
   writeResults(task, turn, {
     text: answer,
@@ -315,7 +350,77 @@ async function runTask(
 
 /** A recorded answer as the result of a model call that cost nothing. */
 function recordedAnswer(text: string): ModelCallResult {
-  return { text, finishReason: 'stop', usage: { inputTokens: 0, outputTokens: 0 }, steps: [], modelId: undefined };
+  return {
+    text,
+    finishReason: 'stop',
+    usage: { inputTokens: 0, outputTokens: 0 },
+    steps: [],
+    modelId: undefined,
+    responseMessages: [],
+    unansweredToolCalls: [],
+  };
+}
+
+/** What an LLM task that waits for tool approvals needs to go on (stored with the waiting conversation). */
+interface ToolLoopState {
+  readonly taskId: string;
+  /** The messages so far, ending with the assistant's tool calls. */
+  readonly messages: ModelMessage[];
+  /** The system message went as the first user message (nothing else to ask). */
+  readonly systemAsMessage: boolean;
+  readonly trace: readonly TraceEntry[];
+}
+
+/** The tool loop a resumed turn goes on with, and the person's decisions on its calls. */
+function toolLoopOf(turn: Turn): (ToolLoopState & Pick<ToolResumption, 'decisions'>) | undefined {
+  const resumption = turn.resumption as ToolResumption | undefined;
+  return resumption === undefined
+    ? undefined
+    : { ...(resumption.state as ToolLoopState), decisions: resumption.decisions };
+}
+
+/**
+ * The loop's messages with the person's decisions applied: edited arguments replace the model's in its tool calls;
+ * approved calls run (through the tool infrastructure, as any call), rejected ones tell the model why.
+ */
+async function decidedToolCalls(
+  loop: ToolLoopState & Pick<ToolResumption, 'decisions'>,
+  definitions: readonly ToolDefinition[],
+  deps: LlmServices,
+  scope: ToolCallScope,
+): Promise<ModelMessage[]> {
+  const decided = new Map(loop.decisions.map((decision) => [decision.toolCallId, decision]));
+  const messages = loop.messages.map((message): ModelMessage => {
+    if (message.role !== 'assistant' || typeof message.content === 'string') return message;
+    return {
+      ...message,
+      content: message.content.map((part) => {
+        const decision = part.type === 'tool-call' ? decided.get(part.toolCallId) : undefined;
+        return decision && part.type === 'tool-call' ? { ...part, input: decision.arguments } : part;
+      }),
+    };
+  });
+  const results: ToolResultPart[] = [];
+  for (const call of messages.flatMap((message) =>
+    message.role === 'assistant' && typeof message.content !== 'string' ? message.content : [],
+  )) {
+    if (call.type !== 'tool-call') continue;
+    const decision = decided.get(call.toolCallId);
+    if (!decision) continue;
+    const definition = definitions.find((candidate) => candidate.name === call.toolName);
+    const value = !decision.approved
+      ? `A person rejected this call${decision.reason ? `: ${decision.reason}` : '.'}`
+      : definition
+        ? await runToolCall(definition, decision.arguments, deps.tools, scope)
+        : `Error: the tool '${call.toolName}' is not available any more.`;
+    results.push({
+      type: 'tool-result',
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      output: { type: 'text', value },
+    });
+  }
+  return [...messages, { role: 'tool', content: results }];
 }
 
 function writeResults(

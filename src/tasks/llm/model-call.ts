@@ -40,6 +40,19 @@ export interface ModelCallResult {
   /** Usage of every model call made (one per step of the tool loop). */
   readonly steps: readonly StepUsage[];
   readonly modelId: string | undefined;
+  /** The messages the calls added (assistant messages, tool results): a resumed tool loop goes on after them. */
+  readonly responseMessages: ModelMessage[];
+  /** Tool calls of the last step left without a result: they wait for a person's approval. */
+  readonly unansweredToolCalls: ReadonlyArray<{ toolCallId: string; toolName: string; input: unknown }>;
+}
+
+type ToolCallPart = { toolCallId: string; toolName: string; input: unknown };
+
+function unanswered(calls: readonly ToolCallPart[], results: ReadonlyArray<{ toolCallId: string }>): ToolCallPart[] {
+  const answered = new Set(results.map((result) => result.toolCallId));
+  return calls
+    .filter((call) => !answered.has(call.toolCallId))
+    .map(({ toolCallId, toolName, input }) => ({ toolCallId, toolName, input }));
 }
 
 function usageOf(usage: LanguageModelUsage | undefined): StepUsage {
@@ -71,6 +84,8 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallRes
         usage: usageOf(result.totalUsage),
         steps: result.steps.map((step) => usageOf(step.usage)),
         modelId: result.response?.modelId,
+        responseMessages: result.response.messages,
+        unansweredToolCalls: unanswered(result.toolCalls, result.toolResults),
       };
     }
     let failure: unknown;
@@ -85,12 +100,14 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallRes
       else if (part.type === 'error') failure ??= part.error;
     }
     if (failure !== undefined) throw failure;
-    const [text, finishReason, totalUsage, steps, response] = await Promise.all([
+    const [text, finishReason, totalUsage, steps, response, toolCalls, toolResults] = await Promise.all([
       result.text,
       result.finishReason,
       result.totalUsage,
       result.steps,
       result.response,
+      result.toolCalls,
+      result.toolResults,
     ]);
     return {
       text,
@@ -98,6 +115,8 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallRes
       usage: usageOf(totalUsage),
       steps: steps.map((step) => usageOf(step.usage)),
       modelId: response?.modelId,
+      responseMessages: response.messages,
+      unansweredToolCalls: unanswered(toolCalls, toolResults),
     };
   } catch (error) {
     if (timeout.signal.aborted && !request.signal.aborted) throw timeout.signal.reason;

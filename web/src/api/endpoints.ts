@@ -10,6 +10,7 @@ import type {
   DeploymentStatus,
   Descriptor,
   HealthReport,
+  Decision,
   LogEntry,
   SecretMetadata,
   TranscriptRun,
@@ -149,6 +150,11 @@ export function endpoints(client: ApiClient) {
       client.get<LogEntry[]>('/administration/logs', { query }),
     logStream: (query: { level?: string; search?: string }, signal: AbortSignal) =>
       client.stream('/administration/logs/stream', { query, signal }),
+
+    // Human in the loop
+    pendingApprovalStream: (signal: AbortSignal) => client.stream('/agents/pending-approvals/stream', { signal }),
+    resume: (conversationId: string, decision: Decision) =>
+      client.request<Conversation>('POST', `/agents/${enc(conversationId)}/resume`, { json: decision }),
 
     // Managed agents
     triggers: () => client.get<BotTrigger[]>('/bottriggerstore/bottriggers'),

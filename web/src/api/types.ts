@@ -195,3 +195,30 @@ export interface TranscriptRun extends TranscriptRunSummary {
   readonly error?: string;
   readonly steps: readonly StepResult[];
 }
+
+/** A turn waiting for a person (`GET /agents/pending-approvals`). */
+export interface PendingApproval {
+  readonly approvalId: string;
+  readonly conversationId: string;
+  readonly agentId: string;
+  readonly agentVersion: number;
+  readonly userId: string;
+  readonly environment: string;
+  readonly pauseType: 'pause' | 'tool-approval';
+  readonly task: string;
+  readonly pausedAt: number;
+  readonly input: string;
+  readonly output: readonly string[];
+  readonly toolCalls: ReadonlyArray<{ toolCallId: string; tool: string; arguments: Record<string, unknown> }>;
+  readonly queuedMessages: number;
+  readonly escalated: boolean;
+}
+
+/** A person's decision on a waiting turn (`POST /agents/<conversationId>/resume`). */
+export interface Decision {
+  readonly decision: 'approve' | 'reject' | 'answer';
+  readonly approvalId?: string;
+  readonly answer?: string;
+  readonly reason?: string;
+  readonly arguments?: Record<string, Record<string, unknown>>;
+}

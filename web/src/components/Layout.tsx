@@ -19,6 +19,7 @@ const sections: readonly { to: string; label: string }[] = [
 const operations: readonly { to: string; label: string; allowed: (p: Permissions) => boolean }[] = [
   { to: `${BASE}/backup`, label: 'Import / Export', allowed: (p) => p.canWrite },
   { to: `${BASE}/secrets`, label: 'Secrets', allowed: (p) => p.isAdmin },
+  { to: `${BASE}/inbox`, label: 'Inbox', allowed: (p) => p.canApprove },
   { to: `${BASE}/triggers`, label: 'Triggers', allowed: () => true },
   { to: `${BASE}/logs`, label: 'Logs', allowed: (p) => p.isAdmin },
 ];

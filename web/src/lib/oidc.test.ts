@@ -258,10 +258,17 @@ describe('tokens and roles', () => {
     assert.equal(principalOf(claims), 'ada');
     assert.equal(principalOf({ sub: 's1' }), 's1');
     assert.equal(jwtClaims('opaque-token'), undefined);
-    assert.deepEqual(permissionsOf(['svc-viewer']), { canWrite: false, canConverse: false, isAdmin: false });
-    assert.deepEqual(permissionsOf(['svc-editor']), { canWrite: true, canConverse: true, isAdmin: false });
-    assert.deepEqual(permissionsOf(['svc-admin']), { canWrite: true, canConverse: true, isAdmin: true });
-    assert.deepEqual(permissionsOf(['svc-user']), { canWrite: false, canConverse: true, isAdmin: false });
+    const none = { canWrite: false, canConverse: false, isAdmin: false, canApprove: false };
+    assert.deepEqual(permissionsOf(['svc-viewer']), none);
+    assert.deepEqual(permissionsOf(['svc-editor']), { ...none, canWrite: true, canConverse: true, canApprove: true });
+    assert.deepEqual(permissionsOf(['svc-admin']), {
+      canWrite: true,
+      canConverse: true,
+      isAdmin: true,
+      canApprove: true,
+    });
+    assert.deepEqual(permissionsOf(['svc-user']), { ...none, canConverse: true });
+    assert.deepEqual(permissionsOf(['svc-approver']), { ...none, canApprove: true });
   });
 
   it('knows when a token expires and refreshes it ahead of time', () => {

@@ -11,7 +11,13 @@ import * as oauth from 'oauth4webapi';
 export const SCOPE = 'openid profile offline_access';
 
 /** Role names of the service (src/security/auth.ts). */
-export const ROLES = { admin: 'svc-admin', editor: 'svc-editor', viewer: 'svc-viewer', user: 'svc-user' } as const;
+export const ROLES = {
+  admin: 'svc-admin',
+  editor: 'svc-editor',
+  viewer: 'svc-viewer',
+  user: 'svc-user',
+  approver: 'svc-approver',
+} as const;
 
 /** A discovered provider and the manager as its client. */
 export interface OidcProvider {
@@ -197,9 +203,11 @@ export interface Permissions {
   readonly canConverse: boolean;
   /** Secrets and logs. */
   readonly isAdmin: boolean;
+  /** The inbox of turns waiting for a person (human in the loop). */
+  readonly canApprove: boolean;
 }
 
-export const EVERYTHING: Permissions = { canWrite: true, canConverse: true, isAdmin: true };
+export const EVERYTHING: Permissions = { canWrite: true, canConverse: true, isAdmin: true, canApprove: true };
 
 export function permissionsOf(roles: readonly string[]): Permissions {
   const has = (...names: string[]) => names.some((n) => roles.includes(n));
@@ -207,6 +215,7 @@ export function permissionsOf(roles: readonly string[]): Permissions {
     canWrite: has(ROLES.admin, ROLES.editor),
     canConverse: has(ROLES.admin, ROLES.editor, ROLES.user),
     isAdmin: has(ROLES.admin),
+    canApprove: has(ROLES.admin, ROLES.editor, ROLES.approver),
   };
 }
 

@@ -1,0 +1,150 @@
+/**
+ * The inbox of turns waiting for a person (human in the loop), live from the service's event stream: what the
+ * user asked, what the agent said so far, the tool calls waiting for approval (their arguments editable), and the
+ * decisions approve, reject, or answer in place of the agent.
+ */
+import { useEffect, useState } from 'react';
+import type { Decision, PendingApproval } from '../../api/types.ts';
+import { useAuth } from '../../auth.tsx';
+import { ErrorMessage, Field, formatTime, PageHeader, shortId } from '../../components/ui.tsx';
+import { sseEvents } from '../../lib/sse.ts';
+import { BASE, Link } from '../../router.tsx';
+
+type StreamState = 'connecting' | 'live' | 'closed';
+
+export function Inbox() {
+  const { api } = useAuth();
+  const [items, setItems] = useState<readonly PendingApproval[]>([]);
+  const [state, setState] = useState<StreamState>('connecting');
+  const [error, setError] = useState<unknown>();
+
+  useEffect(() => {
+    const abort = new AbortController();
+    (async () => {
+      try {
+        const response = await api.pendingApprovalStream(abort.signal);
+        setState('live');
+        for await (const event of sseEvents(response.body!)) {
+          if (event.event === 'pending-approvals') setItems(JSON.parse(event.data) as PendingApproval[]);
+        }
+        setState('closed');
+      } catch (e) {
+        if (abort.signal.aborted) return;
+        setError(e);
+        setState('closed');
+      }
+    })();
+    return () => abort.abort();
+  }, [api]);
+
+  return (
+    <>
+      <PageHeader
+        title="Inbox"
+        description="Turns waiting for a person. Decide, and the turn goes on where it paused; messages sent meanwhile run after it."
+      />
+      <p className="muted" role="status">
+        Stream: {state}
+        {state === 'live' ? ` · ${items.length} waiting` : ''}
+      </p>
+      <ErrorMessage error={error} title="The inbox stream stopped." />
+      {items.length === 0 ? (
+        <p className="muted">Nothing waits for a decision.</p>
+      ) : (
+        <ul className="inbox" aria-label="Waiting turns">
+          {items.map((item) => (
+            <InboxItem key={item.approvalId} item={item} />
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}
+
+function InboxItem({ item }: { item: PendingApproval }) {
+  const { api } = useAuth();
+  const [answer, setAnswer] = useState('');
+  const [reason, setReason] = useState('');
+  const [edited, setEdited] = useState<Record<string, string>>(() =>
+    Object.fromEntries(item.toolCalls.map((call) => [call.toolCallId, JSON.stringify(call.arguments, null, 2)])),
+  );
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+
+  const decide = async (decision: Decision['decision']) => {
+    setError(undefined);
+    let args: Decision['arguments'];
+    try {
+      if (decision === 'approve' && item.toolCalls.length > 0)
+        args = Object.fromEntries(
+          item.toolCalls.map((call) => [call.toolCallId, JSON.parse(edited[call.toolCallId] ?? '{}')]),
+        );
+    } catch {
+      setError(new Error('The arguments must be JSON objects.'));
+      return;
+    }
+    setBusy(true);
+    try {
+      await api.resume(item.conversationId, {
+        decision,
+        approvalId: item.approvalId,
+        ...(decision === 'answer' ? { answer } : {}),
+        ...(reason.trim() === '' ? {} : { reason }),
+        ...(args ? { arguments: args } : {}),
+      });
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const heading = `${item.pauseType === 'tool-approval' ? 'Tool calls' : 'Paused turn'} · ${item.userId}`;
+  return (
+    <li className="card" aria-label={heading}>
+      <h2>
+        {heading}
+        {item.escalated && <span className="badge badge-warn">escalated</span>}
+      </h2>
+      <p className="muted small">
+        Agent {shortId(item.agentId)} v{item.agentVersion} ({item.environment}) · since {formatTime(item.pausedAt)} ·{' '}
+        <Link to={`${BASE}/conversations/${item.conversationId}`}>conversation {shortId(item.conversationId)}</Link>
+        {item.queuedMessages > 0 && ` · ${item.queuedMessages} message(s) queued`}
+      </p>
+      <dl>
+        <dt>User said</dt>
+        <dd>{item.input || <span className="muted">(nothing)</span>}</dd>
+        {item.output.length > 0 && (
+          <>
+            <dt>Agent said so far</dt>
+            <dd>{item.output.join(' ')}</dd>
+          </>
+        )}
+      </dl>
+      {item.toolCalls.map((call) => (
+        <Field
+          key={call.toolCallId}
+          label={`Arguments of ${call.tool} (${call.toolCallId})`}
+          multiline
+          value={edited[call.toolCallId] ?? ''}
+          onChange={(value) => setEdited({ ...edited, [call.toolCallId]: value })}
+          hint="JSON; approving runs the call with these arguments"
+        />
+      ))}
+      <Field label="Answer in place of the agent" multiline value={answer} onChange={setAnswer} />
+      <Field label="Reason" value={reason} onChange={setReason} hint="recorded in the audit ledger" />
+      <div className="actions">
+        <button type="button" className="primary" disabled={busy} onClick={() => decide('approve')}>
+          Approve
+        </button>
+        <button type="button" disabled={busy} onClick={() => decide('reject')}>
+          Reject
+        </button>
+        <button type="button" disabled={busy || answer.trim() === ''} onClick={() => decide('answer')}>
+          Send answer
+        </button>
+      </div>
+      <ErrorMessage error={error} title="The decision was not taken." />
+    </li>
+  );
+}
