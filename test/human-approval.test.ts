@@ -4,7 +4,7 @@ import {
   createAgent,
   createResource,
   deployLlmAgent,
-  deployRuleAgent,
+  deployRefundAgent,
   sendMessage,
   startConversation,
 } from './support/agents.ts';
@@ -20,45 +20,7 @@ import { sseEvents } from '../web/src/lib/sse.ts';
  * a restart while it waits loses nothing; every decision is in the audit ledger with who made it.
  */
 
-const dictionary = {
-  words: [
-    { word: 'refund', expressions: 'refund(request)' },
-    { word: 'hello', expressions: 'greeting(hello)' },
-  ],
-};
-
-const rules = {
-  behaviorGroups: [
-    {
-      name: 'G',
-      behaviorRules: [
-        {
-          name: 'Refund',
-          actions: ['refund_checked', 'PAUSE_CONVERSATION'],
-          conditions: [{ type: 'inputmatcher', configs: { expressions: 'refund(*)' } }],
-        },
-        {
-          name: 'Greet',
-          actions: ['greet'],
-          conditions: [{ type: 'inputmatcher', configs: { expressions: 'greeting(*)' } }],
-        },
-      ],
-    },
-  ],
-};
-
-const text = (value: string) => ({ valueAlternatives: [{ type: 'text', text: value }] });
-const outputs = {
-  outputSet: [
-    { action: 'refund_checked', timesOccurred: 0, outputs: [text('Your refund is approved.')] },
-    { action: 'greet', timesOccurred: 0, outputs: [text('Hi!')] },
-  ],
-};
-
 const outputsOf = (body: any): string[] => body.conversationOutputs.at(-1)?.output ?? [];
-
-/** The agent whose rule pauses on 'refund' (then its output says the refund is approved); 'hello' is greeted. */
-const deployRefundAgent = (api: ReturnType<typeof client>) => deployRuleAgent(api, { dictionary, rules, outputs });
 
 for (const storeType of storeTypes) {
   describe(`human in the loop on ${storeType}`, () => {

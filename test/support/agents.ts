@@ -177,10 +177,13 @@ export async function deployLlmAgent(api: Api, llm: { tasks: unknown[] }): Promi
   });
 }
 
-/** A rule-based agent, deployed: the parser with the dictionary, the rules, the output set, then templating. */
+/**
+ * A rule-based agent, deployed: the parser with the dictionary, the rules, the HTTP calls (when given), the output
+ * set, then templating.
+ */
 export async function deployRuleAgent(
   api: Api,
-  configuration: { dictionary: unknown; rules: unknown; outputs: unknown },
+  configuration: { dictionary: unknown; rules: unknown; outputs: unknown; httpCalls?: unknown },
 ): Promise<string> {
   const uri = (path: string, body: unknown) => createResource(api, path, body);
   const dictionary = await uri('/regulardictionarystore/regulardictionaries', configuration.dictionary);
@@ -194,8 +197,61 @@ export async function deployRuleAgent(
         config: {},
       },
       { type: 'svc://ai.svc.behavior', config: { uri: await uri('/behaviorstore/behaviorsets', configuration.rules) } },
+      ...(configuration.httpCalls === undefined
+        ? []
+        : [
+            {
+              type: 'svc://ai.svc.httpcalls',
+              config: { uri: await uri('/httpcallsstore/httpcalls', configuration.httpCalls) },
+            },
+          ]),
       { type: 'svc://ai.svc.output', config: { uri: await uri('/outputstore/outputsets', configuration.outputs) } },
       { type: 'svc://ai.svc.templating', config: {} },
     ],
   });
 }
+
+const textOutput = (value: string) => ({ valueAlternatives: [{ type: 'text', text: value }] });
+
+/**
+ * A rule-based agent (see `deployRuleAgent`) that greets 'hello' ("Hi!") and approves a 'refund' ("Your refund is
+ * approved."), its rule pausing the turn for a person first (PAUSE_CONVERSATION) unless `pauses` is false.
+ */
+export function refundAgent(pauses = true) {
+  return {
+    dictionary: {
+      words: [
+        { word: 'refund', expressions: 'refund(request)' },
+        { word: 'hello', expressions: 'greeting(hello)' },
+      ],
+    },
+    rules: {
+      behaviorGroups: [
+        {
+          name: 'G',
+          behaviorRules: [
+            {
+              name: 'Refund',
+              actions: pauses ? ['refund_checked', 'PAUSE_CONVERSATION'] : ['refund_checked'],
+              conditions: [{ type: 'inputmatcher', configs: { expressions: 'refund(*)' } }],
+            },
+            {
+              name: 'Greet',
+              actions: ['greet'],
+              conditions: [{ type: 'inputmatcher', configs: { expressions: 'greeting(*)' } }],
+            },
+          ],
+        },
+      ],
+    },
+    outputs: {
+      outputSet: [
+        { action: 'refund_checked', timesOccurred: 0, outputs: [textOutput('Your refund is approved.')] },
+        { action: 'greet', timesOccurred: 0, outputs: [textOutput('Hi!')] },
+      ],
+    },
+  };
+}
+
+/** The refund agent (`refundAgent`), pausing on 'refund', deployed; answers its id. */
+export const deployRefundAgent = (api: Api) => deployRuleAgent(api, refundAgent());
