@@ -371,13 +371,15 @@ export class ConversationService {
   /**
    * A person's decision on the waiting turn: it goes on where it paused (or ends as decided), the decision goes to
    * the audit ledger with who made it, then the messages queued meanwhile run in order. `approvalId`, when given,
-   * must name the waiting turn (a decision on a turn already decided is a 409).
+   * must name the waiting turn (a decision on a turn already decided is a 409). `replay` answers the resumed turn's
+   * external calls from recordings, as it did for the turn before it waited (transcript replays).
    */
   async resume(
     conversationId: string,
     decision: Decision,
     approvalId: string | undefined,
     include: (conversation: Conversation) => Promise<boolean>,
+    replay?: TurnReplay,
   ): Promise<Conversation> {
     const visible = await this.#load(conversationId);
     if (!(await include(visible))) throw unknownConversation(conversationId);
@@ -403,7 +405,7 @@ export class ConversationService {
             this.#runTurn(
               conversation,
               agent,
-              { input: pending.input, context: pending.context },
+              { input: pending.input, context: pending.context, replay },
               signal,
               pending.isStart,
               { pending, decision },

@@ -77,13 +77,21 @@ export interface ToolResumption {
 
 /** Step data key of the decision in the resumed step (not public). */
 export const DECISION_KEY = 'hitl:decision';
+/** Step data key of the text a person answered in place of the agent (decision `answer`). */
+export const HUMAN_ANSWER_KEY = 'output:text:human';
+
+/** What is wrong with a decision's `answer` (the decision 'answer' needs its text, the others take none), if anything. */
+export function answerProblem(action: DecisionAction, answer: string | undefined): string | undefined {
+  if (action === 'answer' && (answer === undefined || answer.trim() === ''))
+    return "The decision 'answer' needs the text of the answer in 'answer'.";
+  if (action !== 'answer' && answer !== undefined) return "'answer' is only read with the decision 'answer'.";
+  return undefined;
+}
 
 /** Refuses a decision that does not fit the waiting turn (400 naming what is wrong). */
 export function checkDecision(pending: PendingTurn, decision: Omit<Decision, 'actor'>): void {
-  if (decision.action === 'answer' && (decision.answer === undefined || decision.answer.trim() === ''))
-    throw invalid("The decision 'answer' needs the text of the answer in 'answer'.", { path: '$.answer' });
-  if (decision.action !== 'answer' && decision.answer !== undefined)
-    throw invalid("'answer' is only read with the decision 'answer'.", { path: '$.answer' });
+  const problem = answerProblem(decision.action, decision.answer);
+  if (problem !== undefined) throw invalid(problem, { path: '$.answer' });
   if (decision.arguments === undefined) return;
   if (pending.kind !== 'tool-approval' || decision.action !== 'approve')
     throw invalid("'arguments' edits the arguments of tool calls being approved; this turn waits for no such call.", {
@@ -107,7 +115,7 @@ export function applyDecision(turn: Turn, pending: PendingTurn, decision: Decisi
     ...(decision.reason === undefined ? {} : { reason: decision.reason }),
   });
   if (decision.action === 'answer') {
-    turn.set('output:text:human', decision.answer!, true);
+    turn.set(HUMAN_ANSWER_KEY, decision.answer!, true);
     turn.appendOutput('output', { type: 'text', text: decision.answer!, delay: 0 });
     return false;
   }

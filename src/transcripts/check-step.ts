@@ -5,13 +5,17 @@ import { outputTexts } from '../runtime/snapshot.ts';
 import { isRecord } from '../shared/json.ts';
 import type { LlmServices } from '../tasks/llm/llm-task.ts';
 import { asText, compareField, type FieldVerdict } from './compare.ts';
+import { decisionField, type Waiting } from './decide.ts';
 import { judgeAnswer } from './judge.ts';
 import type { RecordedCalls } from './recorded-calls.ts';
 
 /** The verdict on one replayed step: its recording mismatches, a failed turn, and every expected field. */
 
 export interface FieldResult {
-  /** `output`, `quickReplies`, `actions`, `properties.<name>`, `recordings` (a recording mismatch) or `error`. */
+  /**
+   * `output`, `quickReplies`, `actions`, `properties.<name>`, `recordings` (a recording mismatch), `decision` (the
+   * turn did not wait for a person as recorded) or `error`.
+   */
   readonly field: string;
   readonly compare: string;
   readonly passed: boolean;
@@ -38,6 +42,8 @@ export interface StepToCheck {
   readonly conversation: Conversation;
   /** The step's recorded calls (undefined when every call went live). */
   readonly calls: RecordedCalls | undefined;
+  /** How the replayed turn waited for a person (`decideAsRecorded`). */
+  readonly waiting: Waiting;
 }
 
 /** Compares the conversation's last step with what the transcript expects of it. */
@@ -57,6 +63,8 @@ export async function checkStep(check: StepToCheck, llm: LlmServices | undefined
       actual: failure,
       diff: `the turn failed: ${failure}`,
     });
+  const decision = decisionField(check.waiting);
+  if (decision) fields.push(decision);
   for (const [field, expectation, actual] of expectedFields(check.expected, step)) {
     const verdict: FieldVerdict =
       expectation.compare === 'judge'

@@ -3,10 +3,12 @@ import type {
   Expected,
   HttpCallRecording,
   LlmRecording,
+  RecordedDecision,
   Recordings,
   Transcript,
 } from '../resources/schemas/transcript.ts';
 import { parseReference } from '../resources/uri.ts';
+import { DECISION_KEY, HUMAN_ANSWER_KEY } from '../runtime/human-approval.ts';
 import type { ContextValue, StoredStep } from '../runtime/memory.ts';
 import type { Conversation } from '../runtime/memory.ts';
 import { outputTexts } from '../runtime/snapshot.ts';
@@ -16,7 +18,7 @@ import { isRecord } from '../shared/json.ts';
  * Builds a transcript from a conversation as it happened: per step its input and context, its results as the
  * expected values (compared exactly; the editor relaxes them), and the answers of its HTTP calls and LLM calls
  * as recordings. HTTP-call answers come from what the step kept (`saveResponse`): where a call kept none, the
- * recording answers 200 with an empty body.
+ * recording answers 200 with an empty body. A step whose turn waited for a person records the person's decision.
  */
 
 /** Reads the JSON body of one configuration version (spec names), undefined when it does not exist. */
@@ -53,10 +55,25 @@ function recordStep(step: StoredStep, calls: ReadonlyMap<string, HttpCallFacts>)
   for (const entry of step.entries)
     if (entry.key.startsWith('context:')) context[entry.key.slice('context:'.length)] = entry.value as ContextValue;
   const recordings = recordingsOf(step, calls);
+  const decision = decisionOf(step);
   return {
     ...(Object.keys(context).length > 0 ? { context } : {}),
     expected: expectedOf(step),
     ...(recordings ? { recordings } : {}),
+    ...(decision ? { decision } : {}),
+  };
+}
+
+/** The person's decision on the step's turn, when it waited for one (the last decision, if it waited more than once). */
+function decisionOf(step: StoredStep): RecordedDecision | undefined {
+  const decided = step.entries.find((entry) => entry.key === DECISION_KEY)?.value;
+  if (!isRecord(decided)) return undefined;
+  const action = decided.action as RecordedDecision['action'];
+  const answer = entryValue(step, HUMAN_ANSWER_KEY);
+  return {
+    action,
+    ...(action === 'answer' && answer !== undefined ? { answer } : {}),
+    ...(typeof decided.reason === 'string' ? { reason: decided.reason } : {}),
   };
 }
 

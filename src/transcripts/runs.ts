@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { AppError, notFound } from '../errors.ts';
+import { AppError, conflict, notFound } from '../errors.ts';
 import { randomId } from '../ids.ts';
 import type { Recordings, Transcript } from '../resources/schemas/transcript.ts';
 import type { DescriptorOrigin } from '../storage/ports.ts';
@@ -13,14 +13,15 @@ import type { CallerAccess } from '../security/access.ts';
 import type { TranscriptRunStore } from '../storage/transcript-run-ports.ts';
 import type { LlmServices } from '../tasks/llm/llm-task.ts';
 import { checkStep, failedStep, type StepResult } from './check-step.ts';
+import { decideAsRecorded, type Waiting } from './decide.ts';
 import { transcriptFromConversation } from './record.ts';
 import { RecordedCalls } from './recorded-calls.ts';
 
 /**
  * Records transcripts from conversations and replays them (issue 21). A run deploys the agent version privately
  * into the `test` environment (unless it is deployed there already) and undeploys it afterwards, replays the
- * transcript in a fresh conversation of an anonymous user, compares every step with what is expected, and stores
- * the result under the transcript (and the suite).
+ * transcript in a fresh conversation of an anonymous user (a turn that waits for a person gets the decision its step
+ * recorded), compares every step with what is expected, and stores the result under the transcript (and the suite).
  */
 
 /** Where external calls are answered from: recordings, the network for LLM calls only, or the network for all. */
@@ -117,6 +118,8 @@ export class TranscriptRunService {
   async record(conversationId: string, origin: DescriptorOrigin, caller?: CallerAccess): Promise<string> {
     const { conversations, resources } = this.#options;
     const conversation = await conversations.get(conversationId, caller);
+    if (conversation.state === 'AWAITING_HUMAN')
+      throw conflict(`Conversation ${conversationId} waits for a person; decide first, then record it.`);
     const transcript = await transcriptFromConversation(conversation, (kind, id, version) =>
       resources.read(kind, id, version).catch((error: unknown) => {
         if (error instanceof AppError && error.kind === 'not-found') return undefined;
@@ -318,12 +321,17 @@ export class TranscriptRunService {
     const { conversations } = this.#options;
     const startCalls = callsOf(body.start?.recordings);
     let conversation: Conversation;
+    let waiting: Waiting;
     try {
-      conversation = await conversations.start(request.agentId, 'test', {
+      const started = await conversations.start(request.agentId, 'test', {
         context: parseContext(body.start?.context),
         agentVersion: request.agentVersion,
         replay: startCalls,
       });
+      ({ conversation, waiting } = await decideAsRecorded(conversations, started, {
+        decision: body.start?.decision,
+        calls: startCalls,
+      }));
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       return {
@@ -336,7 +344,15 @@ export class TranscriptRunService {
     }
     steps.push(
       await checkStep(
-        { transcript: body, number: 0, input: '', expected: body.start?.expected, conversation, calls: startCalls },
+        {
+          transcript: body,
+          number: 0,
+          input: '',
+          expected: body.start?.expected,
+          conversation,
+          calls: startCalls,
+          waiting,
+        },
         this.#options.llm,
       ),
     );
@@ -348,11 +364,15 @@ export class TranscriptRunService {
       }
       const calls = callsOf(turn.recordings);
       try {
-        conversation = await conversations.say(conversation.id, {
+        const answered = await conversations.say(conversation.id, {
           input: turn.input,
           context: parseContext(turn.context, `turns[${index}].context`),
           replay: calls,
         });
+        ({ conversation, waiting } = await decideAsRecorded(conversations, answered, {
+          decision: turn.decision,
+          calls,
+        }));
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         steps.push(failedStep(number, turn.input, conversation.state, reason));
@@ -360,7 +380,7 @@ export class TranscriptRunService {
       }
       steps.push(
         await checkStep(
-          { transcript: body, number, input: turn.input, expected: turn.expected, conversation, calls },
+          { transcript: body, number, input: turn.input, expected: turn.expected, conversation, calls, waiting },
           this.#options.llm,
         ),
       );

@@ -11,6 +11,7 @@ import {
   stringMap,
 } from './common.ts';
 import { parseContext } from '../../runtime/context.ts';
+import { answerProblem, DECISIONS, type DecisionAction } from '../../runtime/human-approval.ts';
 import { isRecord } from '../../shared/json.ts';
 
 /**
@@ -119,10 +120,27 @@ const ContextSchema = Type.Record(
   { description: 'Context sent with the message.' },
 );
 
+export const RecordedDecisionSchema = closed(
+  {
+    action: stringEnum(
+      DECISIONS,
+      "What the person decided: approve (the turn goes on), reject, or answer (the text in 'answer' is the agent's answer).",
+    ),
+    answer: Type.Optional(Type.String({ description: 'For answer: what the person answered.' })),
+    reason: Type.Optional(Type.String({ description: 'Why, as the person said.' })),
+  },
+  {
+    description:
+      "The person's decision when the step's turn waited for a person (human in the loop); a replayed turn that waits gets the same decision, one that does not wait fails the step.",
+  },
+);
+export type RecordedDecision = Static<typeof RecordedDecisionSchema>;
+
 const stepFields = {
   context: Type.Optional(ContextSchema),
   expected: Type.Optional(ExpectedSchema),
   recordings: Type.Optional(RecordingsSchema),
+  decision: Type.Optional(RecordedDecisionSchema),
 };
 
 export const TranscriptTurnSchema = closed(
@@ -208,13 +226,23 @@ function checkContext(step: Record<string, unknown>, path: string): SemanticProb
   }
 }
 
+function checkDecision(step: Record<string, unknown>, path: string): SemanticProblem[] {
+  const decision = step.decision;
+  if (!isRecord(decision)) return [];
+  const at = fieldPath(path, 'decision');
+  const answer = typeof decision.answer === 'string' ? decision.answer : undefined;
+  const problem = answerProblem(decision.action as DecisionAction, answer);
+  return problem === undefined ? [] : [{ path: at, message: `${at}: ${problem}` }];
+}
+
 function checkStep(step: unknown, path: string, hasJudge: boolean): SemanticProblem[] {
   if (!isRecord(step)) return [];
-  if (!isRecord(step.expected)) return checkContext(step, path);
+  if (!isRecord(step.expected)) return [...checkContext(step, path), ...checkDecision(step, path)];
   const expected = step.expected;
   const at = fieldPath(path, 'expected');
   const problems = [
     ...checkContext(step, path),
+    ...checkDecision(step, path),
     ...['output', 'quickReplies', 'actions'].flatMap((field) =>
       checkExpectation(expected[field], fieldPath(at, field), hasJudge),
     ),

@@ -150,6 +150,8 @@ export interface TranscriptStep {
   context?: Record<string, ContextValue>;
   expected?: TranscriptExpected;
   recordings?: { httpCalls?: unknown[]; llm?: unknown[] };
+  /** The person's decision when the step's turn waited for one (kept as it is by the editor). */
+  decision?: { action: Decision['decision']; answer?: string; reason?: string };
 }
 
 export interface Transcript {
