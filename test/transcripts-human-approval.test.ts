@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { deployRuleAgent, idFromLocation, refundAgent, sendMessage, startConversation } from './support/agents.ts';
+import {
+  deployLlmAgent,
+  deployRuleAgent,
+  idFromLocation,
+  refundAgent,
+  sendMessage,
+  startConversation,
+} from './support/agents.ts';
+import { startFakeOpenAi, type FakeProvider } from './support/fake-llm/index.ts';
 import { serverOfBlock, storeTypes } from './support/server.ts';
 
 /**
@@ -212,3 +220,86 @@ for (const storeType of storeTypes) {
     });
   });
 }
+
+describe("transcripts of a conversation whose LLM task's tool call waited for approval", () => {
+  const block = serverOfBlock('sqlite');
+  const { api } = block;
+  let fake: FakeProvider;
+  let agentId: string;
+  let transcript: any;
+  let transcriptId: string;
+
+  const run = async (mode: string) => {
+    const answer = await api.post(`/transcriptstore/transcripts/${transcriptId}/runs`, {
+      json: { agentId, agentVersion: 1, mode },
+    });
+    assert.equal(answer.status, 200, answer.text);
+    return answer.json as { passed: boolean; conversationId: string; steps: Step[] };
+  };
+
+  before(async () => {
+    fake = await startFakeOpenAi();
+    agentId = await deployLlmAgent(api, {
+      tasks: [
+        {
+          id: 'chat',
+          type: 'openai',
+          actions: ['chat'],
+          retry: { maxAttempts: 1 },
+          enableBuiltInTools: true,
+          builtInToolsWhitelist: ['calculator'],
+          toolApprovals: ['calculator'],
+          parameters: { apiKey: 'sk-test', baseUrl: `${fake.url}/v1`, modelName: 'gpt-4o-mini' },
+        },
+      ],
+    });
+    const { conversationId } = await startConversation(api, agentId);
+    fake.reply({ toolCalls: [{ id: 'call_a', name: 'calculator', args: { expression: '6 * 7' } }] });
+    const waiting = await sendMessage(api, conversationId, 'What is 6 * 7?');
+    assert.equal(waiting.hitlPauseType, 'tool-approval');
+    fake.reply({ text: 'It is 42.' });
+    const resumed = await api.post(`/agents/${conversationId}/resume`, { json: { decision: 'approve' } });
+    assert.equal(resumed.status, 200, resumed.text);
+    const created = await api.post(`/transcriptstore/transcripts/from-conversation/${conversationId}`);
+    assert.equal(created.status, 201, created.text);
+    transcriptId = idFromLocation(created.headers.get('location'));
+    transcript = (await api.get(`/transcriptstore/transcripts/${transcriptId}?version=1`)).json;
+  });
+  after(() => fake.close());
+
+  it('records the decision as a tool approval, beside the LLM answer that ended the tool loop', () => {
+    const [turn] = transcript.turns;
+    assert.deepEqual(turn.decision, { action: 'approve', pauseType: 'tool-approval' });
+    assert.deepEqual(turn.recordings.llm, [{ task: 'chat', answer: 'It is 42.' }]);
+  });
+
+  it('replays green from the recorded LLM answer, which stands for the tool loop: nothing waits, no model is asked', async () => {
+    const asked = fake.requests.length;
+    const result = await run('recorded');
+    assert.equal(result.passed, true, JSON.stringify(result, null, 2));
+    assert.equal(result.steps[1]!.conversationState, 'READY');
+    assert.equal(
+      result.steps[1]!.fields.find((field) => field.field === 'decision'),
+      undefined,
+      'the decision is not checked',
+    );
+    assert.equal(fake.requests.length, asked);
+  });
+
+  it('with the LLM live, the tool call waits again and gets the recorded approval; the tool runs', async () => {
+    fake.reply({ toolCalls: [{ id: 'call_b', name: 'calculator', args: { expression: '6 * 7' } }] });
+    fake.reply({ text: 'It is 42.' });
+    const result = await run('live-llm');
+    assert.equal(result.passed, true, JSON.stringify(result, null, 2));
+    const decision = result.steps[1]!.fields.find((field) => field.field === 'decision');
+    assert.deepEqual(decision, {
+      field: 'decision',
+      compare: 'exact',
+      expected: 'approve',
+      actual: 'approve',
+      passed: true,
+    });
+    const toolMessage = fake.requests.at(-1)!.body.messages.find((message: any) => message.role === 'tool');
+    assert.equal(toolMessage.content, '42', 'the approved call ran');
+  });
+});

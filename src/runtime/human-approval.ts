@@ -12,7 +12,8 @@ import type { PartialStep, PendingToolCall, Turn } from './turn.ts';
  * holds the rules.
  */
 
-export type PauseKind = 'pause' | 'tool-approval';
+export const PAUSE_KINDS = ['pause', 'tool-approval'] as const;
+export type PauseKind = (typeof PAUSE_KINDS)[number];
 
 /** A turn waiting for a person, stored with its conversation (state AWAITING_HUMAN). */
 export interface PendingTurn {
@@ -110,6 +111,7 @@ export function checkDecision(pending: PendingTurn, decision: Omit<Decision, 'ac
 export function applyDecision(turn: Turn, pending: PendingTurn, decision: Decision, now: number): boolean {
   turn.set(DECISION_KEY, {
     action: decision.action,
+    pauseType: pending.kind,
     actor: decision.actor,
     decidedAt: now,
     ...(decision.reason === undefined ? {} : { reason: decision.reason }),

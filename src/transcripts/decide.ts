@@ -7,7 +7,8 @@ import type { FieldResult } from './check-step.ts';
 /**
  * Human in the loop in a replay: a replayed turn that waits for a person gets the decision its step recorded, as
  * the actor `transcript-run`, each time it waits (up to `MAX_DECISIONS`). A turn still waiting after that (the step
- * recorded no decision, or it keeps waiting) ends the conversation, so no replay is left in the inbox.
+ * recorded no decision, or it keeps waiting) ends the conversation, so no replay is left in the inbox. Tool calls
+ * wait for no one while LLM answers come from the recording: the recorded answer stands for the whole tool loop.
  */
 
 const MAX_DECISIONS = 10;
@@ -16,6 +17,8 @@ export const REPLAY_ACTOR = 'transcript-run';
 /** How the replayed turn waited for a person, beside what its step recorded. */
 export interface Waiting {
   readonly recorded: RecordedDecision | undefined;
+  /** The replayed turn should wait as the recorded one did (not so for tool approvals under recorded LLM answers). */
+  readonly waitExpected: boolean;
   /** How often the replayed turn waited and got the recorded decision. */
   readonly decided: number;
   /** It still waited when the replay gave up (the conversation was ended). */
@@ -29,9 +32,14 @@ export interface Waiting {
 export async function decideAsRecorded(
   conversations: ConversationService,
   replayed: Conversation,
-  step: { readonly decision?: RecordedDecision | undefined; readonly calls: TurnReplay | undefined },
+  step: {
+    readonly decision?: RecordedDecision | undefined;
+    readonly calls: TurnReplay | undefined;
+    readonly llmRecorded: boolean;
+  },
 ): Promise<{ conversation: Conversation; waiting: Waiting }> {
   const recorded = step.decision;
+  const waitExpected = recorded !== undefined && !(recorded.pauseType === 'tool-approval' && step.llmRecorded);
   let conversation = replayed;
   let decided = 0;
   while (conversation.state === 'AWAITING_HUMAN' && recorded && decided < MAX_DECISIONS) {
@@ -46,12 +54,12 @@ export async function decideAsRecorded(
   }
   const undecided = conversation.state === 'AWAITING_HUMAN';
   if (undecided) conversation = await conversations.end(conversation.id);
-  return { conversation, waiting: { recorded, decided, undecided } };
+  return { conversation, waiting: { recorded, waitExpected, decided, undecided } };
 }
 
 /** The step's `decision` field: whether the replayed turn waited for a person as the recorded one did. */
-export function decisionField({ recorded, decided, undecided }: Waiting): FieldResult | undefined {
-  if (!recorded && !undecided) return undefined;
+export function decisionField({ recorded, waitExpected, decided, undecided }: Waiting): FieldResult | undefined {
+  if (!undecided && decided === 0 && !waitExpected) return undefined;
   const field = { field: 'decision', compare: 'exact', ...(recorded ? { expected: recorded.action } : {}) };
   if (undecided)
     return {

@@ -74,6 +74,7 @@ function decisionOf(step: StoredStep): RecordedDecision | undefined {
     action,
     ...(action === 'answer' && answer !== undefined ? { answer } : {}),
     ...(typeof decided.reason === 'string' ? { reason: decided.reason } : {}),
+    ...(decided.pauseType === 'tool-approval' ? { pauseType: decided.pauseType } : {}),
   };
 }
 

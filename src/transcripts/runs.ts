@@ -317,6 +317,7 @@ export class TranscriptRunService {
     }
     const callsOf = (recordings: Recordings | undefined) =>
       request.mode === 'live' ? undefined : new RecordedCalls(recordings, { liveLlm: request.mode === 'live-llm' });
+    const llmRecorded = request.mode === 'recorded';
     const steps: StepResult[] = [];
     const { conversations } = this.#options;
     const startCalls = callsOf(body.start?.recordings);
@@ -331,6 +332,7 @@ export class TranscriptRunService {
       ({ conversation, waiting } = await decideAsRecorded(conversations, started, {
         decision: body.start?.decision,
         calls: startCalls,
+        llmRecorded,
       }));
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
@@ -372,6 +374,7 @@ export class TranscriptRunService {
         ({ conversation, waiting } = await decideAsRecorded(conversations, answered, {
           decision: turn.decision,
           calls,
+          llmRecorded,
         }));
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);

@@ -11,7 +11,7 @@ import {
   stringMap,
 } from './common.ts';
 import { parseContext } from '../../runtime/context.ts';
-import { answerProblem, DECISIONS, type DecisionAction } from '../../runtime/human-approval.ts';
+import { answerProblem, DECISIONS, type DecisionAction, PAUSE_KINDS } from '../../runtime/human-approval.ts';
 import { isRecord } from '../../shared/json.ts';
 
 /**
@@ -128,6 +128,12 @@ export const RecordedDecisionSchema = closed(
     ),
     answer: Type.Optional(Type.String({ description: 'For answer: what the person answered.' })),
     reason: Type.Optional(Type.String({ description: 'Why, as the person said.' })),
+    pauseType: Type.Optional(
+      stringEnum(
+        PAUSE_KINDS,
+        "What waited: a rule's pause (default) or an LLM task's tool calls (tool-approval; while LLM answers come from the recording, which stands for the whole tool loop, the replayed turn does not wait).",
+      ),
+    ),
   },
   {
     description:

@@ -151,7 +151,12 @@ export interface TranscriptStep {
   expected?: TranscriptExpected;
   recordings?: { httpCalls?: unknown[]; llm?: unknown[] };
   /** The person's decision when the step's turn waited for one (kept as it is by the editor). */
-  decision?: { action: Decision['decision']; answer?: string; reason?: string };
+  decision?: {
+    action: Decision['decision'];
+    answer?: string;
+    reason?: string;
+    pauseType?: PendingApproval['pauseType'];
+  };
 }
 
 export interface Transcript {
