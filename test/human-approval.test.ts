@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import {
   createAgent,
   createResource,
+  approvedCalculatorLlm,
   deployLlmAgent,
   deployRefundAgent,
   sendMessage,
@@ -185,20 +186,7 @@ for (const storeType of storeTypes) {
 
     before(async () => {
       fake = await startFakeOpenAi();
-      agentId = await deployLlmAgent(api, {
-        tasks: [
-          {
-            id: 'chat',
-            type: 'openai',
-            actions: ['chat'],
-            retry: { maxAttempts: 1 },
-            enableBuiltInTools: true,
-            builtInToolsWhitelist: ['calculator', 'datetime'],
-            toolApprovals: ['calculator'],
-            parameters: { apiKey: 'sk-test', baseUrl: `${fake.url}/v1`, modelName: 'gpt-4o-mini' },
-          },
-        ],
-      });
+      agentId = await deployLlmAgent(api, approvedCalculatorLlm(fake.url));
     });
     after(() => fake.close());
 

@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import {
+  approvedCalculatorLlm,
   deployLlmAgent,
   deployRuleAgent,
   idFromLocation,
@@ -239,20 +240,7 @@ describe("transcripts of a conversation whose LLM task's tool call waited for ap
 
   before(async () => {
     fake = await startFakeOpenAi();
-    agentId = await deployLlmAgent(api, {
-      tasks: [
-        {
-          id: 'chat',
-          type: 'openai',
-          actions: ['chat'],
-          retry: { maxAttempts: 1 },
-          enableBuiltInTools: true,
-          builtInToolsWhitelist: ['calculator'],
-          toolApprovals: ['calculator'],
-          parameters: { apiKey: 'sk-test', baseUrl: `${fake.url}/v1`, modelName: 'gpt-4o-mini' },
-        },
-      ],
-    });
+    agentId = await deployLlmAgent(api, approvedCalculatorLlm(fake.url));
     const { conversationId } = await startConversation(api, agentId);
     fake.reply({ toolCalls: [{ id: 'call_a', name: 'calculator', args: { expression: '6 * 7' } }] });
     const waiting = await sendMessage(api, conversationId, 'What is 6 * 7?');

@@ -178,6 +178,27 @@ export async function deployLlmAgent(api: Api, llm: { tasks: unknown[] }): Promi
 }
 
 /**
+ * An LLM configuration (for `deployLlmAgent`) whose task `chat` asks the OpenAI-compatible model at `url` (a fake in
+ * tests), offering the built-in tools calculator and datetime; every calculator call waits for a person's approval.
+ */
+export function approvedCalculatorLlm(url: string) {
+  return {
+    tasks: [
+      {
+        id: 'chat',
+        type: 'openai',
+        actions: ['chat'],
+        retry: { maxAttempts: 1 },
+        enableBuiltInTools: true,
+        builtInToolsWhitelist: ['calculator', 'datetime'],
+        toolApprovals: ['calculator'],
+        parameters: { apiKey: 'sk-test', baseUrl: `${url}/v1`, modelName: 'gpt-4o-mini' },
+      },
+    ],
+  };
+}
+
+/**
  * A rule-based agent, deployed: the parser with the dictionary, the rules, the HTTP calls (when given), the output
  * set, then templating.
  */
