@@ -11,8 +11,10 @@ export interface LoadSpec {
   readonly warmupSeconds?: number;
   /** JSON request body; none (and no content type) when absent. */
   readonly body?: string;
-  /** The request path, fixed or chosen per request. */
-  readonly path: string | (() => string);
+  /** Request paths, used in turn (round-robin) over all connections. */
+  readonly paths: readonly string[];
+  /** Requests per second over all connections (an open-loop rate instead of as fast as answers come). */
+  readonly rate?: number;
 }
 
 export interface Measurement {
@@ -30,27 +32,26 @@ export interface Measurement {
 }
 
 /**
- * Runs autocannon (programmatic API, in this process) with POST requests against `baseUrl`. Latencies are taken
+ * Runs autocannon (programmatic API, in this process; `load.ts` runs it in a child process on its own core) with
+ * POST requests against `baseUrl`. Latencies are taken
  * from autocannon's per-response timings rather than its histogram, which keeps whole milliseconds only: too
  * coarse for an echo server that answers in a fraction of one.
  */
 export async function measure(baseUrl: string, spec: LoadSpec): Promise<Measurement> {
   const headers: Record<string, string> = spec.body === undefined ? {} : { 'content-type': 'application/json' };
-  const pathOf = spec.path;
-  const request =
-    typeof pathOf === 'string'
-      ? { method: 'POST', path: pathOf, headers, ...(spec.body === undefined ? {} : { body: spec.body }) }
-      : {
-          method: 'POST',
-          headers,
-          ...(spec.body === undefined ? {} : { body: spec.body }),
-          setupRequest: (data: { path?: string }) => ({ ...data, path: pathOf() }),
-        };
+  let next = 0;
+  const request = {
+    method: 'POST',
+    headers,
+    ...(spec.body === undefined ? {} : { body: spec.body }),
+    setupRequest: (data: { path?: string }) => ({ ...data, path: spec.paths[next++ % spec.paths.length] }),
+  };
   const instance = autocannon({
     url: baseUrl,
     connections: spec.connections,
     ...(spec.amount === undefined ? { duration: spec.duration ?? 5 } : { amount: spec.amount }),
     ...(spec.warmupSeconds ? { warmup: { connections: spec.connections, duration: spec.warmupSeconds } } : {}),
+    ...(spec.rate === undefined ? {} : { overallRate: spec.rate }),
     requests: [request],
   });
   let latencies = new Float64Array(1 << 14);
