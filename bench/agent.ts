@@ -1,16 +1,21 @@
 import { expectStatus, idFromLocation, type BenchApi } from './api.ts';
 
-export const DICTIONARY_WORDS = 10_000;
-export const RULES = 500;
+export const DICTIONARY_WORDS = 2_000;
+export const RULES = 102;
 
 export interface BenchmarkAgentOptions {
   /** Base URL of a loopback HTTP target; adds the HTTP-call step. */
   readonly httpCallTarget?: string;
+  /** Base URL of a loopback OpenAI-compatible provider (`.../v1`); adds an LLM step answering `greet`. */
+  readonly llmBaseUrl?: string;
 }
+
+/** Messages of history the LLM workload sends with each request. */
+export const LLM_HISTORY_MESSAGES = 10;
 
 /**
  * The agent every workload talks to, built through the REST API like a user would: parser (a dictionary of
- * 10,000 words plus `hello`, with typo correction) -> behavior rules (500 rules in one first-match group, the one
+ * 2,000 words plus `hello`, with typo correction) -> behavior rules (102 rules in one first-match group, the one
  * that answers `hello` last, so every message evaluates all of them) -> output (a welcome, and one answer per
  * rule) -> templating. The workloads send `hello`.
  * Returns the agent id (version 1), not yet deployed.
@@ -18,6 +23,8 @@ export interface BenchmarkAgentOptions {
  * With `httpCallTarget`, the same agent also makes one HTTP call per answered `hello` (workload `httpcall-step`):
  * an HTTP-calls step after the rules POSTs a small templated JSON body to `<httpCallTarget>/lookup` and saves the
  * JSON answer; everything else is unchanged, so the difference to `step-throughput` is the call's cost.
+ * With `llmBaseUrl`, an `openai` task answers `greet` too (system message, the last 10 messages of history, the
+ * model's answer added to the output).
  */
 export async function buildBenchmarkAgent(api: BenchApi, options: BenchmarkAgentOptions = {}): Promise<string> {
   const create = async (path: string, body: unknown): Promise<string> => {
@@ -82,6 +89,14 @@ export async function buildBenchmarkAgent(api: BenchApi, options: BenchmarkAgent
               config: { uri: await create('/httpcallsstore/httpcalls', httpCallSet(options.httpCallTarget)) },
             },
           ]),
+      ...(options.llmBaseUrl === undefined
+        ? []
+        : [
+            {
+              type: 'svc://ai.svc.llm',
+              config: { uri: await create('/langchainstore/langchains', llmSet(options.llmBaseUrl)) },
+            },
+          ]),
       { type: 'svc://ai.svc.output', config: { uri: outputSetUri } },
       { type: 'svc://ai.svc.templating', config: {} },
     ],
@@ -104,6 +119,28 @@ function httpCallSet(targetServerUrl: string) {
           path: '/lookup',
           contentType: 'application/json',
           body: '{"user":"{userInfo.userId}","input":"{memory.current.input}"}',
+        },
+      },
+    ],
+  };
+}
+
+function llmSet(baseUrl: string) {
+  return {
+    tasks: [
+      {
+        id: 'chat',
+        type: 'openai',
+        actions: ['greet'],
+        retry: { maxAttempts: 1 },
+        parameters: {
+          apiKey: 'sk-bench',
+          baseUrl,
+          modelName: 'gpt-bench',
+          systemMessage: 'You help {userInfo.userId}.',
+          addToOutput: 'true',
+          // Steps of history: each gives a user and an assistant message.
+          logSizeLimit: String(LLM_HISTORY_MESSAGES / 2),
         },
       },
     ],

@@ -20,6 +20,7 @@ declare module 'autocannon' {
     amount?: number;
     timeout?: number;
     pipelining?: number;
+    overallRate?: number;
     requests?: Request[];
     warmup?: { connections?: number; duration?: number };
   }

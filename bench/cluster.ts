@@ -44,12 +44,17 @@ async function main(): Promise<void> {
         idFromLocation(expectStatus(await api.post(`/agents/${agentId}/start`), 201, 'start').headers.get('location')),
       );
     }
-    let next = 0;
-    const path = () => `/agents/${conversations[next++ % conversations.length]}`;
+    const paths = conversations.map((id) => `/agents/${id}`);
     const body = JSON.stringify({ input: 'hello' });
 
-    const echoRun = await measure(echo.url, { connections: CONNECTIONS, duration, warmupSeconds: 1, path: '/', body });
-    const one = await measure(first, { connections: CONNECTIONS, duration, warmupSeconds: 1, path, body });
+    const echoRun = await measure(echo.url, {
+      connections: CONNECTIONS,
+      duration,
+      warmupSeconds: 1,
+      paths: ['/'],
+      body,
+    });
+    const one = await measure(first, { connections: CONNECTIONS, duration, warmupSeconds: 1, paths, body });
 
     const second = await start();
     // The second instance learns about the deployment by notification or at start-up; wait until it can answer.
@@ -59,8 +64,8 @@ async function main(): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const [a, b] = await Promise.all([
-      measure(first, { connections: CONNECTIONS / 2, duration, warmupSeconds: 1, path, body }),
-      measure(second, { connections: CONNECTIONS / 2, duration, warmupSeconds: 1, path, body }),
+      measure(first, { connections: CONNECTIONS / 2, duration, warmupSeconds: 1, paths, body }),
+      measure(second, { connections: CONNECTIONS / 2, duration, warmupSeconds: 1, paths, body }),
     ]);
     const problems = [echoRun, one, a, b].map(measurementProblem).filter(Boolean);
     const two = a.reqPerSec + b.reqPerSec;

@@ -11,7 +11,7 @@ export interface EchoServer {
  * JSON (`{}` for an empty body), over keep-alive connections. Everything the service does beyond this is what
  * the ratios show.
  */
-export async function startEchoServer(): Promise<EchoServer> {
+export async function startEchoServer(port = 0): Promise<EchoServer> {
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -28,11 +28,11 @@ export async function startEchoServer(): Promise<EchoServer> {
   server.keepAliveTimeout = 72_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    server.listen(port, '127.0.0.1', () => resolve());
   });
-  const { port } = server.address() as AddressInfo;
+  const { port: listening } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${listening}`,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));

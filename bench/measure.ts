@@ -9,10 +9,14 @@ export interface LoadSpec {
   readonly amount?: number;
   /** Seconds of unmeasured load before the run (same connections). */
   readonly warmupSeconds?: number;
-  /** JSON request body, fixed or chosen per request; none (and no content type) when absent. */
-  readonly body?: string | (() => string);
-  /** The request path, fixed or chosen per request. */
-  readonly path: string | (() => string);
+  /** JSON request body; none (and no content type) when absent. */
+  readonly body?: string;
+  /** JSON request bodies, used in turn (round-robin, in step with `paths`) instead of `body`. */
+  readonly bodies?: readonly string[];
+  /** Request paths, used in turn (round-robin) over all connections. */
+  readonly paths: readonly string[];
+  /** Requests per second over all connections (an open-loop rate instead of as fast as answers come). */
+  readonly rate?: number;
 }
 
 export interface Measurement {
@@ -30,32 +34,35 @@ export interface Measurement {
 }
 
 /**
- * Runs autocannon (programmatic API, in this process) with POST requests against `baseUrl`. Latencies are taken
+ * Runs autocannon (programmatic API, in this process; `load.ts` runs it in a child process on its own core) with
+ * POST requests against `baseUrl`. Latencies are taken
  * from autocannon's per-response timings rather than its histogram, which keeps whole milliseconds only: too
  * coarse for an echo server that answers in a fraction of one.
  */
 export async function measure(baseUrl: string, spec: LoadSpec): Promise<Measurement> {
-  const headers: Record<string, string> = spec.body === undefined ? {} : { 'content-type': 'application/json' };
-  const pathOf = spec.path;
-  const bodyOf = spec.body;
-  const request =
-    typeof pathOf === 'string' && typeof bodyOf !== 'function'
-      ? { method: 'POST', path: pathOf, headers, ...(bodyOf === undefined ? {} : { body: bodyOf }) }
-      : {
-          method: 'POST',
-          headers,
-          ...(typeof bodyOf === 'string' ? { body: bodyOf } : {}),
-          setupRequest: (data: { path?: string; body?: string | Buffer }) => ({
-            ...data,
-            path: typeof pathOf === 'string' ? pathOf : pathOf(),
-            ...(typeof bodyOf === 'function' ? { body: bodyOf() } : {}),
-          }),
-        };
+  const { paths, bodies } = spec;
+  const hasBody = spec.body !== undefined || bodies !== undefined;
+  const headers: Record<string, string> = hasBody ? { 'content-type': 'application/json' } : {};
+  let next = 0;
+  const request = {
+    method: 'POST',
+    headers,
+    ...(spec.body === undefined ? {} : { body: spec.body }),
+    setupRequest: (data: { path?: string; body?: string | Buffer }) => {
+      const turn = next++;
+      return {
+        ...data,
+        path: paths[turn % paths.length],
+        ...(bodies === undefined ? {} : { body: bodies[turn % bodies.length] }),
+      };
+    },
+  };
   const instance = autocannon({
     url: baseUrl,
     connections: spec.connections,
     ...(spec.amount === undefined ? { duration: spec.duration ?? 5 } : { amount: spec.amount }),
     ...(spec.warmupSeconds ? { warmup: { connections: spec.connections, duration: spec.warmupSeconds } } : {}),
+    ...(spec.rate === undefined ? {} : { overallRate: spec.rate }),
     requests: [request],
   });
   let latencies = new Float64Array(1 << 14);

@@ -169,6 +169,24 @@ export const sqliteMigrations: readonly Migration[] = [
     `,
   },
   {
+    // A step (about 1-3 KB) in a WITHOUT ROWID table filled a leaf page of its own and rebalanced its neighbours on
+    // insert; in a rowid table the steps of all conversations append to the same last pages, so the turns that
+    // share one group commit write a few pages between them, and the position index holds only the small keys.
+    name: 'conversation steps appended to a rowid table, found through a position index',
+    sql: `
+      CREATE TABLE conversation_steps_appended (
+        conversation_id TEXT NOT NULL,
+        step_index INTEGER NOT NULL,
+        body TEXT NOT NULL
+      );
+      INSERT INTO conversation_steps_appended (conversation_id, step_index, body)
+        SELECT conversation_id, step_index, body FROM conversation_steps ORDER BY conversation_id, step_index;
+      DROP TABLE conversation_steps;
+      ALTER TABLE conversation_steps_appended RENAME TO conversation_steps;
+      CREATE UNIQUE INDEX conversation_steps_position ON conversation_steps (conversation_id, step_index);
+    `,
+  },
+  {
     name: 'OpenAI-compatible API: API keys (hashed) and chats found again by their history',
     sql: `
       CREATE TABLE api_keys (
