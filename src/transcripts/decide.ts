@@ -12,7 +12,7 @@ import type { FieldResult } from './check-step.ts';
  */
 
 const MAX_DECISIONS = 10;
-export const REPLAY_ACTOR = 'transcript-run';
+const REPLAY_ACTOR = 'transcript-run';
 
 /** How the replayed turn waited for a person, beside what its step recorded. */
 export interface Waiting {
@@ -42,15 +42,21 @@ export async function decideAsRecorded(
   const waitExpected = recorded !== undefined && !(recorded.pauseType === 'tool-approval' && step.llmRecorded);
   let conversation = replayed;
   let decided = 0;
-  while (conversation.state === 'AWAITING_HUMAN' && recorded && decided < MAX_DECISIONS) {
-    conversation = await conversations.resume(
-      conversation.id,
-      { ...recorded, actor: REPLAY_ACTOR },
-      undefined,
-      async () => true,
-      step.calls,
-    );
-    decided++;
+  try {
+    while (conversation.state === 'AWAITING_HUMAN' && recorded && decided < MAX_DECISIONS) {
+      conversation = await conversations.resume(
+        conversation.id,
+        { ...recorded, actor: REPLAY_ACTOR },
+        undefined,
+        async () => true,
+        step.calls,
+      );
+      decided++;
+    }
+  } catch (error) {
+    // The step fails with this error; the turn must not stay waiting for a person who will never come.
+    await conversations.end(conversation.id);
+    throw error;
   }
   const undecided = conversation.state === 'AWAITING_HUMAN';
   if (undecided) conversation = await conversations.end(conversation.id);
