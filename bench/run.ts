@@ -252,32 +252,53 @@ async function main(): Promise<void> {
       `mean ${fixed(llmTurns.latencyMs.mean)} ms`,
     );
 
-    if (memoryConversations > 0) {
-      console.log(`bench: memory of ${memoryConversations} conversations used once ...`);
-      const before = residentBytes(service.pid);
-      await load(
-        service,
-        { connections: CONNECTIONS, amount: memoryConversations, paths: [`/agents/${rules.agentId}/start`] },
-        'memory',
-      );
-      await setTimeout(1000);
-      const added = (residentBytes(service.pid) - before) / 2 ** 20;
-      workloads.memory = { conversations: memoryConversations, addedMiB: added };
-      atMost(
-        `Memory added by ${memoryConversations} conversations (MiB RSS)`,
-        added,
-        300,
-        `RSS ${fixed(before / 2 ** 20, 0)} MiB before`,
-      );
-    }
-
     await service.stop();
+    if (memoryConversations > 0) await memoryOfConversations();
     await postgresW1(echo);
   } finally {
     for (const process_ of started.reverse()) await process_.stop();
     for (const store of stores) await store.dispose();
   }
   report((performance.now() - begin) / 1000);
+}
+
+/**
+ * RSS a fresh service (its own store) adds while `memoryConversations` conversations are started and used once
+ * each: what stays is the bounded conversation cache, the store's page cache and the heap's growth.
+ */
+async function memoryOfConversations(): Promise<void> {
+  console.log(`bench: memory of ${memoryConversations} conversations used once (a fresh service) ...`);
+  const store = await openBenchStore();
+  const service = await startPinned('src/main.ts', serviceEnvironment(store));
+  try {
+    const api = benchApi(service.url);
+    const agentId = await buildBenchmarkAgent(api);
+    await deployAgent(api, agentId);
+    await startConversations(api, agentId, 100);
+    const before = residentBytes(service.pid);
+    await load(
+      service,
+      { connections: CONNECTIONS, amount: memoryConversations, paths: [`/agents/${agentId}/start`] },
+      'memory',
+    );
+    await setTimeout(1000);
+    const after = residentBytes(service.pid);
+    const added = (after - before) / 2 ** 20;
+    workloads.memory = {
+      conversations: memoryConversations,
+      rssBeforeMiB: before / 2 ** 20,
+      rssAfterMiB: after / 2 ** 20,
+    };
+    atMost(
+      `Memory added by ${memoryConversations} conversations (MiB RSS)`,
+      added,
+      300,
+      `RSS ${fixed(before / 2 ** 20, 0)} MiB before, ${fixed(after / 2 ** 20, 0)} MiB after`,
+    );
+  } finally {
+    await service.stop();
+    await store.dispose();
+  }
 }
 
 /** W1 again with the service on PostgreSQL (skipped, and said so, when no PostgreSQL answers). */

@@ -19,9 +19,7 @@ import { SqliteApiKeyStore, SqliteChatThreadStore } from './openai-store.ts';
 import { SqliteUserPropertyStore } from './user-property-store.ts';
 
 /** Page cache of the serving connection: the hot conversations' pages stay in memory (the default is 2 MiB). */
-const CACHE_KIB = 65_536;
-/** Reads through a memory map instead of a system call per page. */
-const MMAP_BYTES = 268_435_456;
+const CACHE_KIB = 16_384;
 
 export interface SqliteStorage extends Storage {
   readonly db: DatabaseSync;
@@ -34,7 +32,7 @@ export async function openSqliteStorage(path: string): Promise<SqliteStorage> {
     if (path !== ':memory:' && !path.startsWith('file:')) mkdirSync(dirname(path), { recursive: true });
     db = new DatabaseSync(path);
     db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;
-      PRAGMA cache_size = -${CACHE_KIB}; PRAGMA mmap_size = ${MMAP_BYTES};`);
+      PRAGMA cache_size = -${CACHE_KIB};`);
     registerContainsFunction(db);
     migrate(db, sqliteMigrations);
     const inFile = db.location() !== null;
