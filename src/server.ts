@@ -2,6 +2,8 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { BackupService } from './backup/service.ts';
+import { EmbeddingModels } from './knowledge/embedding-providers.ts';
+import { KnowledgeService } from './knowledge/service.ts';
 import { buildApp } from './http/app.ts';
 import { BUILT_IN_TOOL_NAMES } from './llm/built-in-tools.ts';
 import { ToolHistory } from './llm/tool-history.ts';
@@ -107,6 +109,13 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     knownTools: BUILT_IN_TOOL_NAMES,
     rateLimitStore: storage.rateLimits,
   });
+  const knowledge = new KnowledgeService({
+    store: storage.knowledge,
+    resources,
+    models: new EmbeddingModels({ ollamaBaseUrl: settings['svc.ollama.default-base-url'], fetch: outbound.fetch }),
+    secrets: vault.resolver(),
+    log: logger,
+  });
   const deployments = new DeploymentService({
     store: storage.deployments,
     read: (kind, id, version) => storage.resources.read(kind, id, version),
@@ -119,6 +128,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
         secretWriter: vault,
         httpCalls: httpCallsOptions(settings, vault, outbound, logger),
         llm: llmOptions(settings, vault, toolHistory, outbound, webOutbound, logger),
+        knowledge,
       }),
     ),
     log: logger,
@@ -179,11 +189,13 @@ export async function startServer(settings: Settings, options: ServerOptions = {
         agentTools,
         tools: toolHistory,
         audit,
+        knowledge,
       },
     });
     await app.listen({ port: settings['svc.http.port'], host: settings['svc.http.host'] });
   } catch (error) {
     await app?.close();
+    await knowledge.close();
     await audit.close().catch(() => undefined);
     await deployments.close();
     await closeOutbound();
@@ -203,6 +215,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     close: () =>
       (closing ??= running.close().then(async () => {
+        await knowledge.close();
         await audit.close();
         await deployments.close();
         await closeOutbound();

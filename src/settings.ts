@@ -159,6 +159,8 @@ export const settingDefinitions = {
   'svc.tools.rate-limit-per-minute': integer(100, 'default calls per minute of each LLM tool', 1),
   'svc.backup.max-zip-bytes': integer(52_428_800, 'largest accepted import ZIP (and its unpacked size)', 1),
   'svc.backup.max-entries': integer(10_000, 'most entries an import ZIP may hold', 1),
+  'svc.rag.max-document-bytes': integer(26_214_400, 'largest document a knowledge-base upload accepts', 1),
+  'svc.rag.max-documents': integer(100, 'most documents one knowledge-base ingestion accepts', 1),
   'svc.log.level': oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info', 'log level'),
 } as const;
 

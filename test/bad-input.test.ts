@@ -38,6 +38,7 @@ const validBody = ({ method, path, jsonBody }: Operation): unknown => {
     return path.startsWith('/descriptorstore/')
       ? { operation: 'SET', document: { name: 'x' } }
       : [{ operation: 'DELETE', document: {} }];
+  if (path.endsWith('/search')) return { query: 'x' };
   return {};
 };
 

@@ -187,6 +187,27 @@ export const resourceKinds = [
       ],
     },
   },
+  {
+    name: 'rag',
+    slug: 'rags',
+    title: 'knowledge base',
+    label: 'Knowledge bases',
+    uriType: 'rag',
+    uriTypeAliases: [],
+    storePath: '/ragstore/rags',
+    legacyStorePaths: [],
+    exportName: 'rag',
+    importNames: [],
+    template: {
+      name: 'product-docs',
+      embeddingProvider: 'openai',
+      embeddingParameters: { model: 'text-embedding-3-small', apiKey: '${vault:OPENAI_API_KEY}' },
+      chunkSize: 512,
+      chunkOverlap: 64,
+      maxResults: 5,
+      minScore: 0.6,
+    },
+  },
 ] as const satisfies readonly ResourceKind[];
 
 export type KindName = (typeof resourceKinds)[number]['name'];

@@ -8,6 +8,7 @@ import type { ConversationStore, DeploymentStore, TriggerStore, UserPropertyStor
 import type { RateLimitStore } from './rate-limit-ports.ts';
 import type { SecretStore } from './secret-ports.ts';
 import type { AuditStore } from './audit-ports.ts';
+import type { KnowledgeStore } from './knowledge-ports.ts';
 
 /** Descriptor fields that a caller may set at create time besides name and description. */
 export interface DescriptorOrigin {
@@ -125,6 +126,8 @@ export interface Stores {
   /** Write-once entries of the audit ledger (`src/ops/audit.ts`). */
   readonly audit: AuditStore;
   readonly rateLimits: RateLimitStore;
+  /** Documents and chunks of knowledge bases (`src/knowledge/`). */
+  readonly knowledge: KnowledgeStore;
 }
 
 export interface Storage extends Stores {

@@ -1,5 +1,6 @@
 import type { TaskDefinition } from '../runtime/tasks.ts';
 import type { SecretWriter } from '../properties/secret-properties.ts';
+import type { KnowledgeService } from '../knowledge/service.ts';
 import { behaviorTask } from './behavior/behavior-task.ts';
 import { createHttpCallExecutor, type HttpCallExecutorOptions } from './httpcalls/executor.ts';
 import { httpCallsTask } from './httpcalls/httpcalls-task.ts';
@@ -28,6 +29,7 @@ export interface TaskServiceOptions {
   readonly httpCalls?: HttpCallExecutorOptions | undefined;
   /** Secrets, tool history and provider defaults of LLM tasks. */
   readonly llm?: Omit<LlmTaskOptions, 'httpCallTools'> | undefined;
+  readonly knowledge?: KnowledgeService | undefined;
 }
 
 /** The services the built-in tasks use, built once at start-up. */
@@ -41,5 +43,6 @@ export function createTaskServices(options: TaskServiceOptions): TaskServices {
     llm: options.llm
       ? createLlmServices({ ...options.llm, httpCallTools: httpCalls && createHttpCallTools(httpCalls) })
       : undefined,
+    knowledge: options.knowledge,
   };
 }

@@ -15,6 +15,7 @@ export function stubStorage<T extends Partial<Storage>>(parts: T): Storage & T {
     secrets: {} as Storage['secrets'],
     audit: {} as Storage['audit'],
     rateLimits: {} as Storage['rateLimits'],
+    knowledge: {} as Storage['knowledge'],
     async ping() {},
     transaction: () => Promise.reject(new Error('this stub storage runs no transactions')),
     async close() {},

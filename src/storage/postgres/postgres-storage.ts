@@ -5,6 +5,7 @@ import { redactUrl, scrubSecrets } from '../redact.ts';
 import { PostgresAuditStore } from './audit-store.ts';
 import { PostgresConversationStore } from './conversation-store.ts';
 import { PostgresDeploymentStore } from './deployment-store.ts';
+import { PostgresKnowledgeStore } from './knowledge-store.ts';
 import { postgresMigrations } from './migrations.ts';
 import { PostgresRateLimitStore } from './rate-limit-store.ts';
 import { PostgresResourceStore } from './resource-store.ts';
@@ -80,6 +81,7 @@ function storesOver(db: Queryable): Stores {
     secrets: new PostgresSecretStore(db),
     audit: new PostgresAuditStore(db),
     rateLimits: new PostgresRateLimitStore(db),
+    knowledge: new PostgresKnowledgeStore(db),
   };
 }
 

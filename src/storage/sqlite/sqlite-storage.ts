@@ -6,6 +6,7 @@ import type { Storage, Stores } from '../ports.ts';
 import { SqliteAuditStore } from './audit-store.ts';
 import { SqliteConversationStore } from './conversation-store.ts';
 import { SqliteDeploymentStore } from './deployment-store.ts';
+import { SqliteKnowledgeStore } from './knowledge-store.ts';
 import { sqliteMigrations } from './migrations.ts';
 import { SqliteRateLimitStore } from './rate-limit-store.ts';
 import { SqliteResourceStore } from './resource-store.ts';
@@ -73,6 +74,7 @@ function sqliteStorage(db: DatabaseSync): SqliteStorage {
     secrets: new SqliteSecretStore(db),
     audit: new SqliteAuditStore(db),
     rateLimits: new SqliteRateLimitStore(db),
+    knowledge: new SqliteKnowledgeStore(db),
   };
   const gate = new SqliteGate(db);
   const guarded = Object.fromEntries(

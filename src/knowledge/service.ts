@@ -1,0 +1,295 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { embedMany } from 'ai';
+import { invalid, notFound } from '../errors.ts';
+import type { ResourceService } from '../resources/service.ts';
+import { RAG_DEFAULTS, type RagConfiguration } from '../resources/schemas/rag.ts';
+import type { CallerAccess } from '../security/access.ts';
+import { redact, type SecretResolver } from '../security/secret-references.ts';
+import type {
+  IngestionDocument,
+  IngestionRecord,
+  KnowledgeDocument,
+  KnowledgeStore,
+} from '../storage/knowledge-ports.ts';
+import { chunkText } from './chunking.ts';
+import { DocumentError, documentText, type DocumentFormat } from './documents.ts';
+import { embeddingModelName, type EmbeddingModels } from './embedding-providers.ts';
+import { VectorIndex, type SearchHit } from './vector-index.ts';
+
+/**
+ * Knowledge bases at run time: ingestion (asynchronous, one document after the other, each failing alone),
+ * documents, and search. Documents and chunks are in the store, keyed by the knowledge base's id, so every
+ * instance sees the same knowledge base; each instance searches an in-process index it rebuilds when the
+ * store's revision of the knowledge base moved (one small read per search).
+ */
+
+export interface IncomingDocument {
+  readonly name: string;
+  readonly contentType: string;
+  readonly format: DocumentFormat;
+  readonly bytes: Uint8Array;
+}
+
+/** A knowledge base as retrieval needs it: its id and one version's configuration. */
+export interface KnowledgeBase {
+  readonly id: string;
+  readonly config: RagConfiguration;
+}
+
+export interface RetrievalOptions {
+  readonly maxResults?: number | undefined;
+  readonly minScore?: number | undefined;
+}
+
+export interface KnowledgeServiceOptions {
+  readonly store: KnowledgeStore;
+  readonly resources: ResourceService;
+  readonly models: EmbeddingModels;
+  readonly secrets: SecretResolver;
+  readonly log: { warn(details: Record<string, unknown>, message: string): void };
+  /** Ingestions processed at once by this instance (the rest wait in arrival order). */
+  readonly concurrentIngestions?: number;
+  readonly clock?: () => number;
+}
+
+/** The id of a document: derived from its name, so that ingesting the same name again replaces it. */
+export function documentIdOf(name: string): string {
+  return createHash('sha256').update(name).digest('hex').slice(0, 24);
+}
+
+const DEFAULT_CONCURRENT_INGESTIONS = 2;
+/** Knowledge bases whose search index an instance keeps in memory (least recently searched out first). */
+const CACHED_INDEXES = 16;
+
+export class KnowledgeService {
+  readonly #options: KnowledgeServiceOptions;
+  readonly #clock: () => number;
+  readonly #indexes = new Map<string, Promise<VectorIndex>>();
+  readonly #stopping = new AbortController();
+  readonly #running = new Set<Promise<void>>();
+  readonly #waiting: Array<() => void> = [];
+  #active = 0;
+
+  constructor(options: KnowledgeServiceOptions) {
+    this.#options = options;
+    this.#clock = options.clock ?? Date.now;
+  }
+
+  /** The configuration of a version (the current one when `version` is undefined), after the caller's access check. */
+  async knowledgeBase(id: string, version: number | undefined, caller?: CallerAccess): Promise<KnowledgeBase> {
+    const { resources } = this.#options;
+    const wanted = version ?? (await resources.currentVersion('rag', id, caller));
+    return { id, config: JSON.parse(await resources.read('rag', id, wanted, caller)) as RagConfiguration };
+  }
+
+  /** Records a pending ingestion of the documents and processes it in the background; answers the record. */
+  async startIngestion(knowledgeBase: KnowledgeBase, documents: readonly IncomingDocument[]): Promise<IngestionRecord> {
+    if (documents.length === 0) throw invalid('The request holds no document to ingest.');
+    const names = new Set<string>();
+    for (const document of documents) {
+      if (names.has(document.name))
+        throw invalid(`The document name '${document.name}' is given twice; each document needs its own name.`);
+      names.add(document.name);
+    }
+    const now = this.#clock();
+    const record: IngestionRecord = {
+      id: randomUUID(),
+      kbId: knowledgeBase.id,
+      status: 'pending',
+      createdOn: now,
+      updatedOn: now,
+      documents: documents.map((document) => ({ name: document.name, status: 'pending' })),
+    };
+    await this.#options.store.saveIngestion(record);
+    const job = this.#whenFree(() => this.#ingest(knowledgeBase, record, documents)).finally(() =>
+      this.#running.delete(job),
+    );
+    this.#running.add(job);
+    return record;
+  }
+
+  async ingestion(kbId: string, ingestionId: string, caller?: CallerAccess): Promise<IngestionRecord> {
+    await this.#options.resources.authorize(kbId, caller, 'USE', 'knowledge base');
+    const record = await this.#options.store.readIngestion(kbId, ingestionId);
+    if (!record) throw notFound(`No ingestion ${ingestionId} of the knowledge base ${kbId}.`);
+    return record;
+  }
+
+  async documents(kbId: string, caller?: CallerAccess): Promise<KnowledgeDocument[]> {
+    await this.knowledgeBase(kbId, undefined, caller);
+    return this.#options.store.listDocuments(kbId);
+  }
+
+  async deleteDocument(kbId: string, documentId: string, caller?: CallerAccess): Promise<void> {
+    await this.#options.resources.authorize(kbId, caller, 'EDIT', 'knowledge base');
+    await this.knowledgeBase(kbId, undefined, caller);
+    if (!(await this.#options.store.deleteDocument(kbId, documentId)))
+      throw notFound(`No document ${documentId} in the knowledge base ${kbId}.`);
+  }
+
+  /** The chunks most relevant to `query`, best first, with their sources and scores. */
+  async search(
+    knowledgeBase: KnowledgeBase,
+    query: string,
+    options: RetrievalOptions = {},
+    signal?: AbortSignal,
+  ): Promise<SearchHit[]> {
+    const { config } = knowledgeBase;
+    const index = await this.#index(knowledgeBase.id);
+    if (index.size === 0 || query.trim() === '') return [];
+    const [vector] = await this.#embed(config, [query], signal);
+    return index.search(vector!, {
+      maxResults: options.maxResults ?? config.maxResults ?? RAG_DEFAULTS.maxResults,
+      minScore: options.minScore ?? config.minScore ?? RAG_DEFAULTS.minScore,
+      keywords: config.hybridSearch
+        ? { text: query, weight: config.keywordWeight ?? RAG_DEFAULTS.keywordWeight }
+        : undefined,
+    });
+  }
+
+  /** Stops taking work: running ingestions end, their unfinished documents marked failed. */
+  async close(): Promise<void> {
+    this.#stopping.abort(new Error('the service stopped'));
+    for (const release of this.#waiting.splice(0)) release();
+    await Promise.allSettled([...this.#running]);
+  }
+
+  async #whenFree(work: () => Promise<void>): Promise<void> {
+    const limit = this.#options.concurrentIngestions ?? DEFAULT_CONCURRENT_INGESTIONS;
+    if (this.#active >= limit) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    this.#active++;
+    try {
+      await work();
+    } finally {
+      this.#active--;
+      this.#waiting.shift()?.();
+    }
+  }
+
+  async #ingest(
+    knowledgeBase: KnowledgeBase,
+    pending: IngestionRecord,
+    documents: readonly IncomingDocument[],
+  ): Promise<void> {
+    const { store } = this.#options;
+    const states: IngestionDocument[] = [...pending.documents];
+    let record: IngestionRecord = pending;
+    const save = async (status: IngestionRecord['status']) => {
+      record = { ...record, status, updatedOn: this.#clock(), documents: [...states] };
+      await store.saveIngestion(record);
+    };
+    try {
+      await save('processing');
+      for (const [i, document] of documents.entries()) {
+        if (this.#stopping.signal.aborted) {
+          states[i] = {
+            name: document.name,
+            status: 'failed',
+            error: 'The ingestion was interrupted: the service stopped.',
+          };
+          continue;
+        }
+        states[i] = { name: document.name, status: 'processing' };
+        await save('processing');
+        states[i] = await this.#ingestDocument(knowledgeBase, pending.id, document);
+      }
+      const failed = states.filter((state) => state.status === 'failed').length;
+      await save(failed === 0 ? 'completed' : failed === states.length ? 'failed' : 'completed_with_errors');
+    } catch (error) {
+      this.#options.log.warn(
+        { knowledgeBase: knowledgeBase.id, ingestion: pending.id, problem: (error as Error).message },
+        'a knowledge-base ingestion could not record its progress',
+      );
+    }
+  }
+
+  async #ingestDocument(
+    knowledgeBase: KnowledgeBase,
+    ingestionId: string,
+    document: IncomingDocument,
+  ): Promise<IngestionDocument> {
+    const { config } = knowledgeBase;
+    try {
+      const text = await documentText(document.bytes, document.format);
+      const chunks = chunkText(text, {
+        strategy: config.chunkStrategy ?? RAG_DEFAULTS.chunkStrategy,
+        size: config.chunkSize ?? RAG_DEFAULTS.chunkSize,
+        overlap: config.chunkOverlap ?? RAG_DEFAULTS.chunkOverlap,
+      });
+      const vectors = await this.#embed(config, chunks, this.#stopping.signal);
+      const now = this.#clock();
+      await this.#options.store.replaceDocument(
+        knowledgeBase.id,
+        {
+          id: documentIdOf(document.name),
+          name: document.name,
+          contentType: document.contentType,
+          sizeBytes: document.bytes.byteLength,
+          contentHash: createHash('sha256').update(text).digest('hex'),
+          chunkCount: chunks.length,
+          ingestionId,
+          createdOn: now,
+          updatedOn: now,
+        },
+        chunks.map((chunk, i) => ({ text: chunk, embedding: vectors[i]! })),
+      );
+      return { name: document.name, status: 'completed', chunks: chunks.length };
+    } catch (error) {
+      return { name: document.name, status: 'failed', error: (error as Error).message };
+    }
+  }
+
+  /** Embeds texts with the knowledge base's model; errors name the provider and model, never a secret. */
+  async #embed(config: RagConfiguration, values: readonly string[], signal?: AbortSignal): Promise<Float32Array[]> {
+    const provider = config.embeddingProvider ?? RAG_DEFAULTS.embeddingProvider;
+    const parameters: Record<string, string> = {};
+    const secretValues: string[] = [];
+    for (const [name, value] of Object.entries(config.embeddingParameters ?? {})) {
+      const resolved = await this.#options.secrets.resolve(value).catch((error: unknown) => {
+        throw new Error(
+          `The embedding parameter '${name}' refers to a secret that cannot be read: ${(error as Error).message}`,
+        );
+      });
+      parameters[name] = resolved.text;
+      secretValues.push(...resolved.secretValues);
+    }
+    const modelName = embeddingModelName(provider, parameters);
+    const dimensions = parameters.dimensions === undefined ? undefined : Number(parameters.dimensions);
+    try {
+      const { embeddings } = await embedMany({
+        model: this.#options.models.model(provider, parameters),
+        values: [...values],
+        ...(dimensions === undefined ? {} : { dimensions }),
+        maxRetries: 2,
+        abortSignal: signal,
+      });
+      return embeddings.map((embedding) => Float32Array.from(embedding));
+    } catch (error) {
+      const message = (error as Error).message;
+      throw new Error(
+        redact(`The ${provider} embedding model '${modelName}' failed: ${message}`.slice(0, 500), secretValues),
+      );
+    }
+  }
+
+  async #index(kbId: string): Promise<VectorIndex> {
+    const { store } = this.#options;
+    const revision = await store.revision(kbId);
+    const cached = this.#indexes.get(kbId);
+    if (cached) {
+      const index = await cached.catch(() => undefined);
+      if (index && index.revision === revision) {
+        this.#indexes.delete(kbId);
+        this.#indexes.set(kbId, cached);
+        return index;
+      }
+      if (this.#indexes.get(kbId) !== cached) return this.#index(kbId);
+    }
+    const loading = store.loadChunks(kbId).then(({ revision: loaded, chunks }) => new VectorIndex(loaded, chunks));
+    this.#indexes.delete(kbId);
+    this.#indexes.set(kbId, loading);
+    loading.catch(() => this.#indexes.get(kbId) === loading && this.#indexes.delete(kbId));
+    while (this.#indexes.size > CACHED_INDEXES) this.#indexes.delete(this.#indexes.keys().next().value!);
+    return loading;
+  }
+}

@@ -1,0 +1,112 @@
+import type { DatabaseSync } from 'node:sqlite';
+import {
+  vectorBytes,
+  vectorOf,
+  type IngestionRecord,
+  type KnowledgeDocument,
+  type KnowledgeStore,
+  type NewChunk,
+  type StoredChunk,
+} from '../knowledge-ports.ts';
+import { DOCUMENT_COLUMNS, documentOfRow } from '../knowledge-rows.ts';
+import { SqliteStore } from './sqlite-store.ts';
+import { readTransaction, transaction } from './transaction.ts';
+
+const STATEMENTS = {
+  bump: `INSERT INTO rag_revisions (kb_id, revision) VALUES (:kbId, 1)
+    ON CONFLICT (kb_id) DO UPDATE SET revision = revision + 1`,
+  revision: 'SELECT revision FROM rag_revisions WHERE kb_id = ?',
+  deleteChunks: 'DELETE FROM rag_chunks WHERE kb_id = ? AND document_id = ?',
+  insertChunk: `INSERT INTO rag_chunks (kb_id, document_id, chunk_index, text, embedding)
+    VALUES (?, ?, ?, ?, ?)`,
+  upsertDocument: `INSERT INTO rag_documents (kb_id, ${DOCUMENT_COLUMNS})
+    VALUES (:kbId, :id, :name, :contentType, :sizeBytes, :contentHash, :chunkCount, :ingestionId, :createdOn, :updatedOn)
+    ON CONFLICT (kb_id, id) DO UPDATE SET name = :name, content_type = :contentType, size_bytes = :sizeBytes,
+      content_hash = :contentHash, chunk_count = :chunkCount, ingestion_id = :ingestionId, updated_on = :updatedOn`,
+  deleteDocument: 'DELETE FROM rag_documents WHERE kb_id = ? AND id = ?',
+  listDocuments: `SELECT ${DOCUMENT_COLUMNS} FROM rag_documents WHERE kb_id = ? ORDER BY name`,
+  readDocument: `SELECT ${DOCUMENT_COLUMNS} FROM rag_documents WHERE kb_id = ? AND id = ?`,
+  chunks: `SELECT c.document_id, d.name, c.chunk_index, c.text, c.embedding FROM rag_chunks c
+    JOIN rag_documents d ON d.kb_id = c.kb_id AND d.id = c.document_id WHERE c.kb_id = ?`,
+  purgeChunks: 'DELETE FROM rag_chunks WHERE kb_id = ?',
+  purgeDocuments: 'DELETE FROM rag_documents WHERE kb_id = ?',
+  purgeIngestions: 'DELETE FROM rag_ingestions WHERE kb_id = ?',
+  saveIngestion: `INSERT INTO rag_ingestions (id, kb_id, body) VALUES (:id, :kbId, :body)
+    ON CONFLICT (id) DO UPDATE SET body = :body`,
+  readIngestion: 'SELECT body FROM rag_ingestions WHERE kb_id = ? AND id = ?',
+};
+
+/** Knowledge-base documents and chunks in the embedded store; vectors are little-endian float32 BLOBs. */
+export class SqliteKnowledgeStore extends SqliteStore<keyof typeof STATEMENTS> implements KnowledgeStore {
+  constructor(db: DatabaseSync) {
+    super(db, STATEMENTS);
+  }
+
+  async replaceDocument(kbId: string, document: KnowledgeDocument, chunks: readonly NewChunk[]): Promise<void> {
+    transaction(this.db, () => {
+      this.sql.deleteChunks.run(kbId, document.id);
+      const existing = this.sql.readDocument.get(kbId, document.id);
+      this.sql.upsertDocument.run({
+        kbId,
+        ...document,
+        createdOn: existing === undefined ? document.createdOn : Number(existing.created_on),
+      });
+      for (const [index, chunk] of chunks.entries())
+        this.sql.insertChunk.run(kbId, document.id, index, chunk.text, vectorBytes(chunk.embedding));
+      this.sql.bump.run({ kbId });
+    });
+  }
+
+  async deleteDocument(kbId: string, documentId: string): Promise<boolean> {
+    return transaction(this.db, () => {
+      this.sql.deleteChunks.run(kbId, documentId);
+      const { changes } = this.sql.deleteDocument.run(kbId, documentId);
+      if (changes > 0) this.sql.bump.run({ kbId });
+      return changes > 0;
+    });
+  }
+
+  async listDocuments(kbId: string): Promise<KnowledgeDocument[]> {
+    return this.sql.listDocuments.all(kbId).map(documentOfRow);
+  }
+
+  async readDocument(kbId: string, documentId: string): Promise<KnowledgeDocument | undefined> {
+    const row = this.sql.readDocument.get(kbId, documentId);
+    return row === undefined ? undefined : documentOfRow(row);
+  }
+
+  async revision(kbId: string): Promise<number> {
+    return Number(this.sql.revision.get(kbId)?.revision ?? 0);
+  }
+
+  async loadChunks(kbId: string): Promise<{ revision: number; chunks: StoredChunk[] }> {
+    return readTransaction(this.db, () => ({
+      revision: Number(this.sql.revision.get(kbId)?.revision ?? 0),
+      chunks: this.sql.chunks.all(kbId).map((row) => ({
+        documentId: String(row.document_id),
+        documentName: String(row.name),
+        chunkIndex: Number(row.chunk_index),
+        text: String(row.text),
+        embedding: vectorOf(row.embedding as Uint8Array),
+      })),
+    }));
+  }
+
+  async purge(kbId: string): Promise<void> {
+    transaction(this.db, () => {
+      this.sql.purgeChunks.run(kbId);
+      this.sql.purgeDocuments.run(kbId);
+      this.sql.purgeIngestions.run(kbId);
+      this.sql.bump.run({ kbId });
+    });
+  }
+
+  async saveIngestion(record: IngestionRecord): Promise<void> {
+    this.sql.saveIngestion.run({ id: record.id, kbId: record.kbId, body: JSON.stringify(record) });
+  }
+
+  async readIngestion(kbId: string, ingestionId: string): Promise<IngestionRecord | undefined> {
+    const row = this.sql.readIngestion.get(kbId, ingestionId);
+    return row === undefined ? undefined : (JSON.parse(String(row.body)) as IngestionRecord);
+  }
+}

@@ -1,0 +1,294 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createResource, idFromLocation } from './support/agents.ts';
+import { startFakeEmbeddings, type FakeEmbeddings } from './support/fake-llm/index.ts';
+import type { client } from './support/http.ts';
+import { pdfWithText } from './support/pdf.ts';
+import { serverOfBlock, storeTypes } from './support/server.ts';
+
+/**
+ * Knowledge bases through the REST API on both stores, against a loopback embedding server speaking the OpenAI
+ * embeddings wire format: the versioned resource at /ragstore/rags, ingestion of text, Markdown, HTML and PDF
+ * (raw, JSON, multipart), its status, the documents, replacement, deletion and search.
+ */
+
+type Api = ReturnType<typeof client>;
+
+export function knowledgeBaseBody(embeddings: FakeEmbeddings, extra: Record<string, unknown> = {}) {
+  return {
+    name: 'handbook',
+    embeddingProvider: 'openai',
+    embeddingParameters: { model: 'text-embedding-3-small', apiKey: 'sk-embed-test', baseUrl: `${embeddings.url}/v1` },
+    chunkSize: 200,
+    chunkOverlap: 0,
+    maxResults: 3,
+    minScore: 0.55,
+    ...extra,
+  };
+}
+
+/** Polls the ingestion until it is no longer pending or processing; answers its last status. */
+export async function ingestionDone(api: Api, kbId: string, ingestionId: string): Promise<any> {
+  for (let attempt = 0; attempt < 500; attempt++) {
+    const answer = await api.get(`/ragstore/rags/${kbId}/ingestion/${ingestionId}/status`);
+    assert.equal(answer.status, 200, answer.text);
+    if (answer.json.status !== 'pending' && answer.json.status !== 'processing') return answer.json;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  assert.fail('the ingestion did not finish');
+}
+
+export async function ingestJson(api: Api, kbId: string, documents: unknown[]): Promise<any> {
+  const answer = await api.post(`/ragstore/rags/${kbId}/ingest`, { json: { documents } });
+  assert.equal(answer.status, 202, answer.text);
+  return ingestionDone(api, kbId, answer.json.ingestionId);
+}
+
+const HTML = `<!doctype html><html><head><style>p { color: red }</style><script>var hidden = 1;</script></head>
+<body><nav>Home | About</nav><h1>Shipping</h1><p>Parcels ship from the Berlin warehouse within two days.</p></body></html>`;
+
+for (const store of storeTypes) {
+  describe(`knowledge bases (${store})`, () => {
+    let embeddings: FakeEmbeddings;
+    before(async () => {
+      embeddings = await startFakeEmbeddings();
+    });
+    after(() => embeddings.close());
+    const block = serverOfBlock(store);
+    const { api } = block;
+
+    it('is a versioned store with descriptors, versions, duplicate, JSON schema and the resource kind', async () => {
+      const location = await createResource(api, '/ragstore/rags', knowledgeBaseBody(embeddings));
+      assert.match(location, /^svc:\/\/ai\.svc\.rag\/ragstore\/rags\/[0-9a-f]{24}\?version=1$/);
+      const id = idFromLocation(location);
+      const read = await api.get(`/ragstore/rags/${id}?version=1`);
+      assert.equal(read.status, 200);
+      assert.equal(read.json.name, 'handbook');
+      const updated = await api.put(`/ragstore/rags/${id}?version=1`, {
+        json: knowledgeBaseBody(embeddings, { maxResults: 4 }),
+      });
+      assert.equal(updated.status, 200, updated.text);
+      assert.equal((await api.get(`/ragstore/rags/${id}/currentversion`)).text, '2');
+      const descriptors = await api.get('/ragstore/rags/descriptors');
+      assert.equal(descriptors.status, 200);
+      assert.ok(descriptors.json.some((d: { resource: string }) => d.resource.includes(id)));
+      const copy = await api.post(`/ragstore/rags/${id}?version=2`);
+      assert.equal(copy.status, 201, copy.text);
+      assert.notEqual(idFromLocation(copy.headers.get('location')), id);
+      const schema = await api.get('/ragstore/rags/jsonSchema');
+      assert.equal(schema.status, 200);
+      assert.ok(schema.json.properties.chunkStrategy);
+      const kinds = await api.get('/resourcekinds');
+      assert.ok(kinds.json.some((kind: { storePath: string }) => kind.storePath === '/ragstore/rags'));
+    });
+
+    it('refuses what it cannot do with a 400 naming the field', async () => {
+      const cases: Array<[Record<string, unknown>, RegExp]> = [
+        [{ embeddingProvider: 'cohere' }, /cohere.*not available/],
+        [{ embeddingProvider: 'word2vec' }, /Unknown embedding provider 'word2vec'/],
+        [{ chunkStrategy: 'semantic' }, /chunkStrategy/],
+        [{ chunkOverlap: 300 }, /chunkOverlap \(300\) must be smaller than chunkSize \(200\)/],
+        [{ storeType: 'qdrant' }, /storeType/],
+        [{ sources: [{ name: 'site', type: 'web' }] }, /sources/],
+        [{ minScore: 2 }, /minScore/],
+        [
+          { embeddingProvider: 'azure-openai', embeddingParameters: { apiKey: 'k' } },
+          /'endpoint' or 'baseUrl' or 'resourceName'/,
+        ],
+      ];
+      for (const [change, message] of cases) {
+        const answer = await api.post('/ragstore/rags', { json: knowledgeBaseBody(embeddings, change) });
+        assert.equal(answer.status, 400, JSON.stringify(change));
+        assert.match(answer.json.detail, message);
+      }
+    });
+
+    it('ingests text, Markdown, HTML and PDF, lists the documents and finds the right chunk with its source', async () => {
+      const id = idFromLocation(await createResource(api, '/ragstore/rags', knowledgeBaseBody(embeddings)));
+      const raw = await api.post(`/ragstore/rags/${id}/ingest?documentName=warranty.txt`, {
+        body: 'The warranty lasts 24 months and covers parts and labour.',
+        headers: { 'content-type': 'text/plain' },
+      });
+      assert.equal(raw.status, 202, raw.text);
+      assert.equal(raw.json.status, 'pending');
+      assert.equal(raw.json.kbId, id);
+      assert.equal((await ingestionDone(api, id, raw.json.ingestionId)).status, 'completed');
+
+      const form = new FormData();
+      form.append('files', new Blob([HTML], { type: 'text/html' }), 'shipping.html');
+      form.append(
+        'files',
+        new Blob([pdfWithText(['Returns are accepted within 30 days of delivery.'])]),
+        'returns.pdf',
+      );
+      const multipart = await fetch(`${block.server.url}/ragstore/rags/${id}/ingest`, { method: 'POST', body: form });
+      assert.equal(multipart.status, 202);
+      const status = await ingestionDone(api, id, ((await multipart.json()) as { ingestionId: string }).ingestionId);
+      assert.equal(status.status, 'completed', JSON.stringify(status));
+      assert.deepEqual(
+        status.documents.map((d: { name: string; status: string }) => [d.name, d.status]),
+        [
+          ['shipping.html', 'completed'],
+          ['returns.pdf', 'completed'],
+        ],
+      );
+
+      const markdown = await ingestJson(api, id, [
+        { name: 'support.md', content: '# Support\n\nSupport answers by email on weekdays.' },
+      ]);
+      assert.equal(markdown.status, 'completed');
+
+      const documents = await api.get(`/ragstore/rags/${id}/documents`);
+      assert.equal(documents.status, 200);
+      assert.deepEqual(
+        documents.json.map((d: { name: string; contentType: string }) => [d.name, d.contentType]),
+        [
+          ['returns.pdf', 'application/pdf'],
+          ['shipping.html', 'text/html'],
+          ['support.md', 'text/markdown'],
+          ['warranty.txt', 'text/plain'],
+        ],
+      );
+
+      const search = async (query: string) => {
+        const answer = await api.post(`/ragstore/rags/${id}/search`, { json: { query } });
+        assert.equal(answer.status, 200, answer.text);
+        return answer.json.results as Array<{ documentName: string; text: string; score: number }>;
+      };
+      const warranty = await search('how long does the warranty last');
+      assert.equal(warranty[0]?.documentName, 'warranty.txt');
+      assert.match(warranty[0]!.text, /24 months/);
+      assert.ok(warranty[0]!.score > 0.55 && warranty[0]!.score <= 1);
+      assert.equal((await search('returns accepted within days'))[0]?.documentName, 'returns.pdf');
+      const shipping = (await search('which warehouse do parcels ship from'))[0]!;
+      assert.equal(shipping.documentName, 'shipping.html');
+      assert.doesNotMatch(shipping.text, /hidden|color|<p>/);
+      assert.deepEqual(
+        embeddings.requests.map((request) => request.headers.authorization),
+        embeddings.requests.map(() => 'Bearer sk-embed-test'),
+      );
+    });
+
+    it('replaces a re-ingested document, deletes documents with their chunks, and fails a bad document alone', async () => {
+      const id = idFromLocation(await createResource(api, '/ragstore/rags', knowledgeBaseBody(embeddings)));
+      await ingestJson(api, id, [{ name: 'prices.md', content: 'The basic plan costs 10 euros a month.' }]);
+      await ingestJson(api, id, [{ name: 'prices.md', content: 'The basic plan costs 12 euros a month.' }]);
+      const documents = (await api.get(`/ragstore/rags/${id}/documents`)).json;
+      assert.equal(documents.length, 1);
+      const results = (
+        await api.post(`/ragstore/rags/${id}/search`, { json: { query: 'basic plan costs', minScore: 0 } })
+      ).json.results;
+      assert.deepEqual(
+        results.map((r: { text: string }) => r.text),
+        ['The basic plan costs 12 euros a month.'],
+      );
+
+      const mixed = await ingestJson(api, id, [
+        { name: 'good.txt', content: 'Opening hours are nine to five.' },
+        { name: 'broken.pdf', contentBase64: Buffer.from('not a pdf at all').toString('base64') },
+        { name: 'empty.html', content: '<html><body>   </body></html>' },
+      ]);
+      assert.equal(mixed.status, 'completed_with_errors');
+      const byName = Object.fromEntries(mixed.documents.map((d: { name: string }) => [d.name, d]));
+      assert.equal(byName['good.txt'].status, 'completed');
+      assert.equal(byName['broken.pdf'].status, 'failed');
+      assert.match(byName['broken.pdf'].error, /not a readable PDF/);
+      assert.match(byName['empty.html'].error, /empty/);
+
+      embeddings.failOn.add('unlucky');
+      const failed = await ingestJson(api, id, [{ name: 'unlucky.txt', content: 'an unlucky document' }]);
+      embeddings.failOn.clear();
+      assert.equal(failed.status, 'failed');
+      assert.match(failed.documents[0].error, /The openai embedding model 'text-embedding-3-small' failed/);
+      assert.doesNotMatch(JSON.stringify(failed), /sk-embed-test/);
+
+      const prices = documents[0];
+      const deleted = await api.delete(`/ragstore/rags/${id}/documents/${prices.id}`);
+      assert.equal(deleted.status, 204);
+      assert.equal((await api.delete(`/ragstore/rags/${id}/documents/${prices.id}`)).status, 404);
+      const after = (
+        await api.post(`/ragstore/rags/${id}/search`, { json: { query: 'basic plan costs', minScore: 0 } })
+      ).json.results;
+      assert.ok(after.every((r: { documentName: string }) => r.documentName !== 'prices.md'));
+      assert.deepEqual(
+        (await api.get(`/ragstore/rags/${id}/documents`)).json.map((d: { name: string }) => d.name),
+        ['good.txt'],
+      );
+    });
+
+    it('answers bad uploads with 4xx problems and keeps what was there', async () => {
+      const id = idFromLocation(await createResource(api, '/ragstore/rags', knowledgeBaseBody(embeddings)));
+      const unknownType = await api.post(`/ragstore/rags/${id}/ingest`, {
+        body: 'x',
+        headers: { 'content-type': 'image/png' },
+      });
+      assert.equal(unknownType.status, 415);
+      const noFormat = await api.post(`/ragstore/rags/${id}/ingest?documentName=data.bin`, {
+        body: 'x',
+        headers: { 'content-type': 'application/octet-stream' },
+      });
+      assert.equal(noFormat.status, 400);
+      assert.match(noFormat.json.detail, /data\.bin/);
+      const unknownField = await api.post(`/ragstore/rags/${id}/ingest`, {
+        json: { documents: [{ name: 'a.txt', content: 'a', colour: 'red' }] },
+      });
+      assert.equal(unknownField.status, 400);
+      assert.match(unknownField.text, /colour/);
+      const both = await api.post(`/ragstore/rags/${id}/ingest`, {
+        json: { documents: [{ name: 'a.txt', content: 'a', contentBase64: 'YQ==' }] },
+      });
+      assert.equal(both.status, 400);
+      const twice = await api.post(`/ragstore/rags/${id}/ingest`, {
+        json: {
+          documents: [
+            { name: 'a.txt', content: 'a' },
+            { name: 'a.txt', content: 'b' },
+          ],
+        },
+      });
+      assert.equal(twice.status, 400);
+      assert.equal(
+        (await api.post(`/ragstore/rags/${id}/ingest?replace=false`, { json: { documents: [] } })).status,
+        400,
+      );
+      assert.equal(
+        (await api.post('/ragstore/rags/0123456789abcdef01234567/ingest', { json: { documents: [] } })).status,
+        404,
+      );
+      assert.equal((await api.get(`/ragstore/rags/${id}/ingestion/nope/status`)).status, 404);
+      assert.equal((await api.post(`/ragstore/rags/${id}/search`, { json: {} })).status, 400);
+      assert.deepEqual((await api.get(`/ragstore/rags/${id}/documents`)).json, []);
+    });
+  });
+}
+
+describe('knowledge-base upload limits', () => {
+  let embeddings: FakeEmbeddings;
+  before(async () => {
+    embeddings = await startFakeEmbeddings();
+  });
+  after(() => embeddings.close());
+  const block = serverOfBlock('sqlite', { 'svc.rag.max-document-bytes': 1000, 'svc.rag.max-documents': 2 });
+  const { api } = block;
+
+  it('answers 413 for a document or a batch too large, and ingests nothing of it', async () => {
+    const id = idFromLocation(await createResource(api, '/ragstore/rags', knowledgeBaseBody(embeddings)));
+    const big = 'word '.repeat(400);
+    const raw = await api.post(`/ragstore/rags/${id}/ingest?documentName=big.txt`, {
+      body: big,
+      headers: { 'content-type': 'text/plain' },
+    });
+    assert.equal(raw.status, 413);
+    const form = new FormData();
+    form.append('files', new Blob([big], { type: 'text/plain' }), 'big.txt');
+    const multipart = await fetch(`${block.server.url}/ragstore/rags/${id}/ingest`, { method: 'POST', body: form });
+    assert.equal(multipart.status, 413);
+    assert.match(((await multipart.json()) as { detail: string }).detail, /svc\.rag\.max-document-bytes/);
+    const many = new FormData();
+    for (const name of ['a.txt', 'b.txt', 'c.txt'])
+      many.append('files', new Blob(['small'], { type: 'text/plain' }), name);
+    const tooMany = await fetch(`${block.server.url}/ragstore/rags/${id}/ingest`, { method: 'POST', body: many });
+    assert.equal(tooMany.status, 413);
+    assert.deepEqual((await api.get(`/ragstore/rags/${id}/documents`)).json, []);
+  });
+});
