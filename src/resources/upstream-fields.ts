@@ -49,11 +49,7 @@ const AGENT: Readonly<Record<string, UnavailableField>> = {
 const ALWAYS_ON = ' (it is always on here)';
 const LLM_TASK: Readonly<Record<string, UnavailableField>> = {
   a2aAgents: notAvailable('A2A agents as tools'),
-  knowledgeBases: notAvailable('retrieval-augmented generation (knowledge bases)'),
-  enableWorkflowRag: notAvailable('retrieval-augmented generation (knowledge bases)'),
-  ragDefaults: notAvailable('retrieval-augmented generation (knowledge bases)'),
-  httpCallRag: notAvailable('retrieval-augmented generation from an HTTP call'),
-  retrievalAugmentor: notAvailable('retrieval-augmented generation (knowledge bases)'),
+  retrievalAugmentor: notAvailable('a custom retrieval augmentor (use knowledgeBases)'),
   maxBudgetPerConversation: notAvailable('a spending budget per conversation'),
   enableCostTracking: notAvailable(`switching cost tracking off${ALWAYS_ON}`, nullOr(true)),
   enableToolCaching: notAvailable(`switching the tool result cache off${ALWAYS_ON}`, nullOr(true)),

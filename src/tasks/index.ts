@@ -9,6 +9,7 @@ import { createLlmServices, llmTask, type LlmTaskOptions } from './llm/llm-task.
 import { outputTask } from './output/output-task.ts';
 import { parserTask } from './parser/parser-task.ts';
 import { propertyTask } from './property/property-task.ts';
+import { ragTask } from './rag/rag-task.ts';
 import type { TaskServices } from './services.ts';
 import { templatingTask } from './templating/templating-task.ts';
 
@@ -20,6 +21,7 @@ export const builtInTasks: readonly TaskDefinition[] = [
   outputTask,
   templatingTask,
   httpCallsTask,
+  ragTask,
   llmTask,
 ];
 

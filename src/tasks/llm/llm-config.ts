@@ -8,6 +8,12 @@ import type { ToolDefinition } from '../../llm/tool-definitions.ts';
 import { needsRendering, TemplateSyntaxError } from '../../templating/engine.ts';
 import { DeploymentError, type CompileContext } from '../../runtime/tasks.ts';
 import { compileFieldTemplate, type FieldTemplate } from '../httpcalls/field-template.ts';
+import {
+  compileRetrieval,
+  knowledgeTool,
+  type CompiledRetrieval,
+  type RetrievalConfig,
+} from './knowledge-retrieval.ts';
 
 /**
  * Deploy-time compilation of an LLM configuration (reference §9.1): per task its trigger actions, provider check,
@@ -15,7 +21,7 @@ import { compileFieldTemplate, type FieldTemplate } from '../httpcalls/field-tem
  * (template rendering, vault resolution, the model call).
  */
 
-export interface LlmTaskConfig {
+export interface LlmTaskConfig extends RetrievalConfig {
   readonly id?: string;
   readonly type: string;
   readonly actions?: readonly string[];
@@ -73,6 +79,8 @@ export interface CompiledLlmTask {
   /** Agent mode: built-in tools enabled or HTTP-call tools listed. */
   readonly agentMode: boolean;
   readonly tools: readonly TaskTool[];
+  /** Knowledge bases and the HTTP call the task retrieves context from, if any. */
+  readonly retrieval: CompiledRetrieval | undefined;
 }
 
 export const DEFAULT_HISTORY_LIMIT = 10;
@@ -151,6 +159,11 @@ export async function compileLlmTask(
     }
   }
 
+  const retrieval = await compileRetrieval(config, where, context, httpCallTools);
+  const agentMode = config.enableBuiltInTools === true || references.length > 0;
+  const searchTool = agentMode ? knowledgeTool(retrieval) : undefined;
+  if (searchTool) tools.push({ definition: searchTool });
+
   const retry = { ...DEFAULT_RETRY, ...config.retry };
   return {
     id,
@@ -171,7 +184,8 @@ export async function compileLlmTask(
     historyLimit: config.conversationHistoryLimit ?? DEFAULT_HISTORY_LIMIT,
     maxToolIterations: config.maxToolIterations,
     retry,
-    agentMode: config.enableBuiltInTools === true || references.length > 0,
+    agentMode,
     tools,
+    retrieval,
   };
 }
