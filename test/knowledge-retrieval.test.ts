@@ -20,7 +20,7 @@ import {
 import type { client } from './support/http.ts';
 import { pdfWithText } from './support/pdf.ts';
 import { serverOfBlock, storeTypes } from './support/server.ts';
-import { ingestionDone, ingestJson, knowledgeBaseBody } from './knowledge-bases.test.ts';
+import { ingestionDone, knowledgeBaseBody } from './support/knowledge.ts';
 
 /**
  * Retrieval in the LLM task on both stores: an agent whose workflow binds a knowledge base answers from an
