@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
 import { createResource, idFromLocation } from './support/agents.ts';
+import { startServer, type RunningServer } from '../src/server.ts';
+import { loadSettings } from '../src/settings.ts';
 import { startFakeEmbeddings, type FakeEmbeddings } from './support/fake-llm/index.ts';
+import { client } from './support/http.ts';
+import { createTestDatabase } from './support/postgres.ts';
 import { ingestionDone, ingestJson, knowledgeBaseBody } from './support/knowledge.ts';
 import { pdfWithText } from './support/pdf.ts';
 import { serverOfBlock, storeTypes } from './support/server.ts';
@@ -11,6 +16,8 @@ import { serverOfBlock, storeTypes } from './support/server.ts';
  * embeddings wire format: the versioned resource at /ragstore/rags, ingestion of text, Markdown, HTML and PDF
  * (raw, JSON, multipart), its status, the documents, replacement, deletion and search.
  */
+
+type Api = ReturnType<typeof client>;
 
 const HTML = `<!doctype html><html><head><style>p { color: red }</style><script>var hidden = 1;</script></head>
 <body><nav>Home | About</nav><h1>Shipping</h1><p>Parcels ship from the Berlin warehouse within two days.</p></body></html>`;
@@ -182,6 +189,16 @@ for (const store of storeTypes) {
         (await api.get(`/ragstore/rags/${id}/documents`)).json.map((d: { name: string }) => d.name),
         ['good.txt'],
       );
+
+      const purged = await api.delete(`/ragstore/rags/${id}?permanent=true`);
+      assert.equal(purged.status, 200, purged.text);
+      assert.equal((await api.get(`/ragstore/rags/${id}/documents`)).status, 404);
+      const kept = await ingestJson(
+        api,
+        idFromLocation(await createResource(api, '/ragstore/rags', knowledgeBaseBody(embeddings))),
+        [{ name: 'other.txt', content: 'Another knowledge base keeps its own documents.' }],
+      );
+      assert.equal(kept.status, 'completed');
     });
 
     it('answers bad uploads with 4xx problems and keeps what was there', async () => {
@@ -258,5 +275,83 @@ describe('knowledge-base upload limits', () => {
     const tooMany = await fetch(`${block.server.url}/ragstore/rags/${id}/ingest`, { method: 'POST', body: many });
     assert.equal(tooMany.status, 413);
     assert.deepEqual((await api.get(`/ragstore/rags/${id}/documents`)).json, []);
+  });
+});
+
+describe('several instances share knowledge bases (postgres), keys from the vault', () => {
+  let embeddings: FakeEmbeddings;
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  const servers: RunningServer[] = [];
+  before(async () => {
+    embeddings = await startFakeEmbeddings();
+    database = await createTestDatabase();
+    for (let i = 0; i < 2; i++)
+      servers.push(
+        await startServer(
+          loadSettings(
+            {},
+            {
+              'svc.http.port': 0,
+              'svc.http.host': '127.0.0.1',
+              'svc.datastore.type': 'postgres',
+              'svc.datastore.postgres.url': database.url,
+              'svc.vault.master-key': 'knowledge-test-master-key',
+            },
+          ),
+          { logDestination: { write: () => true } },
+        ),
+      );
+  });
+  after(async () => {
+    for (const server of servers) await server.close();
+    await database?.drop();
+    await embeddings?.close();
+  });
+
+  it('ingests on one instance, searches and deletes on the other, with the key read from the vault', async () => {
+    const [one, two] = servers.map((server) => client(() => server.url)) as [Api, Api];
+    const secret = await one.put('/secretstore/secrets/default/EMBED_KEY', {
+      json: { value: 'sk-from-the-vault-42', description: 'embeddings' },
+    });
+    assert.ok(secret.status < 300, secret.text);
+    const body = knowledgeBaseBody(embeddings);
+    const location = await createResource(one, '/ragstore/rags', {
+      ...body,
+      embeddingParameters: { ...body.embeddingParameters, apiKey: '${vault:EMBED_KEY}' },
+    });
+    const id = idFromLocation(location);
+    embeddings.requests.length = 0;
+    await ingestJson(one, id, [{ name: 'hours.txt', content: 'The shop opens at nine and closes at five.' }]);
+    assert.equal(embeddings.requests[0]?.headers.authorization, 'Bearer sk-from-the-vault-42');
+    assert.doesNotMatch((await one.get(`/ragstore/rags/${id}?version=1`)).text, /sk-from-the-vault/);
+
+    const search = async (api: Api) =>
+      (await api.post(`/ragstore/rags/${id}/search`, { json: { query: 'when does the shop open', minScore: 0 } })).json
+        .results as Array<{ documentName: string }>;
+    assert.deepEqual(
+      (await search(two)).map((hit) => hit.documentName),
+      ['hours.txt'],
+    );
+    const [document] = (await two.get(`/ragstore/rags/${id}/documents`)).json;
+    assert.equal((await two.delete(`/ragstore/rags/${id}/documents/${document.id}`)).status, 204);
+    assert.deepEqual(await search(one), [], 'the first instance sees the deletion made on the second');
+    await ingestJson(two, id, [{ name: 'hours.txt', content: 'The shop opens at ten now.' }]);
+    assert.deepEqual(
+      (await search(one)).map((hit) => hit.documentName),
+      ['hours.txt'],
+    );
+
+    const rows = async (table: string) => {
+      const db = new pg.Client({ connectionString: database.url });
+      await db.connect();
+      try {
+        return Number((await db.query(`SELECT count(*) AS n FROM ${table} WHERE kb_id = $1`, [id])).rows[0].n);
+      } finally {
+        await db.end();
+      }
+    };
+    assert.equal(await rows('rag_chunks'), 1);
+    assert.equal((await one.delete(`/ragstore/rags/${id}?permanent=true`)).status, 200);
+    for (const table of ['rag_chunks', 'rag_documents', 'rag_ingestions']) assert.equal(await rows(table), 0, table);
   });
 });

@@ -73,6 +73,12 @@ export class KnowledgeService {
   constructor(options: KnowledgeServiceOptions) {
     this.#options = options;
     this.#clock = options.clock ?? Date.now;
+    // A knowledge base deleted for good takes its documents, chunks and ingestions with it.
+    options.resources.onPurged(async (kind, id) => {
+      if (kind !== 'rag') return;
+      await options.store.purge(id);
+      this.#indexes.delete(id);
+    });
   }
 
   /** The configuration of a version (the current one when `version` is undefined), after the caller's access check. */
