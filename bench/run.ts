@@ -12,6 +12,7 @@ import { loadSettings } from '../src/settings.ts';
 import { buildBenchmarkAgent, deployAgent } from './agent.ts';
 import { benchApi, expectStatus, type BenchApi } from './api.ts';
 import { startEchoServer, type EchoServer } from './echo.ts';
+import { knowledgeWorkload, printKnowledge } from './knowledge.ts';
 import { measure, measurementProblem, type LoadSpec, type Measurement } from './measure.ts';
 import { openBenchStore, type BenchStore } from './store.ts';
 
@@ -300,6 +301,8 @@ async function main(): Promise<void> {
     console.log('bench: httpcall-step ...');
     httpCallTarget = await startEchoServer();
     const httpCalls = await httpCallStep(api, httpCallTarget, echo, service, steps, duration, warmupSeconds);
+    console.log('bench: knowledge (ingestion, search at 100k chunks) ...');
+    const knowledge = await knowledgeWorkload(api, store.settings, duration);
 
     console.log('');
     printTable([
@@ -318,6 +321,7 @@ async function main(): Promise<void> {
     console.log(
       `step-cost-at-depth latency ratio step${DEPTH_DEEP}/step${DEPTH_SHALLOW}: ${fixed(depth.latencyRatioDeepOverShallow, 3)} (p50 ${fixed(depth.p50RatioDeepOverShallow, 3)}; echo drift ${fixed(depth.echoDriftDeepOverShallow, 3)})`,
     );
+    printKnowledge(knowledge);
 
     const summary = {
       generatedAt: new Date().toISOString(),
@@ -331,6 +335,7 @@ async function main(): Promise<void> {
         'start-rate': starts,
         'step-cost-at-depth': depth,
         'httpcall-step': httpCalls,
+        knowledge,
       },
       ratios: {
         'step-throughput': steps.ratio,

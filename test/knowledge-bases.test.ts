@@ -172,6 +172,10 @@ for (const store of storeTypes) {
 
       embeddings.failOn.add('unlucky');
       const failed = await ingestJson(api, id, [{ name: 'unlucky.txt', content: 'an unlucky document' }]);
+      const refusedSearch = await api.post(`/ragstore/rags/${id}/search`, { json: { query: 'unlucky' } });
+      assert.equal(refusedSearch.status, 503, refusedSearch.text);
+      assert.match(refusedSearch.json.detail, /embedding model 'text-embedding-3-small' failed/);
+      assert.doesNotMatch(refusedSearch.text, /sk-embed-test/);
       embeddings.failOn.clear();
       assert.equal(failed.status, 'failed');
       assert.match(failed.documents[0].error, /The openai embedding model 'text-embedding-3-small' failed/);

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { embedMany } from 'ai';
-import { invalid, notFound } from '../errors.ts';
+import { AppError, invalid, notFound } from '../errors.ts';
 import type { ResourceService } from '../resources/service.ts';
 import { RAG_DEFAULTS, type RagConfiguration } from '../resources/schemas/rag.ts';
 import type { CallerAccess } from '../security/access.ts';
@@ -143,7 +143,11 @@ export class KnowledgeService {
     const { config } = knowledgeBase;
     const index = await this.#index(knowledgeBase.id);
     if (index.size === 0 || query.trim() === '') return [];
-    const [vector] = await this.#embed(config, [query], signal);
+    const [vector] = await this.#embed(config, [query], signal).catch((error: unknown) => {
+      if (signal?.aborted) throw error;
+      // The provider failed, not the request: 503 with the reason (never a secret), not an internal error.
+      throw new AppError('unavailable', (error as Error).message);
+    });
     return index.search(vector!, {
       maxResults: options.maxResults ?? config.maxResults ?? RAG_DEFAULTS.maxResults,
       minScore: options.minScore ?? config.minScore ?? RAG_DEFAULTS.minScore,

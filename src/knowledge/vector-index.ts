@@ -3,7 +3,7 @@ import type { StoredChunk } from '../storage/knowledge-ports.ts';
 /**
  * The in-process search index of one knowledge base: its chunk vectors normalised into one contiguous Float32Array
  * per dimension, searched exactly (every chunk is scored, so recall is 1), plus a BM25 keyword index for hybrid
- * ranking. Scores are relevance scores in [0, 1], `(1 + cosine) / 2` as the original service's vector stores give
+ * ranking (built on the first hybrid search). Scores are relevance scores in [0, 1], `(1 + cosine) / 2` as the original service's vector stores give
  * them, so its `minScore` values mean the same here. Built from the store when a search finds the knowledge base's
  * revision changed (`KnowledgeService`).
  */
@@ -40,10 +40,8 @@ export class VectorIndex {
   readonly revision: number;
   readonly #chunks: readonly StoredChunk[];
   readonly #groups = new Map<number, Group>();
-  /** term -> [chunk, term frequency] pairs, flattened. */
-  readonly #postings = new Map<string, number[]>();
-  readonly #lengths: Uint32Array;
-  readonly #averageLength: number;
+  /** The keyword index, built on the first hybrid search. */
+  #keywords: KeywordIndex | undefined;
 
   constructor(revision: number, chunks: readonly StoredChunk[]) {
     this.revision = revision;
@@ -59,21 +57,6 @@ export class VectorIndex {
       for (const [row, i] of members.entries()) vectors.set(normalised(chunks[i]!.embedding), row * dimensions);
       this.#groups.set(dimensions, { dimensions, vectors, members });
     }
-    this.#lengths = new Uint32Array(chunks.length);
-    let total = 0;
-    for (const [i, chunk] of chunks.entries()) {
-      const frequencies = new Map<string, number>();
-      const terms = termsOf(chunk.text);
-      for (const term of terms) frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
-      for (const [term, count] of frequencies) {
-        const list = this.#postings.get(term) ?? [];
-        list.push(i, count);
-        this.#postings.set(term, list);
-      }
-      this.#lengths[i] = terms.length;
-      total += terms.length;
-    }
-    this.#averageLength = chunks.length === 0 ? 0 : total / chunks.length;
   }
 
   get size(): number {
@@ -85,7 +68,9 @@ export class VectorIndex {
     if (!group) return [];
     const q = normalised(query);
     const { dimensions, vectors, members } = group;
-    const keywordScores = options.keywords ? this.#keywordScores(options.keywords.text) : undefined;
+    const keywordScores = options.keywords
+      ? (this.#keywords ??= new KeywordIndex(this.#chunks)).scores(options.keywords.text)
+      : undefined;
     const weight = options.keywords?.weight ?? 0;
     const best = new TopK(options.maxResults);
     for (let row = 0; row < members.length; row++) {
@@ -109,11 +94,39 @@ export class VectorIndex {
       };
     });
   }
+}
+
+/** BM25 over the chunks' words (k1 1.2, b 0.75). */
+class KeywordIndex {
+  /** term -> [chunk, term frequency] pairs, flattened. */
+  readonly #postings = new Map<string, number[]>();
+  readonly #lengths: Uint32Array;
+  readonly #averageLength: number;
+  readonly #size: number;
+
+  constructor(chunks: readonly StoredChunk[]) {
+    this.#size = chunks.length;
+    this.#lengths = new Uint32Array(chunks.length);
+    let total = 0;
+    for (const [i, chunk] of chunks.entries()) {
+      const frequencies = new Map<string, number>();
+      const terms = termsOf(chunk.text);
+      for (const term of terms) frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
+      for (const [term, count] of frequencies) {
+        const list = this.#postings.get(term) ?? [];
+        list.push(i, count);
+        this.#postings.set(term, list);
+      }
+      this.#lengths[i] = terms.length;
+      total += terms.length;
+    }
+    this.#averageLength = chunks.length === 0 ? 0 : total / chunks.length;
+  }
 
   /** BM25 of the query's terms per chunk, divided by the best one (so in [0, 1]). */
-  #keywordScores(text: string): Map<number, number> {
+  scores(text: string): Map<number, number> {
     const scores = new Map<number, number>();
-    const n = this.#chunks.length;
+    const n = this.#size;
     for (const term of new Set(termsOf(text))) {
       const postings = this.#postings.get(term);
       if (!postings) continue;
