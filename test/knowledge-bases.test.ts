@@ -53,6 +53,26 @@ for (const store of storeTypes) {
       const schema = await api.get('/ragstore/rags/jsonSchema');
       assert.equal(schema.status, 200);
       assert.ok(schema.json.properties.chunkStrategy);
+      // The original writes an empty `sources` and (older releases) unread injection settings: accepted, dropped.
+      const original = await createResource(api, '/ragstore/rags', {
+        ...knowledgeBaseBody(embeddings),
+        storeType: 'in-memory',
+        storeParameters: {},
+        sources: [],
+      });
+      assert.equal((await api.get(`/ragstore/rags/${idFromLocation(original)}?version=1`)).json.sources, undefined);
+      const llm = await createResource(api, '/langchainstore/langchains', {
+        tasks: [
+          {
+            type: 'openai',
+            knowledgeBases: [{ name: 'handbook', injectionStrategy: 'system', contextTemplate: 'x' }],
+            ragDefaults: { maxResults: 2, injectionStrategy: 'system' },
+          },
+        ],
+      });
+      const task = (await api.get(`/langchainstore/langchains/${idFromLocation(llm)}?version=1`)).json.tasks[0];
+      assert.deepEqual(task.knowledgeBases, [{ name: 'handbook' }]);
+      assert.deepEqual(task.ragDefaults, { maxResults: 2 });
       const kinds = await api.get('/resourcekinds');
       assert.ok(kinds.json.some((kind: { storePath: string }) => kind.storePath === '/ragstore/rags'));
     });
@@ -64,7 +84,7 @@ for (const store of storeTypes) {
         [{ chunkStrategy: 'semantic' }, /chunkStrategy/],
         [{ chunkOverlap: 300 }, /chunkOverlap \(300\) must be smaller than chunkSize \(200\)/],
         [{ storeType: 'qdrant' }, /storeType/],
-        [{ sources: [{ name: 'site', type: 'web' }] }, /sources/],
+        [{ sources: [{ name: 'site', type: 'web' }] }, /'sources'.*ingestion sources/],
         [{ minScore: 2 }, /minScore/],
         [
           { embeddingProvider: 'azure-openai', embeddingParameters: { apiKey: 'k' } },

@@ -66,12 +66,17 @@ const LLM_TASK: Readonly<Record<string, UnavailableField>> = {
   toolApprovals: notAvailable('human-in-the-loop tool approvals'),
 };
 
+const KNOWLEDGE_BASE: Readonly<Record<string, UnavailableField>> = {
+  sources: notAvailable('ingestion sources (web crawls and uploaded-file sources run on a schedule)'),
+};
+
 type FieldTable = Readonly<Record<string, UnavailableField>>;
 type Holder = readonly [object: JsonObject, path: string, fields: FieldTable];
 
 /** Where each kind's bodies may hold such fields: the objects to look at, with their JSON paths. */
 const HOLDERS: Partial<Record<KindName, (body: JsonObject) => Holder[]>> = {
   agent: (body) => [[body, '$', AGENT]],
+  rag: (body) => [[body, '$', KNOWLEDGE_BASE]],
   llm: (body) =>
     arrayField(body, 'tasks').flatMap((task, i): Holder[] =>
       isRecord(task) ? [[task, indexPath('$.tasks', i), LLM_TASK]] : [],
