@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import {
+  chatOnEveryMessage,
   createAgent,
   createResource,
   deploy,
@@ -29,23 +30,6 @@ import { ingestionDone, knowledgeBaseBody } from './support/knowledge.ts';
  */
 
 type Api = ReturnType<typeof client>;
-
-const chatRules = {
-  behaviorGroups: [
-    {
-      name: 'Chat',
-      behaviorRules: [
-        {
-          name: 'Chat',
-          actions: ['chat'],
-          conditions: [
-            { type: 'negation', conditions: [{ type: 'actionmatcher', configs: { actions: 'CONVERSATION_START' } }] },
-          ],
-        },
-      ],
-    },
-  ],
-};
 
 function stepData(conversation: any, key: string): any {
   return conversation.conversationSteps.at(-1).conversationStep.find((entry: { key: string }) => entry.key === key)
@@ -83,7 +67,7 @@ async function ragAgent(
       },
     ],
   });
-  const rulesUri = await createResource(api, '/behaviorstore/behaviorsets', chatRules);
+  const rulesUri = await createResource(api, '/behaviorstore/behaviorsets', chatOnEveryMessage);
   return createAgent(api, {
     extensions: [
       { type: 'svc://ai.svc.behavior', config: { uri: rulesUri } },

@@ -9,6 +9,7 @@ import type { EmbeddingModel } from 'ai';
 import { LRUCache } from 'lru-cache';
 import { createOllama } from 'ollama-ai-provider-v2';
 import { text, type Parameters } from '../llm/parameters.ts';
+import { azureBaseUrl, ollamaApiUrl } from '../llm/providers.ts';
 
 /**
  * Embedding models of a knowledge base (`embeddingProvider` + `embeddingParameters`, the original's names), built
@@ -29,8 +30,6 @@ export interface EmbeddingDefaults {
   readonly fetch?: typeof globalThis.fetch | undefined;
 }
 
-const trimSlash = (url: string) => url.replace(/\/+$/, '');
-
 const providers: Record<string, EmbeddingProvider> = {
   openai: {
     defaultModel: 'text-embedding-3-small',
@@ -47,11 +46,10 @@ const providers: Record<string, EmbeddingProvider> = {
     defaultModel: 'text-embedding-3-small',
     required: [['endpoint', 'baseUrl', 'resourceName']],
     build: (p, model, { fetch }) => {
-      const endpoint = text(p, 'endpoint', 'baseUrl');
       return createAzure({
         apiKey: text(p, 'apiKey') ?? '',
         resourceName: text(p, 'resourceName'),
-        baseURL: endpoint === undefined ? undefined : `${trimSlash(endpoint).replace(/\/openai$/, '')}/openai`,
+        baseURL: azureBaseUrl(text(p, 'endpoint', 'baseUrl')),
         apiVersion: text(p, 'apiVersion'),
         useDeploymentBasedUrls: true,
         fetch,
@@ -95,10 +93,9 @@ const providers: Record<string, EmbeddingProvider> = {
   ollama: {
     defaultModel: 'nomic-embed-text',
     build: (p, model, { ollamaBaseUrl, fetch }) => {
-      const base = trimSlash(text(p, 'baseUrl') ?? ollamaBaseUrl);
       const apiKey = text(p, 'apiKey');
       return createOllama({
-        baseURL: base.endsWith('/api') ? base : `${base}/api`,
+        baseURL: ollamaApiUrl(text(p, 'baseUrl') ?? ollamaBaseUrl),
         headers: apiKey ? { authorization: `Bearer ${apiKey}` } : undefined,
         fetch,
       }).embedding(model);

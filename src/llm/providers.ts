@@ -84,6 +84,17 @@ interface ProviderDefinition {
 
 const trimSlash = (url: string) => url.replace(/\/+$/, '');
 
+/** An Azure OpenAI endpoint (`https://<resource>.openai.azure.com`, with or without `/openai`) as the SDK's base URL. */
+export function azureBaseUrl(endpoint: string | undefined): string | undefined {
+  return endpoint === undefined ? undefined : `${trimSlash(endpoint).replace(/\/openai$/, '')}/openai`;
+}
+
+/** An Ollama server's URL (with or without `/api`) as the SDK's base URL. */
+export function ollamaApiUrl(baseUrl: string): string {
+  const base = trimSlash(baseUrl);
+  return base.endsWith('/api') ? base : `${base}/api`;
+}
+
 /** A provider whose SDK takes an API key and an optional base URL, and whose model is named by `modelName` or `model`. */
 function apiKeyProvider(
   create: (settings: {
@@ -145,7 +156,7 @@ const providers: Record<Exclude<ProviderType, 'jlama'>, ProviderDefinition> = {
       return createAzure({
         apiKey: text(p, 'apiKey') ?? '',
         resourceName: text(p, 'resourceName'),
-        baseURL: endpoint === undefined ? undefined : `${trimSlash(endpoint).replace(/\/openai$/, '')}/openai`,
+        baseURL: azureBaseUrl(endpoint),
         apiVersion: text(p, 'apiVersion'),
         useDeploymentBasedUrls: true,
         fetch,
@@ -181,10 +192,9 @@ const providers: Record<Exclude<ProviderType, 'jlama'>, ProviderDefinition> = {
     defaultModel: 'llama3.2',
     modelParameters: ['model', 'modelName'],
     build: (p, modelName, { ollamaBaseUrl, fetch }) => {
-      const base = trimSlash(text(p, 'baseUrl') ?? ollamaBaseUrl);
       const apiKey = text(p, 'apiKey');
       return createOllama({
-        baseURL: base.endsWith('/api') ? base : `${base}/api`,
+        baseURL: ollamaApiUrl(text(p, 'baseUrl') ?? ollamaBaseUrl),
         headers: apiKey ? { authorization: `Bearer ${apiKey}` } : undefined,
         fetch,
       })(modelName);

@@ -124,6 +124,24 @@ export async function publishAgent(api: Api, agentId: string, version = 1): Prom
   }
 }
 
+/** A behavior set whose rule fires the action `chat` on every message but the conversation start. */
+export const chatOnEveryMessage = {
+  behaviorGroups: [
+    {
+      name: 'Chat',
+      behaviorRules: [
+        {
+          name: 'Chat',
+          actions: ['chat'],
+          conditions: [
+            { type: 'negation', conditions: [{ type: 'actionmatcher', configs: { actions: 'CONVERSATION_START' } }] },
+          ],
+        },
+      ],
+    },
+  ],
+};
+
 /** An output set answering `CONVERSATION_START` with a welcome text. */
 export const welcomeOutputs = {
   outputSet: [
