@@ -12,7 +12,7 @@ import type {
   KnowledgeStore,
 } from '../storage/knowledge-ports.ts';
 import { chunkText } from './chunking.ts';
-import { DocumentError, documentText, type DocumentFormat } from './documents.ts';
+import { documentText, type DocumentFormat } from './documents.ts';
 import { embeddingModelName, type EmbeddingModels } from './embedding-providers.ts';
 import { VectorIndex, type SearchHit } from './vector-index.ts';
 

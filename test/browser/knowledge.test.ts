@@ -67,7 +67,10 @@ describe('knowledge-base screen', { timeout: 120_000 }, () => {
     await main().getByRole('button', { name: 'Search', exact: true }).click();
     const first = main().getByRole('list', { name: 'Search results' }).getByRole('listitem').first();
     await first.waitFor();
-    assert.match(await first.innerText(), /warranty\.txt, chunk 1, score 0\.\d{3}\s+The warranty lasts 24 months\./);
+    assert.match(
+      (await first.textContent()) ?? '',
+      /warranty\.txt, chunk 1, score 0\.\d{3}\s*The warranty lasts 24 months\./,
+    );
     await screenshots(page, 'knowledge-base');
 
     await main()

@@ -102,7 +102,7 @@ export function KnowledgePanel({ id, canWrite }: { id: string; canWrite: boolean
         </form>
       )}
       {uploads.length > 0 && (
-        <div aria-label="Upload progress">
+        <section aria-label="Upload progress">
           <progress max={uploads.length} value={done} aria-label="Files ingested" />{' '}
           <span>
             {done} of {uploads.length} files
@@ -119,7 +119,7 @@ export function KnowledgePanel({ id, canWrite }: { id: string; canWrite: boolean
               </li>
             ))}
           </ul>
-        </div>
+        </section>
       )}
       <ErrorMessage error={documents.error ?? error} />
       {documents.data && documents.data.length === 0 && <Empty>No documents yet.</Empty>}
