@@ -214,6 +214,15 @@ for (const store of storeTypes) {
         ['good.txt'],
       );
 
+      const body = knowledgeBaseBody(embeddings);
+      const resized = await api.put(`/ragstore/rags/${id}?version=1`, {
+        json: { ...body, embeddingParameters: { ...body.embeddingParameters, dimensions: '32' } },
+      });
+      assert.equal(resized.status, 200, resized.text);
+      const mismatch = await api.post(`/ragstore/rags/${id}/search`, { json: { query: 'opening hours' } });
+      assert.equal(mismatch.status, 409, mismatch.text);
+      assert.match(mismatch.json.detail, /chunks have 64 dimensions, but its embedding model now answers 32/);
+
       const purged = await api.delete(`/ragstore/rags/${id}?permanent=true`);
       assert.equal(purged.status, 200, purged.text);
       assert.equal((await api.get(`/ragstore/rags/${id}/documents`)).status, 404);

@@ -148,6 +148,11 @@ export class KnowledgeService {
       // The provider failed, not the request: 503 with the reason (never a secret), not an internal error.
       throw new AppError('unavailable', (error as Error).message);
     });
+    if (!index.dimensions.includes(vector!.length))
+      throw new AppError(
+        'conflict',
+        `The knowledge base's chunks have ${index.dimensions.join(' and ')} dimensions, but its embedding model now answers ${vector!.length}: ingest the documents again.`,
+      );
     return index.search(vector!, {
       maxResults: options.maxResults ?? config.maxResults ?? RAG_DEFAULTS.maxResults,
       minScore: options.minScore ?? config.minScore ?? RAG_DEFAULTS.minScore,

@@ -63,6 +63,11 @@ export class VectorIndex {
     return this.#chunks.length;
   }
 
+  /** The vector lengths of the chunks (one, unless the embedding model changed between ingestions). */
+  get dimensions(): number[] {
+    return [...this.#groups.keys()];
+  }
+
   search(query: Float32Array, options: SearchOptions): SearchHit[] {
     const group = this.#groups.get(query.length);
     if (!group) return [];
