@@ -186,7 +186,7 @@ export async function knowledgeRoutes(
         throw invalid(
           'replace=false is not available: a document is identified by its name, and ingesting it again replaces it.',
         );
-      const knowledgeBase = await knowledge.knowledgeBase(id, version, request.caller);
+      const knowledgeBase = await knowledge.knowledgeBaseToChange(id, version, request.caller);
       let documents: IncomingDocument[];
       if (request.isMultipart()) documents = await multipartDocuments(request);
       else if (Buffer.isBuffer(request.body)) {

@@ -88,6 +88,12 @@ export class KnowledgeService {
     return { id, config: JSON.parse(await resources.read('rag', id, wanted, caller)) as RagConfiguration };
   }
 
+  /** As `knowledgeBase`, for a caller who changes its documents (needs EDIT). */
+  async knowledgeBaseToChange(id: string, version: number | undefined, caller?: CallerAccess): Promise<KnowledgeBase> {
+    await this.#options.resources.authorize(id, caller, 'EDIT', 'knowledge base');
+    return this.knowledgeBase(id, version, caller);
+  }
+
   /** Records a pending ingestion of the documents and processes it in the background; answers the record. */
   async startIngestion(knowledgeBase: KnowledgeBase, documents: readonly IncomingDocument[]): Promise<IngestionRecord> {
     if (documents.length === 0) throw invalid('The request holds no document to ingest.');
@@ -127,8 +133,7 @@ export class KnowledgeService {
   }
 
   async deleteDocument(kbId: string, documentId: string, caller?: CallerAccess): Promise<void> {
-    await this.#options.resources.authorize(kbId, caller, 'EDIT', 'knowledge base');
-    await this.knowledgeBase(kbId, undefined, caller);
+    await this.knowledgeBaseToChange(kbId, undefined, caller);
     if (!(await this.#options.store.deleteDocument(kbId, documentId)))
       throw notFound(`No document ${documentId} in the knowledge base ${kbId}.`);
   }
