@@ -164,6 +164,32 @@ for (const store of storeTypes) {
       );
     });
 
+    it('embeds with Ollama too (its /api/embed wire format)', async () => {
+      const id = idFromLocation(
+        await createResource(
+          api,
+          '/ragstore/rags',
+          knowledgeBaseBody(embeddings, {
+            embeddingProvider: 'ollama',
+            embeddingParameters: { model: 'nomic-embed-text', baseUrl: embeddings.url },
+          }),
+        ),
+      );
+      embeddings.requests.length = 0;
+      const done = await ingestJson(api, id, [{ name: 'faq.md', content: 'Deliveries arrive within three days.' }]);
+      assert.equal(done.status, 'completed', JSON.stringify(done));
+      const results = (await api.post(`/ragstore/rags/${id}/search`, { json: { query: 'when do deliveries arrive' } }))
+        .json.results;
+      assert.equal(results[0]?.documentName, 'faq.md');
+      assert.deepEqual(
+        embeddings.requests.map((request) => [request.path, request.model]),
+        [
+          ['/api/embed', 'nomic-embed-text'],
+          ['/api/embed', 'nomic-embed-text'],
+        ],
+      );
+    });
+
     it('replaces a re-ingested document, deletes documents with their chunks, and fails a bad document alone', async () => {
       const id = idFromLocation(await createResource(api, '/ragstore/rags', knowledgeBaseBody(embeddings)));
       await ingestJson(api, id, [{ name: 'prices.md', content: 'The basic plan costs 10 euros a month.' }]);

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * A loopback server speaking the OpenAI embeddings wire format (`POST <base>/embeddings`, `input` a string or a
- * list, `dimensions` optional) with deterministic vectors: each word of a text adds ±1 to a dimension chosen by
+ * list, `dimensions` optional), and Ollama's (`POST /api/embed`), with deterministic vectors: each word of a text adds ±1 to a dimension chosen by
  * its hash, so texts that share words are close and the same text always gets the same vector. Text containing a
  * word in `failOn` is refused with a 400 (a provider refusing one document).
  */
@@ -51,10 +51,19 @@ export class FakeEmbeddings {
           response.writeHead(status, { 'content-type': 'application/json' });
           response.end(JSON.stringify(payload));
         };
-        if (request.method !== 'POST' || !request.url?.endsWith('/embeddings'))
+        const ollama = request.url === '/api/embed';
+        if (request.method !== 'POST' || !(ollama || request.url?.endsWith('/embeddings')))
           return send(404, { error: { message: `no route ${request.method} ${request.url}` } });
         if (input.some((text) => [...this.failOn].some((word) => text.includes(word))))
           return send(400, { error: { message: 'scripted embedding refusal', type: 'invalid_request_error' } });
+        if (ollama)
+          return send(200, {
+            model: body.model,
+            embeddings: input.map((text) => fakeEmbedding(text, body.dimensions ?? FAKE_EMBEDDING_DIMENSIONS)),
+            total_duration: 1,
+            load_duration: 0,
+            prompt_eval_count: input.length,
+          });
         send(200, {
           object: 'list',
           model: body.model,
