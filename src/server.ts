@@ -115,6 +115,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     models: new EmbeddingModels({ ollamaBaseUrl: settings['svc.ollama.default-base-url'], fetch: outbound.fetch }),
     secrets: vault.resolver(),
     log: logger,
+    heartbeatMillis: settings['svc.rag.ingestion-heartbeat-millis'],
   });
   const deployments = new DeploymentService({
     store: storage.deployments,

@@ -7,6 +7,7 @@ import { loadSettings } from '../src/settings.ts';
 import { startFakeEmbeddings, type FakeEmbeddings } from './support/fake-llm/index.ts';
 import { client } from './support/http.ts';
 import { createTestDatabase } from './support/postgres.ts';
+import { startServiceProcess, type ServiceProcess } from './support/process.ts';
 import { ingestionDone, ingestJson, knowledgeBaseBody } from './support/knowledge.ts';
 import { pdfWithText } from './support/pdf.ts';
 import { serverOfBlock, storeTypes } from './support/server.ts';
@@ -412,5 +413,82 @@ describe('several instances share knowledge bases (postgres), keys from the vaul
     assert.equal(await rows('rag_chunks'), 1);
     assert.equal((await one.delete(`/ragstore/rags/${id}?permanent=true`)).status, 200);
     for (const table of ['rag_chunks', 'rag_documents', 'rag_ingestions']) assert.equal(await rows(table), 0, table);
+  });
+});
+
+describe('an ingestion whose instance dies', () => {
+  let embeddings: FakeEmbeddings;
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  let crashing: ServiceProcess;
+  let survivor: RunningServer;
+  const heartbeat = 500;
+  before(async () => {
+    embeddings = await startFakeEmbeddings();
+    database = await createTestDatabase();
+    const shared = { 'svc.datastore.type': 'postgres', 'svc.datastore.postgres.url': database.url } as const;
+    crashing = startServiceProcess({
+      SVC_HTTP_PORT: '0',
+      SVC_DATASTORE_TYPE: 'postgres',
+      SVC_DATASTORE_POSTGRES_URL: database.url,
+      SVC_RAG_INGESTION_HEARTBEAT_MILLIS: String(heartbeat),
+    });
+    survivor = await startServer(
+      loadSettings(
+        {},
+        {
+          'svc.http.port': 0,
+          'svc.http.host': '127.0.0.1',
+          ...shared,
+          'svc.rag.ingestion-heartbeat-millis': heartbeat,
+        },
+      ),
+      { logDestination: { write: () => true } },
+    );
+  });
+  after(async () => {
+    await crashing?.stop('SIGKILL');
+    await survivor?.close();
+    await database?.drop();
+    await embeddings?.close();
+  });
+
+  it('is reported failed for what it did not finish once its heartbeat stops, on another instance', async () => {
+    const other = client(() => survivor.url);
+    const dying = client(await crashing.listening().then((url) => () => url));
+    const id = idFromLocation(await createResource(other, '/ragstore/rags', knowledgeBaseBody(embeddings)));
+    embeddings.hangOn.add('stall');
+    const started = await dying.post(`/ragstore/rags/${id}/ingest`, {
+      json: {
+        documents: [
+          { name: 'first.txt', content: 'This one is embedded.' },
+          { name: 'stuck.txt', content: 'This one makes the embedding call stall.' },
+        ],
+      },
+    });
+    assert.equal(started.status, 202, started.text);
+    const statusPath = `/ragstore/rags/${id}/ingestion/${started.json.ingestionId}/status`;
+    const status = async () => (await other.get(statusPath)).json;
+    let seen = await status();
+    while (seen.documents[1].status !== 'processing') {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      seen = await status();
+    }
+    assert.equal(seen.status, 'processing');
+    assert.equal(seen.documents[0].status, 'completed');
+
+    await crashing.stop('SIGKILL');
+    while (seen.status === 'processing') {
+      await new Promise((resolve) => setTimeout(resolve, heartbeat / 2));
+      seen = await status();
+    }
+    assert.equal(seen.status, 'completed_with_errors');
+    assert.equal(seen.documents[0].status, 'completed');
+    assert.equal(seen.documents[1].status, 'failed');
+    assert.match(seen.documents[1].error, /stopped before it finished/);
+    assert.deepEqual(await status(), seen, 'the verdict is stored');
+    assert.deepEqual(
+      (await other.get(`/ragstore/rags/${id}/documents`)).json.map((d: { name: string }) => d.name),
+      ['first.txt'],
+    );
   });
 });

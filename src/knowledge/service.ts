@@ -49,6 +49,11 @@ export interface KnowledgeServiceOptions {
   readonly log: { warn(details: Record<string, unknown>, message: string): void };
   /** Ingestions processed at once by this instance (the rest wait in arrival order). */
   readonly concurrentIngestions?: number;
+  /**
+   * How often a running ingestion records its progress even when no document finished; one whose record stayed
+   * unchanged four times as long is taken as abandoned (its instance died) and reported failed.
+   */
+  readonly heartbeatMillis?: number;
   readonly clock?: () => number;
 }
 
@@ -58,6 +63,8 @@ export function documentIdOf(name: string): string {
 }
 
 const DEFAULT_CONCURRENT_INGESTIONS = 2;
+const DEFAULT_HEARTBEAT_MILLIS = 30_000;
+const ABANDONED_AFTER_HEARTBEATS = 4;
 /** Knowledge bases whose search index an instance keeps in memory (least recently searched out first). */
 const CACHED_INDEXES = 16;
 
@@ -113,9 +120,12 @@ export class KnowledgeService {
       documents: documents.map((document) => ({ name: document.name, status: 'pending' })),
     };
     await this.#options.store.saveIngestion(record);
-    const job = this.#whenFree(() => this.#ingest(knowledgeBase, record, documents)).finally(() =>
-      this.#running.delete(job),
-    );
+    // Waiting behind other ingestions counts as alive too: the heartbeat starts now.
+    const progress = new IngestionProgress(record, this.#options.store, this.#clock, this.#heartbeatMillis);
+    const job = this.#whenFree(() => this.#ingest(knowledgeBase, progress, documents)).finally(() => {
+      progress.stop();
+      this.#running.delete(job);
+    });
     this.#running.add(job);
     return record;
   }
@@ -124,7 +134,32 @@ export class KnowledgeService {
     await this.#options.resources.authorize(kbId, caller, 'USE', 'knowledge base');
     const record = await this.#options.store.readIngestion(kbId, ingestionId);
     if (!record) throw notFound(`No ingestion ${ingestionId} of the knowledge base ${kbId}.`);
-    return record;
+    const silentFor = this.#clock() - record.updatedOn;
+    if (record.status !== 'pending' && record.status !== 'processing') return record;
+    if (silentFor <= this.#heartbeatMillis * ABANDONED_AFTER_HEARTBEATS) return record;
+    // Its instance stopped without finishing (a crash): what it did not finish failed, and it says so.
+    const documents = record.documents.map((document) =>
+      document.status === 'completed' || document.status === 'failed'
+        ? document
+        : {
+            name: document.name,
+            status: 'failed' as const,
+            error: 'The instance ingesting it stopped before it finished.',
+          },
+    );
+    const done = documents.filter((document) => document.status === 'completed').length;
+    const abandoned: IngestionRecord = {
+      ...record,
+      status: done === 0 ? 'failed' : 'completed_with_errors',
+      updatedOn: this.#clock(),
+      documents,
+    };
+    await this.#options.store.saveIngestion(abandoned);
+    return abandoned;
+  }
+
+  get #heartbeatMillis(): number {
+    return this.#options.heartbeatMillis ?? DEFAULT_HEARTBEAT_MILLIS;
   }
 
   async documents(kbId: string, caller?: CallerAccess): Promise<KnowledgeDocument[]> {
@@ -188,36 +223,33 @@ export class KnowledgeService {
 
   async #ingest(
     knowledgeBase: KnowledgeBase,
-    pending: IngestionRecord,
+    progress: IngestionProgress,
     documents: readonly IncomingDocument[],
   ): Promise<void> {
-    const { store } = this.#options;
-    const states: IngestionDocument[] = [...pending.documents];
-    let record: IngestionRecord = pending;
-    const save = async (status: IngestionRecord['status']) => {
-      record = { ...record, status, updatedOn: this.#clock(), documents: [...states] };
-      await store.saveIngestion(record);
-    };
+    const { id } = progress;
     try {
-      await save('processing');
+      await progress.save('processing');
       for (const [i, document] of documents.entries()) {
         if (this.#stopping.signal.aborted) {
-          states[i] = {
+          progress.documents[i] = {
             name: document.name,
             status: 'failed',
             error: 'The ingestion was interrupted: the service stopped.',
           };
           continue;
         }
-        states[i] = { name: document.name, status: 'processing' };
-        await save('processing');
-        states[i] = await this.#ingestDocument(knowledgeBase, pending.id, document);
+        progress.documents[i] = { name: document.name, status: 'processing' };
+        await progress.save('processing');
+        progress.documents[i] = await this.#ingestDocument(knowledgeBase, id, document);
       }
-      const failed = states.filter((state) => state.status === 'failed').length;
-      await save(failed === 0 ? 'completed' : failed === states.length ? 'failed' : 'completed_with_errors');
+      const failed = progress.documents.filter((state) => state.status === 'failed').length;
+      progress.stop();
+      await progress.save(
+        failed === 0 ? 'completed' : failed === documents.length ? 'failed' : 'completed_with_errors',
+      );
     } catch (error) {
       this.#options.log.warn(
-        { knowledgeBase: knowledgeBase.id, ingestion: pending.id, problem: (error as Error).message },
+        { knowledgeBase: knowledgeBase.id, ingestion: id, problem: (error as Error).message },
         'a knowledge-base ingestion could not record its progress',
       );
     }
@@ -311,5 +343,41 @@ export class KnowledgeService {
     loading.catch(() => this.#indexes.get(kbId) === loading && this.#indexes.delete(kbId));
     while (this.#indexes.size > CACHED_INDEXES) this.#indexes.delete(this.#indexes.keys().next().value!);
     return loading;
+  }
+}
+
+/**
+ * The stored record of a running ingestion: writes one after the other (so a late heartbeat never overwrites the
+ * final status), and a heartbeat that rewrites it while nothing else does, so other instances can tell a live
+ * ingestion from one whose instance died.
+ */
+class IngestionProgress {
+  readonly id: string;
+  readonly documents: IngestionDocument[];
+  #record: IngestionRecord;
+  #writes: Promise<void> = Promise.resolve();
+  readonly #store: KnowledgeStore;
+  readonly #clock: () => number;
+  readonly #heartbeat: NodeJS.Timeout;
+
+  constructor(record: IngestionRecord, store: KnowledgeStore, clock: () => number, heartbeatMillis: number) {
+    this.id = record.id;
+    this.documents = [...record.documents];
+    this.#record = record;
+    this.#store = store;
+    this.#clock = clock;
+    this.#heartbeat = setInterval(() => void this.save(this.#record.status).catch(() => undefined), heartbeatMillis);
+    this.#heartbeat.unref();
+  }
+
+  save(status: IngestionRecord['status']): Promise<void> {
+    this.#record = { ...this.#record, status, updatedOn: this.#clock(), documents: [...this.documents] };
+    const record = this.#record;
+    this.#writes = this.#writes.catch(() => undefined).then(() => this.#store.saveIngestion(record));
+    return this.#writes;
+  }
+
+  stop(): void {
+    clearInterval(this.#heartbeat);
   }
 }

@@ -32,6 +32,8 @@ export function fakeEmbedding(text: string, dimensions = FAKE_EMBEDDING_DIMENSIO
 export class FakeEmbeddings {
   readonly requests: EmbeddingRequest[] = [];
   readonly failOn = new Set<string>();
+  /** Text containing one of these words is never answered (an embedding call that hangs). */
+  readonly hangOn = new Set<string>();
   readonly #server: Server;
   #url = '';
 
@@ -54,6 +56,7 @@ export class FakeEmbeddings {
         const ollama = request.url === '/api/embed';
         if (request.method !== 'POST' || !(ollama || request.url?.endsWith('/embeddings')))
           return send(404, { error: { message: `no route ${request.method} ${request.url}` } });
+        if (input.some((text) => [...this.hangOn].some((word) => text.includes(word)))) return;
         if (input.some((text) => [...this.failOn].some((word) => text.includes(word))))
           return send(400, { error: { message: 'scripted embedding refusal', type: 'invalid_request_error' } });
         if (ollama)
