@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import {
+  chatOnEveryMessage,
   createAgent,
   createResource,
   deploy,
@@ -73,24 +74,6 @@ const providerCases: readonly ProviderCase[] = [
   },
 ];
 
-/** Fires `chat` on every step but the conversation start. */
-const chatRules = {
-  behaviorGroups: [
-    {
-      name: 'Chat',
-      behaviorRules: [
-        {
-          name: 'Chat',
-          actions: ['chat'],
-          conditions: [
-            { type: 'negation', conditions: [{ type: 'actionmatcher', configs: { actions: 'CONVERSATION_START' } }] },
-          ],
-        },
-      ],
-    },
-  ],
-};
-
 const create = createResource;
 
 /** behavior (chat on every message) -> LLM -> output (welcome on start). */
@@ -100,7 +83,7 @@ async function llmAgent(
   options: { store?: string; extensionType?: string } = {},
 ): Promise<string> {
   const llmUri = await create(api, options.store ?? '/langchainstore/langchains', { tasks: [task] });
-  const rulesUri = await create(api, '/behaviorstore/behaviorsets', chatRules);
+  const rulesUri = await create(api, '/behaviorstore/behaviorsets', chatOnEveryMessage);
   return createAgent(api, {
     outputSet: welcomeOutputs,
     extensions: [

@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createResource, deployAgent, sendMessage, startConversation, welcomeOutputs } from './support/agents.ts';
+import {
+  chatOnEveryMessage,
+  createResource,
+  deployAgent,
+  sendMessage,
+  startConversation,
+  welcomeOutputs,
+} from './support/agents.ts';
 import { startFakeOpenAi, type FakeProvider } from './support/fake-llm/index.ts';
 import type { client } from './support/http.ts';
 import { serverOfBlock } from './support/server.ts';
@@ -11,23 +18,6 @@ import { serverOfBlock } from './support/server.ts';
  */
 
 type Api = ReturnType<typeof client>;
-
-const chatRules = {
-  behaviorGroups: [
-    {
-      name: 'Chat',
-      behaviorRules: [
-        {
-          name: 'Chat',
-          actions: ['chat'],
-          conditions: [
-            { type: 'negation', conditions: [{ type: 'actionmatcher', configs: { actions: 'CONVERSATION_START' } }] },
-          ],
-        },
-      ],
-    },
-  ],
-};
 
 /** An agent whose LLM task talks to `baseUrl`; returns a started conversation. */
 async function conversationWith(api: Api, baseUrl: string): Promise<string> {
@@ -42,7 +32,7 @@ async function conversationWith(api: Api, baseUrl: string): Promise<string> {
       },
     ],
   });
-  const rulesUri = await createResource(api, '/behaviorstore/behaviorsets', chatRules);
+  const rulesUri = await createResource(api, '/behaviorstore/behaviorsets', chatOnEveryMessage);
   const agentId = await deployAgent(api, {
     outputSet: welcomeOutputs,
     extensions: [

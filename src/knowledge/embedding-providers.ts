@@ -1,15 +1,18 @@
 import { createHash } from 'node:crypto';
-import { createAmazonBedrock } from '@ai-sdk/amazon-bedrock';
-import { createAzure } from '@ai-sdk/azure';
 import { createGoogle } from '@ai-sdk/google';
 import { createGoogleVertex } from '@ai-sdk/google-vertex';
 import { createMistral } from '@ai-sdk/mistral';
-import { createOpenAI } from '@ai-sdk/openai';
 import type { EmbeddingModel } from 'ai';
 import { LRUCache } from 'lru-cache';
-import { createOllama } from 'ollama-ai-provider-v2';
 import { text, type Parameters } from '../llm/parameters.ts';
-import { azureBaseUrl, ollamaApiUrl } from '../llm/providers.ts';
+import {
+  apiKeySettings,
+  azureProvider,
+  bedrockProvider,
+  ollamaProvider,
+  openAiProvider,
+  type ProviderDefaults,
+} from '../llm/providers.ts';
 
 /**
  * Embedding models of a knowledge base (`embeddingProvider` + `embeddingParameters`, the original's names), built
@@ -24,47 +27,26 @@ interface EmbeddingProvider {
   build(parameters: Parameters, model: string, defaults: EmbeddingDefaults): EmbeddingModel;
 }
 
-export interface EmbeddingDefaults {
-  readonly ollamaBaseUrl: string;
-  /** How providers reach their API (in the service: the guarded outbound dispatcher). */
-  readonly fetch?: typeof globalThis.fetch | undefined;
-}
+/** The Ollama default and how providers reach their APIs (in the service: the guarded outbound dispatcher). */
+export type EmbeddingDefaults = ProviderDefaults;
 
 const providers: Record<string, EmbeddingProvider> = {
   openai: {
     defaultModel: 'text-embedding-3-small',
-    build: (p, model, { fetch }) =>
-      createOpenAI({
-        apiKey: text(p, 'apiKey') ?? '',
-        baseURL: text(p, 'baseUrl'),
-        organization: text(p, 'organization'),
-        project: text(p, 'project'),
-        fetch,
-      }).embedding(model),
+    build: (p, model, { fetch }) => openAiProvider(p, fetch).embedding(model),
   },
   'azure-openai': {
     defaultModel: 'text-embedding-3-small',
     required: [['endpoint', 'baseUrl', 'resourceName']],
-    build: (p, model, { fetch }) => {
-      return createAzure({
-        apiKey: text(p, 'apiKey') ?? '',
-        resourceName: text(p, 'resourceName'),
-        baseURL: azureBaseUrl(text(p, 'endpoint', 'baseUrl')),
-        apiVersion: text(p, 'apiVersion'),
-        useDeploymentBasedUrls: true,
-        fetch,
-      }).embedding(text(p, 'deploymentName') ?? model);
-    },
+    build: (p, model, { fetch }) => azureProvider(p, fetch).embedding(text(p, 'deploymentName') ?? model),
   },
   mistral: {
     defaultModel: 'mistral-embed',
-    build: (p, model, { fetch }) =>
-      createMistral({ apiKey: text(p, 'apiKey') ?? '', baseURL: text(p, 'baseUrl'), fetch }).embedding(model),
+    build: (p, model, { fetch }) => createMistral(apiKeySettings(p, fetch)).embedding(model),
   },
   gemini: {
     defaultModel: 'gemini-embedding-001',
-    build: (p, model, { fetch }) =>
-      createGoogle({ apiKey: text(p, 'apiKey') ?? '', baseURL: text(p, 'baseUrl'), fetch }).embedding(model),
+    build: (p, model, { fetch }) => createGoogle(apiKeySettings(p, fetch)).embedding(model),
   },
   vertex: {
     defaultModel: 'text-embedding-005',
@@ -80,26 +62,12 @@ const providers: Record<string, EmbeddingProvider> = {
   },
   bedrock: {
     defaultModel: 'amazon.titan-embed-text-v2:0',
-    build: (p, model, { fetch }) =>
-      createAmazonBedrock({
-        region: text(p, 'region') ?? 'us-east-1',
-        baseURL: text(p, 'baseUrl'),
-        accessKeyId: text(p, 'accessKeyId'),
-        secretAccessKey: text(p, 'secretAccessKey'),
-        sessionToken: text(p, 'sessionToken'),
-        fetch,
-      }).embedding(model),
+    // The original's default region.
+    build: (p, model, { fetch }) => bedrockProvider({ region: 'us-east-1', ...p }, fetch).embedding(model),
   },
   ollama: {
     defaultModel: 'nomic-embed-text',
-    build: (p, model, { ollamaBaseUrl, fetch }) => {
-      const apiKey = text(p, 'apiKey');
-      return createOllama({
-        baseURL: ollamaApiUrl(text(p, 'baseUrl') ?? ollamaBaseUrl),
-        headers: apiKey ? { authorization: `Bearer ${apiKey}` } : undefined,
-        fetch,
-      }).embedding(model);
-    },
+    build: (p, model, defaults) => ollamaProvider(p, defaults).embedding(model),
   },
 };
 
