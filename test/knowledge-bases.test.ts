@@ -313,7 +313,11 @@ describe('knowledge-base upload limits', () => {
     embeddings = await startFakeEmbeddings();
   });
   after(() => embeddings.close());
-  const block = serverOfBlock('sqlite', { 'svc.rag.max-document-bytes': 1000, 'svc.rag.max-documents': 2 });
+  const block = serverOfBlock('sqlite', {
+    'svc.rag.max-document-bytes': 1000,
+    'svc.rag.max-documents': 2,
+    'svc.rag.max-upload-bytes': 1500,
+  });
   const { api } = block;
 
   it('answers 413 for a document or a batch too large, and ingests nothing of it', async () => {
@@ -329,6 +333,12 @@ describe('knowledge-base upload limits', () => {
     const multipart = await fetch(`${block.server.url}/ragstore/rags/${id}/ingest`, { method: 'POST', body: form });
     assert.equal(multipart.status, 413);
     assert.match(((await multipart.json()) as { detail: string }).detail, /svc\.rag\.max-document-bytes/);
+    const together = new FormData();
+    for (const name of ['a.txt', 'b.txt'])
+      together.append('files', new Blob(['word '.repeat(160)], { type: 'text/plain' }), name);
+    const tooMuch = await fetch(`${block.server.url}/ragstore/rags/${id}/ingest`, { method: 'POST', body: together });
+    assert.equal(tooMuch.status, 413);
+    assert.match(((await tooMuch.json()) as { detail: string }).detail, /svc\.rag\.max-upload-bytes/);
     const many = new FormData();
     for (const name of ['a.txt', 'b.txt', 'c.txt'])
       many.append('files', new Blob(['small'], { type: 'text/plain' }), name);

@@ -168,6 +168,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       knowledge: services.knowledge,
       maxDocumentBytes: settings['svc.rag.max-document-bytes'],
       maxDocuments: settings['svc.rag.max-documents'],
+      maxUploadBytes: settings['svc.rag.max-upload-bytes'],
     });
   // The web manager last: its catch-all GET answers only what no API route did.
   await app.register(managerRoutes, { settings });

@@ -11,7 +11,7 @@ import type { TypedApp } from './typed-app.ts';
  * Documents of knowledge bases (`/ragstore/rags/<id>/...`; the store routes serve the configuration itself):
  * ingestion (text, Markdown, HTML and PDF; a raw body, JSON, or multipart files), its status, the documents, and a
  * search that shows what retrieval finds. Uploads are read part by part up to `svc.rag.max-document-bytes` per
- * document and `svc.rag.max-documents` per ingestion (413 beyond either).
+ * document, `svc.rag.max-documents` per ingestion and `svc.rag.max-upload-bytes` for all of them (413 beyond).
  */
 
 const BASE = '/ragstore/rags';
@@ -113,9 +113,9 @@ function tooLarge(message: string): Error {
 
 export async function knowledgeRoutes(
   app: TypedApp,
-  deps: { knowledge: KnowledgeService; maxDocumentBytes: number; maxDocuments: number },
+  deps: { knowledge: KnowledgeService; maxDocumentBytes: number; maxDocuments: number; maxUploadBytes: number },
 ): Promise<void> {
-  const { knowledge, maxDocumentBytes, maxDocuments } = deps;
+  const { knowledge, maxDocumentBytes, maxDocuments, maxUploadBytes } = deps;
   const tags = ['ragstore'];
   const documentLimit = `svc.rag.max-document-bytes (${maxDocumentBytes} bytes)`;
 
@@ -131,12 +131,19 @@ export async function knowledgeRoutes(
 
   async function multipartDocuments(request: FastifyRequest): Promise<IncomingDocument[]> {
     const documents: IncomingDocument[] = [];
+    let total = 0;
     try {
       for await (const part of request.parts()) {
         if (part.type !== 'file')
           throw invalid(`The form field '${part.fieldname}' is not read here: send each document as a file part.`);
         const name = part.filename || part.fieldname;
-        documents.push({ ...identify(name, part.mimetype), bytes: await part.toBuffer() });
+        const bytes = await part.toBuffer();
+        total += bytes.byteLength;
+        if (total > maxUploadBytes)
+          throw tooLarge(
+            `The documents of one ingestion are larger than svc.rag.max-upload-bytes (${maxUploadBytes} bytes).`,
+          );
+        documents.push({ ...identify(name, part.mimetype), bytes });
       }
     } catch (error) {
       const code = (error as { code?: string }).code;
