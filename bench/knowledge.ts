@@ -37,6 +37,8 @@ export interface KnowledgeFigures {
     readonly dimensions: number;
     /** First search after the chunks were written: loading them and building the index, then the search. */
     readonly firstSearchMs: number;
+    /** A search right after one more document was ingested: only that document's chunks are loaded. */
+    readonly searchAfterIngestMs: number;
     /** REST search, one at a time (query embedded on the loopback server, every chunk scored, top k). */
     readonly rest: Measurement;
     /** The in-process index alone, one query at a time. */
@@ -188,6 +190,18 @@ async function searchAt100k(
       }
     }
 
+    const added = expectStatus(
+      await api.post(`/ragstore/rags/${kbId}/ingest`, {
+        documents: [{ name: 'late.txt', content: words(DOCUMENT_WORDS, next) }],
+      }),
+      202,
+      'ingest one more document',
+    );
+    await waitForIngestion(api, kbId, added.json.ingestionId);
+    const afterIngest = performance.now();
+    await search(query(2));
+    const searchAfterIngestMs = performance.now() - afterIngest;
+
     const rest = await measure(baseUrl, {
       connections: 1,
       duration,
@@ -198,8 +212,8 @@ async function searchAt100k(
     const problem = measurementProblem(rest);
     if (problem) throw new Error(`knowledge search: ${problem}`);
 
-    const { revision, chunks } = await storage.knowledge.loadChunks(kbId);
-    const index = new VectorIndex(revision, chunks);
+    const { revision, documents } = await storage.knowledge.documentRevisions(kbId);
+    const index = VectorIndex.of(revision, await storage.knowledge.loadChunks(kbId), documents);
     const timings: number[] = [];
     for (let i = 0; i < INDEX_QUERIES; i++) {
       const vector = Float32Array.from(fakeEmbedding(query(i), DIMENSIONS));
@@ -212,6 +226,7 @@ async function searchAt100k(
       chunks: SEARCH_CHUNKS,
       dimensions: DIMENSIONS,
       firstSearchMs,
+      searchAfterIngestMs,
       rest,
       indexMs: { p50: timings[Math.floor(INDEX_QUERIES / 2)]!, p99: timings[Math.ceil(INDEX_QUERIES * 0.99) - 1]! },
       recallAtK: found / (RECALL_QUERIES * TOP_K),
@@ -243,6 +258,6 @@ export function printKnowledge({ ingestion, search }: KnowledgeFigures): void {
     `knowledge ingestion:                                ${ingestion.chunksPerSec.toFixed(0)} chunks/s, ${ingestion.documentsPerSec.toFixed(1)} documents/s (${ingestion.documents} documents, ${ingestion.chunks} chunks in ${ingestion.seconds.toFixed(2)} s)`,
   );
   console.log(
-    `knowledge search @${search.chunks} chunks (${search.dimensions} dims):       REST p50 ${ms(search.rest.latencyMs.p50)} ms, p99 ${ms(search.rest.latencyMs.p99)} ms, ${search.rest.reqPerSec.toFixed(0)} req/s; index alone p50 ${ms(search.indexMs.p50)} ms, p99 ${ms(search.indexMs.p99)} ms; first search ${search.firstSearchMs.toFixed(0)} ms; recall@${search.k} ${search.recallAtK.toFixed(3)}`,
+    `knowledge search @${search.chunks} chunks (${search.dimensions} dims):       REST p50 ${ms(search.rest.latencyMs.p50)} ms, p99 ${ms(search.rest.latencyMs.p99)} ms, ${search.rest.reqPerSec.toFixed(0)} req/s; index alone p50 ${ms(search.indexMs.p50)} ms, p99 ${ms(search.indexMs.p99)} ms; first search ${search.firstSearchMs.toFixed(0)} ms, after one more document ${ms(search.searchAfterIngestMs)} ms; recall@${search.k} ${search.recallAtK.toFixed(3)}`,
   );
 }

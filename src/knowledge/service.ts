@@ -328,21 +328,28 @@ export class KnowledgeService {
     const { store } = this.#options;
     const revision = await store.revision(kbId);
     const cached = this.#indexes.get(kbId);
-    if (cached) {
-      const index = await cached.catch(() => undefined);
-      if (index && index.revision === revision) {
-        this.#indexes.delete(kbId);
-        this.#indexes.set(kbId, cached);
-        return index;
-      }
-      if (this.#indexes.get(kbId) !== cached) return this.#index(kbId);
+    const previous = cached && (await cached.catch(() => undefined));
+    if (cached && previous?.revision === revision) {
+      this.#indexes.delete(kbId);
+      this.#indexes.set(kbId, cached);
+      return previous;
     }
-    const loading = store.loadChunks(kbId).then(({ revision: loaded, chunks }) => new VectorIndex(loaded, chunks));
+    if (cached && this.#indexes.get(kbId) !== cached) return this.#index(kbId);
+    const loading = this.#load(kbId, previous);
     this.#indexes.delete(kbId);
     this.#indexes.set(kbId, loading);
     loading.catch(() => this.#indexes.get(kbId) === loading && this.#indexes.delete(kbId));
     while (this.#indexes.size > CACHED_INDEXES) this.#indexes.delete(this.#indexes.keys().next().value!);
     return loading;
+  }
+
+  /** The index at the store's revision: built from every chunk, or from `previous` reloading only what changed. */
+  async #load(kbId: string, previous: VectorIndex | undefined): Promise<VectorIndex> {
+    const { store } = this.#options;
+    const { revision, documents } = await store.documentRevisions(kbId);
+    if (!previous) return VectorIndex.of(revision, await store.loadChunks(kbId), documents);
+    const stale = previous.stale(documents);
+    return previous.updated(revision, documents, stale.length === 0 ? [] : await store.loadChunks(kbId, stale));
   }
 }
 

@@ -20,7 +20,7 @@ const chunks = [
 
 describe('vector index', () => {
   it('ranks by (1 + cosine) / 2, keeps the top k above the minimum score, skips other dimensions', () => {
-    const index = new VectorIndex(3, chunks);
+    const index = VectorIndex.of(3, chunks);
     assert.equal(index.revision, 3);
     const hits = index.search(Float32Array.from([2, 0, 0]), { maxResults: 2, minScore: 0 });
     assert.deepEqual(
@@ -38,7 +38,7 @@ describe('vector index', () => {
   });
 
   it('hybrid ranking lifts a chunk that holds the query words', () => {
-    const index = new VectorIndex(1, chunks);
+    const index = VectorIndex.of(1, chunks);
     const query = Float32Array.from([1, 0, 0]);
     const vectorOnly = index.search(query, { maxResults: 1, minScore: 0 });
     assert.equal(vectorOnly[0]?.documentName, 'a');
@@ -51,7 +51,58 @@ describe('vector index', () => {
     assert.ok(Math.abs(hybrid[0]!.score - (0.5 * 0.9 + 0.5 * 1)) < 1e-6);
   });
 
+  it('an update reloads only the documents whose revision moved and drops the deleted ones', () => {
+    const index = VectorIndex.of(
+      2,
+      chunks,
+      new Map([
+        ['a', 1],
+        ['b', 2],
+        ['c', 1],
+        ['wide', 1],
+      ]),
+    );
+    assert.deepEqual(
+      index.stale(
+        new Map([
+          ['a', 1],
+          ['b', 5],
+          ['c', 1],
+        ]),
+      ),
+      ['b'],
+    );
+    const next = index.updated(
+      5,
+      new Map([
+        ['a', 1],
+        ['b', 5],
+      ]),
+      [chunk('b', 'beta renewed', [0, 1, 0])],
+    );
+    assert.equal(next.revision, 5);
+    assert.equal(next.size, 2);
+    assert.deepEqual(
+      next.stale(
+        new Map([
+          ['a', 1],
+          ['b', 5],
+        ]),
+      ),
+      [],
+    );
+    const hits = next.search(Float32Array.from([0, 1, 0]), { maxResults: 3, minScore: 0 });
+    assert.deepEqual(
+      hits.map((hit) => [hit.documentName, hit.text]),
+      [
+        ['b', 'beta renewed'],
+        ['a', 'alpha plan pricing'],
+      ],
+    );
+    assert.equal(index.size, 4, 'the earlier index is unchanged');
+  });
+
   it('an empty index finds nothing', () => {
-    assert.deepEqual(new VectorIndex(0, []).search(Float32Array.from([1]), { maxResults: 3, minScore: 0 }), []);
+    assert.deepEqual(VectorIndex.of(0, []).search(Float32Array.from([1]), { maxResults: 3, minScore: 0 }), []);
   });
 });

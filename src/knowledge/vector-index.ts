@@ -1,11 +1,11 @@
 import type { StoredChunk } from '../storage/knowledge-ports.ts';
 
 /**
- * The in-process search index of one knowledge base: its chunk vectors normalised into one contiguous Float32Array
- * per dimension, searched exactly (every chunk is scored, so recall is 1), plus a BM25 keyword index for hybrid
- * ranking (built on the first hybrid search). Scores are relevance scores in [0, 1], `(1 + cosine) / 2` as the original service's vector stores give
- * them, so its `minScore` values mean the same here. Built from the store when a search finds the knowledge base's
- * revision changed (`KnowledgeService`).
+ * The in-process search index of one knowledge base, searched exactly (every chunk is scored, so recall is 1): per
+ * document a segment holding its chunk vectors normalised in one contiguous Float32Array per dimension, so that a
+ * change to some documents reloads only theirs (`updated`); and a BM25 keyword index for hybrid ranking, built on
+ * the first hybrid search. Scores are relevance scores in [0, 1], `(1 + cosine) / 2` as the original service's
+ * vector stores give them, so its `minScore` values mean the same here.
  */
 
 export interface SearchOptions {
@@ -23,10 +23,12 @@ export interface SearchHit {
   readonly score: number;
 }
 
-interface Group {
-  readonly dimensions: number;
-  readonly vectors: Float32Array;
-  readonly members: number[];
+/** One document's chunks, with the revision that wrote them. */
+interface Segment {
+  readonly revision: number;
+  readonly chunks: readonly StoredChunk[];
+  /** Per vector length: the normalised vectors one after the other, and which chunk each row is. */
+  readonly groups: ReadonlyMap<number, { readonly vectors: Float32Array; readonly rows: readonly StoredChunk[] }>;
 }
 
 const K1 = 1.2;
@@ -36,68 +38,126 @@ export function termsOf(text: string): string[] {
   return text.toLowerCase().match(/[\p{L}\p{N}]{2,}/gu) ?? [];
 }
 
+function segmentOf(revision: number, chunks: readonly StoredChunk[]): Segment {
+  const byDimensions = new Map<number, StoredChunk[]>();
+  for (const chunk of chunks) {
+    const rows = byDimensions.get(chunk.embedding.length) ?? [];
+    rows.push(chunk);
+    byDimensions.set(chunk.embedding.length, rows);
+  }
+  const groups = new Map<number, { vectors: Float32Array; rows: StoredChunk[] }>();
+  for (const [dimensions, rows] of byDimensions) {
+    const vectors = new Float32Array(dimensions * rows.length);
+    for (const [row, chunk] of rows.entries()) vectors.set(normalised(chunk.embedding), row * dimensions);
+    groups.set(dimensions, { vectors, rows });
+  }
+  return { revision, chunks, groups };
+}
+
+function byDocument(chunks: readonly StoredChunk[]): Map<string, StoredChunk[]> {
+  const documents = new Map<string, StoredChunk[]>();
+  for (const chunk of chunks) {
+    const list = documents.get(chunk.documentId) ?? [];
+    list.push(chunk);
+    documents.set(chunk.documentId, list);
+  }
+  return documents;
+}
+
 export class VectorIndex {
+  /** The knowledge base's revision this index reflects. */
   readonly revision: number;
-  readonly #chunks: readonly StoredChunk[];
-  readonly #groups = new Map<number, Group>();
+  readonly #segments: ReadonlyMap<string, Segment>;
   /** The keyword index, built on the first hybrid search. */
   #keywords: KeywordIndex | undefined;
 
-  constructor(revision: number, chunks: readonly StoredChunk[]) {
+  /**
+   * An index of `chunks`; `documentRevisions` gives each document's revision (documents without one, as in tests
+   * and the bench, are taken to be of `revision`).
+   */
+  static of(
+    revision: number,
+    chunks: readonly StoredChunk[],
+    documentRevisions: ReadonlyMap<string, number> = new Map(),
+  ): VectorIndex {
+    const segments = new Map<string, Segment>();
+    for (const [id, documentChunks] of byDocument(chunks))
+      segments.set(id, segmentOf(documentRevisions.get(id) ?? revision, documentChunks));
+    return new VectorIndex(revision, segments);
+  }
+
+  private constructor(revision: number, segments: ReadonlyMap<string, Segment>) {
     this.revision = revision;
-    this.#chunks = chunks;
-    const byDimensions = new Map<number, number[]>();
-    for (const [i, chunk] of chunks.entries()) {
-      const members = byDimensions.get(chunk.embedding.length) ?? [];
-      members.push(i);
-      byDimensions.set(chunk.embedding.length, members);
+    this.#segments = segments;
+  }
+
+  /**
+   * The index at a later revision: documents no longer listed dropped, the `reloaded` chunks replacing those of
+   * their documents, the other segments kept as they are.
+   */
+  updated(revision: number, documentRevisions: ReadonlyMap<string, number>, reloaded: readonly StoredChunk[]) {
+    const segments = new Map<string, Segment>();
+    for (const [id, segment] of this.#segments) if (documentRevisions.has(id)) segments.set(id, segment);
+    const fresh = byDocument(reloaded);
+    for (const [id, documentRevision] of documentRevisions) {
+      if (segments.get(id)?.revision === documentRevision) continue;
+      segments.set(id, segmentOf(documentRevision, fresh.get(id) ?? []));
     }
-    for (const [dimensions, members] of byDimensions) {
-      const vectors = new Float32Array(dimensions * members.length);
-      for (const [row, i] of members.entries()) vectors.set(normalised(chunks[i]!.embedding), row * dimensions);
-      this.#groups.set(dimensions, { dimensions, vectors, members });
-    }
+    return new VectorIndex(revision, segments);
+  }
+
+  /** The documents whose chunks this index does not hold at the given revisions. */
+  stale(documentRevisions: ReadonlyMap<string, number>): string[] {
+    return [...documentRevisions]
+      .filter(([id, revision]) => this.#segments.get(id)?.revision !== revision)
+      .map(([id]) => id);
   }
 
   get size(): number {
-    return this.#chunks.length;
+    let size = 0;
+    for (const segment of this.#segments.values()) size += segment.chunks.length;
+    return size;
   }
 
   /** The vector lengths of the chunks (one, unless the embedding model changed between ingestions). */
   get dimensions(): number[] {
-    return [...this.#groups.keys()];
+    const dimensions = new Set<number>();
+    for (const segment of this.#segments.values()) for (const length of segment.groups.keys()) dimensions.add(length);
+    return [...dimensions];
   }
 
   search(query: Float32Array, options: SearchOptions): SearchHit[] {
-    const group = this.#groups.get(query.length);
-    if (!group) return [];
+    const dimensions = query.length;
     const q = normalised(query);
-    const { dimensions, vectors, members } = group;
     const keywordScores = options.keywords
-      ? (this.#keywords ??= new KeywordIndex(this.#chunks)).scores(options.keywords.text)
+      ? (this.#keywords ??= new KeywordIndex([...this.#segments.values()].flatMap((segment) => segment.chunks))).scores(
+          options.keywords.text,
+        )
       : undefined;
     const weight = options.keywords?.weight ?? 0;
     const best = new TopK(options.maxResults);
-    for (let row = 0; row < members.length; row++) {
-      let dot = 0;
-      const offset = row * dimensions;
-      for (let d = 0; d < dimensions; d++) dot += vectors[offset + d]! * q[d]!;
-      const relevance = (1 + dot) / 2;
-      const chunk = members[row]!;
-      const score =
-        keywordScores === undefined ? relevance : (1 - weight) * relevance + weight * (keywordScores.get(chunk) ?? 0);
-      if (score >= options.minScore) best.offer(chunk, score);
+    for (const segment of this.#segments.values()) {
+      const group = segment.groups.get(dimensions);
+      if (!group) continue;
+      const { vectors, rows } = group;
+      for (let row = 0; row < rows.length; row++) {
+        let dot = 0;
+        const offset = row * dimensions;
+        for (let d = 0; d < dimensions; d++) dot += vectors[offset + d]! * q[d]!;
+        const relevance = (1 + dot) / 2;
+        const chunk = rows[row]!;
+        const score =
+          keywordScores === undefined ? relevance : (1 - weight) * relevance + weight * (keywordScores.get(chunk) ?? 0);
+        if (score >= options.minScore) best.offer(chunk, score);
+      }
     }
-    return best.sorted().map(({ item, score }) => {
-      const chunk = this.#chunks[item]!;
-      return {
-        documentId: chunk.documentId,
-        documentName: chunk.documentName,
-        chunkIndex: chunk.chunkIndex,
-        text: chunk.text,
-        score,
-      };
-    });
+    return best.sorted().map(({ item: chunk, score }) => ({
+      documentId: chunk.documentId,
+      documentName: chunk.documentName,
+      chunkIndex: chunk.chunkIndex,
+      text: chunk.text,
+      score,
+    }));
   }
 }
 
@@ -105,11 +165,13 @@ export class VectorIndex {
 class KeywordIndex {
   /** term -> [chunk, term frequency] pairs, flattened. */
   readonly #postings = new Map<string, number[]>();
+  readonly #chunks: readonly StoredChunk[];
   readonly #lengths: Uint32Array;
   readonly #averageLength: number;
   readonly #size: number;
 
   constructor(chunks: readonly StoredChunk[]) {
+    this.#chunks = chunks;
     this.#size = chunks.length;
     this.#lengths = new Uint32Array(chunks.length);
     let total = 0;
@@ -129,8 +191,8 @@ class KeywordIndex {
   }
 
   /** BM25 of the query's terms per chunk, divided by the best one (so in [0, 1]). */
-  scores(text: string): Map<number, number> {
-    const scores = new Map<number, number>();
+  scores(text: string): Map<StoredChunk, number> {
+    const scores = new Map<StoredChunk, number>();
     const n = this.#size;
     for (const term of new Set(termsOf(text))) {
       const postings = this.#postings.get(term);
@@ -141,7 +203,8 @@ class KeywordIndex {
         const chunk = postings[i]!;
         const tf = postings[i + 1]!;
         const norm = tf + K1 * (1 - B + (B * this.#lengths[chunk]!) / (this.#averageLength || 1));
-        scores.set(chunk, (scores.get(chunk) ?? 0) + (idf * tf * (K1 + 1)) / norm);
+        const stored = this.#chunks[chunk]!;
+        scores.set(stored, (scores.get(stored) ?? 0) + (idf * tf * (K1 + 1)) / norm);
       }
     }
     let top = 0;
@@ -163,13 +226,13 @@ function normalised(vector: Float32Array): Float32Array {
 /** The k best items seen, kept sorted (k is small: top k of a retrieval). */
 class TopK {
   readonly #k: number;
-  readonly #items: Array<{ item: number; score: number }> = [];
+  readonly #items: Array<{ item: StoredChunk; score: number }> = [];
 
   constructor(k: number) {
     this.#k = k;
   }
 
-  offer(item: number, score: number): void {
+  offer(item: StoredChunk, score: number): void {
     const items = this.#items;
     if (items.length === this.#k && score <= items[items.length - 1]!.score) return;
     let at = items.length;
@@ -178,7 +241,7 @@ class TopK {
     if (items.length > this.#k) items.pop();
   }
 
-  sorted(): ReadonlyArray<{ item: number; score: number }> {
+  sorted(): ReadonlyArray<{ item: StoredChunk; score: number }> {
     return this.#items;
   }
 }

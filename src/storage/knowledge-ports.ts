@@ -48,7 +48,7 @@ export interface IngestionDocument {
 }
 
 export interface KnowledgeStore {
-  /** Replaces the document's chunks (all of them, or none on failure) and raises the revision. */
+  /** Replaces the document's chunks (all of them, or none on failure), raises the revision and records it on the document. */
   replaceDocument(kbId: string, document: KnowledgeDocument, chunks: readonly NewChunk[]): Promise<void>;
   /** Removes the document and its chunks; false when it does not exist. */
   deleteDocument(kbId: string, documentId: string): Promise<boolean>;
@@ -57,8 +57,13 @@ export interface KnowledgeStore {
   readDocument(kbId: string, documentId: string): Promise<KnowledgeDocument | undefined>;
   /** 0 for a knowledge base that never had a document. */
   revision(kbId: string): Promise<number>;
-  /** Every chunk with the revision they belong to (read in one snapshot). */
-  loadChunks(kbId: string): Promise<{ revision: number; chunks: StoredChunk[] }>;
+  /**
+   * The knowledge base's revision and, per document id, the revision that last wrote the document (one snapshot):
+   * what an index compares with its own to reload only the documents that changed.
+   */
+  documentRevisions(kbId: string): Promise<{ revision: number; documents: Map<string, number> }>;
+  /** The chunks of the given documents (every document when `documentIds` is undefined). */
+  loadChunks(kbId: string, documentIds?: readonly string[]): Promise<StoredChunk[]>;
   /** Removes every document, chunk and ingestion of a knowledge base. */
   purge(kbId: string): Promise<void>;
   saveIngestion(record: IngestionRecord): Promise<void>;

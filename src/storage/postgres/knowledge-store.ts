@@ -11,7 +11,7 @@ import { DOCUMENT_COLUMNS, documentOfRow } from '../knowledge-rows.ts';
 import { inTransaction, type Queryable } from './transaction.ts';
 
 const BUMP = `INSERT INTO rag_revisions (kb_id, revision) VALUES ($1, 1)
-  ON CONFLICT (kb_id) DO UPDATE SET revision = rag_revisions.revision + 1`;
+  ON CONFLICT (kb_id) DO UPDATE SET revision = rag_revisions.revision + 1 RETURNING revision`;
 /** Chunks per INSERT statement (5 parameters each, well below PostgreSQL's 65535). */
 const CHUNK_BATCH = 500;
 
@@ -29,10 +29,12 @@ export class PostgresKnowledgeStore implements KnowledgeStore {
   async replaceDocument(kbId: string, document: KnowledgeDocument, chunks: readonly NewChunk[]): Promise<void> {
     await inTransaction(this.#db, async (client) => {
       await client.query('DELETE FROM rag_chunks WHERE kb_id = $1 AND document_id = $2', [kbId, document.id]);
+      const revision = Number((await client.query(BUMP, [kbId])).rows[0].revision);
       await client.query(
-        `INSERT INTO rag_documents (kb_id, ${DOCUMENT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+        `INSERT INTO rag_documents (kb_id, ${DOCUMENT_COLUMNS}, revision)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
          ON CONFLICT (kb_id, id) DO UPDATE SET name = $3, content_type = $4, size_bytes = $5, content_hash = $6,
-           chunk_count = $7, ingestion_id = $8, updated_on = $10`,
+           chunk_count = $7, ingestion_id = $8, updated_on = $10, revision = $11`,
         [
           kbId,
           document.id,
@@ -44,6 +46,7 @@ export class PostgresKnowledgeStore implements KnowledgeStore {
           document.ingestionId,
           document.createdOn,
           document.updatedOn,
+          revision,
         ],
       );
       for (let start = 0; start < chunks.length; start += CHUNK_BATCH) {
@@ -59,7 +62,6 @@ export class PostgresKnowledgeStore implements KnowledgeStore {
           values,
         );
       }
-      await client.query(BUMP, [kbId]);
     });
   }
 
@@ -96,26 +98,32 @@ export class PostgresKnowledgeStore implements KnowledgeStore {
     return Number(rows[0]?.revision ?? 0);
   }
 
-  async loadChunks(kbId: string): Promise<{ revision: number; chunks: StoredChunk[] }> {
+  async documentRevisions(kbId: string): Promise<{ revision: number; documents: Map<string, number> }> {
     return inTransaction(this.#db, async (client) => {
       await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
       const revision = await client.query('SELECT revision FROM rag_revisions WHERE kb_id = $1', [kbId]);
-      const { rows } = await client.query(
-        `SELECT c.document_id, d.name, c.chunk_index, c.text, c.embedding FROM rag_chunks c
-         JOIN rag_documents d ON d.kb_id = c.kb_id AND d.id = c.document_id WHERE c.kb_id = $1`,
-        [kbId],
-      );
+      const { rows } = await client.query('SELECT id, revision FROM rag_documents WHERE kb_id = $1', [kbId]);
       return {
         revision: Number(revision.rows[0]?.revision ?? 0),
-        chunks: rows.map((row) => ({
-          documentId: String(row.document_id),
-          documentName: String(row.name),
-          chunkIndex: Number(row.chunk_index),
-          text: String(row.text),
-          embedding: vectorOf(row.embedding as Buffer),
-        })),
+        documents: new Map(rows.map((row) => [String(row.id), Number(row.revision)])),
       };
     });
+  }
+
+  async loadChunks(kbId: string, documentIds?: readonly string[]): Promise<StoredChunk[]> {
+    const { rows } = await this.#db.query(
+      `SELECT c.document_id, d.name, c.chunk_index, c.text, c.embedding FROM rag_chunks c
+       JOIN rag_documents d ON d.kb_id = c.kb_id AND d.id = c.document_id
+       WHERE c.kb_id = $1 AND ($2::text[] IS NULL OR c.document_id = ANY($2))`,
+      [kbId, documentIds === undefined ? null : [...documentIds]],
+    );
+    return rows.map((row) => ({
+      documentId: String(row.document_id),
+      documentName: String(row.name),
+      chunkIndex: Number(row.chunk_index),
+      text: String(row.text),
+      embedding: vectorOf(row.embedding as Buffer),
+    }));
   }
 
   async purge(kbId: string): Promise<void> {

@@ -177,6 +177,7 @@ export const postgresMigrations: readonly Migration[] = [
         ingestion_id text NOT NULL,
         created_on bigint NOT NULL,
         updated_on bigint NOT NULL,
+        revision bigint NOT NULL,
         PRIMARY KEY (kb_id, id)
       );
       CREATE TABLE rag_chunks (

@@ -169,6 +169,7 @@ export const sqliteMigrations: readonly Migration[] = [
         ingestion_id TEXT NOT NULL,
         created_on INTEGER NOT NULL,
         updated_on INTEGER NOT NULL,
+        revision INTEGER NOT NULL,
         PRIMARY KEY (kb_id, id)
       ) WITHOUT ROWID;
       CREATE TABLE rag_chunks (
