@@ -2,7 +2,7 @@
  * `npm run bench`: the service measured as a user measures it. The service runs in a process of its own on core 0,
  * the load generator (wrk, or autocannon in a child process) on core 1, and every workload is compared with a bare
  * `node:http` echo server on the same core under the same load, in the same run. Each goal of issue 15 is printed
- * beside its target. See bench/README.md.
+ * beside its target, and the figures that have none (knowledge bases) below them. See bench/README.md.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { buildBenchmarkAgent, deployAgent, DICTIONARY_WORDS, LLM_HISTORY_MESSAGES, RULES } from './agent.ts';
 import { benchApi, expectStatus, type BenchApi } from './api.ts';
 import { cpuSeconds } from './cpu.ts';
+import { knowledgeWorkload } from './knowledge.ts';
 import { generator, runLoad } from './load.ts';
 import { measurementProblem, type LoadSpec, type Measurement } from './measure.ts';
 import { openAiChatBodies } from './openai.ts';
@@ -52,7 +53,15 @@ interface Goal {
   readonly detail: string;
 }
 
+/** A measured figure the issues ask for without a target. */
+interface Figure {
+  readonly name: string;
+  readonly figure: number;
+  readonly detail: string;
+}
+
 const goals: Goal[] = [];
+const figures: Figure[] = [];
 const problems: string[] = [];
 const workloads: Record<string, unknown> = {};
 
@@ -61,6 +70,10 @@ function atLeast(name: string, figure: number, target: number, detail: string): 
 }
 function atMost(name: string, figure: number, target: number, detail: string): void {
   goals.push({ name, figure, target: `<= ${target}`, met: figure <= target, detail });
+}
+
+function figure(name: string, value: number, detail: string): void {
+  figures.push({ name, figure: value, detail });
 }
 
 /** A load run against one process, with the CPU time that process spent on it. */
@@ -252,6 +265,23 @@ async function main(): Promise<void> {
       `mean ${fixed(llmTurns.latencyMs.mean)} ms`,
     );
 
+    console.log('bench: knowledge bases (ingestion, search at 100,000 chunks) ...');
+    const knowledge = await knowledgeWorkload(api, store.settings, duration, (spec) =>
+      load(service, spec, 'knowledge search'),
+    );
+    workloads.knowledge = knowledge;
+    const { ingestion, search } = knowledge;
+    figure(
+      'Knowledge ingestion (chunks/s)',
+      ingestion.chunksPerSec,
+      `${fixed(ingestion.documentsPerSec, 0)} documents/s; ${ingestion.documents} documents, ${ingestion.chunks} chunks through the REST API, embedded on a loopback server`,
+    );
+    figure(
+      `Knowledge search p99 at ${search.chunks} chunks (ms)`,
+      search.rest.latencyMs.p99,
+      `REST, one at a time: p50 ${fixed(search.rest.latencyMs.p50, 1)} ms, ${fixed(search.rest.reqPerSec, 0)} searches/s; index alone p50 ${fixed(search.indexMs.p50, 1)} ms; first search ${fixed(search.firstSearchMs, 0)} ms, after one more document ${fixed(search.searchAfterIngestMs, 1)} ms; recall@${search.k} ${fixed(search.recallAtK)}`,
+    );
+
     await service.stop();
     if (memoryConversations > 0) await memoryOfConversations();
     await postgresW1(echo);
@@ -367,6 +397,7 @@ function report(elapsedSeconds: number): void {
     goal.detail,
   ]);
   const widths = [6, ...[1, 2, 3].map((column) => Math.max(...rows.map((row) => row[column]!.length)))];
+  rows.push(...figures.map((row) => ['figure', row.name, fixed(row.figure), '', row.detail]));
   console.log('');
   for (const row of rows) {
     console.log(
@@ -380,6 +411,7 @@ function report(elapsedSeconds: number): void {
     loadGenerator: generator,
     durationSeconds: duration,
     goals,
+    figures,
     workloads,
     problems,
     elapsedSeconds,

@@ -2,6 +2,8 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { BackupService } from './backup/service.ts';
+import { EmbeddingModels } from './knowledge/embedding-providers.ts';
+import { KnowledgeService } from './knowledge/service.ts';
 import { buildApp } from './http/app.ts';
 import { BUILT_IN_TOOL_NAMES } from './llm/built-in-tools.ts';
 import { ToolHistory } from './llm/tool-history.ts';
@@ -110,10 +112,19 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     knownTools: BUILT_IN_TOOL_NAMES,
     rateLimitStore: storage.rateLimits,
   });
+  const knowledge = new KnowledgeService({
+    store: storage.knowledge,
+    resources,
+    models: new EmbeddingModels({ ollamaBaseUrl: settings['svc.ollama.default-base-url'], fetch: outbound.fetch }),
+    secrets: vault.resolver(),
+    log: logger,
+    heartbeatMillis: settings['svc.rag.ingestion-heartbeat-millis'],
+  });
   const taskServices = createTaskServices({
     secretWriter: vault,
     httpCalls: httpCallsOptions(settings, vault, outbound, logger),
     llm: llmOptions(settings, vault, toolHistory, outbound, webOutbound, logger),
+    knowledge,
   });
   const deployments = new DeploymentService({
     store: storage.deployments,
@@ -192,11 +203,13 @@ export async function startServer(settings: Settings, options: ServerOptions = {
         tools: toolHistory,
         audit,
         approvalEvents,
+        knowledge,
       },
     });
     await app.listen({ port: settings['svc.http.port'], host: settings['svc.http.host'] });
   } catch (error) {
     await app?.close();
+    await knowledge.close();
     await audit.close().catch(() => undefined);
     await deployments.close();
     await closeOutbound();
@@ -227,6 +240,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     close: () =>
       (closing ??= running.close().then(async () => {
         stopApprovalTimeouts();
+        await knowledge.close();
         await audit.close();
         await deployments.close();
         await closeOutbound();

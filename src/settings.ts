@@ -174,6 +174,14 @@ export const settingDefinitions = {
   'svc.tools.rate-limit-per-minute': integer(100, 'default calls per minute of each LLM tool', 1),
   'svc.backup.max-zip-bytes': integer(52_428_800, 'largest accepted import ZIP (and its unpacked size)', 1),
   'svc.backup.max-entries': integer(10_000, 'most entries an import ZIP may hold', 1),
+  'svc.rag.max-document-bytes': integer(26_214_400, 'largest document a knowledge-base upload accepts', 1),
+  'svc.rag.max-documents': integer(100, 'most documents one knowledge-base ingestion accepts', 1),
+  'svc.rag.max-upload-bytes': integer(104_857_600, 'most bytes of all documents of one multipart ingestion', 1),
+  'svc.rag.ingestion-heartbeat-millis': integer(
+    30_000,
+    'how often a running ingestion records that it is alive; one silent for four times as long counts as failed',
+    10,
+  ),
   'svc.log.level': oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info', 'log level'),
 } as const;
 

@@ -39,6 +39,7 @@ const validBody = ({ method, path, jsonBody }: Operation): unknown => {
       ? { operation: 'SET', document: { name: 'x' } }
       : [{ operation: 'DELETE', document: {} }];
   if (path.endsWith('/runs')) return { agentId: someId, agentVersion: 1 };
+  if (path.endsWith('/search')) return { query: 'x' };
   return {};
 };
 

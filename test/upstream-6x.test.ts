@@ -142,8 +142,8 @@ describe('upstream 6.x fields of agents and LLM tasks (sqlite)', () => {
       ],
       [
         '/langchainstore/langchains',
-        { tasks: [{ type: 'openai', knowledgeBases: [{ name: 'faq' }] }] },
-        /retrieval-augmented generation .*not available/,
+        { tasks: [{ type: 'openai', retrievalAugmentor: { type: 'advanced' } }] },
+        /a custom retrieval augmentor \(use knowledgeBases\).*not available/,
       ],
       [
         '/langchainstore/langchains',
@@ -179,7 +179,10 @@ describe('upstream 6.x fields of agents and LLM tasks (sqlite)', () => {
       ],
     });
     const stored = (await api.get(`${pathOf(llm)}?version=1`)).json;
-    assert.deepEqual(stored, { tasks: [{ type: 'openai', actions: ['x'], maxToolIterations: 4 }] });
+    // enableWorkflowRag is implemented (knowledge bases), so it is kept as written.
+    assert.deepEqual(stored, {
+      tasks: [{ type: 'openai', actions: ['x'], enableWorkflowRag: false, maxToolIterations: 4 }],
+    });
     const agent = await createResource(api, '/agentstore/agents', {
       packages: [],
       capabilities: [],

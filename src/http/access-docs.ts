@@ -23,9 +23,24 @@ function accessKey(access: RouteAccess): string {
 /** Rows: one per route path and access, the methods sharing both joined, the stores' routes shown once. */
 function rows(routes: readonly DeclaredRoute[]): { methods: string[]; url: string; access: RouteAccess }[] {
   const byKey = new Map<string, { methods: string[]; url: string; access: RouteAccess }>();
+  const storeRoute = (url: string) => {
+    const kind = resourceKinds.find((k) => url === k.storePath || url.startsWith(`${k.storePath}/`));
+    return kind && STORE + url.slice(kind.storePath.length);
+  };
+  // A route only some stores have (a knowledge base's documents) is shown with its own path.
+  const kindsPerStoreRoute = new Map<string, number>();
   for (const route of routes) {
-    const kind = resourceKinds.find((k) => route.url === k.storePath || route.url.startsWith(`${k.storePath}/`));
-    const url = kind ? STORE + route.url.slice(kind.storePath.length) : route.url;
+    const shared = storeRoute(route.url);
+    if (shared)
+      kindsPerStoreRoute.set(
+        `${route.method} ${shared}`,
+        (kindsPerStoreRoute.get(`${route.method} ${shared}`) ?? 0) + 1,
+      );
+  }
+  for (const route of routes) {
+    const shared = storeRoute(route.url);
+    const url =
+      shared && kindsPerStoreRoute.get(`${route.method} ${shared}`) === resourceKinds.length ? shared : route.url;
     const key = `${url}\u0000${accessKey(route.access)}`;
     const row = byKey.get(key) ?? { methods: [], url, access: route.access };
     for (const method of route.method.split(', ')) if (!row.methods.includes(method)) row.methods.push(method);

@@ -4,6 +4,7 @@ import { KindGuard } from '@sinclair/typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { A2AService } from '../integrations/a2a/a2a-service.ts';
 import type { BackupService } from '../backup/service.ts';
+import type { KnowledgeService } from '../knowledge/service.ts';
 import type { TriggerService } from '../integrations/managed/triggers.ts';
 import type { AgentTools } from '../integrations/mcp/agent-tools.ts';
 import type { AuditLedger } from '../ops/audit.ts';
@@ -37,6 +38,7 @@ import { managedRoutes } from './managed.ts';
 import { managerRoutes } from './manager.ts';
 import { mcpRoutes } from './mcp.ts';
 import { jsonDepthHook } from './json-depth.ts';
+import { knowledgeRoutes } from './knowledge.ts';
 import { httpMetricsHook, operationsRoutes } from './operations.ts';
 import { registerProblemHandling } from './problems.ts';
 import { secretRoutes } from './secrets.ts';
@@ -67,6 +69,8 @@ export interface AppDependencies {
     readonly audit?: AuditLedger | undefined;
     /** Live updates of the turns waiting for a person; without it the human-in-the-loop routes are absent. */
     readonly approvalEvents?: ApprovalEvents | undefined;
+    /** Knowledge-base documents (`/ragstore/rags/<id>/...`); without it the routes are absent. */
+    readonly knowledge?: KnowledgeService | undefined;
   };
 }
 
@@ -194,6 +198,13 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(workspaceRoutes, { resources: services.resources, settings });
   await app.register(operationsRoutes, { storage, metrics, logBuffer });
   if (services.audit) await app.register(auditRoutes, { ledger: services.audit });
+  if (services.knowledge)
+    await app.register(knowledgeRoutes, {
+      knowledge: services.knowledge,
+      maxDocumentBytes: settings['svc.rag.max-document-bytes'],
+      maxDocuments: settings['svc.rag.max-documents'],
+      maxUploadBytes: settings['svc.rag.max-upload-bytes'],
+    });
   // The web manager last: its catch-all GET answers only what no API route did.
   await app.register(managerRoutes, { settings });
   return app;

@@ -84,6 +84,17 @@ interface ProviderDefinition {
 
 const trimSlash = (url: string) => url.replace(/\/+$/, '');
 
+/** An Azure OpenAI endpoint (`https://<resource>.openai.azure.com`, with or without `/openai`) as the SDK's base URL. */
+function azureBaseUrl(endpoint: string | undefined): string | undefined {
+  return endpoint === undefined ? undefined : `${trimSlash(endpoint).replace(/\/openai$/, '')}/openai`;
+}
+
+/** An Ollama server's URL (with or without `/api`) as the SDK's base URL. */
+function ollamaApiUrl(baseUrl: string): string {
+  const base = trimSlash(baseUrl);
+  return base.endsWith('/api') ? base : `${base}/api`;
+}
+
 /** A provider whose SDK takes an API key and an optional base URL, and whose model is named by `modelName` or `model`. */
 function apiKeyProvider(
   create: (settings: {
@@ -96,23 +107,64 @@ function apiKeyProvider(
   return {
     defaultModel,
     modelParameters: ['modelName', 'model'],
-    build: (p, modelName, { fetch }) =>
-      create({ apiKey: text(p, 'apiKey') ?? '', baseURL: text(p, 'baseUrl'), fetch })(modelName),
+    build: (p, modelName, { fetch }) => create(apiKeySettings(p, fetch))(modelName),
   };
+}
+
+/*
+ * The SDK provider instances, from a task's (or a knowledge base's) parameters: shared by the language models here
+ * and the embedding models of knowledge bases (`src/knowledge/embedding-providers.ts`).
+ */
+
+/** API key and base URL: the settings of the SDKs that need nothing else. */
+export function apiKeySettings(p: Parameters, fetch: ProviderDefaults['fetch']) {
+  return { apiKey: text(p, 'apiKey') ?? '', baseURL: text(p, 'baseUrl'), fetch };
+}
+
+export function openAiProvider(p: Parameters, fetch: ProviderDefaults['fetch']) {
+  return createOpenAI({
+    ...apiKeySettings(p, fetch),
+    organization: text(p, 'organization'),
+    project: text(p, 'project'),
+  });
+}
+
+export function azureProvider(p: Parameters, fetch: ProviderDefaults['fetch']) {
+  return createAzure({
+    apiKey: text(p, 'apiKey') ?? '',
+    resourceName: text(p, 'resourceName'),
+    baseURL: azureBaseUrl(text(p, 'endpoint', 'baseUrl')),
+    apiVersion: text(p, 'apiVersion'),
+    useDeploymentBasedUrls: true,
+    fetch,
+  });
+}
+
+export function bedrockProvider(p: Parameters, fetch: ProviderDefaults['fetch']) {
+  return createAmazonBedrock({
+    region: text(p, 'region'),
+    baseURL: text(p, 'baseUrl'),
+    accessKeyId: text(p, 'accessKeyId'),
+    secretAccessKey: text(p, 'secretAccessKey'),
+    sessionToken: text(p, 'sessionToken'),
+    fetch,
+  });
+}
+
+export function ollamaProvider(p: Parameters, { ollamaBaseUrl, fetch }: ProviderDefaults) {
+  const apiKey = text(p, 'apiKey');
+  return createOllama({
+    baseURL: ollamaApiUrl(text(p, 'baseUrl') ?? ollamaBaseUrl),
+    headers: apiKey ? { authorization: `Bearer ${apiKey}` } : undefined,
+    fetch,
+  });
 }
 
 const providers: Record<Exclude<ProviderType, 'jlama'>, ProviderDefinition> = {
   openai: {
     defaultModel: 'gpt-4o-mini',
     modelParameters: ['modelName', 'model'],
-    build: (p, modelName, { fetch }) =>
-      createOpenAI({
-        apiKey: text(p, 'apiKey') ?? '',
-        baseURL: text(p, 'baseUrl'),
-        organization: text(p, 'organization'),
-        project: text(p, 'project'),
-        fetch,
-      }).chat(modelName),
+    build: (p, modelName, { fetch }) => openAiProvider(p, fetch).chat(modelName),
   },
   anthropic: apiKeyProvider(createAnthropic, 'claude-3-5-haiku-latest'),
   gemini: apiKeyProvider(createGoogle, 'gemini-2.0-flash'),
@@ -142,28 +194,13 @@ const providers: Record<Exclude<ProviderType, 'jlama'>, ProviderDefinition> = {
           "The azure-openai provider needs the parameter 'endpoint' (e.g. https://<resource>.openai.azure.com).",
         );
       }
-      return createAzure({
-        apiKey: text(p, 'apiKey') ?? '',
-        resourceName: text(p, 'resourceName'),
-        baseURL: endpoint === undefined ? undefined : `${trimSlash(endpoint).replace(/\/openai$/, '')}/openai`,
-        apiVersion: text(p, 'apiVersion'),
-        useDeploymentBasedUrls: true,
-        fetch,
-      }).chat(modelName);
+      return azureProvider(p, fetch).chat(modelName);
     },
   },
   bedrock: {
     required: [['modelId', 'modelName']],
     modelParameters: ['modelId', 'modelName'],
-    build: (p, modelName, { fetch }) =>
-      createAmazonBedrock({
-        region: text(p, 'region'),
-        baseURL: text(p, 'baseUrl'),
-        accessKeyId: text(p, 'accessKeyId'),
-        secretAccessKey: text(p, 'secretAccessKey'),
-        sessionToken: text(p, 'sessionToken'),
-        fetch,
-      })(modelName),
+    build: (p, modelName, { fetch }) => bedrockProvider(p, fetch)(modelName),
   },
   'oracle-genai': {
     required: [['baseUrl'], ['modelName', 'model']],
@@ -180,15 +217,7 @@ const providers: Record<Exclude<ProviderType, 'jlama'>, ProviderDefinition> = {
   ollama: {
     defaultModel: 'llama3.2',
     modelParameters: ['model', 'modelName'],
-    build: (p, modelName, { ollamaBaseUrl, fetch }) => {
-      const base = trimSlash(text(p, 'baseUrl') ?? ollamaBaseUrl);
-      const apiKey = text(p, 'apiKey');
-      return createOllama({
-        baseURL: base.endsWith('/api') ? base : `${base}/api`,
-        headers: apiKey ? { authorization: `Bearer ${apiKey}` } : undefined,
-        fetch,
-      })(modelName);
-    },
+    build: (p, modelName, defaults) => ollamaProvider(p, defaults)(modelName),
   },
   huggingface: {
     required: [['modelId', 'modelName']],

@@ -17,6 +17,8 @@ export const DEFAULT_TTL_SECONDS: Readonly<Record<string, number>> = {
   datetime: 60,
   dataformatter: 86_400,
   textsummarizer: 86_400,
+  // A knowledge base changes with every ingestion, and one name serves every task's knowledge bases.
+  search_knowledge_base: 0,
 };
 export const FALLBACK_TTL_SECONDS = 300;
 

@@ -7,6 +7,7 @@ import { httpCallsKind } from './schemas/httpcalls.ts';
 import { llmKind } from './schemas/llm.ts';
 import { outputKind } from './schemas/output.ts';
 import { propertyKind } from './schemas/property.ts';
+import { ragKind } from './schemas/rag.ts';
 import { transcriptKind, transcriptSuiteKind } from './schemas/transcript.ts';
 import { workflowKindFor } from './schemas/workflow.ts';
 
@@ -27,6 +28,7 @@ export class ResourceCatalogue {
       property: propertyKind,
       httpcalls: httpCallsKind,
       llm: llmKind,
+      rag: ragKind,
       transcript: transcriptKind,
       transcriptsuite: transcriptSuiteKind,
     };

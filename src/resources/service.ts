@@ -71,6 +71,7 @@ export class ResourceService {
   readonly #store: ConfigResourceStore;
   readonly #clock: () => number;
   readonly #validators = new Map<string, ValidateFunction>();
+  readonly #purgeListeners: Array<(kind: string, id: string) => Promise<void>> = [];
   /** The kinds' body contracts (the workflow's derived from the registered tasks). */
   readonly catalogue: ResourceCatalogue;
 
@@ -79,6 +80,11 @@ export class ResourceService {
     this.#clock = clock;
     this.catalogue = catalogue;
     for (const kind of catalogue.all) this.#validators.set(kind.name, compileBodyValidator(kind.schema));
+  }
+
+  /** Runs `listener` after a resource was removed for good (what other services keep for it goes too). */
+  onPurged(listener: (kind: string, id: string) => Promise<void>): void {
+    this.#purgeListeners.push(listener);
   }
 
   /** Translates aliases and checks a body; returns the body in the spec's names. Throws `invalid` naming the problem. */
@@ -190,6 +196,7 @@ export class ResourceService {
     await this.authorize(id, caller, 'OWN');
     if (permanent) {
       if (!(await this.#store.purge(kind.name, id))) throw notFound(`No ${kind.title} with id ${id}.`);
+      for (const listener of this.#purgeListeners) await listener(kind.name, id);
       return;
     }
     const outcome = await this.#store.softDelete(kind.name, id, version, this.#clock());

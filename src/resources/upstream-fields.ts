@@ -51,11 +51,7 @@ const AGENT: Readonly<Record<string, UnavailableField>> = {
 const ALWAYS_ON = ' (it is always on here)';
 const LLM_TASK: Readonly<Record<string, UnavailableField>> = {
   a2aAgents: notAvailable('A2A agents as tools'),
-  knowledgeBases: notAvailable('retrieval-augmented generation (knowledge bases)'),
-  enableWorkflowRag: notAvailable('retrieval-augmented generation (knowledge bases)'),
-  ragDefaults: notAvailable('retrieval-augmented generation (knowledge bases)'),
-  httpCallRag: notAvailable('retrieval-augmented generation from an HTTP call'),
-  retrievalAugmentor: notAvailable('retrieval-augmented generation (knowledge bases)'),
+  retrievalAugmentor: notAvailable('a custom retrieval augmentor (use knowledgeBases)'),
   maxBudgetPerConversation: notAvailable('a spending budget per conversation'),
   enableCostTracking: notAvailable(`switching cost tracking off${ALWAYS_ON}`, nullOr(true)),
   enableToolCaching: notAvailable(`switching the tool result cache off${ALWAYS_ON}`, nullOr(true)),
@@ -71,12 +67,17 @@ const LLM_TASK: Readonly<Record<string, UnavailableField>> = {
   mcpServers: notAvailable('MCP servers as tools of a task'),
 };
 
+const KNOWLEDGE_BASE: Readonly<Record<string, UnavailableField>> = {
+  sources: notAvailable('ingestion sources (web crawls and uploaded-file sources run on a schedule)'),
+};
+
 type FieldTable = Readonly<Record<string, UnavailableField>>;
 type Holder = readonly [object: JsonObject, path: string, fields: FieldTable];
 
 /** Where each kind's bodies may hold such fields: the objects to look at, with their JSON paths. */
 const HOLDERS: Partial<Record<KindName, (body: JsonObject) => Holder[]>> = {
   agent: (body) => [[body, '$', AGENT]],
+  rag: (body) => [[body, '$', KNOWLEDGE_BASE]],
   llm: (body) =>
     arrayField(body, 'tasks').flatMap((task, i): Holder[] =>
       isRecord(task) ? [[task, indexPath('$.tasks', i), LLM_TASK]] : [],

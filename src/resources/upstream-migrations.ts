@@ -196,6 +196,23 @@ export function migrateHttpCallSet(set: JsonObject): JsonObject {
   );
 }
 
+/**
+ * LLM configurations: `injectionStrategy` and `contextTemplate` on a task's `knowledgeBases[]` and `ragDefaults`
+ * were never read by the original (context always goes to the system message); it drops them on load, so do we.
+ */
+export function migrateLlmConfiguration(configuration: JsonObject): JsonObject {
+  const unread = (entry: JsonObject) => without(entry, 'injectionStrategy', 'contextTemplate');
+  return mapList(configuration, 'tasks', (task) =>
+    isRecord(task)
+      ? mapObject(
+          mapList(task, 'knowledgeBases', (entry) => (isRecord(entry) ? unread(entry) : entry)),
+          'ragDefaults',
+          unread,
+        )
+      : task,
+  );
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Templates (every string of every kind)
 // ---------------------------------------------------------------------------------------------------------------
@@ -514,6 +531,7 @@ const STRUCTURAL: Partial<Record<KindName, (body: JsonObject) => JsonObject>> = 
   behavior: migrateBehaviorSet,
   property: migratePropertySetter,
   httpcalls: migrateHttpCallSet,
+  llm: migrateLlmConfiguration,
 };
 
 /**

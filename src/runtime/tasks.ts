@@ -17,12 +17,24 @@ export interface CompileContext {
   /** Id of the workflow being compiled. */
   readonly workflowId: string;
   /**
+   * Every step of that workflow, in order, with its task type id (`ai.svc.rag`): for tasks that read what other
+   * steps declare (an LLM task finds the knowledge bases the workflow binds). Absent when compiled alone.
+   */
+  readonly workflowSteps?: readonly WorkflowStepView[];
+  /**
    * Loads a referenced configuration resource by its versioned `svc://` reference, as parsed JSON (spec names).
    * Throws a `DeploymentError` naming the reference when it is malformed, of the wrong kind or missing.
    */
   resolve(reference: string, expectedKind: KindName): Promise<unknown>;
   /** What the running service offers tasks (vault, HTTP-call executor, LLM providers); see `tasks/services.ts`. */
   readonly services: TaskServices;
+}
+
+export interface WorkflowStepView {
+  /** The task type id, e.g. `ai.svc.rag`; undefined for a type that is not one. */
+  readonly type: string | undefined;
+  readonly config: unknown;
+  readonly extensions: unknown;
 }
 
 export interface CompiledTask {

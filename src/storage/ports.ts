@@ -10,6 +10,7 @@ import type { SecretStore } from './secret-ports.ts';
 import type { AuditStore } from './audit-ports.ts';
 import type { TranscriptRunStore } from './transcript-run-ports.ts';
 import type { ApiKeyStore, ChatThreadStore } from './openai-ports.ts';
+import type { KnowledgeStore } from './knowledge-ports.ts';
 
 /** Descriptor fields that a caller may set at create time besides name and description. */
 export interface DescriptorOrigin {
@@ -133,6 +134,8 @@ export interface Stores {
   readonly apiKeys: ApiKeyStore;
   /** Chats of the OpenAI-compatible API found again by their history. */
   readonly chatThreads: ChatThreadStore;
+  /** Documents and chunks of knowledge bases (`src/knowledge/`). */
+  readonly knowledge: KnowledgeStore;
 }
 
 export interface Storage extends Stores {

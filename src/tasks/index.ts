@@ -1,5 +1,6 @@
 import type { TaskDefinition } from '../runtime/tasks.ts';
 import type { SecretWriter } from '../properties/secret-properties.ts';
+import type { KnowledgeService } from '../knowledge/service.ts';
 import { behaviorTask } from './behavior/behavior-task.ts';
 import { createHttpCallExecutor, type HttpCallExecutorOptions } from './httpcalls/executor.ts';
 import { httpCallsTask } from './httpcalls/httpcalls-task.ts';
@@ -8,6 +9,7 @@ import { createLlmServices, llmTask, type LlmTaskOptions } from './llm/llm-task.
 import { outputTask } from './output/output-task.ts';
 import { parserTask } from './parser/parser-task.ts';
 import { propertyTask } from './property/property-task.ts';
+import { ragTask } from './rag/rag-task.ts';
 import type { TaskServices } from './services.ts';
 import { templatingTask } from './templating/templating-task.ts';
 
@@ -19,6 +21,7 @@ export const builtInTasks: readonly TaskDefinition[] = [
   outputTask,
   templatingTask,
   httpCallsTask,
+  ragTask,
   llmTask,
 ];
 
@@ -28,6 +31,7 @@ export interface TaskServiceOptions {
   readonly httpCalls?: HttpCallExecutorOptions | undefined;
   /** Secrets, tool history and provider defaults of LLM tasks. */
   readonly llm?: Omit<LlmTaskOptions, 'httpCallTools'> | undefined;
+  readonly knowledge?: KnowledgeService | undefined;
 }
 
 /** The services the built-in tasks use, built once at start-up. */
@@ -41,5 +45,6 @@ export function createTaskServices(options: TaskServiceOptions): TaskServices {
     llm: options.llm
       ? createLlmServices({ ...options.llm, httpCallTools: httpCalls && createHttpCallTools(httpCalls) })
       : undefined,
+    knowledge: options.knowledge,
   };
 }

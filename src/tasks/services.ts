@@ -1,6 +1,7 @@
 import type { HttpCallExecutor } from './httpcalls/executor.ts';
 import type { LlmServices } from './llm/llm-task.ts';
 import type { SecretWriter } from '../properties/secret-properties.ts';
+import type { KnowledgeService } from '../knowledge/service.ts';
 
 /**
  * What the running service offers lifecycle tasks at deployment (built once at start-up, `createTaskServices` in
@@ -13,4 +14,6 @@ export interface TaskServices {
   readonly httpCalls?: HttpCallExecutor | undefined;
   /** Model providers, tool history and the web tools' URL guard; LLM steps need it. */
   readonly llm?: LlmServices | undefined;
+  /** Knowledge bases: search for LLM tasks' retrieval; knowledge-base steps need it. */
+  readonly knowledge?: KnowledgeService | undefined;
 }

@@ -101,6 +101,43 @@ export const LlmTaskSchema = closed(
           "Agent mode: model calls of one turn's tool loop at most (default 10; upstream 6.x field, also read from the parameter of that name).",
       }),
     ),
+    knowledgeBases: Type.Optional(
+      Type.Array(
+        closed(
+          {
+            name: Type.String({
+              minLength: 1,
+              description: "The knowledge base's name; the workflow must bind it with a svc://ai.svc.rag step.",
+            }),
+            maxResults: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Top k for this task.' })),
+            minScore: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'Least relevance score.' })),
+          },
+          { description: 'A knowledge base this task retrieves from.' },
+        ),
+        { description: 'Knowledge bases whose best chunks for the input are added to the system message.' },
+      ),
+    ),
+    enableWorkflowRag: Type.Optional(
+      Type.Boolean({ description: 'Retrieve from every knowledge base the workflow binds (default false).' }),
+    ),
+    ragDefaults: Type.Optional(
+      closed(
+        {
+          maxResults: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+          minScore: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+        },
+        { description: 'Retrieval settings for knowledge bases the task names without their own.' },
+      ),
+    ),
+    httpCallRag: Type.Optional(
+      Type.String({
+        description:
+          "Name of an HTTP call of the workflow whose answer is added as context (its templates see the input as '{userInput}').",
+      }),
+    ),
+    maxRagContextChars: Type.Optional(
+      Type.Integer({ description: 'Characters of retrieved context at most (default 20000; 0 or -1: no limit).' }),
+    ),
     retry: Type.Optional(LlmRetrySchema),
     streamingTimeoutSeconds: Type.Optional(
       Type.Integer({ minimum: 1, description: 'Backstop for a streamed answer (default 120).' }),

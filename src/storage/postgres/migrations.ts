@@ -195,4 +195,41 @@ export const postgresMigrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    name: 'knowledge bases: documents, chunks with their vectors, ingestions, revisions',
+    sql: `
+      CREATE TABLE rag_documents (
+        kb_id text NOT NULL,
+        id text NOT NULL,
+        name text NOT NULL,
+        content_type text NOT NULL,
+        size_bytes bigint NOT NULL,
+        content_hash text NOT NULL,
+        chunk_count bigint NOT NULL,
+        ingestion_id text NOT NULL,
+        created_on bigint NOT NULL,
+        updated_on bigint NOT NULL,
+        revision bigint NOT NULL,
+        PRIMARY KEY (kb_id, id)
+      );
+      CREATE TABLE rag_chunks (
+        kb_id text NOT NULL,
+        document_id text NOT NULL,
+        chunk_index bigint NOT NULL,
+        text text NOT NULL,
+        embedding bytea NOT NULL,
+        PRIMARY KEY (kb_id, document_id, chunk_index)
+      );
+      CREATE TABLE rag_ingestions (
+        id text NOT NULL PRIMARY KEY,
+        kb_id text NOT NULL,
+        body text NOT NULL
+      );
+      CREATE INDEX rag_ingestions_by_kb ON rag_ingestions (kb_id);
+      CREATE TABLE rag_revisions (
+        kb_id text NOT NULL PRIMARY KEY,
+        revision bigint NOT NULL
+      );
+    `,
+  },
 ];

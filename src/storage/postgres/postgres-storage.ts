@@ -5,6 +5,7 @@ import { redactUrl, scrubSecrets } from '../redact.ts';
 import { PostgresAuditStore } from './audit-store.ts';
 import { PostgresConversationStore } from './conversation-store.ts';
 import { PostgresDeploymentStore } from './deployment-store.ts';
+import { PostgresKnowledgeStore } from './knowledge-store.ts';
 import { postgresMigrations } from './migrations.ts';
 import { PostgresRateLimitStore } from './rate-limit-store.ts';
 import { PostgresResourceStore } from './resource-store.ts';
@@ -85,6 +86,7 @@ function storesOver(db: Queryable): Stores {
     transcriptRuns: new PostgresTranscriptRunStore(db),
     apiKeys: new PostgresApiKeyStore(db),
     chatThreads: new PostgresChatThreadStore(db),
+    knowledge: new PostgresKnowledgeStore(db),
   };
 }
 

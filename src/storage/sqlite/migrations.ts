@@ -205,4 +205,41 @@ export const sqliteMigrations: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    name: 'knowledge bases: documents, chunks with their vectors, ingestions, revisions',
+    sql: `
+      CREATE TABLE rag_documents (
+        kb_id TEXT NOT NULL,
+        id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        content_type TEXT NOT NULL,
+        size_bytes INTEGER NOT NULL,
+        content_hash TEXT NOT NULL,
+        chunk_count INTEGER NOT NULL,
+        ingestion_id TEXT NOT NULL,
+        created_on INTEGER NOT NULL,
+        updated_on INTEGER NOT NULL,
+        revision INTEGER NOT NULL,
+        PRIMARY KEY (kb_id, id)
+      ) WITHOUT ROWID;
+      CREATE TABLE rag_chunks (
+        kb_id TEXT NOT NULL,
+        document_id TEXT NOT NULL,
+        chunk_index INTEGER NOT NULL,
+        text TEXT NOT NULL,
+        embedding BLOB NOT NULL,
+        PRIMARY KEY (kb_id, document_id, chunk_index)
+      );
+      CREATE TABLE rag_ingestions (
+        id TEXT NOT NULL PRIMARY KEY,
+        kb_id TEXT NOT NULL,
+        body TEXT NOT NULL
+      );
+      CREATE INDEX rag_ingestions_by_kb ON rag_ingestions (kb_id);
+      CREATE TABLE rag_revisions (
+        kb_id TEXT NOT NULL PRIMARY KEY,
+        revision INTEGER NOT NULL
+      );
+    `,
+  },
 ];

@@ -8,6 +8,7 @@ import { SqliteConversationStore } from './conversation-store.ts';
 import { SqliteDeploymentStore } from './deployment-store.ts';
 import { GroupCommit } from './group-commit.ts';
 import { Checkpointer } from './checkpointer.ts';
+import { SqliteKnowledgeStore } from './knowledge-store.ts';
 import { sqliteMigrations } from './migrations.ts';
 import { SqliteRateLimitStore } from './rate-limit-store.ts';
 import { SqliteResourceStore } from './resource-store.ts';
@@ -88,6 +89,7 @@ function sqliteStorage(db: DatabaseSync, checkpointer: Checkpointer | undefined)
     transcriptRuns: new SqliteTranscriptRunStore(db, writes),
     apiKeys: new SqliteApiKeyStore(db, writes),
     chatThreads: new SqliteChatThreadStore(db, writes),
+    knowledge: new SqliteKnowledgeStore(db, writes),
   };
   const guarded = Object.fromEntries(
     Object.entries(stores).map(([name, store]) => [name, gate.guard(store)]),

@@ -8,6 +8,12 @@ import type { ToolDefinition } from '../../llm/tool-definitions.ts';
 import { needsRendering, TemplateSyntaxError } from '../../templating/engine.ts';
 import { DeploymentError, type CompileContext } from '../../runtime/tasks.ts';
 import { compileFieldTemplate, type FieldTemplate } from '../httpcalls/field-template.ts';
+import {
+  compileRetrieval,
+  knowledgeTool,
+  type CompiledRetrieval,
+  type RetrievalConfig,
+} from './knowledge-retrieval.ts';
 
 /**
  * Deploy-time compilation of an LLM configuration (reference §9.1): per task its trigger actions, provider check,
@@ -15,7 +21,7 @@ import { compileFieldTemplate, type FieldTemplate } from '../httpcalls/field-tem
  * (template rendering, vault resolution, the model call).
  */
 
-export interface LlmTaskConfig {
+export interface LlmTaskConfig extends RetrievalConfig {
   readonly id?: string;
   readonly type: string;
   readonly actions?: readonly string[];
@@ -76,6 +82,8 @@ export interface CompiledLlmTask {
   readonly tools: readonly TaskTool[];
   /** Names of the tools whose calls wait for a person's approval. */
   readonly toolApprovals: ReadonlySet<string>;
+  /** Knowledge bases and the HTTP call the task retrieves context from, if any. */
+  readonly retrieval: CompiledRetrieval | undefined;
 }
 
 export const DEFAULT_HISTORY_LIMIT = 10;
@@ -154,6 +162,11 @@ export async function compileLlmTask(
     }
   }
 
+  const retrieval = await compileRetrieval(config, where, context, httpCallTools);
+  const agentMode = config.enableBuiltInTools === true || references.length > 0;
+  const searchTool = agentMode ? knowledgeTool(retrieval) : undefined;
+  if (searchTool) tools.push({ definition: searchTool });
+
   const toolNames = tools.map((tool) => tool.definition.name);
   const approvals = config.toolApprovals ?? [];
   for (const name of approvals)
@@ -161,6 +174,7 @@ export async function compileLlmTask(
       throw new DeploymentError(
         `${where}: toolApprovals names '${name}', which is not one of its tools (${toolNames.join(', ') || 'none'}).`,
       );
+
   const retry = { ...DEFAULT_RETRY, ...config.retry };
   return {
     id,
@@ -181,8 +195,9 @@ export async function compileLlmTask(
     historyLimit: config.conversationHistoryLimit ?? DEFAULT_HISTORY_LIMIT,
     maxToolIterations: config.maxToolIterations,
     retry,
-    agentMode: config.enableBuiltInTools === true || references.length > 0,
+    agentMode,
     tools,
     toolApprovals: new Set(approvals.includes('*') ? toolNames : approvals),
+    retrieval,
   };
 }

@@ -26,6 +26,7 @@ import { RecordingMismatchError } from '../../runtime/replay.ts';
 import type { Turn } from '../../runtime/turn.ts';
 import { isRecord } from '../../shared/json.ts';
 import { compileLlmTask, type CompiledLlmTask, type LlmTaskConfig, type TaskTool } from './llm-config.ts';
+import { retrieveContext } from './knowledge-retrieval.ts';
 import { callModel, type ModelCallResult } from './model-call.ts';
 import { resolveSecrets, SecretValues } from '../httpcalls/field-template.ts';
 
@@ -236,7 +237,8 @@ async function runTask(
   }
 
   const historyLimit = integer(parameters, 'logSizeLimit') ?? task.historyLimit;
-  const system = text(parameters, 'systemMessage');
+  const retrieved = task.retrieval && (await retrieveContext(task.retrieval, task.id, turn, turn.input));
+  const system = [text(parameters, 'systemMessage'), retrieved].filter(Boolean).join('\n\n') || undefined;
   const messages: ModelMessage[] = buildMessages(turn.previousSteps, turn.input, {
     historyLimit,
     sendConversation: flag(parameters, 'sendConversation', true),

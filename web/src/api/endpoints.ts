@@ -11,7 +11,10 @@ import type {
   Descriptor,
   HealthReport,
   Decision,
+  Ingestion,
+  KnowledgeDocument,
   LogEntry,
+  SearchHit,
   SecretMetadata,
   TranscriptRun,
   TranscriptRunSummary,
@@ -174,6 +177,24 @@ export function endpoints(client: ApiClient) {
 
     // Backup
     /** Exports an agent version; answers the download path (the Location). */
+    // Knowledge bases (documents, ingestion, search)
+    ingestFile: async (kbId: string, file: File) => {
+      const form = new FormData();
+      form.append('files', file, file.name);
+      return (await client.request<Ingestion>('POST', `/ragstore/rags/${enc(kbId)}/ingest`, { body: form })).data;
+    },
+    ingestion: (kbId: string, ingestionId: string) =>
+      client.get<Ingestion>(`/ragstore/rags/${enc(kbId)}/ingestion/${enc(ingestionId)}/status`),
+    knowledgeDocuments: (kbId: string) => client.get<KnowledgeDocument[]>(`/ragstore/rags/${enc(kbId)}/documents`),
+    deleteKnowledgeDocument: (kbId: string, documentId: string) =>
+      client.request('DELETE', `/ragstore/rags/${enc(kbId)}/documents/${enc(documentId)}`),
+    searchKnowledge: async (kbId: string, query: string) =>
+      (
+        await client.request<{ results: SearchHit[] }>('POST', `/ragstore/rags/${enc(kbId)}/search`, {
+          json: { query },
+        })
+      ).data.results,
+
     exportAgent: async (agentId: string, agentVersion: number) =>
       (await client.request('POST', `/backup/export/${enc(agentId)}`, { query: { agentVersion } })).headers.get(
         'location',

@@ -229,3 +229,31 @@ export interface Decision {
   readonly reason?: string;
   readonly arguments?: Record<string, Record<string, unknown>>;
 }
+
+/** A knowledge-base ingestion and the state of each of its documents. */
+export interface Ingestion {
+  readonly ingestionId: string;
+  readonly status: 'pending' | 'processing' | 'completed' | 'completed_with_errors' | 'failed';
+  readonly documents: ReadonlyArray<{
+    readonly name: string;
+    readonly status: string;
+    readonly chunks?: number;
+    readonly error?: string;
+  }>;
+}
+
+export interface KnowledgeDocument {
+  readonly id: string;
+  readonly name: string;
+  readonly contentType: string;
+  readonly sizeBytes: number;
+  readonly chunkCount: number;
+  readonly updatedOn: number;
+}
+
+export interface SearchHit {
+  readonly documentName: string;
+  readonly chunkIndex: number;
+  readonly text: string;
+  readonly score: number;
+}

@@ -12,6 +12,7 @@ import { ConfirmButton, ErrorMessage, Field, Loading, Notice, PageHeader } from 
 import { jsonSyntaxIssue, problemIssue, type JsonIssue } from '../../lib/json-locate.ts';
 import { parseResourceUri } from '../../lib/uri.ts';
 import { BASE, Link, navigate, useLocation } from '../../router.tsx';
+import { KnowledgePanel } from './KnowledgePanel.tsx';
 import { VersionDiff } from './VersionDiff.tsx';
 
 const pretty = (value: unknown) => JSON.stringify(value, null, 2);
@@ -301,6 +302,8 @@ function EditExisting({ kind, id, canWrite }: { kind: ResourceKind; id: string; 
           </div>
         )}
       </section>
+
+      {kind.name === 'rag' && <KnowledgePanel id={id} canWrite={canWrite} />}
 
       {current.data !== undefined && <VersionDiff storePath={kind.storePath} id={id} current={current.data} />}
     </>

@@ -1,0 +1,123 @@
+import { createHash } from 'node:crypto';
+import { createGoogle } from '@ai-sdk/google';
+import { createGoogleVertex } from '@ai-sdk/google-vertex';
+import { createMistral } from '@ai-sdk/mistral';
+import type { EmbeddingModel } from 'ai';
+import { LRUCache } from 'lru-cache';
+import { text, type Parameters } from '../llm/parameters.ts';
+import {
+  apiKeySettings,
+  azureProvider,
+  bedrockProvider,
+  ollamaProvider,
+  openAiProvider,
+  type ProviderDefaults,
+} from '../llm/providers.ts';
+
+/**
+ * Embedding models of a knowledge base (`embeddingProvider` + `embeddingParameters`, the original's names), built
+ * with the AI SDK's providers. `openai` with a `baseUrl` reaches any OpenAI-compatible server (`/embeddings`).
+ * Models are cached per (provider, parameters) under a SHA-256 digest, so no credential is a cache key in clear.
+ */
+
+interface EmbeddingProvider {
+  readonly defaultModel: string;
+  /** Parameters one of which must be given (checked when the knowledge base is written). */
+  readonly required?: ReadonlyArray<readonly string[]>;
+  build(parameters: Parameters, model: string, defaults: EmbeddingDefaults): EmbeddingModel;
+}
+
+/** The Ollama default and how providers reach their APIs (in the service: the guarded outbound dispatcher). */
+export type EmbeddingDefaults = ProviderDefaults;
+
+const providers: Record<string, EmbeddingProvider> = {
+  openai: {
+    defaultModel: 'text-embedding-3-small',
+    build: (p, model, { fetch }) => openAiProvider(p, fetch).embedding(model),
+  },
+  'azure-openai': {
+    defaultModel: 'text-embedding-3-small',
+    required: [['endpoint', 'baseUrl', 'resourceName']],
+    build: (p, model, { fetch }) => azureProvider(p, fetch).embedding(text(p, 'deploymentName') ?? model),
+  },
+  mistral: {
+    defaultModel: 'mistral-embed',
+    build: (p, model, { fetch }) => createMistral(apiKeySettings(p, fetch)).embedding(model),
+  },
+  gemini: {
+    defaultModel: 'gemini-embedding-001',
+    build: (p, model, { fetch }) => createGoogle(apiKeySettings(p, fetch)).embedding(model),
+  },
+  vertex: {
+    defaultModel: 'text-embedding-005',
+    required: [['project']],
+    build: (p, model, { fetch }) =>
+      createGoogleVertex({
+        project: text(p, 'project'),
+        location: text(p, 'location') ?? 'us-central1',
+        baseURL: text(p, 'baseUrl'),
+        apiKey: text(p, 'apiKey'),
+        fetch,
+      }).embeddingModel(model),
+  },
+  bedrock: {
+    defaultModel: 'amazon.titan-embed-text-v2:0',
+    // The original's default region.
+    build: (p, model, { fetch }) => bedrockProvider({ region: 'us-east-1', ...p }, fetch).embedding(model),
+  },
+  ollama: {
+    defaultModel: 'nomic-embed-text',
+    build: (p, model, defaults) => ollamaProvider(p, defaults).embedding(model),
+  },
+};
+
+export const EMBEDDING_PROVIDERS: readonly string[] = Object.keys(providers);
+
+const unavailable: Readonly<Record<string, string>> = {
+  cohere:
+    "The embedding provider 'cohere' is not available in this service; use openai (also for OpenAI-compatible servers through 'baseUrl'), azure-openai, mistral, gemini, vertex, bedrock or ollama.",
+};
+
+/** Why a provider and its parameters cannot embed, or undefined when they can (checked when a knowledge base is written). */
+export function embeddingProviderProblem(provider: string, parameters: Parameters): string | undefined {
+  const reason = unavailable[provider];
+  if (reason) return reason;
+  const definition = providers[provider];
+  if (!definition)
+    return `Unknown embedding provider '${provider}'; known providers: ${EMBEDDING_PROVIDERS.join(', ')}.`;
+  for (const alternatives of definition.required ?? []) {
+    if (!alternatives.some((name) => text(parameters, name) !== undefined))
+      return `The embedding provider '${provider}' needs the parameter ${alternatives.map((name) => `'${name}'`).join(' or ')}.`;
+  }
+  return undefined;
+}
+
+/** The model name a knowledge base embeds with: `model` (or `modelName`), else the provider's default. */
+export function embeddingModelName(provider: string, parameters: Parameters): string {
+  return text(parameters, 'model', 'modelName') ?? providers[provider]?.defaultModel ?? 'default';
+}
+
+/** Builds embedding models on first use and keeps them per (provider, parameters). */
+export class EmbeddingModels {
+  readonly #defaults: EmbeddingDefaults;
+  readonly #models = new LRUCache<string, EmbeddingModel>({ max: 100 });
+
+  constructor(defaults: EmbeddingDefaults) {
+    this.#defaults = defaults;
+  }
+
+  /** Parameters must be resolved (vault references replaced). Throws when the provider cannot embed. */
+  model(provider: string, parameters: Parameters): EmbeddingModel {
+    const problem = embeddingProviderProblem(provider, parameters);
+    if (problem) throw new Error(problem);
+    const key = createHash('sha256')
+      .update(JSON.stringify([provider, Object.entries(parameters).sort(([a], [b]) => a.localeCompare(b))]))
+      .digest('hex');
+    let model = this.#models.get(key);
+    if (!model) {
+      model = providers[provider]!.build(parameters, embeddingModelName(provider, parameters), this.#defaults);
+      this.#models.set(key, model);
+    }
+    return model;
+  }
+}
