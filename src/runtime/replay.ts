@@ -1,7 +1,8 @@
 /**
  * The seam through which a conversation's external calls are answered from recordings instead of the network
  * (transcript replays, `src/transcripts/`). A turn carries one when its message asked for it; the HTTP-call
- * executor and the LLM task ask it before they would send anything, and send nothing when it answers.
+ * executor and the LLM task (its model and its knowledge-base retrieval) ask it before they would send anything,
+ * and send nothing when it answers.
  */
 
 /** The request of an HTTP call as memory records it (secrets `<REDACTED>`). */
@@ -18,6 +19,16 @@ export interface ReplayedResponse {
   readonly body: string;
 }
 
+/** A passage a knowledge-base retrieval found, with its source. */
+export interface ReplayedSource {
+  readonly knowledgeBase: string;
+  readonly documentId: string;
+  readonly documentName: string;
+  readonly chunkIndex: number;
+  readonly text: string;
+  readonly score: number;
+}
+
 export interface TurnReplay {
   /**
    * The recorded answer of the HTTP call `name` sending `request` (undefined for a fire-and-forget call, which
@@ -29,6 +40,11 @@ export interface TurnReplay {
    * `RecordingMismatchError` when answers come from the recording and it holds none.
    */
   llmAnswer(taskId: string): string | undefined;
+  /**
+   * What the knowledge-base retrieval of the LLM task `taskId` found (the query is not embedded, no knowledge base
+   * is searched). Throws `RecordingMismatchError` when the recording holds no retrieval of that task.
+   */
+  retrievedSources(taskId: string): readonly ReplayedSource[];
 }
 
 /** The agent made an external call its recording does not hold; the message names the call and the difference. */

@@ -5,6 +5,7 @@ import type {
   LlmRecording,
   RecordedDecision,
   Recordings,
+  RetrievalRecording,
   Transcript,
 } from '../resources/schemas/transcript.ts';
 import { parseReference } from '../resources/uri.ts';
@@ -16,9 +17,10 @@ import { isRecord } from '../shared/json.ts';
 
 /**
  * Builds a transcript from a conversation as it happened: per step its input and context, its results as the
- * expected values (compared exactly; the editor relaxes them), and the answers of its HTTP calls and LLM calls
- * as recordings. HTTP-call answers come from what the step kept (`saveResponse`): where a call kept none, the
- * recording answers 200 with an empty body. A step whose turn waited for a person records the person's decision.
+ * expected values (compared exactly; the editor relaxes them), and as recordings the answers of its HTTP calls and
+ * LLM calls and what its knowledge-base retrievals found. HTTP-call answers come from what the step kept
+ * (`saveResponse`): where a call kept none, the recording answers 200 with an empty body. A step whose turn waited
+ * for a person records the person's decision.
  */
 
 /** Reads the JSON body of one configuration version (spec names), undefined when it does not exist. */
@@ -98,6 +100,7 @@ function recordingsOf(step: StoredStep, calls: ReadonlyMap<string, HttpCallFacts
   const tools = toolsRun(step);
   const httpCalls: HttpCallRecording[] = [];
   const llm: LlmRecording[] = [];
+  const retrieval: RetrievalRecording[] = [];
   for (const entry of step.entries) {
     const request = /^httpCalls:(.+)Request$/.exec(entry.key);
     const facts = request && calls.get(request[1]!);
@@ -107,9 +110,16 @@ function recordingsOf(step: StoredStep, calls: ReadonlyMap<string, HttpCallFacts
     }
     const answer = /^langchain:(?!trace:)[^:]+:(.+)$/.exec(entry.key);
     if (answer && typeof entry.value === 'string') llm.push({ task: answer[1]!, answer: entry.value });
+    const retrieved = /^rag:sources:(.+)$/.exec(entry.key);
+    if (retrieved && Array.isArray(entry.value))
+      retrieval.push({ task: retrieved[1]!, sources: entry.value as RetrievalRecording['sources'] });
   }
-  if (httpCalls.length === 0 && llm.length === 0) return undefined;
-  return { ...(httpCalls.length > 0 ? { httpCalls } : {}), ...(llm.length > 0 ? { llm } : {}) };
+  if (httpCalls.length === 0 && llm.length === 0 && retrieval.length === 0) return undefined;
+  return {
+    ...(httpCalls.length > 0 ? { httpCalls } : {}),
+    ...(llm.length > 0 ? { llm } : {}),
+    ...(retrieval.length > 0 ? { retrieval } : {}),
+  };
 }
 
 /** The tools LLM tasks ran in the step (their traces; answers from the tool cache ran nothing). */

@@ -62,6 +62,34 @@ describe('recorded calls of a step', () => {
     ]);
   });
 
+  it('answers retrievals by task whether the LLM is live or not; a missing or unused one is a mismatch', () => {
+    const source = {
+      knowledgeBase: 'policies',
+      documentId: 'a1',
+      documentName: 'returns.txt',
+      chunkIndex: 0,
+      text: 'Returns within 30 days.',
+      score: 0.9,
+    };
+    for (const liveLlm of [false, true]) {
+      const calls = new RecordedCalls(
+        {
+          retrieval: [
+            { task: 'answer', sources: [source] },
+            { task: 'other', sources: [] },
+          ],
+        },
+        { liveLlm },
+      );
+      assert.deepEqual(calls.retrievedSources('answer'), [source]);
+      assert.throws(() => calls.retrievedSources('answer'), RecordingMismatchError, 'each recording answers once');
+      assert.deepEqual(calls.mismatches(), [
+        "recording mismatch: the knowledge-base retrieval of LLM task 'answer' is not in the recording of this step",
+        "recording mismatch: the knowledge-base retrieval of LLM task 'other' was recorded but not made",
+      ]);
+    }
+  });
+
   it('answers a fire-and-forget call with nothing, and text bodies as text', () => {
     const calls = new RecordedCalls(
       {

@@ -2,24 +2,33 @@ import {
   RecordingMismatchError,
   type ReplayedRequest,
   type ReplayedResponse,
+  type ReplayedSource,
   type TurnReplay,
 } from '../runtime/replay.ts';
-import type { HttpCallRecording, LlmRecording, Recordings } from '../resources/schemas/transcript.ts';
+import type {
+  HttpCallRecording,
+  LlmRecording,
+  Recordings,
+  RetrievalRecording,
+} from '../resources/schemas/transcript.ts';
 
 /**
  * Answers one step's external calls from its recordings (`TurnReplay`). HTTP calls are matched by name and
- * request (method, URL, body), in the order recorded among calls of the same name; LLM tasks by task id. What
+ * request (method, URL, body), in the order recorded among calls of the same name; LLM answers and knowledge-base
+ * retrievals by task id (retrievals always from the recording: they stand for the embedding provider). What
  * did not match, and what was recorded but never asked for, are the step's recording mismatches.
  */
 export class RecordedCalls implements TurnReplay {
   readonly #httpCalls: HttpCallRecording[];
   readonly #llm: LlmRecording[];
+  readonly #retrieval: RetrievalRecording[];
   readonly #liveLlm: boolean;
   readonly #mismatches: string[] = [];
 
   constructor(recordings: Recordings | undefined, options: { liveLlm: boolean }) {
     this.#httpCalls = [...(recordings?.httpCalls ?? [])];
     this.#llm = [...(recordings?.llm ?? [])];
+    this.#retrieval = [...(recordings?.retrieval ?? [])];
     this.#liveLlm = options.liveLlm;
   }
 
@@ -45,6 +54,13 @@ export class RecordedCalls implements TurnReplay {
     return this.#llm.splice(index, 1)[0]!.answer;
   }
 
+  retrievedSources(taskId: string): readonly ReplayedSource[] {
+    const index = this.#retrieval.findIndex((recording) => recording.task === taskId);
+    if (index < 0)
+      throw this.#mismatch(`the knowledge-base retrieval of LLM task '${taskId}' is not in the recording of this step`);
+    return this.#retrieval.splice(index, 1)[0]!.sources;
+  }
+
   /** Every mismatch of the step: calls that did not match, then recorded calls the agent did not make. */
   mismatches(): string[] {
     const unused = [
@@ -56,6 +72,10 @@ export class RecordedCalls implements TurnReplay {
         ),
       ...(this.#liveLlm ? [] : this.#llm).map(
         (recording) => `recording mismatch: LLM task '${recording.task}' was recorded but not asked`,
+      ),
+      ...this.#retrieval.map(
+        (recording) =>
+          `recording mismatch: the knowledge-base retrieval of LLM task '${recording.task}' was recorded but not made`,
       ),
     ];
     return [...this.#mismatches, ...unused];

@@ -102,10 +102,33 @@ export const LlmRecordingSchema = closed(
 );
 export type LlmRecording = Static<typeof LlmRecordingSchema>;
 
+export const RetrievalRecordingSchema = closed(
+  {
+    task: Type.String({ description: 'Id of the LLM task.' }),
+    sources: Type.Array(
+      closed({
+        knowledgeBase: Type.String({ description: 'Name of the knowledge base.' }),
+        documentId: Type.String(),
+        documentName: Type.String(),
+        chunkIndex: Type.Integer({ minimum: 0 }),
+        text: Type.String(),
+        score: Type.Number(),
+      }),
+      { description: 'The passages found, best first.' },
+    ),
+  },
+  {
+    description:
+      "What an LLM task's knowledge-base retrieval found in the step; replayed without embedding the query or searching.",
+  },
+);
+export type RetrievalRecording = Static<typeof RetrievalRecordingSchema>;
+
 export const RecordingsSchema = closed(
   {
     httpCalls: Type.Optional(Type.Array(HttpCallRecordingSchema)),
     llm: Type.Optional(Type.Array(LlmRecordingSchema)),
+    retrieval: Type.Optional(Type.Array(RetrievalRecordingSchema)),
   },
   { description: 'Answers of external calls, replayed instead of reaching the network.' },
 );

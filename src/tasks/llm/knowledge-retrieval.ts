@@ -169,7 +169,9 @@ export async function retrieveContext(
 ): Promise<string | undefined> {
   const parts: string[] = [];
   if (retrieval.knowledgeBases.length > 0 && query.trim() !== '') {
-    const sources = await search(retrieval, query, turn.signal);
+    const sources = turn.replay
+      ? [...turn.replay.retrievedSources(taskId)]
+      : await search(retrieval, query, turn.signal);
     turn.set(
       `rag:trace:${taskId}`,
       retrieval.knowledgeBases.map(({ knowledgeBase, maxResults, minScore }) => ({

@@ -149,7 +149,7 @@ export interface TranscriptStep {
   input?: string;
   context?: Record<string, ContextValue>;
   expected?: TranscriptExpected;
-  recordings?: { httpCalls?: unknown[]; llm?: unknown[] };
+  recordings?: { httpCalls?: unknown[]; llm?: unknown[]; retrieval?: unknown[] };
   /** The person's decision when the step's turn waited for one (kept as it is by the editor). */
   decision?: {
     action: Decision['decision'];

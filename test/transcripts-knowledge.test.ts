@@ -1,0 +1,221 @@
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { unzipSync } from 'fflate';
+import { chatRules, createAgent, createResource, deploy, sendMessage, startConversation } from './support/agents.ts';
+import {
+  startFakeEmbeddings,
+  startFakeOpenAi,
+  type FakeEmbeddings,
+  type FakeProvider,
+} from './support/fake-llm/index.ts';
+import type { client } from './support/http.ts';
+import { ingestJson, knowledgeBaseBody } from './support/knowledge.ts';
+import { serverOfBlock, storeTypes } from './support/server.ts';
+
+/**
+ * Transcripts of agents that retrieve (issues 17 and 21 together), on both stores: what a knowledge-base retrieval
+ * found and what an httpCallRag call answered are recorded with the step, and a replay answers both from the
+ * recording, with the embedding provider, the search API and the model gone. A retrieval the recording lacks is a
+ * recording mismatch; the knowledge base travels in the export beside the transcript, and the imported copy
+ * replays green.
+ */
+
+type Api = ReturnType<typeof client>;
+
+/** A loopback search API for httpCallRag: `GET /search?q=...` answers the query in a JSON hit list. */
+async function startSearchApi(): Promise<{ url: string; queries: string[]; close(): Promise<void> }> {
+  const queries: string[] = [];
+  const server: Server = createServer((request, response) => {
+    const query = new URL(request.url ?? '/', 'http://x').searchParams.get('q') ?? '';
+    queries.push(query);
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ hits: [`Opening hours for "${query}": nine to five.`] }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    queries,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** behavior (chat on every message) -> rag step -> HTTP calls -> an LLM task retrieving from both. */
+async function retrievingAgent(api: Api, model: FakeProvider, kbUri: string, searchUrl: string): Promise<string> {
+  const calls = await createResource(api, '/httpcallsstore/httpcalls', {
+    targetServerUrl: searchUrl,
+    httpCalls: [
+      {
+        name: 'search-api',
+        actions: ['never'],
+        request: { method: 'GET', path: '/search', queryParams: { q: '{userInput}' } },
+      },
+    ],
+  });
+  const llm = await createResource(api, '/langchainstore/langchains', {
+    tasks: [
+      {
+        id: 'answer',
+        type: 'openai',
+        actions: ['chat'],
+        retry: { maxAttempts: 1 },
+        knowledgeBases: [{ name: 'policies', maxResults: 1 }],
+        httpCallRag: 'search-api',
+        parameters: {
+          apiKey: 'sk-chat',
+          baseUrl: `${model.url}/v1`,
+          systemMessage: 'Answer from the context.',
+          addToOutput: 'true',
+        },
+      },
+    ],
+  });
+  return createAgent(api, {
+    extensions: [
+      {
+        type: 'svc://ai.svc.behavior',
+        config: { uri: await createResource(api, '/behaviorstore/behaviorsets', chatRules) },
+      },
+      { type: 'svc://ai.svc.rag', config: { uri: kbUri } },
+      { type: 'svc://ai.svc.httpcalls', config: { uri: calls } },
+      { type: 'svc://ai.svc.llm', config: { uri: llm } },
+    ],
+  });
+}
+
+for (const store of storeTypes) {
+  describe(`transcripts of an agent that retrieves (${store})`, () => {
+    const block = serverOfBlock(store);
+    const { api } = block;
+    let embeddings: FakeEmbeddings;
+    let model: FakeProvider;
+    let search: Awaited<ReturnType<typeof startSearchApi>>;
+    let agentId = '';
+    let transcriptId = '';
+    let transcript: any;
+
+    before(async () => {
+      embeddings = await startFakeEmbeddings();
+      model = await startFakeOpenAi();
+      search = await startSearchApi();
+      const kbUri = await createResource(api, '/ragstore/rags', knowledgeBaseBody(embeddings, { name: 'policies' }));
+      const kbId = new URL(kbUri).pathname.split('/').at(-1)!;
+      const ingested = await ingestJson(api, kbId, [
+        { name: 'returns.txt', content: 'Returns are accepted within 30 days of delivery.' },
+        { name: 'warranty.txt', content: 'The warranty lasts 24 months.' },
+      ]);
+      assert.equal(ingested.status, 'completed', JSON.stringify(ingested));
+      agentId = await retrievingAgent(api, model, kbUri, search.url);
+      await deploy(api, agentId);
+      const { conversationId } = await startConversation(api, agentId);
+      model.reply({ text: 'Within 30 days [source: returns.txt].' });
+      const answer = await sendMessage(api, conversationId, 'Within how many days are returns accepted?');
+      assert.deepEqual(answer.conversationOutputs.at(-1).output, ['Within 30 days [source: returns.txt].']);
+      const recorded = await api.post(`/transcriptstore/transcripts/from-conversation/${conversationId}`);
+      assert.equal(recorded.status, 201, recorded.text);
+      transcriptId = new URL(recorded.headers.get('location')!).pathname.split('/').at(-1)!;
+      transcript = (await api.get(`/transcriptstore/transcripts/${transcriptId}?version=1`)).json;
+    });
+    after(async () => {
+      await embeddings.close();
+      await model.close();
+      await search.close();
+    });
+
+    const run = (id: string) =>
+      api.post(`/transcriptstore/transcripts/${id}/runs`, { json: { agentId, agentVersion: 1 } });
+
+    it('records what the retrieval found and what the httpCallRag call answered with the step', () => {
+      const { recordings } = transcript.turns[0];
+      assert.equal(recordings.retrieval.length, 1);
+      const [retrieval] = recordings.retrieval;
+      assert.equal(retrieval.task, 'answer');
+      assert.deepEqual(
+        retrieval.sources.map((source: { knowledgeBase: string; documentName: string }) => [
+          source.knowledgeBase,
+          source.documentName,
+        ]),
+        [['policies', 'returns.txt']],
+      );
+      assert.match(retrieval.sources[0].text, /30 days/);
+      assert.deepEqual(
+        recordings.httpCalls.map((call: { name: string; request: { uri: string } }) => [call.name, call.request.uri]),
+        [['search-api', `${search.url}/search?q=Within+how+many+days+are+returns+accepted%3F`]],
+      );
+      assert.deepEqual(recordings.llm, [{ task: 'answer', answer: 'Within 30 days [source: returns.txt].' }]);
+    });
+
+    it('replays green with the embedding provider, the search API and the model gone', async () => {
+      const embedded = embeddings.requests.length;
+      const searched = search.queries.length;
+      await embeddings.close();
+      await search.close();
+      await model.close();
+      const answer = await run(transcriptId);
+      assert.equal(answer.status, 200, answer.text);
+      assert.equal(answer.json.passed, true, JSON.stringify(answer.json, null, 2));
+      assert.equal(embeddings.requests.length, embedded, 'no query was embedded');
+      assert.equal(search.queries.length, searched, 'the search API was not asked');
+    });
+
+    it('exports the knowledge base beside the transcript; the imported copy replays green', async () => {
+      const exported = await api.post(`/backup/export/${agentId}?agentVersion=1`);
+      assert.equal(exported.status, 200, exported.text);
+      const zip = await (await fetch(`${block.server.url}${exported.headers.get('location')}`)).arrayBuffer();
+      const entries = Object.keys(unzipSync(new Uint8Array(zip)));
+      assert.ok(
+        entries.some((entry) => entry.endsWith('.rag.json')),
+        entries.join(', '),
+      );
+      assert.ok(
+        entries.some((entry) => entry.endsWith(`${transcriptId}.transcript.json`)),
+        entries.join(', '),
+      );
+      const imported = await fetch(`${block.server.url}/backup/import?strategy=create`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/zip' },
+        body: zip,
+      });
+      const result = (await imported.json()) as any;
+      assert.equal(imported.status, 201, JSON.stringify(result));
+      assert.ok(result.resources.some((resource: { kind: string }) => resource.kind === 'rag'));
+      const copy = result.resources.find((resource: { kind: string }) => resource.kind === 'transcript');
+      const replayed = await api.post(`/transcriptstore/transcripts/${copy.targetId}/runs`, {
+        json: { agentId: result.agentId, agentVersion: result.agentVersion },
+      });
+      assert.equal(replayed.json.passed, true, replayed.text);
+    });
+
+    it('fails the step whose recording lacks the retrieval, naming it', async () => {
+      const { retrieval: _left, ...recordings } = transcript.turns[0].recordings;
+      const edited = { ...transcript, turns: [{ ...transcript.turns[0], recordings }] };
+      const written = await api.put(`/transcriptstore/transcripts/${transcriptId}?version=1`, { json: edited });
+      assert.equal(written.status, 200, written.text);
+      const answer = await api.post(`/transcriptstore/transcripts/${transcriptId}/runs?version=2`, {
+        json: { agentId, agentVersion: 1 },
+      });
+      const result = answer.json;
+      assert.equal(result.passed, false, answer.text);
+      const step = result.steps.find((entry: { step: number }) => entry.step === 1);
+      assert.match(
+        JSON.stringify(step),
+        /recording mismatch: the knowledge-base retrieval of LLM task 'answer' is not in the recording of this step/,
+      );
+    });
+
+    it('refuses a recorded retrieval that does not fit (400 naming the field)', async () => {
+      const bad = {
+        ...transcript,
+        turns: [{ ...transcript.turns[0], recordings: { retrieval: [{ task: 'answer', sources: [{ text: 1 }] }] } }],
+      };
+      const answer = await api.post('/transcriptstore/transcripts', { json: bad });
+      assert.equal(answer.status, 400, answer.text);
+      assert.match(answer.text, /retrieval/);
+    });
+  });
+}
