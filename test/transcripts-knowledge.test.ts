@@ -45,8 +45,17 @@ async function startSearchApi(): Promise<{ url: string; queries: string[]; close
   };
 }
 
-/** behavior (chat on every message) -> rag step -> HTTP calls -> an LLM task retrieving from both. */
-async function retrievingAgent(api: Api, model: FakeProvider, kbUri: string, searchUrl: string): Promise<string> {
+/**
+ * behavior (chat on every message) -> rag step -> HTTP calls -> an LLM task retrieving from both (or, with `task`,
+ * whatever `task` says besides the model).
+ */
+async function retrievingAgent(
+  api: Api,
+  model: FakeProvider,
+  kbUri: string,
+  searchUrl: string,
+  task: Record<string, unknown> = { knowledgeBases: [{ name: 'policies', maxResults: 1 }], httpCallRag: 'search-api' },
+): Promise<string> {
   const calls = await createResource(api, '/httpcallsstore/httpcalls', {
     targetServerUrl: searchUrl,
     httpCalls: [
@@ -64,8 +73,7 @@ async function retrievingAgent(api: Api, model: FakeProvider, kbUri: string, sea
         type: 'openai',
         actions: ['chat'],
         retry: { maxAttempts: 1 },
-        knowledgeBases: [{ name: 'policies', maxResults: 1 }],
-        httpCallRag: 'search-api',
+        ...task,
         parameters: {
           apiKey: 'sk-chat',
           baseUrl: `${model.url}/v1`,
@@ -219,3 +227,65 @@ for (const store of storeTypes) {
     });
   });
 }
+
+describe('a retrieving LLM task whose tool call waited for approval (sqlite)', () => {
+  const { api } = serverOfBlock('sqlite');
+  let embeddings: FakeEmbeddings;
+  let model: FakeProvider;
+  let search: Awaited<ReturnType<typeof startSearchApi>>;
+  before(async () => {
+    embeddings = await startFakeEmbeddings();
+    model = await startFakeOpenAi();
+    search = await startSearchApi();
+  });
+  after(async () => {
+    await embeddings.close();
+    await model.close();
+    await search.close();
+  });
+
+  it('retrieves once for the turn, goes on with that context after the approval, and replays green with the LLM live', async () => {
+    const kbUri = await createResource(api, '/ragstore/rags', knowledgeBaseBody(embeddings, { name: 'policies' }));
+    const kbId = new URL(kbUri).pathname.split('/').at(-1)!;
+    await ingestJson(api, kbId, [{ name: 'prices.txt', content: 'A box of screws costs 6 euros.' }]);
+    const agentId = await retrievingAgent(api, model, kbUri, search.url, {
+      knowledgeBases: [{ name: 'policies' }],
+      enableBuiltInTools: true,
+      builtInToolsWhitelist: ['calculator'],
+      toolApprovals: ['calculator'],
+    });
+    await deploy(api, agentId);
+    const question = 'What do 7 boxes of screws cost?';
+    const { conversationId } = await startConversation(api, agentId);
+    const embeddedBefore = embeddings.requests.length;
+    model.reset();
+    model.reply({ toolCalls: [{ id: 'call_a', name: 'calculator', args: { expression: '6 * 7' } }] });
+    const waiting = await sendMessage(api, conversationId, question);
+    assert.equal(waiting.hitlPauseType, 'tool-approval');
+    model.reply({ text: 'They cost 42 euros [source: prices.txt].' });
+    const resumed = await api.post(`/agents/${conversationId}/resume`, { json: { decision: 'approve' } });
+    assert.equal(resumed.status, 200, resumed.text);
+    const embeddedQueries = embeddings.requests
+      .slice(embeddedBefore)
+      .filter((request) => request.input[0] === question);
+    assert.equal(embeddedQueries.length, 1, 'the query was embedded once, not again on resuming');
+    const resumedSystem = String(
+      model.requests[1]!.body.messages.find((message: { role: string }) => message.role === 'system')?.content,
+    );
+    assert.match(resumedSystem, /## Relevant Context:\n\[1\] \(source: prices\.txt/);
+
+    const created = await api.post(`/transcriptstore/transcripts/from-conversation/${conversationId}`);
+    assert.equal(created.status, 201, created.text);
+    const transcriptId = new URL(created.headers.get('location')!).pathname.split('/').at(-1)!;
+    const transcript = (await api.get(`/transcriptstore/transcripts/${transcriptId}?version=1`)).json;
+    assert.equal(transcript.turns[0].recordings.retrieval.length, 1);
+    const embeddedBeforeReplay = embeddings.requests.length;
+    model.reply({ toolCalls: [{ id: 'call_b', name: 'calculator', args: { expression: '6 * 7' } }] });
+    model.reply({ text: 'They cost 42 euros [source: prices.txt].' });
+    const run = await api.post(`/transcriptstore/transcripts/${transcriptId}/runs`, {
+      json: { agentId, agentVersion: 1, mode: 'live-llm' },
+    });
+    assert.equal(run.json.passed, true, JSON.stringify(run.json, null, 2));
+    assert.equal(embeddings.requests.length, embeddedBeforeReplay, 'the replay embedded nothing');
+  });
+});

@@ -237,7 +237,13 @@ async function runTask(
   }
 
   const historyLimit = integer(parameters, 'logSizeLimit') ?? task.historyLimit;
-  const retrieved = task.retrieval && (await retrieveContext(task.retrieval, task.id, turn, turn.input));
+  const loop = toolLoopOf(turn);
+  const resumed = loop?.taskId === task.id ? loop : undefined;
+  // A turn resumed after a tool approval goes on with the context retrieved before it waited (its sources are in
+  // the step already): retrieving again would embed the query twice and could change the system message.
+  const retrieved = resumed
+    ? resumed.retrieved
+    : task.retrieval && (await retrieveContext(task.retrieval, task.id, turn, turn.input));
   const system = [text(parameters, 'systemMessage'), retrieved].filter(Boolean).join('\n\n') || undefined;
   const messages: ModelMessage[] = buildMessages(turn.previousSteps, turn.input, {
     historyLimit,
@@ -265,13 +271,12 @@ async function runTask(
   };
   const tools =
     task.agentMode && task.tools.length > 0 ? toolSetOf(definitions, deps.tools, scope, task.toolApprovals) : undefined;
-  const loop = toolLoopOf(turn);
-  if (loop?.taskId === task.id) {
+  if (resumed) {
     // Resumed after a person decided on the tool calls: the loop goes on from where it stopped.
     turn.resumption = undefined;
-    trace.push(...loop.trace);
-    messages.splice(0, messages.length, ...(await decidedToolCalls(loop, definitions, deps, scope)));
-    instructions = loop.systemAsMessage ? undefined : system;
+    trace.push(...resumed.trace);
+    messages.splice(0, messages.length, ...(await decidedToolCalls(resumed, definitions, deps, scope)));
+    instructions = resumed.systemAsMessage ? undefined : system;
   }
 
   let result: ModelCallResult;
@@ -313,6 +318,7 @@ async function runTask(
       // Stored with the waiting conversation: secret values the task resolved are masked.
       messages: JSON.parse(hide(JSON.stringify([...messages, ...result.responseMessages]))) as ModelMessage[],
       systemAsMessage: instructions === undefined && system !== undefined,
+      ...(retrieved ? { retrieved: hide(retrieved) } : {}),
       trace,
     };
     turn.toolApprovalRequest = {
@@ -370,6 +376,8 @@ interface ToolLoopState {
   readonly messages: ModelMessage[];
   /** The system message went as the first user message (nothing else to ask). */
   readonly systemAsMessage: boolean;
+  /** The context retrieved for the system message (knowledge bases, httpCallRag), if any. */
+  readonly retrieved?: string | undefined;
   readonly trace: readonly TraceEntry[];
 }
 
