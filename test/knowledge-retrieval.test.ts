@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import {
   chatRules,
@@ -21,7 +19,7 @@ import {
 import type { client } from './support/http.ts';
 import { pdfWithText } from './support/pdf.ts';
 import { serverOfBlock, storeTypes } from './support/server.ts';
-import { ingestionDone, knowledgeBaseBody } from './support/knowledge.ts';
+import { ingestionDone, knowledgeBaseBody, startSearchApi, type SearchApi } from './support/knowledge.ts';
 
 /**
  * Retrieval in the LLM task on both stores: an agent whose workflow binds a knowledge base answers from an
@@ -82,26 +80,16 @@ for (const store of storeTypes) {
   describe(`retrieval in the LLM task (${store})`, () => {
     let embeddings: FakeEmbeddings;
     let model: FakeProvider;
-    let search: Server;
-    let searchUrl = '';
-    const searchQueries: string[] = [];
+    let search: SearchApi;
     before(async () => {
       embeddings = await startFakeEmbeddings();
       model = await startFakeOpenAi();
-      search = createServer((request, response) => {
-        const query = new URL(request.url ?? '/', 'http://x').searchParams.get('q') ?? '';
-        searchQueries.push(query);
-        response.writeHead(200, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ hits: [`Store opening hours for "${query}": nine to five.`] }));
-      });
-      await new Promise<void>((resolve) => search.listen(0, '127.0.0.1', resolve));
-      searchUrl = `http://127.0.0.1:${(search.address() as AddressInfo).port}`;
+      search = await startSearchApi();
     });
     after(async () => {
       await embeddings.close();
       await model.close();
-      search.closeAllConnections();
-      await new Promise((resolve) => search.close(resolve));
+      await search.close();
     });
     const block = serverOfBlock(store);
     const { api } = block;
@@ -180,7 +168,7 @@ for (const store of storeTypes) {
 
     it('retrieves through an HTTP call (httpCallRag) with the input as {userInput}', async () => {
       const callsUri = await createResource(api, '/httpcallsstore/httpcalls', {
-        targetServerUrl: searchUrl,
+        targetServerUrl: search.url,
         httpCalls: [
           {
             name: 'search-api',
@@ -200,9 +188,9 @@ for (const store of storeTypes) {
       const { conversationId } = await startConversation(api, agentId);
       model.reset();
       model.reply({ text: 'Nine to five.' });
-      searchQueries.length = 0;
+      const asked = search.queries.length;
       const answer = await sendMessage(api, conversationId, 'opening hours', { query: '?returnDetailed=true' });
-      assert.deepEqual(searchQueries, ['opening hours']);
+      assert.deepEqual(search.queries.slice(asked), ['opening hours']);
       const sent = sentConversation('openai', model.requests[0]!);
       assert.match(sent.system ?? '', /## Search Results:\n.*nine to five/);
       assert.equal(stepData(answer, 'rag:httpcall:trace:answer').httpCall, 'search-api');

@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { unzipSync } from 'fflate';
 import { chatRules, createAgent, createResource, deploy, sendMessage, startConversation } from './support/agents.ts';
@@ -11,7 +9,7 @@ import {
   type FakeProvider,
 } from './support/fake-llm/index.ts';
 import type { client } from './support/http.ts';
-import { ingestJson, knowledgeBaseBody } from './support/knowledge.ts';
+import { ingestJson, knowledgeBaseBody, startSearchApi, type SearchApi } from './support/knowledge.ts';
 import { serverOfBlock, storeTypes } from './support/server.ts';
 
 /**
@@ -23,27 +21,6 @@ import { serverOfBlock, storeTypes } from './support/server.ts';
  */
 
 type Api = ReturnType<typeof client>;
-
-/** A loopback search API for httpCallRag: `GET /search?q=...` answers the query in a JSON hit list. */
-async function startSearchApi(): Promise<{ url: string; queries: string[]; close(): Promise<void> }> {
-  const queries: string[] = [];
-  const server: Server = createServer((request, response) => {
-    const query = new URL(request.url ?? '/', 'http://x').searchParams.get('q') ?? '';
-    queries.push(query);
-    response.writeHead(200, { 'content-type': 'application/json' });
-    response.end(JSON.stringify({ hits: [`Opening hours for "${query}": nine to five.`] }));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    queries,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 /**
  * behavior (chat on every message) -> rag step -> HTTP calls -> an LLM task retrieving from both (or, with `task`,
@@ -102,7 +79,7 @@ for (const store of storeTypes) {
     const { api } = block;
     let embeddings: FakeEmbeddings;
     let model: FakeProvider;
-    let search: Awaited<ReturnType<typeof startSearchApi>>;
+    let search: SearchApi;
     let agentId = '';
     let transcriptId = '';
     let transcript: any;
@@ -232,7 +209,7 @@ describe('a retrieving LLM task whose tool call waited for approval (sqlite)', (
   const { api } = serverOfBlock('sqlite');
   let embeddings: FakeEmbeddings;
   let model: FakeProvider;
-  let search: Awaited<ReturnType<typeof startSearchApi>>;
+  let search: SearchApi;
   before(async () => {
     embeddings = await startFakeEmbeddings();
     model = await startFakeOpenAi();

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { FakeEmbeddings } from './fake-llm/index.ts';
 import type { client } from './http.ts';
 
@@ -34,4 +36,32 @@ export async function ingestJson(api: Api, kbId: string, documents: unknown[]): 
   const answer = await api.post(`/ragstore/rags/${kbId}/ingest`, { json: { documents } });
   assert.equal(answer.status, 202, answer.text);
   return ingestionDone(api, kbId, answer.json.ingestionId);
+}
+
+export interface SearchApi {
+  readonly url: string;
+  /** The `q` of every request, in order. */
+  readonly queries: string[];
+  close(): Promise<void>;
+}
+
+/** A loopback search API for httpCallRag: `GET /search?q=...` answers the query in a JSON hit list. */
+export async function startSearchApi(): Promise<SearchApi> {
+  const queries: string[] = [];
+  const server: Server = createServer((request, response) => {
+    const query = new URL(request.url ?? '/', 'http://x').searchParams.get('q') ?? '';
+    queries.push(query);
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ hits: [`Opening hours for "${query}": nine to five.`] }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    queries,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
