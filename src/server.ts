@@ -27,6 +27,7 @@ import type { Settings } from './settings.ts';
 import { LocalCluster } from './storage/local-cluster.ts';
 import { openStorage } from './storage/open.ts';
 import { TranscriptRunService } from './transcripts/runs.ts';
+import { Scheduler } from './schedules/scheduler.ts';
 import { ResourceCatalogue } from './resources/catalogue.ts';
 import { builtInTasks, createTaskServices, type TaskServiceOptions } from './tasks/index.ts';
 import type { HttpCallExecutorOptions } from './tasks/httpcalls/executor.ts';
@@ -42,6 +43,8 @@ export interface RunningServer {
   readonly vault: Vault;
   /** The audit ledger (tests flush it to read what a turn recorded). */
   readonly audit: AuditLedger;
+  /** Runs due schedules (tests call `tick()` with their own clock instead of waiting for the poll). */
+  readonly scheduler: Scheduler;
   /** Stops accepting connections, lets in-flight requests finish, then closes the store. */
   close(): Promise<void>;
 }
@@ -51,6 +54,8 @@ export interface ServerOptions {
   readonly logDestination?: { write(line: string): unknown };
   /** Task types besides the built-in ones (an embedder's own tasks). */
   readonly extraTasks?: readonly TaskDefinition[];
+  /** The clock of schedules and of configuration writes, which schedules count from (tests set the time). */
+  readonly clock?: () => number;
 }
 
 /**
@@ -103,7 +108,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
   const webOutbound = createOutbound(alwaysGuard, { connectTimeoutMillis });
   const closeOutbound = () => Promise.all([outbound.close(), webOutbound.close()]).then(() => undefined);
   const tasks = [...builtInTasks, ...(options.extraTasks ?? [])];
-  const resources = new ResourceService(storage.resources, new ResourceCatalogue(tasks));
+  const resources = new ResourceService(storage.resources, new ResourceCatalogue(tasks), options.clock);
   const authorize = resources.authorize.bind(resources);
   const toolHistory = new ToolHistory({
     defaultRateLimitPerMinute: settings['svc.tools.rate-limit-per-minute'],
@@ -158,6 +163,16 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     llm: taskServices.llm,
     log: logger,
   });
+  const scheduler = new Scheduler({
+    resources,
+    store: storage.resources,
+    runs: storage.scheduleRuns,
+    conversations,
+    cluster,
+    missedAfterMillis: settings['svc.schedules.missed-after-seconds'] * 1000,
+    log: logger,
+    clock: options.clock,
+  });
   const triggers = new TriggerService(storage.triggers, conversations, resources);
   const backup = new BackupService({
     storage,
@@ -189,6 +204,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
         a2a,
         agentTools,
         transcriptRuns,
+        scheduler,
         tools: toolHistory,
         audit,
         approvalEvents,
@@ -216,6 +232,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
           log: logger,
         })
       : () => undefined;
+  scheduler.start(settings['svc.schedules.poll-interval-millis']);
   const { port } = running.server.address() as AddressInfo;
   const host = settings['svc.http.host'] === '0.0.0.0' ? '127.0.0.1' : settings['svc.http.host'];
   let closing: Promise<void> | undefined;
@@ -223,10 +240,12 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     app: running,
     vault,
     audit,
+    scheduler,
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     close: () =>
       (closing ??= running.close().then(async () => {
         stopApprovalTimeouts();
+        await scheduler.close();
         await audit.close();
         await deployments.close();
         await closeOutbound();

@@ -153,6 +153,16 @@ export const settingDefinitions = {
     'with several instances: how long past the turn timeout the others wait before taking over a conversation whose instance stopped answering in a turn',
     1000,
   ),
+  'svc.schedules.poll-interval-millis': integer(
+    1000,
+    'how often each instance looks for due schedule runs; 0 = this instance runs no schedules',
+    0,
+  ),
+  'svc.schedules.missed-after-seconds': integer(
+    60,
+    "a schedule run found due longer ago than this was missed (every instance was down); the schedule's missedRuns says what happens",
+    1,
+  ),
   'svc.coordinator.max-active-conversations': integer(10_000, 'conversations with queued work; beyond answers 503', 1),
   'svc.logs.buffer-size': integer(10_000, 'log entries kept in memory for /administration/logs', 1),
   'svc.public-url': optionalText(

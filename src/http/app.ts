@@ -39,6 +39,8 @@ import { mcpRoutes } from './mcp.ts';
 import { jsonDepthHook } from './json-depth.ts';
 import { httpMetricsHook, operationsRoutes } from './operations.ts';
 import { registerProblemHandling } from './problems.ts';
+import { scheduleRoutes } from './schedules.ts';
+import type { Scheduler } from '../schedules/scheduler.ts';
 import { secretRoutes } from './secrets.ts';
 import { storeRoutes } from './stores.ts';
 import { transcriptRoutes } from './transcripts.ts';
@@ -63,6 +65,7 @@ export interface AppDependencies {
     readonly a2a: A2AService;
     readonly agentTools: AgentTools;
     readonly transcriptRuns: TranscriptRunService;
+    readonly scheduler: Scheduler;
     /** The audit ledger (`/auditstore`); without it the routes are absent. */
     readonly audit?: AuditLedger | undefined;
     /** Live updates of the turns waiting for a person; without it the human-in-the-loop routes are absent. */
@@ -160,6 +163,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     transcriptRuns: services.transcriptRuns,
   });
   await app.register(transcriptRoutes, { runs: services.transcriptRuns });
+  await app.register(scheduleRoutes, { scheduler: services.scheduler });
   await app.register(agentSetupRoutes, {
     resources: services.resources,
     deployments: services.deployments,

@@ -7,6 +7,7 @@ import { httpCallsKind } from './schemas/httpcalls.ts';
 import { llmKind } from './schemas/llm.ts';
 import { outputKind } from './schemas/output.ts';
 import { propertyKind } from './schemas/property.ts';
+import { scheduleKind } from './schemas/schedule.ts';
 import { transcriptKind, transcriptSuiteKind } from './schemas/transcript.ts';
 import { workflowKindFor } from './schemas/workflow.ts';
 
@@ -29,6 +30,7 @@ export class ResourceCatalogue {
       llm: llmKind,
       transcript: transcriptKind,
       transcriptsuite: transcriptSuiteKind,
+      schedule: scheduleKind,
     };
     this.#kinds = new Map(Object.entries(kinds));
   }

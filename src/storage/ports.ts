@@ -8,6 +8,7 @@ import type { ConversationStore, DeploymentStore, TriggerStore, UserPropertyStor
 import type { RateLimitStore } from './rate-limit-ports.ts';
 import type { SecretStore } from './secret-ports.ts';
 import type { AuditStore } from './audit-ports.ts';
+import type { ScheduleRunStore } from './schedule-run-ports.ts';
 import type { TranscriptRunStore } from './transcript-run-ports.ts';
 import type { ApiKeyStore, ChatThreadStore } from './openai-ports.ts';
 
@@ -133,6 +134,8 @@ export interface Stores {
   readonly apiKeys: ApiKeyStore;
   /** Chats of the OpenAI-compatible API found again by their history. */
   readonly chatThreads: ChatThreadStore;
+  /** The run history of schedules (`src/schedules/scheduler.ts`). */
+  readonly scheduleRuns: ScheduleRunStore;
 }
 
 export interface Storage extends Stores {

@@ -18,6 +18,7 @@ export function stubStorage<T extends Partial<Storage>>(parts: T): Storage & T {
     transcriptRuns: {} as Storage['transcriptRuns'],
     apiKeys: {} as Storage['apiKeys'],
     chatThreads: {} as Storage['chatThreads'],
+    scheduleRuns: {} as Storage['scheduleRuns'],
     async ping() {},
     transaction: () => Promise.reject(new Error('this stub storage runs no transactions')),
     async close() {},

@@ -195,4 +195,20 @@ export const postgresMigrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    name: 'schedule runs, one per schedule and due time',
+    sql: `
+      CREATE TABLE schedule_runs (
+        id text NOT NULL PRIMARY KEY,
+        schedule_id text NOT NULL,
+        due_on bigint NOT NULL,
+        started_on bigint NOT NULL,
+        finished_on bigint,
+        outcome text NOT NULL,
+        conversation_id text,
+        detail text,
+        UNIQUE (schedule_id, due_on)
+      );
+    `,
+  },
 ];

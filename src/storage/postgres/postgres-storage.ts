@@ -2,6 +2,7 @@ import pg from 'pg';
 import type { Migration } from '../migration.ts';
 import type { Storage, Stores } from '../ports.ts';
 import { redactUrl, scrubSecrets } from '../redact.ts';
+import { PostgresScheduleRunStore } from './schedule-run-store.ts';
 import { PostgresAuditStore } from './audit-store.ts';
 import { PostgresConversationStore } from './conversation-store.ts';
 import { PostgresDeploymentStore } from './deployment-store.ts';
@@ -85,6 +86,7 @@ function storesOver(db: Queryable): Stores {
     transcriptRuns: new PostgresTranscriptRunStore(db),
     apiKeys: new PostgresApiKeyStore(db),
     chatThreads: new PostgresChatThreadStore(db),
+    scheduleRuns: new PostgresScheduleRunStore(db),
   };
 }
 

@@ -205,4 +205,20 @@ export const sqliteMigrations: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    name: 'schedule runs, one per schedule and due time',
+    sql: `
+      CREATE TABLE schedule_runs (
+        id TEXT NOT NULL PRIMARY KEY,
+        schedule_id TEXT NOT NULL,
+        due_on INTEGER NOT NULL,
+        started_on INTEGER NOT NULL,
+        finished_on INTEGER,
+        outcome TEXT NOT NULL,
+        conversation_id TEXT,
+        detail TEXT,
+        UNIQUE (schedule_id, due_on)
+      );
+    `,
+  },
 ];

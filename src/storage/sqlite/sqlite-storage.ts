@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { Migration } from '../migration.ts';
 import type { Storage, Stores } from '../ports.ts';
+import { SqliteScheduleRunStore } from './schedule-run-store.ts';
 import { SqliteAuditStore } from './audit-store.ts';
 import { SqliteConversationStore } from './conversation-store.ts';
 import { SqliteDeploymentStore } from './deployment-store.ts';
@@ -88,6 +89,7 @@ function sqliteStorage(db: DatabaseSync, checkpointer: Checkpointer | undefined)
     transcriptRuns: new SqliteTranscriptRunStore(db, writes),
     apiKeys: new SqliteApiKeyStore(db, writes),
     chatThreads: new SqliteChatThreadStore(db, writes),
+    scheduleRuns: new SqliteScheduleRunStore(db, writes),
   };
   const guarded = Object.fromEntries(
     Object.entries(stores).map(([name, store]) => [name, gate.guard(store)]),
