@@ -17,6 +17,7 @@ import { Inbox } from './screens/inbox/Inbox.tsx';
 import { Logs } from './screens/logs/Logs.tsx';
 import { ResourceEditor } from './screens/resources/ResourceEditor.tsx';
 import { ResourceList } from './screens/resources/ResourceList.tsx';
+import { ScheduleDetail } from './screens/schedules/ScheduleDetail.tsx';
 import { Secrets } from './screens/secrets/Secrets.tsx';
 import { SignIn } from './screens/signin/SignIn.tsx';
 import { RunView } from './screens/transcripts/RunView.tsx';
@@ -67,6 +68,11 @@ const routes: readonly Route[] = [
     pattern: `${BASE}/transcripts/:id/runs/:runId`,
     title: 'Transcript run',
     render: (p) => <RunView key={p.runId} id={p.id!} runId={p.runId!} />,
+  },
+  {
+    pattern: `${BASE}/schedules/:id`,
+    title: 'Schedule',
+    render: (p) => <ScheduleDetail key={p.id} id={p.id!} />,
   },
   { pattern: `${BASE}/backup`, title: 'Import / Export', render: () => <ImportExport /> },
   { pattern: `${BASE}/secrets`, title: 'Secrets', render: () => <Secrets /> },

@@ -12,6 +12,7 @@ import type {
   HealthReport,
   Decision,
   LogEntry,
+  ScheduleHistory,
   SecretMetadata,
   TranscriptRun,
   TranscriptRunSummary,
@@ -138,6 +139,9 @@ export function endpoints(client: ApiClient) {
           json: run,
         })
       ).data,
+    // Schedules
+    scheduleHistory: (scheduleId: string) =>
+      client.get<ScheduleHistory>(`/schedulestore/schedules/${enc(scheduleId)}/runs`),
     transcriptRuns: (transcriptId: string) =>
       client.get<TranscriptRunSummary[]>(`/transcriptstore/transcripts/${enc(transcriptId)}/runs`),
     transcriptRun: (transcriptId: string, runId: string) =>

@@ -229,3 +229,34 @@ export interface Decision {
   readonly reason?: string;
   readonly arguments?: Record<string, Record<string, unknown>>;
 }
+
+/** A schedule (`/schedulestore/schedules`): a message sent to an agent on a cron schedule or an interval. */
+export interface Schedule {
+  readonly agentId: string;
+  readonly environment?: string;
+  readonly cron?: string;
+  readonly timeZone?: string;
+  readonly intervalSeconds?: number;
+  readonly message: string;
+  readonly conversation?: 'new' | 'persistent';
+  readonly enabled?: boolean;
+  readonly missedRuns?: 'skip' | 'catchUp';
+  readonly [field: string]: unknown;
+}
+
+export interface ScheduleRun {
+  readonly id: string;
+  readonly dueOn: number;
+  readonly startedOn: number;
+  readonly finishedOn?: number;
+  readonly outcome: 'RUNNING' | 'OK' | 'ERROR' | 'FAILED' | 'SKIPPED';
+  readonly conversationId?: string;
+  readonly detail?: string;
+}
+
+export interface ScheduleHistory {
+  readonly scheduleId: string;
+  readonly enabled: boolean;
+  readonly nextRunOn?: number;
+  readonly runs: readonly ScheduleRun[];
+}

@@ -72,6 +72,10 @@ const badgeKinds: Record<string, string> = {
   CREATE: 'ok',
   UPDATE: 'busy',
   SKIP: 'none',
+  OK: 'ok',
+  RUNNING: 'busy',
+  FAILED: 'bad',
+  SKIPPED: 'warn',
 };
 
 export function Badge({ status, label }: { status: string; label?: string }) {

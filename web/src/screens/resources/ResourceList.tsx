@@ -8,8 +8,8 @@ import { parseResourceUri } from '../../lib/uri.ts';
 import { BASE, Link } from '../../router.tsx';
 import { useDebounced } from '../../useDebounced.ts';
 
-/** Where a resource opens: transcripts in their own editor, every other kind in the JSON editor. */
-const screenOf = (slug: string) => (slug === 'transcripts' ? 'transcripts' : `resources/${slug}`);
+/** Where a resource opens: transcripts and schedules on their own screens, every other kind in the JSON editor. */
+const screenOf = (slug: string) => (slug === 'transcripts' || slug === 'schedules' ? slug : `resources/${slug}`);
 
 export function ResourceList({ kindSlug }: { kindSlug: string }) {
   const { api } = useAuth();
