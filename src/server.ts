@@ -28,6 +28,7 @@ import { LocalCluster } from './storage/local-cluster.ts';
 import { openStorage } from './storage/open.ts';
 import { TranscriptRunService } from './transcripts/runs.ts';
 import { Scheduler } from './schedules/scheduler.ts';
+import { ChannelService } from './channels/channel-service.ts';
 import { ResourceCatalogue } from './resources/catalogue.ts';
 import { builtInTasks, createTaskServices, type TaskServiceOptions } from './tasks/index.ts';
 import type { HttpCallExecutorOptions } from './tasks/httpcalls/executor.ts';
@@ -45,6 +46,8 @@ export interface RunningServer {
   readonly audit: AuditLedger;
   /** Runs due schedules (tests call `tick()` with their own clock instead of waiting for the poll). */
   readonly scheduler: Scheduler;
+  /** Messaging channels (tests call `sweep()` to pick up messages an instance left behind). */
+  readonly channels: ChannelService;
   /** Stops accepting connections, lets in-flight requests finish, then closes the store. */
   close(): Promise<void>;
 }
@@ -173,6 +176,22 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     log: logger,
     clock: options.clock,
   });
+  const channelApiUrls = {
+    facebook: settings['svc.channels.facebook.api-url'],
+    slack: settings['svc.channels.slack.api-url'],
+  };
+  const channels = new ChannelService({
+    store: storage.channelMessages,
+    resources,
+    deployments,
+    conversations,
+    cluster,
+    secrets: vault.resolver(),
+    api: (platform) => ({ fetch: outbound.fetch, baseUrl: channelApiUrls[platform.name] }),
+    leaseMillis:
+      settings['svc.conversations.turn-timeout-seconds'] * 1000 + settings['svc.conversations.claim-margin-millis'],
+    log: logger,
+  });
   const triggers = new TriggerService(storage.triggers, conversations, resources);
   const backup = new BackupService({
     storage,
@@ -205,6 +224,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
         agentTools,
         transcriptRuns,
         scheduler,
+        channels,
         tools: toolHistory,
         audit,
         approvalEvents,
@@ -233,6 +253,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
         })
       : () => undefined;
   scheduler.start(settings['svc.schedules.poll-interval-millis']);
+  channels.start(settings['svc.channels.retry-interval-millis']);
   const { port } = running.server.address() as AddressInfo;
   const host = settings['svc.http.host'] === '0.0.0.0' ? '127.0.0.1' : settings['svc.http.host'];
   let closing: Promise<void> | undefined;
@@ -241,11 +262,13 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     vault,
     audit,
     scheduler,
+    channels,
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     close: () =>
       (closing ??= running.close().then(async () => {
         stopApprovalTimeouts();
         await scheduler.close();
+        await channels.close();
         await audit.close();
         await deployments.close();
         await closeOutbound();

@@ -163,6 +163,21 @@ export const settingDefinitions = {
     "a schedule run found due longer ago than this was missed (every instance was down); the schedule's missedRuns says what happens",
     1,
   ),
+  'svc.channels.facebook.api-url': text(
+    'https://graph.facebook.com/v21.0',
+    'base URL of the Messenger Send API (replies go to <url>/me/messages)',
+  ),
+  'svc.channels.slack.api-url': text('https://slack.com/api', 'base URL of the Slack Web API (chat.postMessage)'),
+  'svc.channels.slack.timestamp-window-seconds': integer(
+    300,
+    'a Slack request whose X-Slack-Request-Timestamp is further from now than this is refused (replay protection)',
+    1,
+  ),
+  'svc.channels.retry-interval-millis': integer(
+    5000,
+    'how often each instance picks up channel messages whose instance died after acknowledging them; 0 = never',
+    0,
+  ),
   'svc.coordinator.max-active-conversations': integer(10_000, 'conversations with queued work; beyond answers 503', 1),
   'svc.logs.buffer-size': integer(10_000, 'log entries kept in memory for /administration/logs', 1),
   'svc.public-url': optionalText(

@@ -39,6 +39,8 @@ import { mcpRoutes } from './mcp.ts';
 import { jsonDepthHook } from './json-depth.ts';
 import { httpMetricsHook, operationsRoutes } from './operations.ts';
 import { registerProblemHandling } from './problems.ts';
+import { channelRoutes } from './channels.ts';
+import type { ChannelService } from '../channels/channel-service.ts';
 import { scheduleRoutes } from './schedules.ts';
 import type { Scheduler } from '../schedules/scheduler.ts';
 import { secretRoutes } from './secrets.ts';
@@ -66,6 +68,7 @@ export interface AppDependencies {
     readonly agentTools: AgentTools;
     readonly transcriptRuns: TranscriptRunService;
     readonly scheduler: Scheduler;
+    readonly channels: ChannelService;
     /** The audit ledger (`/auditstore`); without it the routes are absent. */
     readonly audit?: AuditLedger | undefined;
     /** Live updates of the turns waiting for a person; without it the human-in-the-loop routes are absent. */
@@ -164,6 +167,10 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   });
   await app.register(transcriptRoutes, { runs: services.transcriptRuns });
   await app.register(scheduleRoutes, { scheduler: services.scheduler });
+  await app.register(channelRoutes, {
+    channels: services.channels,
+    slackWindowSeconds: settings['svc.channels.slack.timestamp-window-seconds'],
+  });
   await app.register(agentSetupRoutes, {
     resources: services.resources,
     deployments: services.deployments,

@@ -8,6 +8,7 @@ import type { ConversationStore, DeploymentStore, TriggerStore, UserPropertyStor
 import type { RateLimitStore } from './rate-limit-ports.ts';
 import type { SecretStore } from './secret-ports.ts';
 import type { AuditStore } from './audit-ports.ts';
+import type { ChannelMessageStore } from './channel-message-ports.ts';
 import type { ScheduleRunStore } from './schedule-run-ports.ts';
 import type { TranscriptRunStore } from './transcript-run-ports.ts';
 import type { ApiKeyStore, ChatThreadStore } from './openai-ports.ts';
@@ -136,6 +137,8 @@ export interface Stores {
   readonly chatThreads: ChatThreadStore;
   /** The run history of schedules (`src/schedules/scheduler.ts`). */
   readonly scheduleRuns: ScheduleRunStore;
+  /** Inbound messages of messaging channels (`src/channels/channel-service.ts`). */
+  readonly channelMessages: ChannelMessageStore;
 }
 
 export interface Storage extends Stores {

@@ -19,6 +19,7 @@ export function stubStorage<T extends Partial<Storage>>(parts: T): Storage & T {
     apiKeys: {} as Storage['apiKeys'],
     chatThreads: {} as Storage['chatThreads'],
     scheduleRuns: {} as Storage['scheduleRuns'],
+    channelMessages: {} as Storage['channelMessages'],
     async ping() {},
     transaction: () => Promise.reject(new Error('this stub storage runs no transactions')),
     async close() {},

@@ -211,4 +211,35 @@ export const postgresMigrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    name: 'inbound channel messages (persisted before the platform is answered) and the conversation of each sender',
+    sql: `
+      CREATE TABLE channel_messages (
+        id text NOT NULL PRIMARY KEY,
+        platform text NOT NULL,
+        agent_id text NOT NULL,
+        message_key text NOT NULL,
+        sender_key text NOT NULL,
+        user_id text NOT NULL,
+        reply_to text NOT NULL,
+        input text NOT NULL,
+        received_on bigint NOT NULL,
+        state text NOT NULL,
+        lease_until bigint,
+        finished_on bigint,
+        conversation_id text,
+        detail text,
+        UNIQUE (platform, agent_id, message_key)
+      );
+      CREATE INDEX channel_messages_by_agent ON channel_messages (agent_id, received_on DESC);
+      CREATE INDEX channel_messages_open ON channel_messages (state, received_on) WHERE state IN ('PENDING', 'PROCESSING');
+      CREATE TABLE channel_conversations (
+        platform text NOT NULL,
+        agent_id text NOT NULL,
+        sender_key text NOT NULL,
+        conversation_id text NOT NULL,
+        PRIMARY KEY (platform, agent_id, sender_key)
+      );
+    `,
+  },
 ];

@@ -2,6 +2,7 @@ import pg from 'pg';
 import type { Migration } from '../migration.ts';
 import type { Storage, Stores } from '../ports.ts';
 import { redactUrl, scrubSecrets } from '../redact.ts';
+import { PostgresChannelMessageStore } from './channel-message-store.ts';
 import { PostgresScheduleRunStore } from './schedule-run-store.ts';
 import { PostgresAuditStore } from './audit-store.ts';
 import { PostgresConversationStore } from './conversation-store.ts';
@@ -87,6 +88,7 @@ function storesOver(db: Queryable): Stores {
     apiKeys: new PostgresApiKeyStore(db),
     chatThreads: new PostgresChatThreadStore(db),
     scheduleRuns: new PostgresScheduleRunStore(db),
+    channelMessages: new PostgresChannelMessageStore(db),
   };
 }
 

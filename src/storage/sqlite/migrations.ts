@@ -221,4 +221,35 @@ export const sqliteMigrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    name: 'inbound channel messages (persisted before the platform is answered) and the conversation of each sender',
+    sql: `
+      CREATE TABLE channel_messages (
+        id TEXT NOT NULL PRIMARY KEY,
+        platform TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        message_key TEXT NOT NULL,
+        sender_key TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        reply_to TEXT NOT NULL,
+        input TEXT NOT NULL,
+        received_on INTEGER NOT NULL,
+        state TEXT NOT NULL,
+        lease_until INTEGER,
+        finished_on INTEGER,
+        conversation_id TEXT,
+        detail TEXT,
+        UNIQUE (platform, agent_id, message_key)
+      );
+      CREATE INDEX channel_messages_by_agent ON channel_messages (agent_id, received_on DESC);
+      CREATE INDEX channel_messages_open ON channel_messages (state, received_on) WHERE state IN ('PENDING', 'PROCESSING');
+      CREATE TABLE channel_conversations (
+        platform TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        sender_key TEXT NOT NULL,
+        conversation_id TEXT NOT NULL,
+        PRIMARY KEY (platform, agent_id, sender_key)
+      );
+    `,
+  },
 ];
