@@ -57,7 +57,7 @@ export interface ServerOptions {
   readonly logDestination?: { write(line: string): unknown };
   /** Task types besides the built-in ones (an embedder's own tasks). */
   readonly extraTasks?: readonly TaskDefinition[];
-  /** The clock of schedules and of configuration writes, which schedules count from (tests set the time). */
+  /** The clock of schedules, of channel messages' leases and of configuration writes (tests set the time). */
   readonly clock?: () => number;
 }
 
@@ -188,6 +188,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     cluster,
     secrets: vault.resolver(),
     api: (platform) => ({ fetch: outbound.fetch, baseUrl: channelApiUrls[platform.name] }),
+    clock: options.clock,
     leaseMillis:
       settings['svc.conversations.turn-timeout-seconds'] * 1000 + settings['svc.conversations.claim-margin-millis'],
     log: logger,

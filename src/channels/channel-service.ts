@@ -144,7 +144,8 @@ export class ChannelService {
   async #process(id: string): Promise<void> {
     const { store, leaseMillis, log } = this.#options;
     const now = this.#clock();
-    const message = await store.claim(id, now, now + leaseMillis).catch(() => undefined);
+    const claimId = newId(now);
+    const message = await store.claim(id, claimId, now, now + leaseMillis).catch(() => undefined);
     if (message === undefined) return;
     let conversationId: string | undefined;
     try {
@@ -156,11 +157,16 @@ export class ChannelService {
         const config = await this.config(platform, message.agentId);
         await platform.send(reply, JSON.parse(message.replyTo), config, this.#options.api(platform));
       }
-      await store.finish(id, { state: 'DONE', finishedOn: this.#clock(), conversationId });
+      await store.finish(id, claimId, { state: 'DONE', finishedOn: this.#clock(), conversationId });
     } catch (error) {
       log.warn({ err: error, channelMessageId: id }, 'channel message failed');
       await store
-        .finish(id, { state: 'FAILED', finishedOn: this.#clock(), conversationId, detail: (error as Error).message })
+        .finish(id, claimId, {
+          state: 'FAILED',
+          finishedOn: this.#clock(),
+          conversationId,
+          detail: (error as Error).message,
+        })
         .catch(() => undefined);
     }
   }

@@ -35,10 +35,11 @@ export interface ChannelMessageStore {
   accept(message: ChannelMessageRecord): Promise<boolean>;
   /**
    * Takes a message for processing until `leaseUntil`: it must be PENDING, or PROCESSING with its lease run out
-   * (its instance died). Answers the message when this call took it.
+   * (its instance died). `claimId` names this claim. Answers the message when this call took it.
    */
-  claim(id: string, now: number, leaseUntil: number): Promise<ChannelMessageRecord | undefined>;
-  finish(id: string, outcome: ChannelMessageOutcome): Promise<void>;
+  claim(id: string, claimId: string, now: number, leaseUntil: number): Promise<ChannelMessageRecord | undefined>;
+  /** Records the outcome, unless another claim took the message over meanwhile (answers false then). */
+  finish(id: string, claimId: string, outcome: ChannelMessageOutcome): Promise<boolean>;
   /** Ids of messages that can be claimed: PENDING since before `pendingBefore`, or PROCESSING with a lease run out. */
   stranded(now: number, pendingBefore: number, limit: number): Promise<string[]>;
   /** The latest messages of an agent, newest first. */

@@ -26,22 +26,23 @@ export class PostgresChannelMessageStore implements ChannelMessageStore {
     return rowCount === 1;
   }
 
-  async claim(id: string, now: number, leaseUntil: number): Promise<ChannelMessageRecord | undefined> {
+  async claim(id: string, claimId: string, now: number, leaseUntil: number): Promise<ChannelMessageRecord | undefined> {
     const { rows } = await this.#db.query(
-      `UPDATE channel_messages SET state = 'PROCESSING', lease_until = $1
-       WHERE id = $2 AND (state = 'PENDING' OR (state = 'PROCESSING' AND lease_until < $3))
+      `UPDATE channel_messages SET state = 'PROCESSING', claimed_by = $1, lease_until = $2
+       WHERE id = $3 AND (state = 'PENDING' OR (state = 'PROCESSING' AND lease_until < $4))
        RETURNING ${CHANNEL_MESSAGE_COLUMNS}`,
-      [leaseUntil, id, now],
+      [claimId, leaseUntil, id, now],
     );
     return rows[0] === undefined ? undefined : toChannelMessageRecord(rows[0]);
   }
 
-  async finish(id: string, outcome: ChannelMessageOutcome): Promise<void> {
-    await this.#db.query(
+  async finish(id: string, claimId: string, outcome: ChannelMessageOutcome): Promise<boolean> {
+    const { rowCount } = await this.#db.query(
       `UPDATE channel_messages SET state = $1, finished_on = $2, conversation_id = $3, detail = $4, lease_until = NULL
-       WHERE id = $5`,
-      [outcome.state, outcome.finishedOn, outcome.conversationId ?? null, outcome.detail ?? null, id],
+       WHERE id = $5 AND claimed_by = $6`,
+      [outcome.state, outcome.finishedOn, outcome.conversationId ?? null, outcome.detail ?? null, id, claimId],
     );
+    return rowCount === 1;
   }
 
   async stranded(now: number, pendingBefore: number, limit: number): Promise<string[]> {

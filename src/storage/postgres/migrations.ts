@@ -225,6 +225,7 @@ export const postgresMigrations: readonly Migration[] = [
         input text NOT NULL,
         received_on bigint NOT NULL,
         state text NOT NULL,
+        claimed_by text,
         lease_until bigint,
         finished_on bigint,
         conversation_id text,

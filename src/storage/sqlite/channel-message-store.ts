@@ -13,11 +13,11 @@ import { SqliteStore } from './sqlite-store.ts';
 const STATEMENTS = {
   accept: `INSERT INTO channel_messages (${CHANNEL_MESSAGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (platform, agent_id, message_key) DO NOTHING`,
-  claim: `UPDATE channel_messages SET state = 'PROCESSING', lease_until = ?
+  claim: `UPDATE channel_messages SET state = 'PROCESSING', claimed_by = ?, lease_until = ?
     WHERE id = ? AND (state = 'PENDING' OR (state = 'PROCESSING' AND lease_until < ?))
     RETURNING ${CHANNEL_MESSAGE_COLUMNS}`,
   finish: `UPDATE channel_messages SET state = ?, finished_on = ?, conversation_id = ?, detail = ?, lease_until = NULL
-    WHERE id = ?`,
+    WHERE id = ? AND claimed_by = ?`,
   stranded: `SELECT id FROM channel_messages
     WHERE (state = 'PENDING' AND received_on < ?) OR (state = 'PROCESSING' AND lease_until < ?)
     ORDER BY received_on LIMIT ?`,
@@ -39,22 +39,26 @@ export class SqliteChannelMessageStore extends SqliteStore<keyof typeof STATEMEN
     return this.write(() => Number(this.sql.accept.run(...channelMessageRow(message)).changes) === 1);
   }
 
-  claim(id: string, now: number, leaseUntil: number): Promise<ChannelMessageRecord | undefined> {
+  claim(id: string, claimId: string, now: number, leaseUntil: number): Promise<ChannelMessageRecord | undefined> {
     return this.write(() => {
-      const row = this.sql.claim.get(leaseUntil, id, now);
+      const row = this.sql.claim.get(claimId, leaseUntil, id, now);
       return row === undefined ? undefined : toChannelMessageRecord(row);
     });
   }
 
-  async finish(id: string, outcome: ChannelMessageOutcome): Promise<void> {
-    await this.write(() =>
-      this.sql.finish.run(
-        outcome.state,
-        outcome.finishedOn,
-        outcome.conversationId ?? null,
-        outcome.detail ?? null,
-        id,
-      ),
+  finish(id: string, claimId: string, outcome: ChannelMessageOutcome): Promise<boolean> {
+    return this.write(
+      () =>
+        Number(
+          this.sql.finish.run(
+            outcome.state,
+            outcome.finishedOn,
+            outcome.conversationId ?? null,
+            outcome.detail ?? null,
+            id,
+            claimId,
+          ).changes,
+        ) === 1,
     );
   }
 

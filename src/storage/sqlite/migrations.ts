@@ -235,6 +235,7 @@ export const sqliteMigrations: readonly Migration[] = [
         input TEXT NOT NULL,
         received_on INTEGER NOT NULL,
         state TEXT NOT NULL,
+        claimed_by TEXT,
         lease_until INTEGER,
         finished_on INTEGER,
         conversation_id TEXT,
