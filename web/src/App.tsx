@@ -9,6 +9,7 @@ import { AgentCreate } from './screens/agents/AgentCreate.tsx';
 import { AgentDetail } from './screens/agents/AgentDetail.tsx';
 import { AgentList } from './screens/agents/AgentList.tsx';
 import { ImportExport } from './screens/backup/ImportExport.tsx';
+import { Channels } from './screens/channels/Channels.tsx';
 import { Chat } from './screens/chat/Chat.tsx';
 import { ConversationDetail } from './screens/conversations/ConversationDetail.tsx';
 import { ConversationList } from './screens/conversations/ConversationList.tsx';
@@ -77,6 +78,12 @@ const routes: readonly Route[] = [
   { pattern: `${BASE}/backup`, title: 'Import / Export', render: () => <ImportExport /> },
   { pattern: `${BASE}/secrets`, title: 'Secrets', render: () => <Secrets /> },
   { pattern: `${BASE}/triggers`, title: 'Triggers', render: () => <Triggers /> },
+  { pattern: `${BASE}/channels`, title: 'Channels', render: () => <Channels /> },
+  {
+    pattern: `${BASE}/channels/:agentId`,
+    title: 'Channels',
+    render: (p) => <Channels key={p.agentId} agentId={p.agentId} />,
+  },
   { pattern: `${BASE}/logs`, title: 'Logs', render: () => <Logs /> },
   { pattern: `${BASE}/inbox`, title: 'Inbox', render: () => <Inbox /> },
 ];

@@ -5,6 +5,7 @@ import type { ResourceKind } from './resources.ts';
 import type {
   AgentDeployments,
   BotTrigger,
+  ChannelMessage,
   Conversation,
   ConversationDescriptor,
   DeploymentStatus,
@@ -139,6 +140,9 @@ export function endpoints(client: ApiClient) {
           json: run,
         })
       ).data,
+    // Messaging channels
+    channelMessages: (agentId: string) => client.get<ChannelMessage[]>(`/channels/${enc(agentId)}/messages`),
+
     // Schedules
     scheduleHistory: (scheduleId: string) =>
       client.get<ScheduleHistory>(`/schedulestore/schedules/${enc(scheduleId)}/runs`),

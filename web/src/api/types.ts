@@ -260,3 +260,22 @@ export interface ScheduleHistory {
   readonly nextRunOn?: number;
   readonly runs: readonly ScheduleRun[];
 }
+
+/** A message a messaging platform delivered to an agent's channel. */
+export interface ChannelMessage {
+  readonly id: string;
+  readonly platform: string;
+  readonly messageKey: string;
+  readonly senderKey: string;
+  readonly input: string;
+  readonly receivedOn: number;
+  readonly state: 'PENDING' | 'PROCESSING' | 'DONE' | 'FAILED';
+  readonly finishedOn?: number;
+  readonly conversationId?: string;
+  readonly detail?: string;
+}
+
+export interface AgentChannel {
+  readonly type: string;
+  readonly config?: Readonly<Record<string, string>>;
+}

@@ -76,6 +76,9 @@ const badgeKinds: Record<string, string> = {
   RUNNING: 'busy',
   FAILED: 'bad',
   SKIPPED: 'warn',
+  PENDING: 'busy',
+  PROCESSING: 'busy',
+  DONE: 'ok',
 };
 
 export function Badge({ status, label }: { status: string; label?: string }) {
