@@ -29,6 +29,7 @@ import { openStorage } from './storage/open.ts';
 import { TranscriptRunService } from './transcripts/runs.ts';
 import { Scheduler } from './schedules/scheduler.ts';
 import { ChannelService } from './channels/channel-service.ts';
+import { GroupService } from './groups/group-service.ts';
 import { ResourceCatalogue } from './resources/catalogue.ts';
 import { builtInTasks, createTaskServices, type TaskServiceOptions } from './tasks/index.ts';
 import type { HttpCallExecutorOptions } from './tasks/httpcalls/executor.ts';
@@ -193,6 +194,13 @@ export async function startServer(settings: Settings, options: ServerOptions = {
       settings['svc.conversations.turn-timeout-seconds'] * 1000 + settings['svc.conversations.claim-margin-millis'],
     log: logger,
   });
+  const groups = new GroupService({
+    resources,
+    conversations,
+    store: storage.groupDiscussions,
+    log: logger,
+    clock: options.clock,
+  });
   const triggers = new TriggerService(storage.triggers, conversations, resources);
   const backup = new BackupService({
     storage,
@@ -226,6 +234,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
         transcriptRuns,
         scheduler,
         channels,
+        groups,
         tools: toolHistory,
         audit,
         approvalEvents,

@@ -40,6 +40,8 @@ import { jsonDepthHook } from './json-depth.ts';
 import { httpMetricsHook, operationsRoutes } from './operations.ts';
 import { registerProblemHandling } from './problems.ts';
 import { channelRoutes } from './channels.ts';
+import { groupRoutes } from './groups.ts';
+import type { GroupService } from '../groups/group-service.ts';
 import type { ChannelService } from '../channels/channel-service.ts';
 import { scheduleRoutes } from './schedules.ts';
 import type { Scheduler } from '../schedules/scheduler.ts';
@@ -69,6 +71,7 @@ export interface AppDependencies {
     readonly transcriptRuns: TranscriptRunService;
     readonly scheduler: Scheduler;
     readonly channels: ChannelService;
+    readonly groups: GroupService;
     /** The audit ledger (`/auditstore`); without it the routes are absent. */
     readonly audit?: AuditLedger | undefined;
     /** Live updates of the turns waiting for a person; without it the human-in-the-loop routes are absent. */
@@ -167,6 +170,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   });
   await app.register(transcriptRoutes, { runs: services.transcriptRuns });
   await app.register(scheduleRoutes, { scheduler: services.scheduler });
+  await app.register(groupRoutes, { groups: services.groups });
   await app.register(channelRoutes, {
     channels: services.channels,
     slackWindowSeconds: settings['svc.channels.slack.timestamp-window-seconds'],

@@ -3,6 +3,7 @@ import type { KindName, ResourceKindDefinition } from './kinds.ts';
 import { agentKind } from './schemas/agent.ts';
 import { behaviorKind } from './schemas/behavior.ts';
 import { dictionaryKind } from './schemas/dictionary.ts';
+import { groupKind } from './schemas/group.ts';
 import { httpCallsKind } from './schemas/httpcalls.ts';
 import { llmKind } from './schemas/llm.ts';
 import { outputKind } from './schemas/output.ts';
@@ -31,6 +32,7 @@ export class ResourceCatalogue {
       transcript: transcriptKind,
       transcriptsuite: transcriptSuiteKind,
       schedule: scheduleKind,
+      group: groupKind,
     };
     this.#kinds = new Map(Object.entries(kinds));
   }

@@ -216,6 +216,27 @@ export const resourceKinds = [
     template: { transcripts: [] },
   },
   {
+    name: 'group',
+    slug: 'groups',
+    title: 'group',
+    label: 'Groups',
+    uriType: 'group',
+    uriTypeAliases: [],
+    storePath: '/groupstore/groups',
+    legacyStorePaths: [],
+    exportName: 'group',
+    importNames: [],
+    template: {
+      members: [
+        { agentId: '000000000000000000000001', displayName: 'First expert', speakingOrder: 1 },
+        { agentId: '000000000000000000000002', displayName: 'Second expert', speakingOrder: 2 },
+      ],
+      moderatorAgentId: '000000000000000000000003',
+      style: 'ROUND_TABLE',
+      maxRounds: 1,
+    },
+  },
+  {
     name: 'schedule',
     slug: 'schedules',
     title: 'schedule',

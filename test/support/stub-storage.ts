@@ -20,6 +20,7 @@ export function stubStorage<T extends Partial<Storage>>(parts: T): Storage & T {
     chatThreads: {} as Storage['chatThreads'],
     scheduleRuns: {} as Storage['scheduleRuns'],
     channelMessages: {} as Storage['channelMessages'],
+    groupDiscussions: {} as Storage['groupDiscussions'],
     async ping() {},
     transaction: () => Promise.reject(new Error('this stub storage runs no transactions')),
     async close() {},

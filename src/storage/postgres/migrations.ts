@@ -243,4 +243,19 @@ export const postgresMigrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    name: 'group discussions',
+    sql: `
+      CREATE TABLE group_discussions (
+        id text NOT NULL PRIMARY KEY,
+        group_id text NOT NULL,
+        created_on bigint NOT NULL,
+        last_modified_on bigint NOT NULL,
+        state text NOT NULL,
+        lease_until bigint,
+        body text NOT NULL
+      );
+      CREATE INDEX group_discussions_by_group ON group_discussions (group_id, created_on DESC, id DESC);
+    `,
+  },
 ];

@@ -2,6 +2,7 @@ import pg from 'pg';
 import type { Migration } from '../migration.ts';
 import type { Storage, Stores } from '../ports.ts';
 import { redactUrl, scrubSecrets } from '../redact.ts';
+import { PostgresGroupDiscussionStore } from './group-discussion-store.ts';
 import { PostgresChannelMessageStore } from './channel-message-store.ts';
 import { PostgresScheduleRunStore } from './schedule-run-store.ts';
 import { PostgresAuditStore } from './audit-store.ts';
@@ -89,6 +90,7 @@ function storesOver(db: Queryable): Stores {
     chatThreads: new PostgresChatThreadStore(db),
     scheduleRuns: new PostgresScheduleRunStore(db),
     channelMessages: new PostgresChannelMessageStore(db),
+    groupDiscussions: new PostgresGroupDiscussionStore(db),
   };
 }
 

@@ -253,4 +253,19 @@ export const sqliteMigrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    name: 'group discussions',
+    sql: `
+      CREATE TABLE group_discussions (
+        id TEXT NOT NULL PRIMARY KEY,
+        group_id TEXT NOT NULL,
+        created_on INTEGER NOT NULL,
+        last_modified_on INTEGER NOT NULL,
+        state TEXT NOT NULL,
+        lease_until INTEGER,
+        body TEXT NOT NULL
+      );
+      CREATE INDEX group_discussions_by_group ON group_discussions (group_id, created_on DESC, id DESC);
+    `,
+  },
 ];
