@@ -192,7 +192,7 @@ export async function runQuestion(
     if (phase.turnOrder === 'PARALLEL') {
       // Answers stream as they come; the transcript keeps them in speaking order.
       const answers = await Promise.all(turns.map(answer));
-      answers.forEach((contribution, i) => record(contribution, turns[i]!.speaker));
+      for (const [i, contribution] of answers.entries()) record(contribution, turns[i]!.speaker);
     } else {
       for (const turn of turns) if (!turn.speaker.absent) record(await answer(turn), turn.speaker);
     }
