@@ -14,6 +14,7 @@ import { Chat } from './screens/chat/Chat.tsx';
 import { ConversationDetail } from './screens/conversations/ConversationDetail.tsx';
 import { ConversationList } from './screens/conversations/ConversationList.tsx';
 import { Dashboard } from './screens/dashboard/Dashboard.tsx';
+import { GroupDetail } from './screens/groups/GroupDetail.tsx';
 import { Inbox } from './screens/inbox/Inbox.tsx';
 import { Logs } from './screens/logs/Logs.tsx';
 import { ResourceEditor } from './screens/resources/ResourceEditor.tsx';
@@ -69,6 +70,16 @@ const routes: readonly Route[] = [
     pattern: `${BASE}/transcripts/:id/runs/:runId`,
     title: 'Transcript run',
     render: (p) => <RunView key={p.runId} id={p.id!} runId={p.runId!} />,
+  },
+  {
+    pattern: `${BASE}/groups/:id`,
+    title: 'Group',
+    render: (p) => <GroupDetail key={p.id} id={p.id!} />,
+  },
+  {
+    pattern: `${BASE}/groups/:id/discussions/:discussionId`,
+    title: 'Group discussion',
+    render: (p) => <GroupDetail key={p.id} id={p.id!} discussionId={p.discussionId} />,
   },
   {
     pattern: `${BASE}/schedules/:id`,

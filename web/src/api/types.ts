@@ -279,3 +279,37 @@ export interface AgentChannel {
   readonly type: string;
   readonly config?: Readonly<Record<string, string>>;
 }
+
+/** A group (`/groupstore/groups`): agents that discuss a question in a style, and a moderator. */
+export interface Group {
+  readonly name?: string;
+  readonly members: readonly { agentId: string; displayName: string; speakingOrder?: number; role?: string }[];
+  readonly moderatorAgentId: string;
+  readonly style: string;
+  readonly maxRounds?: number;
+  readonly protocol?: { agentTimeoutSeconds?: number };
+  readonly [field: string]: unknown;
+}
+
+export interface GroupContribution {
+  readonly question: number;
+  readonly phase: string;
+  readonly phaseType: string;
+  readonly speaker: { agentId: string; displayName: string; role?: string };
+  readonly about?: string;
+  readonly status: 'OK' | 'FAILED' | 'TIMEOUT';
+  readonly text?: string;
+  readonly error?: string;
+  readonly conversationId?: string;
+}
+
+export interface GroupDiscussion {
+  readonly id: string;
+  readonly groupId: string;
+  readonly state: 'RUNNING' | 'DONE';
+  readonly createdOn: number;
+  readonly questions: readonly { input: string; synthesis?: string }[];
+  readonly contributions: readonly GroupContribution[];
+}
+
+export type GroupDiscussionSummary = Omit<GroupDiscussion, 'contributions'>;
