@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startServer, type RunningServer } from '../src/server.ts';
-import { loadSettings } from '../src/settings.ts';
+import type { RunningServer } from '../src/server.ts';
 import { createResource, deployAgent, onEveryMessage } from './support/agents.ts';
 import { messengerDelivery, startFakeChannelApis, type FakeChannelApis } from './support/fake-channels.ts';
 import { call, client } from './support/http.ts';
-import { createTestDatabase } from './support/postgres.ts';
+import { deployedOn, startInstances, type Instances } from './support/instances.ts';
 import { startServiceProcess, waitFor, type ServiceProcess } from './support/process.ts';
 
 /**
@@ -19,43 +18,27 @@ const APP_SECRET = 'cluster-app-secret';
 const PAGE_TOKEN = 'cluster-page-token';
 
 describe('messaging channels on several instances', () => {
-  let database: { url: string; drop(): Promise<void> };
+  let cluster: Instances | undefined;
   let fake: FakeChannelApis;
   let instances: RunningServer[] = [];
   let doomed: ServiceProcess | undefined;
   let agentId = '';
   /** The in-process instances' clock: moved past a lease to take over a dead instance's message. */
   let offset = 0;
-
-  const settings = () => ({
-    'svc.http.port': 0,
-    'svc.http.host': '127.0.0.1',
-    'svc.datastore.type': 'postgres' as const,
-    'svc.datastore.postgres.url': database.url,
-    'svc.vault.master-key': MASTER_KEY,
-    'svc.channels.facebook.api-url': fake.facebookUrl,
-    'svc.channels.retry-interval-millis': 0,
-    'svc.log.level': 'warn' as const,
-  });
   const messages = async () => (await call(instances[0]!.url, 'GET', `/channels/${agentId}/messages`)).json;
-  const deployedOn = (url: string) =>
-    waitFor(async () => {
-      const status = (await call(url, 'GET', `/administration/production/deploymentstatus/${agentId}?version=1`)).json
-        .status;
-      return status === 'READY' ? true : undefined;
-    }, 'the deployment on every instance');
 
   before(async () => {
-    database = await createTestDatabase();
     fake = await startFakeChannelApis({ pageAccessToken: PAGE_TOKEN, botToken: 'unused' });
-    instances = await Promise.all(
-      [1, 2, 3].map(() =>
-        startServer(loadSettings({}, settings()), {
-          clock: () => Date.now() + offset,
-          logDestination: { write: () => true },
-        }),
-      ),
+    cluster = await startInstances(
+      3,
+      {
+        'svc.vault.master-key': MASTER_KEY,
+        'svc.channels.facebook.api-url': fake.facebookUrl,
+        'svc.channels.retry-interval-millis': 0,
+      },
+      { clock: () => Date.now() + offset },
     );
+    instances = cluster.servers;
     const api = client(() => instances[0]!.url);
     await api.put('/secretstore/secrets/default/APP_SECRET', { json: { value: APP_SECRET } });
     await api.put('/secretstore/secrets/default/VERIFY', { json: { value: 'verify' } });
@@ -81,13 +64,12 @@ describe('messaging channels on several instances', () => {
         ],
       },
     });
-    for (const instance of instances) await deployedOn(instance.url);
+    for (const instance of instances) await deployedOn(instance.url, agentId);
   });
   after(async () => {
     await doomed?.stop('SIGKILL');
-    await Promise.all(instances.map((instance) => instance.close()));
+    await cluster?.close();
     await fake?.close();
-    await database?.drop();
   });
 
   it('the same message delivered to three instances at once is processed once', async () => {
@@ -127,13 +109,13 @@ describe('messaging channels on several instances', () => {
     doomed = startServiceProcess({
       SVC_HTTP_PORT: '0',
       SVC_DATASTORE_TYPE: 'postgres',
-      SVC_DATASTORE_POSTGRES_URL: database.url,
+      SVC_DATASTORE_POSTGRES_URL: cluster!.databaseUrl,
       SVC_VAULT_MASTER_KEY: MASTER_KEY,
       SVC_CHANNELS_FACEBOOK_API_URL: fake.facebookUrl,
       SVC_CHANNELS_RETRY_INTERVAL_MILLIS: '0',
     });
     const doomedUrl = await doomed.listening();
-    await deployedOn(doomedUrl);
+    await deployedOn(doomedUrl, agentId);
     const sentBefore = fake.sent.length;
     fake.hold = true; // the doomed instance runs the turn, then hangs sending the reply
     const delivery = messengerDelivery(APP_SECRET, [{ sender: 'PSID-B', mid: 'm.orphan', text: 'are you there' }]);

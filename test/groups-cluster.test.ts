@@ -1,14 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startServer, type RunningServer } from '../src/server.ts';
-import { loadSettings } from '../src/settings.ts';
+import type { RunningServer } from '../src/server.ts';
 import { idFromLocation } from './support/agents.ts';
 import { controlTask, turnGate } from './support/control-task.ts';
 import { echoTask } from './support/echo-task.ts';
 import { memberAgent, transcriptOf } from './support/groups.ts';
 import { call, client } from './support/http.ts';
-import { createTestDatabase } from './support/postgres.ts';
-import { waitFor } from './support/process.ts';
+import { deployedOn, startInstances, type Instances } from './support/instances.ts';
 
 /**
  * Group conversations with several instances on one PostgreSQL database: a discussion runs on one instance while
@@ -16,40 +14,20 @@ import { waitFor } from './support/process.ts';
  * transcript; a follow-up while one runs is refused.
  */
 describe('group conversations on several instances', () => {
-  let database: { url: string; drop(): Promise<void> };
+  let cluster: Instances | undefined;
   let instances: RunningServer[] = [];
   const agents: Record<string, string> = {};
   let groupId = '';
 
   before(async () => {
-    database = await createTestDatabase();
-    const settings = loadSettings(
-      {},
-      {
-        'svc.http.port': 0,
-        'svc.http.host': '127.0.0.1',
-        'svc.datastore.type': 'postgres',
-        'svc.datastore.postgres.url': database.url,
-        'svc.log.level': 'warn',
-      },
-    );
-    instances = await Promise.all(
-      [1, 2, 3].map(() =>
-        startServer(settings, { extraTasks: [echoTask, controlTask], logDestination: { write: () => true } }),
-      ),
-    );
+    cluster = await startInstances(3, {}, { extraTasks: [echoTask, controlTask] });
+    instances = cluster.servers;
     const api = client(() => instances[0]!.url);
     agents.Ada = await memberAgent(api, 'Ada', { gated: true });
     agents.Bob = await memberAgent(api, 'Bob');
     agents.Mod = await memberAgent(api, 'Mod');
     for (const instance of instances)
-      for (const agentId of Object.values(agents))
-        await waitFor(async () => {
-          const { status } = (
-            await call(instance.url, 'GET', `/administration/production/deploymentstatus/${agentId}?version=1`)
-          ).json;
-          return status === 'READY' ? true : undefined;
-        }, 'deployments on every instance');
+      for (const agentId of Object.values(agents)) await deployedOn(instance.url, agentId);
     const created = await api.post('/groupstore/groups', {
       json: {
         members: [
@@ -63,10 +41,7 @@ describe('group conversations on several instances', () => {
     assert.equal(created.status, 201, created.text);
     groupId = idFromLocation(created.headers.get('location'));
   });
-  after(async () => {
-    await Promise.all(instances.map((instance) => instance.close()));
-    await database?.drop();
-  });
+  after(() => cluster?.close());
 
   it('a discussion runs on one instance while another serves its members; a follow-up continues it elsewhere', async () => {
     const [first, second, third] = instances as [RunningServer, RunningServer, RunningServer];

@@ -2,37 +2,20 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { deployAgent, idFromLocation, sayContext } from './support/agents.ts';
 import { call, client } from './support/http.ts';
-import { createTestDatabase } from './support/postgres.ts';
-import { startServer, type RunningServer } from '../src/server.ts';
-import { loadSettings } from '../src/settings.ts';
+import { deployedOn, startInstances, type Instances } from './support/instances.ts';
+import type { RunningServer } from '../src/server.ts';
 
 /** Schedules with several instances on one PostgreSQL database: each due run fires on exactly one of them. */
 describe('schedules on several instances', () => {
-  let database: { url: string; drop(): Promise<void> };
+  let cluster: Instances | undefined;
   let instances: RunningServer[] = [];
   let now = Date.parse('2026-03-02T08:00:30Z');
 
   before(async () => {
-    database = await createTestDatabase();
-    const settings = loadSettings(
-      {},
-      {
-        'svc.http.port': 0,
-        'svc.http.host': '127.0.0.1',
-        'svc.datastore.type': 'postgres',
-        'svc.datastore.postgres.url': database.url,
-        'svc.schedules.poll-interval-millis': 0,
-        'svc.log.level': 'warn',
-      },
-    );
-    instances = await Promise.all(
-      [1, 2, 3].map(() => startServer(settings, { clock: () => now, logDestination: { write: () => true } })),
-    );
+    cluster = await startInstances(3, { 'svc.schedules.poll-interval-millis': 0 }, { clock: () => now });
+    instances = cluster.servers;
   });
-  after(async () => {
-    await Promise.all(instances.map((instance) => instance.close()));
-    await database?.drop();
-  });
+  after(() => cluster?.close());
 
   it('three instances looking at the same moment: every due time runs once, each in one conversation', async () => {
     const api = client(() => instances[0]!.url);
@@ -46,15 +29,7 @@ describe('schedules on several instances', () => {
       schedules.push(idFromLocation(created.headers.get('location')));
     }
     // The agent is deployed on the others too (deployments propagate by notification).
-    for (const instance of instances) {
-      let status = '';
-      for (let tries = 0; status !== 'READY' && tries < 100; tries++) {
-        status = (await call(instance.url, 'GET', `/administration/production/deploymentstatus/${agentId}?version=1`))
-          .json.status;
-        if (status !== 'READY') await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      assert.equal(status, 'READY');
-    }
+    for (const instance of instances) await deployedOn(instance.url, agentId);
 
     for (let minute = 1; minute <= 5; minute++) {
       now += 60_000;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { deployAgent } from '../support/agents.ts';
-import { WIDE, launchBrowser, screenshots, watchConsole } from '../support/browser.ts';
+import { openPage, screenshots } from '../support/browser.ts';
 import { messengerDelivery, startFakeChannelApis, type FakeChannelApis } from '../support/fake-channels.ts';
 import { call, client } from '../support/http.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -63,10 +63,7 @@ describe('web manager: channels', { timeout: 120_000 }, () => {
     ]);
     assert.equal((await call(server.url, 'POST', `/channels/facebook/${agentId}`, delivery)).status, 200);
     await fake.waitForSent(1);
-    browser = await launchBrowser();
-    page = await (await browser.newContext({ viewport: WIDE })).newPage();
-    page.setDefaultTimeout(10_000);
-    consoleErrors = watchConsole(page);
+    ({ browser, page, consoleErrors } = await openPage());
   });
   after(async () => {
     await browser?.close();

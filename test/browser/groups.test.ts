@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { idFromLocation } from '../support/agents.ts';
-import { WIDE, launchBrowser, screenshots, watchConsole } from '../support/browser.ts';
+import { openPage, screenshots } from '../support/browser.ts';
 import { controlTask } from '../support/control-task.ts';
 import { echoTask } from '../support/echo-task.ts';
 import { memberAgent } from '../support/groups.ts';
@@ -46,10 +46,7 @@ describe('web manager: group conversations', { timeout: 120_000 }, () => {
       json: { operation: 'SET', document: { name: 'Hosting panel' } },
     });
     assert.equal(named.status, 200, named.text);
-    browser = await launchBrowser();
-    page = await (await browser.newContext({ viewport: WIDE })).newPage();
-    page.setDefaultTimeout(10_000);
-    consoleErrors = watchConsole(page);
+    ({ browser, page, consoleErrors } = await openPage());
   });
   after(async () => {
     await browser?.close();

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { deployAgent, idFromLocation, sayContext } from '../support/agents.ts';
-import { WIDE, launchBrowser, screenshots, watchConsole } from '../support/browser.ts';
+import { openPage, screenshots } from '../support/browser.ts';
 import { client } from '../support/http.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
@@ -32,10 +32,7 @@ describe('web manager: schedules', { timeout: 120_000 }, () => {
       json: { operation: 'SET', document: { name: 'Hourly status' } },
     });
     assert.equal(named.status, 200, named.text);
-    browser = await launchBrowser();
-    page = await (await browser.newContext({ viewport: WIDE })).newPage();
-    page.setDefaultTimeout(10_000);
-    consoleErrors = watchConsole(page);
+    ({ browser, page, consoleErrors } = await openPage());
   });
   after(async () => {
     await browser?.close();
