@@ -38,3 +38,16 @@ export function toGroupDiscussionRecord(row: Record<string, unknown>): GroupDisc
     bodyJson: String(row.body),
   };
 }
+
+/** The row values of a discussion, in the order of `GROUP_DISCUSSION_COLUMNS`. */
+export function groupDiscussionRow(record: GroupDiscussionRecord): (string | number | null)[] {
+  return [
+    record.id,
+    record.groupId,
+    record.createdOn,
+    record.lastModifiedOn,
+    record.state,
+    record.leaseUntil ?? null,
+    record.bodyJson,
+  ];
+}

@@ -44,3 +44,17 @@ export function toScheduleRunRecord(row: Record<string, unknown>): ScheduleRunRe
 
 export const SCHEDULE_RUN_COLUMNS =
   'id, schedule_id, due_on, started_on, finished_on, outcome, conversation_id, detail';
+
+/** The row values of a run, in the order of `SCHEDULE_RUN_COLUMNS`. */
+export function scheduleRunRow(run: ScheduleRunRecord): (string | number | null)[] {
+  return [
+    run.id,
+    run.scheduleId,
+    run.dueOn,
+    run.startedOn,
+    run.finishedOn ?? null,
+    run.outcome,
+    run.conversationId ?? null,
+    run.detail ?? null,
+  ];
+}

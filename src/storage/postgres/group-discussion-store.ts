@@ -1,6 +1,7 @@
 import type { Queryable } from './transaction.ts';
 import {
   GROUP_DISCUSSION_COLUMNS,
+  groupDiscussionRow,
   toGroupDiscussionRecord,
   type GroupDiscussionRecord,
   type GroupDiscussionStore,
@@ -17,15 +18,7 @@ export class PostgresGroupDiscussionStore implements GroupDiscussionStore {
   async create(record: GroupDiscussionRecord): Promise<void> {
     await this.#db.query(
       `INSERT INTO group_discussions (${GROUP_DISCUSSION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [
-        record.id,
-        record.groupId,
-        record.createdOn,
-        record.lastModifiedOn,
-        record.state,
-        record.leaseUntil ?? null,
-        record.bodyJson,
-      ],
+      groupDiscussionRow(record),
     );
   }
 

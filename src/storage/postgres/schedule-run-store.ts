@@ -1,6 +1,7 @@
 import type { Queryable } from './transaction.ts';
 import {
   SCHEDULE_RUN_COLUMNS,
+  scheduleRunRow,
   toScheduleRunRecord,
   type RunResult,
   type ScheduleRunRecord,
@@ -19,16 +20,7 @@ export class PostgresScheduleRunStore implements ScheduleRunStore {
     const { rowCount } = await this.#db.query(
       `INSERT INTO schedule_runs (${SCHEDULE_RUN_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
        ON CONFLICT (schedule_id, due_on) DO NOTHING`,
-      [
-        run.id,
-        run.scheduleId,
-        run.dueOn,
-        run.startedOn,
-        run.finishedOn ?? null,
-        run.outcome,
-        run.conversationId ?? null,
-        run.detail ?? null,
-      ],
+      scheduleRunRow(run),
     );
     return rowCount === 1;
   }

@@ -1,6 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import {
   GROUP_DISCUSSION_COLUMNS,
+  groupDiscussionRow,
   toGroupDiscussionRecord,
   type GroupDiscussionRecord,
   type GroupDiscussionStore,
@@ -26,17 +27,7 @@ export class SqliteGroupDiscussionStore extends SqliteStore<keyof typeof STATEME
   }
 
   async create(record: GroupDiscussionRecord): Promise<void> {
-    await this.write(() =>
-      this.sql.create.run(
-        record.id,
-        record.groupId,
-        record.createdOn,
-        record.lastModifiedOn,
-        record.state,
-        record.leaseUntil ?? null,
-        record.bodyJson,
-      ),
-    );
+    await this.write(() => this.sql.create.run(...groupDiscussionRow(record)));
   }
 
   async update(record: GroupDiscussionRecord): Promise<void> {

@@ -1,6 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import {
   SCHEDULE_RUN_COLUMNS,
+  scheduleRunRow,
   toScheduleRunRecord,
   type RunResult,
   type ScheduleRunRecord,
@@ -26,21 +27,7 @@ export class SqliteScheduleRunStore extends SqliteStore<keyof typeof STATEMENTS>
   }
 
   claim(run: ScheduleRunRecord): Promise<boolean> {
-    return this.write(
-      () =>
-        Number(
-          this.sql.claim.run(
-            run.id,
-            run.scheduleId,
-            run.dueOn,
-            run.startedOn,
-            run.finishedOn ?? null,
-            run.outcome,
-            run.conversationId ?? null,
-            run.detail ?? null,
-          ).changes,
-        ) === 1,
-    );
+    return this.write(() => Number(this.sql.claim.run(...scheduleRunRow(run)).changes) === 1);
   }
 
   async finish(scheduleId: string, id: string, result: RunResult): Promise<void> {
