@@ -29,6 +29,9 @@ import type { Settings } from './settings.ts';
 import { LocalCluster } from './storage/local-cluster.ts';
 import { openStorage } from './storage/open.ts';
 import { TranscriptRunService } from './transcripts/runs.ts';
+import { Scheduler } from './schedules/scheduler.ts';
+import { ChannelService } from './channels/channel-service.ts';
+import { GroupService } from './groups/group-service.ts';
 import { ResourceCatalogue } from './resources/catalogue.ts';
 import { builtInTasks, createTaskServices, type TaskServiceOptions } from './tasks/index.ts';
 import type { HttpCallExecutorOptions } from './tasks/httpcalls/executor.ts';
@@ -44,6 +47,10 @@ export interface RunningServer {
   readonly vault: Vault;
   /** The audit ledger (tests flush it to read what a turn recorded). */
   readonly audit: AuditLedger;
+  /** Runs due schedules (tests call `tick()` with their own clock instead of waiting for the poll). */
+  readonly scheduler: Scheduler;
+  /** Messaging channels (tests call `sweep()` to pick up messages an instance left behind). */
+  readonly channels: ChannelService;
   /** Stops accepting connections, lets in-flight requests finish, then closes the store. */
   close(): Promise<void>;
 }
@@ -53,6 +60,8 @@ export interface ServerOptions {
   readonly logDestination?: { write(line: string): unknown };
   /** Task types besides the built-in ones (an embedder's own tasks). */
   readonly extraTasks?: readonly TaskDefinition[];
+  /** The clock of schedules, of channel messages' leases and of configuration writes (tests set the time). */
+  readonly clock?: () => number;
 }
 
 /**
@@ -105,7 +114,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
   const webOutbound = createOutbound(alwaysGuard, { connectTimeoutMillis });
   const closeOutbound = () => Promise.all([outbound.close(), webOutbound.close()]).then(() => undefined);
   const tasks = [...builtInTasks, ...(options.extraTasks ?? [])];
-  const resources = new ResourceService(storage.resources, new ResourceCatalogue(tasks));
+  const resources = new ResourceService(storage.resources, new ResourceCatalogue(tasks), options.clock);
   const authorize = resources.authorize.bind(resources);
   const toolHistory = new ToolHistory({
     defaultRateLimitPerMinute: settings['svc.tools.rate-limit-per-minute'],
@@ -169,6 +178,40 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     llm: taskServices.llm,
     log: logger,
   });
+  const scheduler = new Scheduler({
+    resources,
+    store: storage.resources,
+    runs: storage.scheduleRuns,
+    conversations,
+    cluster,
+    missedAfterMillis: settings['svc.schedules.missed-after-seconds'] * 1000,
+    log: logger,
+    clock: options.clock,
+  });
+  const channelApiUrls = {
+    facebook: settings['svc.channels.facebook.api-url'],
+    slack: settings['svc.channels.slack.api-url'],
+  };
+  const channels = new ChannelService({
+    store: storage.channelMessages,
+    resources,
+    deployments,
+    conversations,
+    cluster,
+    secrets: vault.resolver(),
+    api: (platform) => ({ fetch: outbound.fetch, baseUrl: channelApiUrls[platform.name] }),
+    clock: options.clock,
+    leaseMillis:
+      settings['svc.conversations.turn-timeout-seconds'] * 1000 + settings['svc.conversations.claim-margin-millis'],
+    log: logger,
+  });
+  const groups = new GroupService({
+    resources,
+    conversations,
+    store: storage.groupDiscussions,
+    log: logger,
+    clock: options.clock,
+  });
   const triggers = new TriggerService(storage.triggers, conversations, resources);
   const backup = new BackupService({
     storage,
@@ -200,6 +243,9 @@ export async function startServer(settings: Settings, options: ServerOptions = {
         a2a,
         agentTools,
         transcriptRuns,
+        scheduler,
+        channels,
+        groups,
         tools: toolHistory,
         audit,
         approvalEvents,
@@ -229,6 +275,8 @@ export async function startServer(settings: Settings, options: ServerOptions = {
           log: logger,
         })
       : () => undefined;
+  scheduler.start(settings['svc.schedules.poll-interval-millis']);
+  channels.start(settings['svc.channels.retry-interval-millis']);
   const { port } = running.server.address() as AddressInfo;
   const host = settings['svc.http.host'] === '0.0.0.0' ? '127.0.0.1' : settings['svc.http.host'];
   let closing: Promise<void> | undefined;
@@ -236,11 +284,15 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     app: running,
     vault,
     audit,
+    scheduler,
+    channels,
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     close: () =>
       (closing ??= running.close().then(async () => {
         stopApprovalTimeouts();
         await knowledge.close();
+        await scheduler.close();
+        await channels.close();
         await audit.close();
         await deployments.close();
         await closeOutbound();

@@ -153,6 +153,31 @@ export const settingDefinitions = {
     'with several instances: how long past the turn timeout the others wait before taking over a conversation whose instance stopped answering in a turn',
     1000,
   ),
+  'svc.schedules.poll-interval-millis': integer(
+    1000,
+    'how often each instance looks for due schedule runs; 0 = this instance runs no schedules',
+    0,
+  ),
+  'svc.schedules.missed-after-seconds': integer(
+    60,
+    "a schedule run found due longer ago than this was missed (every instance was down); the schedule's missedRuns says what happens",
+    1,
+  ),
+  'svc.channels.facebook.api-url': text(
+    'https://graph.facebook.com/v21.0',
+    'base URL of the Messenger Send API (replies go to <url>/me/messages)',
+  ),
+  'svc.channels.slack.api-url': text('https://slack.com/api', 'base URL of the Slack Web API (chat.postMessage)'),
+  'svc.channels.slack.timestamp-window-seconds': integer(
+    300,
+    'a Slack request whose X-Slack-Request-Timestamp is further from now than this is refused (replay protection)',
+    1,
+  ),
+  'svc.channels.retry-interval-millis': integer(
+    5000,
+    'how often each instance picks up channel messages whose instance died after acknowledging them; 0 = never',
+    0,
+  ),
   'svc.coordinator.max-active-conversations': integer(10_000, 'conversations with queued work; beyond answers 503', 1),
   'svc.logs.buffer-size': integer(10_000, 'log entries kept in memory for /administration/logs', 1),
   'svc.public-url': optionalText(

@@ -41,6 +41,12 @@ import { jsonDepthHook } from './json-depth.ts';
 import { knowledgeRoutes } from './knowledge.ts';
 import { httpMetricsHook, operationsRoutes } from './operations.ts';
 import { registerProblemHandling } from './problems.ts';
+import { channelRoutes } from './channels.ts';
+import { groupRoutes } from './groups.ts';
+import type { GroupService } from '../groups/group-service.ts';
+import type { ChannelService } from '../channels/channel-service.ts';
+import { scheduleRoutes } from './schedules.ts';
+import type { Scheduler } from '../schedules/scheduler.ts';
 import { secretRoutes } from './secrets.ts';
 import { storeRoutes } from './stores.ts';
 import { transcriptRoutes } from './transcripts.ts';
@@ -65,6 +71,9 @@ export interface AppDependencies {
     readonly a2a: A2AService;
     readonly agentTools: AgentTools;
     readonly transcriptRuns: TranscriptRunService;
+    readonly scheduler: Scheduler;
+    readonly channels: ChannelService;
+    readonly groups: GroupService;
     /** The audit ledger (`/auditstore`); without it the routes are absent. */
     readonly audit?: AuditLedger | undefined;
     /** Live updates of the turns waiting for a person; without it the human-in-the-loop routes are absent. */
@@ -164,6 +173,12 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     transcriptRuns: services.transcriptRuns,
   });
   await app.register(transcriptRoutes, { runs: services.transcriptRuns });
+  await app.register(scheduleRoutes, { scheduler: services.scheduler });
+  await app.register(groupRoutes, { groups: services.groups });
+  await app.register(channelRoutes, {
+    channels: services.channels,
+    slackWindowSeconds: settings['svc.channels.slack.timestamp-window-seconds'],
+  });
   await app.register(agentSetupRoutes, {
     resources: services.resources,
     deployments: services.deployments,

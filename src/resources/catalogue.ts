@@ -3,11 +3,13 @@ import type { KindName, ResourceKindDefinition } from './kinds.ts';
 import { agentKind } from './schemas/agent.ts';
 import { behaviorKind } from './schemas/behavior.ts';
 import { dictionaryKind } from './schemas/dictionary.ts';
+import { groupKind } from './schemas/group.ts';
 import { httpCallsKind } from './schemas/httpcalls.ts';
 import { llmKind } from './schemas/llm.ts';
 import { outputKind } from './schemas/output.ts';
 import { propertyKind } from './schemas/property.ts';
 import { ragKind } from './schemas/rag.ts';
+import { scheduleKind } from './schemas/schedule.ts';
 import { transcriptKind, transcriptSuiteKind } from './schemas/transcript.ts';
 import { workflowKindFor } from './schemas/workflow.ts';
 
@@ -31,6 +33,8 @@ export class ResourceCatalogue {
       rag: ragKind,
       transcript: transcriptKind,
       transcriptsuite: transcriptSuiteKind,
+      schedule: scheduleKind,
+      group: groupKind,
     };
     this.#kinds = new Map(Object.entries(kinds));
   }

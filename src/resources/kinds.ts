@@ -236,6 +236,49 @@ export const resourceKinds = [
     importNames: [],
     template: { transcripts: [] },
   },
+  {
+    name: 'group',
+    slug: 'groups',
+    title: 'group',
+    label: 'Groups',
+    uriType: 'group',
+    uriTypeAliases: [],
+    storePath: '/groupstore/groups',
+    legacyStorePaths: [],
+    exportName: 'group',
+    importNames: [],
+    template: {
+      members: [
+        { agentId: '000000000000000000000001', displayName: 'First expert', speakingOrder: 1 },
+        { agentId: '000000000000000000000002', displayName: 'Second expert', speakingOrder: 2 },
+      ],
+      moderatorAgentId: '000000000000000000000003',
+      style: 'ROUND_TABLE',
+      maxRounds: 1,
+    },
+  },
+  {
+    name: 'schedule',
+    slug: 'schedules',
+    title: 'schedule',
+    label: 'Schedules',
+    uriType: 'schedule',
+    uriTypeAliases: [],
+    storePath: '/schedulestore/schedules',
+    legacyStorePaths: [],
+    exportName: 'schedule',
+    importNames: [],
+    template: {
+      agentId: '000000000000000000000000',
+      environment: 'production',
+      cron: '0 9 * * 1-5',
+      timeZone: 'UTC',
+      message: 'Good morning',
+      conversation: 'new',
+      enabled: true,
+      missedRuns: 'skip',
+    },
+  },
 ] as const satisfies readonly ResourceKind[];
 
 export type KindName = (typeof resourceKinds)[number]['name'];
@@ -270,6 +313,8 @@ export interface KindBody {
    * Kinds whose resources belong to an agent without the agent referencing them (transcripts): an agent's export
    * carries those whose `ownerOf` is the agent, and an import binds them to the agent it writes.
    */
+  /** Where a body names agents by id (schedules): writing it needs USE on each, as for references. */
+  readonly agentTargets?: (body: unknown) => readonly { readonly path: string; readonly agentId: string }[];
   readonly agentOwned?: {
     /** The agent id a body belongs to, if any. */
     ownerOf(body: unknown): string | undefined;

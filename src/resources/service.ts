@@ -352,6 +352,14 @@ export class ResourceService {
         { path },
       );
     }
+    for (const { path, agentId } of this.catalogue.named(kind.name).agentTargets?.(body) ?? []) {
+      const record = await this.record(agentId);
+      if (record?.kind === 'agent' && atLeast(caller.levelOf(record), 'USE')) continue;
+      throw invalid(
+        `Invalid ${kind.title} at ${path}: '${agentId}' names no agent that exists for ${caller.principal.name} (USE access is needed on the agent).`,
+        { path },
+      );
+    }
   }
 
   /** The reference when it names a live resource of its kind on which the caller holds USE. */

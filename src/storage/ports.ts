@@ -8,6 +8,9 @@ import type { ConversationStore, DeploymentStore, TriggerStore, UserPropertyStor
 import type { RateLimitStore } from './rate-limit-ports.ts';
 import type { SecretStore } from './secret-ports.ts';
 import type { AuditStore } from './audit-ports.ts';
+import type { ChannelMessageStore } from './channel-message-ports.ts';
+import type { GroupDiscussionStore } from './group-discussion-ports.ts';
+import type { ScheduleRunStore } from './schedule-run-ports.ts';
 import type { TranscriptRunStore } from './transcript-run-ports.ts';
 import type { ApiKeyStore, ChatThreadStore } from './openai-ports.ts';
 import type { KnowledgeStore } from './knowledge-ports.ts';
@@ -136,6 +139,12 @@ export interface Stores {
   readonly chatThreads: ChatThreadStore;
   /** Documents and chunks of knowledge bases (`src/knowledge/`). */
   readonly knowledge: KnowledgeStore;
+  /** The run history of schedules (`src/schedules/scheduler.ts`). */
+  readonly scheduleRuns: ScheduleRunStore;
+  /** Inbound messages of messaging channels (`src/channels/channel-service.ts`). */
+  readonly channelMessages: ChannelMessageStore;
+  /** Group discussions and their transcripts (`src/groups/group-service.ts`). */
+  readonly groupDiscussions: GroupDiscussionStore;
 }
 
 export interface Storage extends Stores {

@@ -53,6 +53,14 @@ export function watchConsole(page: Page): { take(): string[] } {
 }
 
 export const WIDE = { width: 1280, height: 900 };
+
+/** A browser with one wide page (10 s timeouts) whose console errors are collected. */
+export async function openPage(): Promise<{ browser: Browser; page: Page; consoleErrors: { take(): string[] } }> {
+  const browser = await launchBrowser();
+  const page = await (await browser.newContext({ viewport: WIDE })).newPage();
+  page.setDefaultTimeout(10_000);
+  return { browser, page, consoleErrors: watchConsole(page) };
+}
 export const PHONE = { width: 390, height: 844 };
 
 /** Full-page screenshots at 1280 px and at phone width (390 px), then back to 1280 px. */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import type { TaskDefinition } from '../../src/runtime/tasks.ts';
-import { startServer, type RunningServer } from '../../src/server.ts';
+import { startServer, type RunningServer, type ServerOptions } from '../../src/server.ts';
 import { loadSettings, type SettingName } from '../../src/settings.ts';
 import { client } from './http.ts';
 import { createTestDatabase } from './postgres.ts';
@@ -32,6 +32,7 @@ export async function startTestServer(
   store: StoreType,
   overrides: Overrides = {},
   extraTasks: readonly TaskDefinition[] = [],
+  options: Pick<ServerOptions, 'clock'> = {},
 ): Promise<TestServer> {
   let storeOverrides: Overrides;
   let removeStore: () => Promise<void>;
@@ -51,7 +52,7 @@ export async function startTestServer(
   const start = (extra: Overrides) =>
     startServer(
       loadSettings({}, { 'svc.http.port': 0, 'svc.http.host': '127.0.0.1', ...storeOverrides, ...overrides, ...extra }),
-      { logDestination, extraTasks },
+      { logDestination, extraTasks, ...options },
     );
 
   let server = await start({});

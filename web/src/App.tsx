@@ -9,14 +9,17 @@ import { AgentCreate } from './screens/agents/AgentCreate.tsx';
 import { AgentDetail } from './screens/agents/AgentDetail.tsx';
 import { AgentList } from './screens/agents/AgentList.tsx';
 import { ImportExport } from './screens/backup/ImportExport.tsx';
+import { Channels } from './screens/channels/Channels.tsx';
 import { Chat } from './screens/chat/Chat.tsx';
 import { ConversationDetail } from './screens/conversations/ConversationDetail.tsx';
 import { ConversationList } from './screens/conversations/ConversationList.tsx';
 import { Dashboard } from './screens/dashboard/Dashboard.tsx';
+import { GroupDetail } from './screens/groups/GroupDetail.tsx';
 import { Inbox } from './screens/inbox/Inbox.tsx';
 import { Logs } from './screens/logs/Logs.tsx';
 import { ResourceEditor } from './screens/resources/ResourceEditor.tsx';
 import { ResourceList } from './screens/resources/ResourceList.tsx';
+import { ScheduleDetail } from './screens/schedules/ScheduleDetail.tsx';
 import { Secrets } from './screens/secrets/Secrets.tsx';
 import { SignIn } from './screens/signin/SignIn.tsx';
 import { RunView } from './screens/transcripts/RunView.tsx';
@@ -68,9 +71,30 @@ const routes: readonly Route[] = [
     title: 'Transcript run',
     render: (p) => <RunView key={p.runId} id={p.id!} runId={p.runId!} />,
   },
+  {
+    pattern: `${BASE}/groups/:id`,
+    title: 'Group',
+    render: (p) => <GroupDetail key={p.id} id={p.id!} />,
+  },
+  {
+    pattern: `${BASE}/groups/:id/discussions/:discussionId`,
+    title: 'Group discussion',
+    render: (p) => <GroupDetail key={p.id} id={p.id!} discussionId={p.discussionId} />,
+  },
+  {
+    pattern: `${BASE}/schedules/:id`,
+    title: 'Schedule',
+    render: (p) => <ScheduleDetail key={p.id} id={p.id!} />,
+  },
   { pattern: `${BASE}/backup`, title: 'Import / Export', render: () => <ImportExport /> },
   { pattern: `${BASE}/secrets`, title: 'Secrets', render: () => <Secrets /> },
   { pattern: `${BASE}/triggers`, title: 'Triggers', render: () => <Triggers /> },
+  { pattern: `${BASE}/channels`, title: 'Channels', render: () => <Channels /> },
+  {
+    pattern: `${BASE}/channels/:agentId`,
+    title: 'Channels',
+    render: (p) => <Channels key={p.agentId} agentId={p.agentId} />,
+  },
   { pattern: `${BASE}/logs`, title: 'Logs', render: () => <Logs /> },
   { pattern: `${BASE}/inbox`, title: 'Inbox', render: () => <Inbox /> },
 ];

@@ -3,6 +3,7 @@ import { invalid } from '../../errors.ts';
 import { kindNamed, kindOfUriType, type KindName, type SemanticProblem } from '../kinds.ts';
 import { formatReference, parseReference } from '../uri.ts';
 import { isRecord } from '../../shared/json.ts';
+import { parseContext } from '../../runtime/context.ts';
 
 /*
  * Helpers shared by the kind schemas: schema building blocks, the property-instruction schema (property
@@ -163,6 +164,26 @@ export function discriminated<S>(
 /** One of a fixed set of strings (an `enum`, which reads better in errors and documents than a union of constants). */
 export function stringEnum<const T extends readonly string[]>(values: T, description: string) {
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], description });
+}
+
+/** Context sent with a message: `{name: {type, value}}` (`src/runtime/context.ts` reads it). */
+export const ContextSchema = Type.Record(
+  Type.String(),
+  closed({
+    type: stringEnum(['string', 'expressions', 'object', 'array'] as const, 'Type of the value.'),
+    value: Type.Unknown(),
+  }),
+  { description: 'Context sent with the message.' },
+);
+
+/** A context a message could not carry (a value of another type than it says) is refused when written, not at run time. */
+export function checkContext(context: unknown, path: string): SemanticProblem[] {
+  try {
+    parseContext(context, path);
+    return [];
+  } catch (error) {
+    return [{ path, message: (error as Error).message }];
+  }
 }
 
 export const StringList = (description: string) => Type.Array(Type.String(), { description });

@@ -3,14 +3,15 @@ import { kindNamed, type ResourceKindDefinition, type SemanticProblem } from '..
 import {
   aliasRenamer,
   canonicalReference,
+  checkContext,
   checkReference,
+  ContextSchema,
   closed,
   fieldPath,
   indexPath,
   stringEnum,
   stringMap,
 } from './common.ts';
-import { parseContext } from '../../runtime/context.ts';
 import { answerProblem, DECISIONS, type DecisionAction, PAUSE_KINDS } from '../../runtime/human-approval.ts';
 import { isRecord } from '../../shared/json.ts';
 
@@ -134,15 +135,6 @@ export const RecordingsSchema = closed(
 );
 export type Recordings = Static<typeof RecordingsSchema>;
 
-const ContextSchema = Type.Record(
-  Type.String(),
-  closed({
-    type: stringEnum(['string', 'expressions', 'object', 'array'] as const, 'Type of the value.'),
-    value: Type.Unknown(),
-  }),
-  { description: 'Context sent with the message.' },
-);
-
 export const RecordedDecisionSchema = closed(
   {
     action: stringEnum(
@@ -245,16 +237,6 @@ function checkExpectation(expectation: unknown, path: string, hasJudge: boolean)
   return problems;
 }
 
-/** A context a message could not carry (a value of another type than it says) is refused when written, not at run time. */
-function checkContext(step: Record<string, unknown>, path: string): SemanticProblem[] {
-  try {
-    parseContext(step.context, fieldPath(path, 'context'));
-    return [];
-  } catch (error) {
-    return [{ path: fieldPath(path, 'context'), message: (error as Error).message }];
-  }
-}
-
 function checkDecision(step: Record<string, unknown>, path: string): SemanticProblem[] {
   const decision = step.decision;
   if (!isRecord(decision)) return [];
@@ -266,11 +248,12 @@ function checkDecision(step: Record<string, unknown>, path: string): SemanticPro
 
 function checkStep(step: unknown, path: string, hasJudge: boolean): SemanticProblem[] {
   if (!isRecord(step)) return [];
-  if (!isRecord(step.expected)) return [...checkContext(step, path), ...checkDecision(step, path)];
+  if (!isRecord(step.expected))
+    return [...checkContext(step.context, fieldPath(path, 'context')), ...checkDecision(step, path)];
   const expected = step.expected;
   const at = fieldPath(path, 'expected');
   const problems = [
-    ...checkContext(step, path),
+    ...checkContext(step.context, fieldPath(path, 'context')),
     ...checkDecision(step, path),
     ...['output', 'quickReplies', 'actions'].flatMap((field) =>
       checkExpectation(expected[field], fieldPath(at, field), hasJudge),

@@ -196,6 +196,69 @@ export const postgresMigrations: readonly Migration[] = [
     `,
   },
   {
+    name: 'schedule runs, one per schedule and due time',
+    sql: `
+      CREATE TABLE schedule_runs (
+        id text NOT NULL PRIMARY KEY,
+        schedule_id text NOT NULL,
+        due_on bigint NOT NULL,
+        started_on bigint NOT NULL,
+        finished_on bigint,
+        outcome text NOT NULL,
+        conversation_id text,
+        detail text,
+        UNIQUE (schedule_id, due_on)
+      );
+    `,
+  },
+  {
+    name: 'inbound channel messages (persisted before the platform is answered) and the conversation of each sender',
+    sql: `
+      CREATE TABLE channel_messages (
+        id text NOT NULL PRIMARY KEY,
+        platform text NOT NULL,
+        agent_id text NOT NULL,
+        message_key text NOT NULL,
+        sender_key text NOT NULL,
+        user_id text NOT NULL,
+        reply_to text NOT NULL,
+        input text NOT NULL,
+        received_on bigint NOT NULL,
+        state text NOT NULL,
+        claimed_by text,
+        lease_until bigint,
+        finished_on bigint,
+        conversation_id text,
+        detail text,
+        UNIQUE (platform, agent_id, message_key)
+      );
+      CREATE INDEX channel_messages_by_agent ON channel_messages (agent_id, received_on DESC);
+      CREATE INDEX channel_messages_open ON channel_messages (state, received_on) WHERE state IN ('PENDING', 'PROCESSING');
+      CREATE TABLE channel_conversations (
+        platform text NOT NULL,
+        agent_id text NOT NULL,
+        sender_key text NOT NULL,
+        conversation_id text NOT NULL,
+        PRIMARY KEY (platform, agent_id, sender_key)
+      );
+    `,
+  },
+  {
+    name: 'group discussions',
+    sql: `
+      CREATE TABLE group_discussions (
+        id text NOT NULL PRIMARY KEY,
+        group_id text NOT NULL,
+        created_on bigint NOT NULL,
+        last_modified_on bigint NOT NULL,
+        state text NOT NULL,
+        lease_until bigint,
+        body text NOT NULL
+      );
+      CREATE INDEX group_discussions_by_group ON group_discussions (group_id, created_on DESC, id DESC);
+    `,
+  },
+  {
     name: 'knowledge bases: documents, chunks with their vectors, ingestions, revisions',
     sql: `
       CREATE TABLE rag_documents (

@@ -2,6 +2,9 @@ import pg from 'pg';
 import type { Migration } from '../migration.ts';
 import type { Storage, Stores } from '../ports.ts';
 import { redactUrl, scrubSecrets } from '../redact.ts';
+import { PostgresGroupDiscussionStore } from './group-discussion-store.ts';
+import { PostgresChannelMessageStore } from './channel-message-store.ts';
+import { PostgresScheduleRunStore } from './schedule-run-store.ts';
 import { PostgresAuditStore } from './audit-store.ts';
 import { PostgresConversationStore } from './conversation-store.ts';
 import { PostgresDeploymentStore } from './deployment-store.ts';
@@ -87,6 +90,9 @@ function storesOver(db: Queryable): Stores {
     apiKeys: new PostgresApiKeyStore(db),
     chatThreads: new PostgresChatThreadStore(db),
     knowledge: new PostgresKnowledgeStore(db),
+    scheduleRuns: new PostgresScheduleRunStore(db),
+    channelMessages: new PostgresChannelMessageStore(db),
+    groupDiscussions: new PostgresGroupDiscussionStore(db),
   };
 }
 

@@ -206,6 +206,69 @@ export const sqliteMigrations: readonly Migration[] = [
     `,
   },
   {
+    name: 'schedule runs, one per schedule and due time',
+    sql: `
+      CREATE TABLE schedule_runs (
+        id TEXT NOT NULL PRIMARY KEY,
+        schedule_id TEXT NOT NULL,
+        due_on INTEGER NOT NULL,
+        started_on INTEGER NOT NULL,
+        finished_on INTEGER,
+        outcome TEXT NOT NULL,
+        conversation_id TEXT,
+        detail TEXT,
+        UNIQUE (schedule_id, due_on)
+      );
+    `,
+  },
+  {
+    name: 'inbound channel messages (persisted before the platform is answered) and the conversation of each sender',
+    sql: `
+      CREATE TABLE channel_messages (
+        id TEXT NOT NULL PRIMARY KEY,
+        platform TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        message_key TEXT NOT NULL,
+        sender_key TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        reply_to TEXT NOT NULL,
+        input TEXT NOT NULL,
+        received_on INTEGER NOT NULL,
+        state TEXT NOT NULL,
+        claimed_by TEXT,
+        lease_until INTEGER,
+        finished_on INTEGER,
+        conversation_id TEXT,
+        detail TEXT,
+        UNIQUE (platform, agent_id, message_key)
+      );
+      CREATE INDEX channel_messages_by_agent ON channel_messages (agent_id, received_on DESC);
+      CREATE INDEX channel_messages_open ON channel_messages (state, received_on) WHERE state IN ('PENDING', 'PROCESSING');
+      CREATE TABLE channel_conversations (
+        platform TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        sender_key TEXT NOT NULL,
+        conversation_id TEXT NOT NULL,
+        PRIMARY KEY (platform, agent_id, sender_key)
+      );
+    `,
+  },
+  {
+    name: 'group discussions',
+    sql: `
+      CREATE TABLE group_discussions (
+        id TEXT NOT NULL PRIMARY KEY,
+        group_id TEXT NOT NULL,
+        created_on INTEGER NOT NULL,
+        last_modified_on INTEGER NOT NULL,
+        state TEXT NOT NULL,
+        lease_until INTEGER,
+        body TEXT NOT NULL
+      );
+      CREATE INDEX group_discussions_by_group ON group_discussions (group_id, created_on DESC, id DESC);
+    `,
+  },
+  {
     name: 'knowledge bases: documents, chunks with their vectors, ingestions, revisions',
     sql: `
       CREATE TABLE rag_documents (

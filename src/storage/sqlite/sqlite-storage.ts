@@ -3,6 +3,9 @@ import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { Migration } from '../migration.ts';
 import type { Storage, Stores } from '../ports.ts';
+import { SqliteGroupDiscussionStore } from './group-discussion-store.ts';
+import { SqliteChannelMessageStore } from './channel-message-store.ts';
+import { SqliteScheduleRunStore } from './schedule-run-store.ts';
 import { SqliteAuditStore } from './audit-store.ts';
 import { SqliteConversationStore } from './conversation-store.ts';
 import { SqliteDeploymentStore } from './deployment-store.ts';
@@ -90,6 +93,9 @@ function sqliteStorage(db: DatabaseSync, checkpointer: Checkpointer | undefined)
     apiKeys: new SqliteApiKeyStore(db, writes),
     chatThreads: new SqliteChatThreadStore(db, writes),
     knowledge: new SqliteKnowledgeStore(db, writes),
+    scheduleRuns: new SqliteScheduleRunStore(db, writes),
+    channelMessages: new SqliteChannelMessageStore(db, writes),
+    groupDiscussions: new SqliteGroupDiscussionStore(db, writes),
   };
   const guarded = Object.fromEntries(
     Object.entries(stores).map(([name, store]) => [name, gate.guard(store)]),

@@ -5,9 +5,13 @@ import type { ResourceKind } from './resources.ts';
 import type {
   AgentDeployments,
   BotTrigger,
+  ChannelMessage,
   Conversation,
   ConversationDescriptor,
   DeploymentStatus,
+  GroupContribution,
+  GroupDiscussion,
+  GroupDiscussionSummary,
   Descriptor,
   HealthReport,
   Decision,
@@ -15,6 +19,7 @@ import type {
   KnowledgeDocument,
   LogEntry,
   SearchHit,
+  ScheduleHistory,
   SecretMetadata,
   TranscriptRun,
   TranscriptRunSummary,
@@ -141,6 +146,44 @@ export function endpoints(client: ApiClient) {
           json: run,
         })
       ).data,
+    // Messaging channels
+    channelMessages: (agentId: string) => client.get<ChannelMessage[]>(`/channels/${enc(agentId)}/messages`),
+
+    // Group conversations
+    groupDiscussions: (groupId: string) =>
+      client.get<GroupDiscussionSummary[]>(`/groups/${enc(groupId)}/conversations`),
+    groupDiscussion: (groupId: string, discussionId: string) =>
+      client.get<GroupDiscussion>(`/groups/${enc(groupId)}/conversations/${enc(discussionId)}`),
+    /**
+     * Asks a group (a new discussion, or a follow-up when `discussionId` is given) and follows it: `onContribution`
+     * gets each answer as it comes; resolves with the discussion.
+     */
+    askGroup: async (
+      groupId: string,
+      discussionId: string | undefined,
+      input: string,
+      onContribution: (contribution: GroupContribution) => void,
+    ): Promise<GroupDiscussion> => {
+      const base = `/groups/${enc(groupId)}/conversations`;
+      const path = discussionId ? `${base}/${enc(discussionId)}/stream` : `${base}/stream`;
+      const response = await client.stream(path, { json: { input } }, 'POST');
+      let result: GroupDiscussion | undefined;
+      let failure: ApiError | undefined;
+      for await (const event of sseEvents(response.body!)) {
+        const data: unknown = JSON.parse(event.data);
+        if (event.event === 'contribution') onContribution(data as GroupContribution);
+        else if (event.event === 'done') result = data as GroupDiscussion;
+        else if (event.event === 'error') failure = new ApiError((data as Problem).status ?? 500, data as Problem);
+      }
+      if (failure) throw failure;
+      if (!result)
+        throw new ApiError(0, { title: 'Incomplete answer', detail: 'The discussion ended without a result.' });
+      return result;
+    },
+
+    // Schedules
+    scheduleHistory: (scheduleId: string) =>
+      client.get<ScheduleHistory>(`/schedulestore/schedules/${enc(scheduleId)}/runs`),
     transcriptRuns: (transcriptId: string) =>
       client.get<TranscriptRunSummary[]>(`/transcriptstore/transcripts/${enc(transcriptId)}/runs`),
     transcriptRun: (transcriptId: string, runId: string) =>

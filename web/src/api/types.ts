@@ -257,3 +257,87 @@ export interface SearchHit {
   readonly text: string;
   readonly score: number;
 }
+
+/** A schedule (`/schedulestore/schedules`): a message sent to an agent on a cron schedule or an interval. */
+export interface Schedule {
+  readonly agentId: string;
+  readonly environment?: string;
+  readonly cron?: string;
+  readonly timeZone?: string;
+  readonly intervalSeconds?: number;
+  readonly message: string;
+  readonly conversation?: 'new' | 'persistent';
+  readonly enabled?: boolean;
+  readonly missedRuns?: 'skip' | 'catchUp';
+  readonly [field: string]: unknown;
+}
+
+export interface ScheduleRun {
+  readonly id: string;
+  readonly dueOn: number;
+  readonly startedOn: number;
+  readonly finishedOn?: number;
+  readonly outcome: 'RUNNING' | 'OK' | 'ERROR' | 'FAILED' | 'SKIPPED';
+  readonly conversationId?: string;
+  readonly detail?: string;
+}
+
+export interface ScheduleHistory {
+  readonly scheduleId: string;
+  readonly enabled: boolean;
+  readonly nextRunOn?: number;
+  readonly runs: readonly ScheduleRun[];
+}
+
+/** A message a messaging platform delivered to an agent's channel. */
+export interface ChannelMessage {
+  readonly id: string;
+  readonly platform: string;
+  readonly messageKey: string;
+  readonly senderKey: string;
+  readonly input: string;
+  readonly receivedOn: number;
+  readonly state: 'PENDING' | 'PROCESSING' | 'DONE' | 'FAILED';
+  readonly finishedOn?: number;
+  readonly conversationId?: string;
+  readonly detail?: string;
+}
+
+export interface AgentChannel {
+  readonly type: string;
+  readonly config?: Readonly<Record<string, string>>;
+}
+
+/** A group (`/groupstore/groups`): agents that discuss a question in a style, and a moderator. */
+export interface Group {
+  readonly name?: string;
+  readonly members: readonly { agentId: string; displayName: string; speakingOrder?: number; role?: string }[];
+  readonly moderatorAgentId: string;
+  readonly style: string;
+  readonly maxRounds?: number;
+  readonly protocol?: { agentTimeoutSeconds?: number };
+  readonly [field: string]: unknown;
+}
+
+export interface GroupContribution {
+  readonly question: number;
+  readonly phase: string;
+  readonly phaseType: string;
+  readonly speaker: { agentId: string; displayName: string; role?: string };
+  readonly about?: string;
+  readonly status: 'OK' | 'FAILED' | 'TIMEOUT';
+  readonly text?: string;
+  readonly error?: string;
+  readonly conversationId?: string;
+}
+
+export interface GroupDiscussion {
+  readonly id: string;
+  readonly groupId: string;
+  readonly state: 'RUNNING' | 'DONE';
+  readonly createdOn: number;
+  readonly questions: readonly { input: string; synthesis?: string }[];
+  readonly contributions: readonly GroupContribution[];
+}
+
+export type GroupDiscussionSummary = Omit<GroupDiscussion, 'contributions'>;

@@ -72,6 +72,13 @@ const badgeKinds: Record<string, string> = {
   CREATE: 'ok',
   UPDATE: 'busy',
   SKIP: 'none',
+  OK: 'ok',
+  RUNNING: 'busy',
+  FAILED: 'bad',
+  SKIPPED: 'warn',
+  PENDING: 'busy',
+  PROCESSING: 'busy',
+  DONE: 'ok',
 };
 
 export function Badge({ status, label }: { status: string; label?: string }) {

@@ -8,8 +8,9 @@ import { parseResourceUri } from '../../lib/uri.ts';
 import { BASE, Link } from '../../router.tsx';
 import { useDebounced } from '../../useDebounced.ts';
 
-/** Where a resource opens: transcripts in their own editor, every other kind in the JSON editor. */
-const screenOf = (slug: string) => (slug === 'transcripts' ? 'transcripts' : `resources/${slug}`);
+/** Kinds with a screen of their own; every other kind opens in the JSON editor. */
+const OWN_SCREENS = new Set(['transcripts', 'schedules', 'groups']);
+const screenOf = (slug: string) => (OWN_SCREENS.has(slug) ? slug : `resources/${slug}`);
 
 export function ResourceList({ kindSlug }: { kindSlug: string }) {
   const { api } = useAuth();

@@ -1,0 +1,125 @@
+/**
+ * One schedule: when it runs and what it sends, switching it on and off (a new version), and its run history
+ * (due time, conversation, outcome), refreshed while the screen is open.
+ */
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { Schedule } from '../../api/types.ts';
+import { useAuth, usePermissions } from '../../auth.tsx';
+import { Badge, Empty, ErrorMessage, Loading, PageHeader, formatTime, shortId } from '../../components/ui.tsx';
+import { BASE, Link } from '../../router.tsx';
+
+const STORE = '/schedulestore/schedules';
+const REFRESH_MILLIS = 5000;
+
+function timingOf(schedule: Schedule): string {
+  return schedule.cron !== undefined
+    ? `cron ${schedule.cron} (${schedule.timeZone ?? 'UTC'})`
+    : `every ${schedule.intervalSeconds} s`;
+}
+
+export function ScheduleDetail({ id }: { id: string }) {
+  const { api } = useAuth();
+  const { canWrite } = usePermissions();
+  const queryClient = useQueryClient();
+  const version = useQuery({ queryKey: ['currentversion', STORE, id], queryFn: () => api.currentVersion(STORE, id) });
+  const current = version.data;
+  const schedule = useQuery({
+    queryKey: ['resource', STORE, id, current],
+    queryFn: () => api.read<Schedule>(STORE, id, current!),
+    enabled: current !== undefined,
+  });
+  const descriptor = useQuery({ queryKey: ['descriptor', id], queryFn: () => api.descriptor(id) });
+  const history = useQuery({
+    queryKey: ['schedule-history', id],
+    queryFn: () => api.scheduleHistory(id),
+    refetchInterval: REFRESH_MILLIS,
+  });
+  const toggle = useMutation({
+    mutationFn: () => api.update(STORE, id, current!, { ...schedule.data!, enabled: schedule.data!.enabled === false }),
+    onSuccess: async () => {
+      await queryClient.invalidateQueries({ queryKey: ['currentversion', STORE, id] });
+      await queryClient.invalidateQueries({ queryKey: ['schedule-history', id] });
+    },
+  });
+
+  if (version.error || schedule.error) return <ErrorMessage error={version.error ?? schedule.error} />;
+  if (current === undefined || !schedule.data) return <Loading />;
+  const body = schedule.data;
+  const enabled = body.enabled !== false;
+  return (
+    <>
+      <PageHeader title={descriptor.data?.name || 'Schedule'} description={<>A schedule, version {current}.</>}>
+        {canWrite && (
+          <button type="button" onClick={() => toggle.mutate()} disabled={toggle.isPending}>
+            {enabled ? 'Disable' : 'Enable'}
+          </button>
+        )}
+        <Link className="button" to={`${BASE}/resources/schedules/${id}`}>
+          Edit as JSON
+        </Link>
+      </PageHeader>
+      <ErrorMessage error={toggle.error} />
+      <section className="panel" aria-labelledby="schedule-h">
+        <h2 id="schedule-h">What it sends, and when</h2>
+        <dl className="summary">
+          <dt>State</dt>
+          <dd>
+            <Badge status={enabled ? 'READY' : 'ENDED'} label={enabled ? 'enabled' : 'disabled'} />
+          </dd>
+          <dt>When</dt>
+          <dd data-testid="schedule-timing">{timingOf(body)}</dd>
+          <dt>Next run</dt>
+          <dd data-testid="schedule-next-run">
+            {history.data?.nextRunOn === undefined ? '—' : formatTime(history.data.nextRunOn)}
+          </dd>
+          <dt>Agent</dt>
+          <dd>
+            <Link to={`${BASE}/agents/${body.agentId}`}>{shortId(body.agentId)}</Link> in{' '}
+            {body.environment ?? 'production'}
+          </dd>
+          <dt>Message</dt>
+          <dd>{body.message}</dd>
+          <dt>Conversation</dt>
+          <dd>{body.conversation === 'persistent' ? 'one persistent conversation' : 'a new one per run'}</dd>
+          <dt>Missed runs</dt>
+          <dd>{body.missedRuns === 'catchUp' ? 'caught up once' : 'skipped'}</dd>
+        </dl>
+      </section>
+      <section className="panel" aria-labelledby="runs-h">
+        <h2 id="runs-h">Runs</h2>
+        <ErrorMessage error={history.error} />
+        {history.data?.runs.length === 0 && <Empty>No runs yet.</Empty>}
+        {history.data && history.data.runs.length > 0 && (
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Due</th>
+                <th scope="col">Outcome</th>
+                <th scope="col">Conversation</th>
+                <th scope="col" className="hide-narrow">
+                  Detail
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {history.data.runs.map((run) => (
+                <tr key={run.id}>
+                  <td>{formatTime(run.dueOn)}</td>
+                  <td>
+                    <Badge status={run.outcome} />
+                  </td>
+                  <td>
+                    {run.conversationId && (
+                      <Link to={`${BASE}/conversations/${run.conversationId}`}>{shortId(run.conversationId)}</Link>
+                    )}
+                  </td>
+                  <td className="hide-narrow">{run.detail}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+    </>
+  );
+}
