@@ -2,11 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { createResource, idFromLocation } from './support/agents.ts';
-import { startServer, type RunningServer } from '../src/server.ts';
-import { loadSettings } from '../src/settings.ts';
+import type { RunningServer } from '../src/server.ts';
 import { startFakeEmbeddings, type FakeEmbeddings } from './support/fake-llm/index.ts';
 import { client } from './support/http.ts';
-import { createTestDatabase } from './support/postgres.ts';
+import { startInstances, type Instances } from './support/instances.ts';
 import { startServiceProcess, type ServiceProcess } from './support/process.ts';
 import { ingestionDone, ingestJson, knowledgeBaseBody } from './support/knowledge.ts';
 import { pdfWithText } from './support/pdf.ts';
@@ -350,31 +349,15 @@ describe('knowledge-base upload limits', () => {
 
 describe('several instances share knowledge bases (postgres), keys from the vault', () => {
   let embeddings: FakeEmbeddings;
-  let database: Awaited<ReturnType<typeof createTestDatabase>>;
-  const servers: RunningServer[] = [];
+  let instances: Instances;
+  let servers: RunningServer[] = [];
   before(async () => {
     embeddings = await startFakeEmbeddings();
-    database = await createTestDatabase();
-    for (let i = 0; i < 2; i++)
-      servers.push(
-        await startServer(
-          loadSettings(
-            {},
-            {
-              'svc.http.port': 0,
-              'svc.http.host': '127.0.0.1',
-              'svc.datastore.type': 'postgres',
-              'svc.datastore.postgres.url': database.url,
-              'svc.vault.master-key': 'knowledge-test-master-key',
-            },
-          ),
-          { logDestination: { write: () => true } },
-        ),
-      );
+    instances = await startInstances(2, { 'svc.vault.master-key': 'knowledge-test-master-key' });
+    servers = instances.servers;
   });
   after(async () => {
-    for (const server of servers) await server.close();
-    await database?.drop();
+    await instances?.close();
     await embeddings?.close();
   });
 
@@ -412,7 +395,7 @@ describe('several instances share knowledge bases (postgres), keys from the vaul
     );
 
     const rows = async (table: string) => {
-      const db = new pg.Client({ connectionString: database.url });
+      const db = new pg.Client({ connectionString: instances.databaseUrl });
       await db.connect();
       try {
         return Number((await db.query(`SELECT count(*) AS n FROM ${table} WHERE kb_id = $1`, [id])).rows[0].n);
@@ -428,37 +411,24 @@ describe('several instances share knowledge bases (postgres), keys from the vaul
 
 describe('an ingestion whose instance dies', () => {
   let embeddings: FakeEmbeddings;
-  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  let instances: Instances;
   let crashing: ServiceProcess;
   let survivor: RunningServer;
   const heartbeat = 500;
   before(async () => {
     embeddings = await startFakeEmbeddings();
-    database = await createTestDatabase();
-    const shared = { 'svc.datastore.type': 'postgres', 'svc.datastore.postgres.url': database.url } as const;
+    instances = await startInstances(1, { 'svc.rag.ingestion-heartbeat-millis': heartbeat });
+    [survivor] = instances.servers as [RunningServer];
     crashing = startServiceProcess({
       SVC_HTTP_PORT: '0',
       SVC_DATASTORE_TYPE: 'postgres',
-      SVC_DATASTORE_POSTGRES_URL: database.url,
+      SVC_DATASTORE_POSTGRES_URL: instances.databaseUrl,
       SVC_RAG_INGESTION_HEARTBEAT_MILLIS: String(heartbeat),
     });
-    survivor = await startServer(
-      loadSettings(
-        {},
-        {
-          'svc.http.port': 0,
-          'svc.http.host': '127.0.0.1',
-          ...shared,
-          'svc.rag.ingestion-heartbeat-millis': heartbeat,
-        },
-      ),
-      { logDestination: { write: () => true } },
-    );
   });
   after(async () => {
     await crashing?.stop('SIGKILL');
-    await survivor?.close();
-    await database?.drop();
+    await instances?.close();
     await embeddings?.close();
   });
 

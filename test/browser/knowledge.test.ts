@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { knowledgeBaseBody } from '../support/knowledge.ts';
 import { createResource, idFromLocation } from '../support/agents.ts';
-import { launchBrowser, screenshots, watchConsole, WIDE } from '../support/browser.ts';
+import { openPage, screenshots } from '../support/browser.ts';
 import { startFakeEmbeddings, type FakeEmbeddings } from '../support/fake-llm/index.ts';
 import { client } from '../support/http.ts';
 import { pdfWithText } from '../support/pdf.ts';
@@ -25,10 +25,7 @@ describe('knowledge-base screen', { timeout: 120_000 }, () => {
   before(async () => {
     server = await startTestServer('sqlite');
     embeddings = await startFakeEmbeddings();
-    browser = await launchBrowser();
-    page = await (await browser.newContext({ viewport: WIDE })).newPage();
-    page.setDefaultTimeout(10_000);
-    consoleErrors = watchConsole(page);
+    ({ browser, page, consoleErrors } = await openPage());
   });
   after(async () => {
     await browser?.close();
