@@ -12,7 +12,11 @@ import {
   PropertyInstructionList,
   stringMap,
   StringList,
+  freeObject,
 } from './common.ts';
+import { BUILT_IN_TOOL_NAMES, builtInToolName, UNAVAILABLE_BUILT_IN_TOOLS } from '../../llm/built-in-tools.ts';
+import { ParameterError } from '../../llm/parameters.ts';
+import { compileAnswerFormat, jsonModeOf, ResponseSchemaError } from '../../llm/structured-answer.ts';
 import { isRecord } from '../../shared/json.ts';
 
 export const LlmRetrySchema = closed(
@@ -73,7 +77,7 @@ export const LlmTaskSchema = closed(
     ),
     builtInToolsWhitelist: Type.Optional(
       StringList(
-        'Built-in tools offered (default all): calculator, datetime, websearch, dataformatter, webscraper, textsummarizer, pdfreader, weather, fetch_page.',
+        "Built-in tools offered (default all): calculator, datetime, dataformatter, webscraper, textsummarizer, fetch_page (alias fetch_tool_response_page). The original's websearch, weather and pdfreader are not available here (400).",
       ),
     ),
     toolApprovals: Type.Optional(
@@ -89,10 +93,29 @@ export const LlmTaskSchema = closed(
       Type.Integer({ minimum: -1, description: 'Previous steps sent as history (default 10; -1 = all).' }),
     ),
     maxContextTokens: Type.Optional(
-      Type.Integer({ minimum: -1, description: 'Token budget of the history (default -1 = unbounded).' }),
+      Type.Integer({
+        minimum: -1,
+        description:
+          'Estimated-token budget of what is sent (system message, history, input; about 4 characters a token); older steps are left out (default -1 = unbounded).',
+      }),
     ),
     anchorFirstSteps: Type.Optional(
-      Type.Integer({ minimum: 0, description: 'First steps always kept in the history (default 2).' }),
+      Type.Integer({
+        minimum: 0,
+        description:
+          'With maxContextTokens: the first steps of the conversation always kept in the history (default 2).',
+      }),
+    ),
+    summarizeHistory: Type.Optional(
+      Type.Boolean({
+        description:
+          'Send a rolling summary of the steps that fell out of the history window with the system message (default false).',
+      }),
+    ),
+    responseSchema: Type.Optional(
+      freeObject(
+        'JSON schema the answer must match: the provider is asked for JSON, the answer is checked, a failing one gets one repair request, then the turn ends in ERROR.',
+      ),
     ),
     maxToolIterations: Type.Optional(
       Type.Integer({
@@ -142,6 +165,8 @@ function checkSemantics(body: unknown): SemanticProblem[] {
         seen.set(id, i);
       }
     }
+    problems.push(...checkBuiltInTools(task.builtInToolsWhitelist, fieldPath(path, 'builtInToolsWhitelist')));
+    problems.push(...checkAnswerFormat(task, path));
     for (const part of ['preRequest', 'postResponse']) {
       const holder = task[part];
       if (isRecord(holder))
@@ -153,6 +178,43 @@ function checkSemantics(body: unknown): SemanticProblem[] {
         );
     }
   });
+  return problems;
+}
+
+/** Every whitelisted built-in tool exists here; the original's websearch, weather and pdfreader are refused. */
+function checkBuiltInTools(list: unknown, path: string): SemanticProblem[] {
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((name, i): SemanticProblem[] => {
+    if (typeof name !== 'string' || BUILT_IN_TOOL_NAMES.includes(builtInToolName(name))) return [];
+    const at = indexPath(path, i);
+    const message = UNAVAILABLE_BUILT_IN_TOOLS.includes(name.trim())
+      ? `The built-in tool '${name}' at ${at} is not available here; use an HTTP-call set under 'tools' for it.`
+      : `'${name}' at ${at} is not a built-in tool; the built-in tools are ${BUILT_IN_TOOL_NAMES.join(', ')}.`;
+    return [{ path: at, message }];
+  });
+}
+
+/** `responseSchema` is a JSON schema; a literal `responseFormat` parameter is "json" or "text". */
+function checkAnswerFormat(task: Record<string, unknown>, path: string): SemanticProblem[] {
+  const problems: SemanticProblem[] = [];
+  if (isRecord(task.responseSchema)) {
+    try {
+      compileAnswerFormat(task.responseSchema);
+    } catch (error) {
+      if (!(error instanceof ResponseSchemaError)) throw error;
+      problems.push({ path: fieldPath(path, 'responseSchema'), message: `${error.message} (at ${path})` });
+    }
+  }
+  const format = isRecord(task.parameters) ? task.parameters.responseFormat : undefined;
+  if (typeof format === 'string' && !format.includes('{') && !format.includes('[[')) {
+    try {
+      jsonModeOf({ responseFormat: format });
+    } catch (error) {
+      if (!(error instanceof ParameterError)) throw error;
+      const at = fieldPath(fieldPath(path, 'parameters'), 'responseFormat');
+      problems.push({ path: at, message: `${error.message} (at ${at})` });
+    }
+  }
   return problems;
 }
 

@@ -3,6 +3,12 @@ import { compilePropertyInstructions, type CompiledPropertyInstruction } from '.
 import type { HttpCallTools } from '../../llm/http-call-tools.ts';
 import { ParameterError, text, type Parameters } from '../../llm/parameters.ts';
 import { callSettingsOf, checkProvider, ProviderConfigurationError } from '../../llm/providers.ts';
+import {
+  compileAnswerFormat,
+  jsonModeOf,
+  ResponseSchemaError,
+  type AnswerFormat,
+} from '../../llm/structured-answer.ts';
 import { DEFAULT_RETRY, type RetryPolicy } from '../../llm/retry.ts';
 import type { ToolDefinition } from '../../llm/tool-definitions.ts';
 import { needsRendering, TemplateSyntaxError } from '../../templating/engine.ts';
@@ -30,6 +36,10 @@ export interface LlmTaskConfig {
   readonly enableHttpCallTools?: boolean;
   readonly toolApprovals?: readonly string[];
   readonly conversationHistoryLimit?: number;
+  readonly maxContextTokens?: number;
+  readonly anchorFirstSteps?: number;
+  readonly summarizeHistory?: boolean;
+  readonly responseSchema?: Readonly<Record<string, unknown>>;
   readonly maxToolIterations?: number;
   readonly retry?: Partial<RetryPolicy>;
 }
@@ -68,6 +78,12 @@ export interface CompiledLlmTask {
   readonly responseObjectName: string;
   readonly responseMetadataObjectName: string | undefined;
   readonly historyLimit: number;
+  /** Estimated-token budget of a request (-1 = unbounded), the first steps it always keeps, the rolling summary. */
+  readonly maxContextTokens: number;
+  readonly anchorFirstSteps: number;
+  readonly summarizeHistory: boolean;
+  /** `responseSchema` compiled; JSON mode alone comes from the `responseFormat` parameter. */
+  readonly answerFormat: AnswerFormat;
   /** Bound of the tool loop (model calls in one turn) when the task sets it; else the parameter or the default. */
   readonly maxToolIterations: number | undefined;
   readonly retry: RetryPolicy;
@@ -79,6 +95,7 @@ export interface CompiledLlmTask {
 }
 
 export const DEFAULT_HISTORY_LIMIT = 10;
+export const DEFAULT_ANCHOR_FIRST_STEPS = 2;
 
 function compileParameters(parameters: Readonly<Record<string, string>>, where: string): CompiledParameter[] {
   return Object.entries(parameters).map(([name, value]) => {
@@ -112,11 +129,19 @@ export async function compileLlmTask(
   const where = `LLM task '${id}' (tasks[${index}])`;
   const parameters = compileParameters(config.parameters ?? {}, where);
   const raw = config.parameters ?? {};
+  let answerFormat: AnswerFormat;
   try {
     checkProvider(config.type, (name) => text(raw, name) !== undefined);
-    callSettingsOf(config.type, literalParameters(parameters));
+    const literal = literalParameters(parameters);
+    callSettingsOf(config.type, literal);
+    jsonModeOf(literal);
+    answerFormat = compileAnswerFormat(config.responseSchema);
   } catch (error) {
-    if (error instanceof ProviderConfigurationError || error instanceof ParameterError)
+    if (
+      error instanceof ProviderConfigurationError ||
+      error instanceof ParameterError ||
+      error instanceof ResponseSchemaError
+    )
       throw new DeploymentError(`${where}: ${error.message}`);
     throw error;
   }
@@ -179,6 +204,10 @@ export async function compileLlmTask(
     responseObjectName: config.responseObjectName?.trim() || id,
     responseMetadataObjectName: config.responseMetadataObjectName,
     historyLimit: config.conversationHistoryLimit ?? DEFAULT_HISTORY_LIMIT,
+    maxContextTokens: config.maxContextTokens ?? -1,
+    anchorFirstSteps: config.anchorFirstSteps ?? DEFAULT_ANCHOR_FIRST_STEPS,
+    summarizeHistory: config.summarizeHistory ?? false,
+    answerFormat,
     maxToolIterations: config.maxToolIterations,
     retry,
     agentMode: config.enableBuiltInTools === true || references.length > 0,

@@ -11,6 +11,13 @@ import {
 import { providerCallError, withRetry } from '../../llm/retry.ts';
 import type { ToolDefinition } from '../../llm/tool-definitions.ts';
 import type { ToolHistory } from '../../llm/tool-history.ts';
+import {
+  answerProblem,
+  jsonAnswerOutput,
+  jsonModeOf,
+  repairMessages,
+  unfencedJson,
+} from '../../llm/structured-answer.ts';
 import { runToolCall, toolSetOf, type ToolCallScope, type TraceEntry } from '../../llm/tool-runner.ts';
 import type { ToolResumption } from '../../runtime/human-approval.ts';
 import { unguardedWebAccess, type WebAccess } from '../../llm/web-page.ts';
@@ -180,7 +187,7 @@ function toolDefinitions(
  */
 export function responseObject(text: string, parameters: Parameters): unknown {
   if (!flag(parameters, 'convertToObject', true)) return text;
-  const json = (/^\s*```(?:json)?[ \t]*\n([\s\S]*?)\n\s*```\s*$/i.exec(text)?.[1] ?? text).trim();
+  const json = unfencedJson(text);
   if (!(json.startsWith('{') && json.endsWith('}')) && !(json.startsWith('[') && json.endsWith(']'))) return text;
   try {
     return JSON.parse(json) as unknown;
@@ -223,8 +230,10 @@ async function runTask(
   const hide = (value: string) => secrets.mask(value);
   let spec: ModelSpec;
   let maxSteps: number;
+  let jsonMode: boolean;
   try {
     spec = deps.models.spec(task.type, parameters);
+    jsonMode = jsonModeOf(parameters);
     maxSteps = Math.max(
       1,
       task.maxToolIterations ?? integer(parameters, 'maxToolIterations', 'maxSteps') ?? DEFAULT_MAX_STEPS,
@@ -237,18 +246,24 @@ async function runTask(
 
   const historyLimit = integer(parameters, 'logSizeLimit') ?? task.historyLimit;
   const system = text(parameters, 'systemMessage');
-  const messages: ModelMessage[] = buildMessages(turn.previousSteps, turn.input, {
+  const summaryKey = `langchain:summary:${task.type}:${task.id}`;
+  const { messages, summary } = buildMessages(turn.previousSteps, turn.input, {
     historyLimit,
+    maxContextTokens: task.maxContextTokens,
+    anchorFirstSteps: task.anchorFirstSteps,
+    system,
+    summaryKey: task.summarizeHistory ? summaryKey : undefined,
     sendConversation: flag(parameters, 'sendConversation', true),
     includeFirstAgentMessage: flag(parameters, 'includeFirstAgentMessage', true),
     prompt: text(parameters, 'prompt'),
   });
+  if (summary !== undefined) turn.set(summaryKey, summary);
   // Nothing from the user yet (e.g. a task on CONVERSATION_START without `prompt`): the system message is the
   // request; with no system message either there is nothing to ask.
-  let instructions = system;
+  let instructions = withSummary(system, summary?.text);
   if (messages.length === 0) {
-    if (system === undefined) return;
-    messages.push({ role: 'user', content: system });
+    if (instructions === undefined) return;
+    messages.push({ role: 'user', content: instructions });
     instructions = undefined;
   }
   const trace: TraceEntry[] = [];
@@ -272,39 +287,53 @@ async function runTask(
     instructions = loop.systemAsMessage ? undefined : system;
   }
 
+  const format = task.answerFormat.schema !== undefined || jsonMode ? task.answerFormat : undefined;
+  const ask = async (sent: ModelMessage[]): Promise<ModelCallResult> => {
+    const recorded = turn.replay?.llmAnswer(task.id);
+    if (recorded !== undefined) return recordedAnswer(recorded);
+    const { value } = await withRetry(task.retry, turn.signal, () =>
+      callModel({
+        spec,
+        system: instructions,
+        messages: sent,
+        tools,
+        output: format === undefined ? undefined : jsonAnswerOutput(format),
+        maxSteps,
+        signal: turn.signal,
+        stream: turn.hasListener,
+        emit: turn.emit,
+      }),
+    );
+    return value;
+  };
+  const modelFailure = (error: unknown): unknown => {
+    if (turn.signal.aborted) return turn.signal.reason;
+    if (error instanceof RecordingMismatchError) return new Error(`LLM task '${task.id}': ${error.message}`);
+    return providerCallError(error, { provider: spec.provider, modelName: spec.modelName, secrets: secrets.values });
+  };
+  const costOf = (call: ModelCallResult) => {
+    turn.emit({ type: 'usage', inputTokens: call.usage.inputTokens, outputTokens: call.usage.outputTokens });
+    return call.steps.reduce(
+      (sum, step) =>
+        sum +
+        deps.tools.recordModelCall(
+          turn.conversationId,
+          spec.provider,
+          spec.modelName,
+          step.inputTokens,
+          step.outputTokens,
+        ),
+      0,
+    );
+  };
+
   let result: ModelCallResult;
   try {
-    const recorded = turn.replay?.llmAnswer(task.id);
-    if (recorded !== undefined) result = recordedAnswer(recorded);
-    else
-      ({ value: result } = await withRetry(task.retry, turn.signal, () =>
-        callModel({
-          spec,
-          system: instructions,
-          messages,
-          tools,
-          maxSteps,
-          signal: turn.signal,
-          stream: turn.hasListener,
-          emit: turn.emit,
-        }),
-      ));
+    result = await ask(messages);
   } catch (error) {
-    if (turn.signal.aborted) throw turn.signal.reason;
-    if (error instanceof RecordingMismatchError) throw new Error(`LLM task '${task.id}': ${error.message}`);
-    throw providerCallError(error, { provider: spec.provider, modelName: spec.modelName, secrets: secrets.values });
+    throw modelFailure(error);
   }
-
-  let cost = 0;
-  for (const step of result.steps)
-    cost += deps.tools.recordModelCall(
-      turn.conversationId,
-      spec.provider,
-      spec.modelName,
-      step.inputTokens,
-      step.outputTokens,
-    );
-  turn.emit({ type: 'usage', inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens });
+  let cost = costOf(result);
   if (result.unansweredToolCalls.length > 0) {
     const state: ToolLoopState = {
       taskId: task.id,
@@ -323,6 +352,20 @@ async function runTask(
     };
     return;
   }
+  let repairs = 0;
+  const problem = format === undefined ? undefined : answerProblem(result.text, format);
+  if (format !== undefined && problem !== undefined) {
+    repairs = 1;
+    try {
+      result = await ask(repairMessages(messages, result.text, problem));
+    } catch (error) {
+      throw modelFailure(error);
+    }
+    cost += costOf(result);
+    const remaining = answerProblem(result.text, format);
+    if (remaining !== undefined)
+      throw new Error(hide(`LLM task '${task.id}': ${remaining}, also after one repair request.`));
+  }
   const answer = hide(result.text);
   writeResults(task, turn, {
     text: answer,
@@ -338,6 +381,7 @@ async function runTask(
         totalTokens: result.usage.inputTokens + result.usage.outputTokens,
       },
       modelCalls: result.steps.length,
+      ...(format === undefined ? {} : { repairAttempts: repairs }),
       cost,
     },
     trace,
@@ -346,6 +390,13 @@ async function runTask(
     data.put(task.responseObjectName, responseObject(answer, parameters));
     await runPropertyInstructions(task.postResponse, instructionRun(task, turn, data, deps, secretWriter));
   }
+}
+
+/** The system message with the rolling summary of the earlier conversation appended. */
+function withSummary(system: string | undefined, summary: string | undefined): string | undefined {
+  if (summary === undefined || summary === '') return system;
+  const note = `Summary of the earlier conversation: ${summary}`;
+  return system === undefined ? note : `${system}\n\n${note}`;
 }
 
 /** A recorded answer as the result of a model call that cost nothing. */
