@@ -122,7 +122,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
   const taskServices = createTaskServices({
     secretWriter: vault,
     httpCalls: httpCallsOptions(settings, vault, outbound, logger),
-    llm: llmOptions(settings, vault, toolHistory, outbound, webOutbound, logger),
+    llm: llmOptions(settings, vault, toolHistory, outbound, webOutbound, logger, metrics.registry),
   });
   const deployments = new DeploymentService({
     store: storage.deployments,
@@ -315,11 +315,13 @@ function llmOptions(
   outbound: Outbound,
   webOutbound: Outbound,
   log: LlmTaskOptions['log'],
+  registry: LlmTaskOptions['registry'],
 ): TaskServiceOptions['llm'] {
   return {
     secrets: vault.resolver(),
     tools,
     log,
+    registry,
     providerDefaults: { ollamaBaseUrl: settings['svc.ollama.default-base-url'], fetch: outbound.fetch },
     web: guardedWebAccess(webOutbound),
   };

@@ -1,16 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import {
-  createAgent,
-  createResource,
-  deploy,
-  onEveryMessage,
-  sendMessage,
-  startConversation,
-  welcomeOutputs,
-} from './support/agents.ts';
+import { sendMessage } from './support/agents.ts';
+import { conversationWith, lastStepValue, openAiTask as task } from './support/llm-agents.ts';
 import { sentConversation, startFakeOpenAi, type FakeProvider } from './support/fake-llm/index.ts';
-import type { client } from './support/http.ts';
 import { serverOfBlock, storeTypes } from './support/server.ts';
 
 /**
@@ -20,52 +12,12 @@ import { serverOfBlock, storeTypes } from './support/server.ts';
  * stores.
  */
 
-type Api = ReturnType<typeof client>;
-
 const ANSWER_SCHEMA = {
   type: 'object',
   properties: { city: { type: 'string' }, confidence: { type: 'number', minimum: 0, maximum: 1 } },
   required: ['city', 'confidence'],
   additionalProperties: false,
 };
-
-function task(fake: FakeProvider, fields: Record<string, unknown> = {}, parameters: Record<string, string> = {}) {
-  return {
-    id: 'chat',
-    type: 'openai',
-    actions: ['chat'],
-    responseMetadataObjectName: 'meta',
-    retry: { maxAttempts: 1 },
-    parameters: {
-      apiKey: 'sk-test',
-      baseUrl: `${fake.url}/v1`,
-      modelName: 'gpt-4o-mini',
-      systemMessage: 'Be brief.',
-      addToOutput: 'true',
-      ...parameters,
-    },
-    ...fields,
-  };
-}
-
-async function conversationWith(api: Api, llmTask: Record<string, unknown>): Promise<string> {
-  const llmUri = await createResource(api, '/llmstore/llms', { tasks: [llmTask] });
-  const rulesUri = await createResource(api, '/behaviorstore/behaviorsets', onEveryMessage('chat'));
-  const agentId = await createAgent(api, {
-    outputSet: welcomeOutputs,
-    extensions: [
-      { type: 'svc://ai.svc.behavior', config: { uri: rulesUri } },
-      { type: 'svc://ai.svc.llm', config: { uri: llmUri } },
-    ],
-  });
-  await deploy(api, agentId);
-  return (await startConversation(api, agentId)).conversationId;
-}
-
-function lastStepValue(conversation: any, key: string): unknown {
-  return conversation.conversationSteps.at(-1).conversationStep.find((entry: { key: string }) => entry.key === key)
-    ?.value;
-}
 
 for (const store of storeTypes) {
   describe(`LLM structured answers and token-bounded history on ${store}`, () => {

@@ -25,7 +25,12 @@ describe('history window', () => {
   });
 
   it('with a budget keeps the anchors, then the newest steps that fit', () => {
-    const window = historyWindow(steps, { historyLimit: -1, maxContextTokens: 30, anchorFirstSteps: 2, fixedTokens: 6 });
+    const window = historyWindow(steps, {
+      historyLimit: -1,
+      maxContextTokens: 30,
+      anchorFirstSteps: 2,
+      fixedTokens: 6,
+    });
     // 24 tokens left: two anchors (12) and the two newest steps (12).
     assert.deepEqual(window.steps, [steps[0], steps[1], steps[8], steps[9]]);
     assert.equal(window.firstRecent, 8);
@@ -33,14 +38,24 @@ describe('history window', () => {
   });
 
   it('never sends a step twice when the budget covers everything', () => {
-    const window = historyWindow(steps, { historyLimit: -1, maxContextTokens: 1000, anchorFirstSteps: 2, fixedTokens: 0 });
+    const window = historyWindow(steps, {
+      historyLimit: -1,
+      maxContextTokens: 1000,
+      anchorFirstSteps: 2,
+      fixedTokens: 0,
+    });
     assert.deepEqual(window.steps, steps);
   });
 });
 
 describe('rolling summary', () => {
   it('summarizes the dropped steps between the anchors and the window', () => {
-    const window = historyWindow(steps, { historyLimit: -1, maxContextTokens: 30, anchorFirstSteps: 2, fixedTokens: 6 });
+    const window = historyWindow(steps, {
+      historyLimit: -1,
+      maxContextTokens: 30,
+      anchorFirstSteps: 2,
+      fixedTokens: 6,
+    });
     const summary = rollingSummary(steps, window, KEY)!;
     assert.equal(summary.throughStep, 7);
     assert.match(summary.text, /User: question 2\./);

@@ -67,7 +67,6 @@ const LLM_TASK: Readonly<Record<string, UnavailableField>> = {
   toolRateLimits: notAvailable('rate limits per task (use PUT /llm/tools/ratelimit/<tool>)'),
   enableParallelExecution: notAvailable('parallel tool execution'),
   parallelExecutionTimeoutMs: notAvailable('parallel tool execution', nullOr(30_000)),
-  modelCascade: notAvailable('model cascades'),
   mcpServers: notAvailable('MCP servers as tools of a task'),
 };
 

@@ -13,10 +13,12 @@ import {
   stringMap,
   StringList,
   freeObject,
+  stringEnum,
 } from './common.ts';
 import { BUILT_IN_TOOL_NAMES, builtInToolName, UNAVAILABLE_BUILT_IN_TOOLS } from '../../llm/built-in-tools.ts';
 import { ParameterError } from '../../llm/parameters.ts';
 import { compileAnswerFormat, jsonModeOf, ResponseSchemaError } from '../../llm/structured-answer.ts';
+import { cascadeProblems, EVALUATION_STRATEGIES } from '../../tasks/llm/model-cascade.ts';
 import { isRecord } from '../../shared/json.ts';
 
 export const LlmRetrySchema = closed(
@@ -31,6 +33,54 @@ export const LlmRetrySchema = closed(
     maxBackoffDelayMs: Type.Optional(Type.Integer({ minimum: 0, description: 'Largest delay (default 10000).' })),
   },
   { description: 'Retries on transient provider errors (timeouts, 429, 5xx).' },
+);
+
+const CascadeStepSchema = closed(
+  {
+    type: Type.String({ description: 'Provider of this step (as the task type).' }),
+    parameters: Type.Optional(
+      stringMap("This step's parameters, over the task's (modelName, apiKey, baseUrl, temperature, ...)."),
+    ),
+    confidenceThreshold: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        maximum: 1,
+        description: 'structured_output: a lower confidence escalates to the next step (default 0.7).',
+      }),
+    ),
+    timeoutMs: Type.Optional(Type.Integer({ minimum: 1, description: 'Provider timeout of this step.' })),
+  },
+  { description: 'One model of the cascade.' },
+);
+
+export const ModelCascadeSchema = closed(
+  {
+    enabled: Type.Optional(Type.Boolean({ description: 'false switches the cascade off (default true).' })),
+    strategy: Type.Optional(stringEnum(['cascade'] as const, 'How the steps are used: one after the other.')),
+    evaluationStrategy: Type.Optional(
+      stringEnum(
+        EVALUATION_STRATEGIES,
+        "How an answer is judged: structured_output (the model's own confidence, default), validator, failure.",
+      ),
+    ),
+    validator: Type.Optional(
+      closed(
+        {
+          pattern: Type.Optional(Type.String({ description: 'Regular expression the answer must match.' })),
+          jsonSchema: Type.Optional(freeObject('JSON schema the answer must match (the provider is asked for JSON).')),
+        },
+        { description: "What the 'validator' evaluation checks." },
+      ),
+    ),
+    maxCostPerRun: Type.Optional(
+      Type.Number({ minimum: 0, description: 'Cost (USD, price table) after which no further step is tried.' }),
+    ),
+    maxTotalDurationMs: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'Time after which no further step is tried.' }),
+    ),
+    steps: Type.Array(CascadeStepSchema, { description: 'The models, cheapest first (at least one when enabled).' }),
+  },
+  { description: 'Model cascading: cheaper models first, escalating by the evaluation strategy.' },
 );
 
 const instructions = (description: string) =>
@@ -112,6 +162,7 @@ export const LlmTaskSchema = closed(
           'Send a rolling summary of the steps that fell out of the history window with the system message (default false).',
       }),
     ),
+    modelCascade: Type.Optional(ModelCascadeSchema),
     responseSchema: Type.Optional(
       freeObject(
         'JSON schema the answer must match: the provider is asked for JSON, the answer is checked, a failing one gets one repair request, then the turn ends in ERROR.',
@@ -167,6 +218,10 @@ function checkSemantics(body: unknown): SemanticProblem[] {
     }
     problems.push(...checkBuiltInTools(task.builtInToolsWhitelist, fieldPath(path, 'builtInToolsWhitelist')));
     problems.push(...checkAnswerFormat(task, path));
+    for (const [suffix, message] of cascadeProblems(task.modelCascade, task)) {
+      const at = suffix === '' ? fieldPath(path, 'modelCascade') : `${fieldPath(path, 'modelCascade')}.${suffix}`;
+      problems.push({ path: at, message: `${at}: ${message}.` });
+    }
     for (const part of ['preRequest', 'postResponse']) {
       const holder = task[part];
       if (isRecord(holder))

@@ -9,6 +9,12 @@ import {
   ResponseSchemaError,
   type AnswerFormat,
 } from '../../llm/structured-answer.ts';
+import {
+  compileJudge,
+  DEFAULT_CONFIDENCE_THRESHOLD,
+  type CascadeJudge,
+  type ModelCascadeConfig,
+} from './model-cascade.ts';
 import { DEFAULT_RETRY, type RetryPolicy } from '../../llm/retry.ts';
 import type { ToolDefinition } from '../../llm/tool-definitions.ts';
 import { needsRendering, TemplateSyntaxError } from '../../templating/engine.ts';
@@ -40,6 +46,7 @@ export interface LlmTaskConfig {
   readonly anchorFirstSteps?: number;
   readonly summarizeHistory?: boolean;
   readonly responseSchema?: Readonly<Record<string, unknown>>;
+  readonly modelCascade?: ModelCascadeConfig;
   readonly maxToolIterations?: number;
   readonly retry?: Partial<RetryPolicy>;
 }
@@ -84,6 +91,8 @@ export interface CompiledLlmTask {
   readonly summarizeHistory: boolean;
   /** `responseSchema` compiled; JSON mode alone comes from the `responseFormat` parameter. */
   readonly answerFormat: AnswerFormat;
+  /** `modelCascade` when present and enabled: its judge and its steps (parameters merged over the task's). */
+  readonly cascade: CompiledCascade | undefined;
   /** Bound of the tool loop (model calls in one turn) when the task sets it; else the parameter or the default. */
   readonly maxToolIterations: number | undefined;
   readonly retry: RetryPolicy;
@@ -92,6 +101,18 @@ export interface CompiledLlmTask {
   readonly tools: readonly TaskTool[];
   /** Names of the tools whose calls wait for a person's approval. */
   readonly toolApprovals: ReadonlySet<string>;
+}
+
+export interface CompiledCascadeStep {
+  readonly type: string;
+  readonly parameters: readonly CompiledParameter[];
+  readonly confidenceThreshold: number;
+  readonly timeoutMs: number | undefined;
+}
+
+export interface CompiledCascade {
+  readonly judge: CascadeJudge;
+  readonly steps: readonly CompiledCascadeStep[];
 }
 
 export const DEFAULT_HISTORY_LIMIT = 10;
@@ -119,6 +140,52 @@ function literalParameters(parameters: readonly CompiledParameter[]): Parameters
   return literal;
 }
 
+/** The provider exists here and the parameters it needs are given. */
+function checkModel(
+  type: string,
+  parameters: readonly CompiledParameter[],
+  raw: Readonly<Record<string, string>>,
+): void {
+  checkProvider(type, (name) => text(raw, name) !== undefined);
+  callSettingsOf(type, literalParameters(parameters));
+}
+
+function deploymentErrorOf(error: unknown, where: string): unknown {
+  if (
+    error instanceof ProviderConfigurationError ||
+    error instanceof ParameterError ||
+    error instanceof ResponseSchemaError
+  )
+    return new DeploymentError(`${where}: ${error.message}`);
+  return error;
+}
+
+function compileCascade(config: LlmTaskConfig, where: string): CompiledCascade | undefined {
+  const cascade = config.modelCascade;
+  if (cascade === undefined || cascade.enabled === false || cascade.steps.length === 0) return undefined;
+  const steps = cascade.steps.map((step, index): CompiledCascadeStep => {
+    const stepWhere = `${where}, modelCascade.steps[${index}]`;
+    const raw = { ...config.parameters, ...step.parameters };
+    const parameters = compileParameters(raw, stepWhere);
+    try {
+      checkModel(step.type, parameters, raw);
+    } catch (error) {
+      throw deploymentErrorOf(error, stepWhere);
+    }
+    return {
+      type: step.type,
+      parameters,
+      confidenceThreshold: step.confidenceThreshold ?? DEFAULT_CONFIDENCE_THRESHOLD,
+      timeoutMs: step.timeoutMs,
+    };
+  });
+  try {
+    return { judge: compileJudge(cascade), steps };
+  } catch (error) {
+    throw deploymentErrorOf(error, `${where}, modelCascade`);
+  }
+}
+
 export async function compileLlmTask(
   config: LlmTaskConfig,
   index: number,
@@ -131,21 +198,13 @@ export async function compileLlmTask(
   const raw = config.parameters ?? {};
   let answerFormat: AnswerFormat;
   try {
-    checkProvider(config.type, (name) => text(raw, name) !== undefined);
-    const literal = literalParameters(parameters);
-    callSettingsOf(config.type, literal);
-    jsonModeOf(literal);
+    checkModel(config.type, parameters, raw);
+    jsonModeOf(literalParameters(parameters));
     answerFormat = compileAnswerFormat(config.responseSchema);
   } catch (error) {
-    if (
-      error instanceof ProviderConfigurationError ||
-      error instanceof ParameterError ||
-      error instanceof ResponseSchemaError
-    )
-      throw new DeploymentError(`${where}: ${error.message}`);
-    throw error;
+    throw deploymentErrorOf(error, where);
   }
-
+  const cascade = compileCascade(config, where);
   const tools: TaskTool[] =
     config.enableBuiltInTools === true
       ? builtInTools(config.builtInToolsWhitelist).map((definition) => ({ definition }))
@@ -208,6 +267,7 @@ export async function compileLlmTask(
     anchorFirstSteps: config.anchorFirstSteps ?? DEFAULT_ANCHOR_FIRST_STEPS,
     summarizeHistory: config.summarizeHistory ?? false,
     answerFormat,
+    cascade,
     maxToolIterations: config.maxToolIterations,
     retry,
     agentMode: config.enableBuiltInTools === true || references.length > 0,

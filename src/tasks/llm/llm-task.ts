@@ -1,4 +1,5 @@
-import type { ModelMessage, ToolResultPart } from 'ai';
+import type { ModelMessage, OutputInterface, ToolResultPart } from 'ai';
+import { Counter, type Registry } from 'prom-client';
 import { buildMessages } from '../../llm/conversation-messages.ts';
 import type { HttpCallTools } from '../../llm/http-call-tools.ts';
 import { CREDENTIAL_PARAMETERS, flag, integer, ParameterError, text, type Parameters } from '../../llm/parameters.ts';
@@ -8,7 +9,7 @@ import {
   type ModelSpec,
   type ProviderDefaults,
 } from '../../llm/providers.ts';
-import { providerCallError, withRetry } from '../../llm/retry.ts';
+import { providerCallError, withRetry, type RetryPolicy } from '../../llm/retry.ts';
 import type { ToolDefinition } from '../../llm/tool-definitions.ts';
 import type { ToolHistory } from '../../llm/tool-history.ts';
 import {
@@ -29,10 +30,16 @@ import { TemplateError } from '../../templating/engine.ts';
 import { Type } from '@sinclair/typebox';
 import { closed } from '../../resources/schemas/common.ts';
 import { defineTask, DeploymentError, stepUri, uriReferences } from '../../runtime/tasks.ts';
-import { RecordingMismatchError } from '../../runtime/replay.ts';
 import type { Turn } from '../../runtime/turn.ts';
 import { isRecord } from '../../shared/json.ts';
-import { compileLlmTask, type CompiledLlmTask, type LlmTaskConfig, type TaskTool } from './llm-config.ts';
+import {
+  compileLlmTask,
+  type CompiledLlmTask,
+  type CompiledParameter,
+  type LlmTaskConfig,
+  type TaskTool,
+} from './llm-config.ts';
+import { CascadeFailedError, cascadeOutput, runCascade } from './model-cascade.ts';
 import { callModel, type ModelCallResult } from './model-call.ts';
 import { resolveSecrets, SecretValues } from '../httpcalls/field-template.ts';
 
@@ -47,6 +54,7 @@ import { resolveSecrets, SecretValues } from '../httpcalls/field-template.ts';
 
 export const LLM_TASK_TYPE = 'ai.svc.llm';
 const DEFAULT_MAX_STEPS = 10;
+const NO_RETRY: RetryPolicy = { maxAttempts: 1, backoffDelayMs: 0, backoffMultiplier: 1, maxBackoffDelayMs: 0 };
 
 export interface LlmTaskOptions {
   readonly secrets: SecretResolver;
@@ -57,6 +65,8 @@ export interface LlmTaskOptions {
   readonly httpCallTools?: HttpCallTools;
   /** How the web-page tools reach the web (default: http and https URLs only, unguarded). */
   readonly web?: WebAccess;
+  /** Where the LLM meters (`svc_llm_cascade_attempts_total`) are registered; default: nowhere. */
+  readonly registry?: Registry;
   /** Where a failing pre-request or post-response property instruction is reported (it is skipped). */
   readonly log?: { warn(details: Record<string, unknown>, message: string): void } | undefined;
 }
@@ -65,6 +75,7 @@ export interface LlmTaskOptions {
 export interface LlmServices extends LlmTaskOptions {
   readonly models: ModelRegistry;
   readonly web: WebAccess;
+  readonly cascadeAttempts: Counter<'model' | 'outcome'>;
 }
 
 export function createLlmServices(options: LlmTaskOptions): LlmServices {
@@ -72,6 +83,12 @@ export function createLlmServices(options: LlmTaskOptions): LlmServices {
     ...options,
     models: new ModelRegistry(options.providerDefaults ?? { ollamaBaseUrl: 'http://localhost:11434' }),
     web: options.web ?? unguardedWebAccess,
+    cascadeAttempts: new Counter({
+      name: 'svc_llm_cascade_attempts_total',
+      help: 'Model cascade attempts by model and outcome (accepted, escalated, failed)',
+      labelNames: ['model', 'outcome'] as const,
+      registers: options.registry ? [options.registry] : [],
+    }),
   };
 }
 
@@ -125,23 +142,35 @@ async function resolveParameters(
   data: TemplateData,
   resolver: SecretResolver,
 ): Promise<{ parameters: Parameters; secrets: SecretValues }> {
-  const parameters: Record<string, string> = {};
   const secrets = new SecretValues();
-  for (const parameter of task.parameters) {
+  const parameters = await resolveParameterList(task.id, task.parameters, data, resolver, secrets);
+  return { parameters, secrets };
+}
+
+/** Renders and resolves one list of parameters, adding the secret values that went in to `secrets`. */
+async function resolveParameterList(
+  taskId: string,
+  list: readonly CompiledParameter[],
+  data: TemplateData,
+  resolver: SecretResolver,
+  secrets: SecretValues,
+): Promise<Parameters> {
+  const parameters: Record<string, string> = {};
+  for (const parameter of list) {
     let rendered: string;
     try {
       rendered = parameter.field.render(data.get());
     } catch (error) {
       if (error instanceof TemplateError)
         throw new Error(
-          `LLM task '${task.id}': the parameter '${parameter.name}' could not be rendered: ${error.message}`,
+          `LLM task '${taskId}': the parameter '${parameter.name}' could not be rendered: ${error.message}`,
         );
       throw error;
     }
     const resolved = await resolveSecrets(rendered, parameter.secretNames, resolver, secrets).catch(
       (error: unknown) => {
         throw new Error(
-          `LLM task '${task.id}': the parameter '${parameter.name}' refers to a secret that cannot be read: ${error instanceof Error ? error.message : String(error)}`,
+          `LLM task '${taskId}': the parameter '${parameter.name}' refers to a secret that cannot be read: ${error instanceof Error ? error.message : String(error)}`,
         );
       },
     );
@@ -154,7 +183,24 @@ async function resolveParameters(
       secrets.add(value);
     }
   }
-  return { parameters, secrets };
+  return parameters;
+}
+
+/** The model of a provider type and resolved parameters; a configuration problem becomes a turn error. */
+function modelSpec(
+  task: CompiledLlmTask,
+  deps: LlmServices,
+  type: string,
+  parameters: Parameters,
+  hide: (text: string) => string,
+): ModelSpec {
+  try {
+    return deps.models.spec(type, parameters);
+  } catch (error) {
+    if (error instanceof ProviderConfigurationError || error instanceof ParameterError)
+      throw new Error(hide(`LLM task '${task.id}': ${error.message}`));
+    throw error;
+  }
 }
 
 function toolDefinitions(
@@ -288,85 +334,133 @@ async function runTask(
   }
 
   const format = task.answerFormat.schema !== undefined || jsonMode ? task.answerFormat : undefined;
-  const ask = async (sent: ModelMessage[]): Promise<ModelCallResult> => {
-    const recorded = turn.replay?.llmAnswer(task.id);
-    if (recorded !== undefined) return recordedAnswer(recorded);
-    const { value } = await withRetry(task.retry, turn.signal, () =>
+  const call = async (
+    model: ModelSpec,
+    sent: ModelMessage[],
+    output: OutputInterface<string, string, never> | undefined,
+    retry: RetryPolicy,
+    stream: boolean,
+  ): Promise<ModelCallResult> => {
+    const { value } = await withRetry(retry, turn.signal, () =>
       callModel({
-        spec,
+        spec: model,
         system: instructions,
         messages: sent,
         tools,
-        output: format === undefined ? undefined : jsonAnswerOutput(format),
+        output,
         maxSteps,
         signal: turn.signal,
-        stream: turn.hasListener,
+        stream,
         emit: turn.emit,
       }),
     );
     return value;
   };
-  const modelFailure = (error: unknown): unknown => {
-    if (turn.signal.aborted) return turn.signal.reason;
-    if (error instanceof RecordingMismatchError) return new Error(`LLM task '${task.id}': ${error.message}`);
-    return providerCallError(error, { provider: spec.provider, modelName: spec.modelName, secrets: secrets.values });
+  const modelFailure = (error: unknown, model: ModelSpec): Error => {
+    if (turn.signal.aborted) throw turn.signal.reason;
+    return providerCallError(error, { provider: model.provider, modelName: model.modelName, secrets: secrets.values });
   };
-  const costOf = (call: ModelCallResult) => {
-    turn.emit({ type: 'usage', inputTokens: call.usage.inputTokens, outputTokens: call.usage.outputTokens });
-    return call.steps.reduce(
+  const costOf = (model: ModelSpec, made: ModelCallResult) => {
+    turn.emit({ type: 'usage', inputTokens: made.usage.inputTokens, outputTokens: made.usage.outputTokens });
+    return made.steps.reduce(
       (sum, step) =>
         sum +
         deps.tools.recordModelCall(
           turn.conversationId,
-          spec.provider,
-          spec.modelName,
+          model.provider,
+          model.modelName,
           step.inputTokens,
           step.outputTokens,
         ),
       0,
     );
   };
+  const ask = async (sent: ModelMessage[]): Promise<ModelCallResult> => {
+    try {
+      return await call(spec, sent, format && jsonAnswerOutput(format), task.retry, turn.hasListener);
+    } catch (error) {
+      throw modelFailure(error, spec);
+    }
+  };
 
   let result: ModelCallResult;
-  try {
-    result = await ask(messages);
-  } catch (error) {
-    throw modelFailure(error);
-  }
-  let cost = costOf(result);
-  if (result.unansweredToolCalls.length > 0) {
-    const state: ToolLoopState = {
-      taskId: task.id,
-      // Stored with the waiting conversation: secret values the task resolved are masked.
-      messages: JSON.parse(hide(JSON.stringify([...messages, ...result.responseMessages]))) as ModelMessage[],
-      systemAsMessage: instructions === undefined && system !== undefined,
-      trace,
-    };
-    turn.toolApprovalRequest = {
-      toolCalls: result.unansweredToolCalls.map((call) => ({
-        toolCallId: call.toolCallId,
-        tool: call.toolName,
-        arguments: isRecord(call.input) ? call.input : {},
-      })),
-      state,
-    };
-    return;
-  }
+  let answerText: string;
+  let cost: number;
   let repairs = 0;
-  const problem = format === undefined ? undefined : answerProblem(result.text, format);
-  if (format !== undefined && problem !== undefined) {
-    repairs = 1;
-    try {
-      result = await ask(repairMessages(messages, result.text, problem));
-    } catch (error) {
-      throw modelFailure(error);
+  let chosenStep: number | undefined;
+  // A recorded answer (a transcript replay) stands for the whole exchange: cascade, repair and all.
+  const recorded = turn.replay?.llmAnswer(task.id);
+  const cascade = recorded === undefined ? task.cascade : undefined;
+  if (recorded !== undefined) {
+    result = recordedAnswer(recorded);
+    cost = 0;
+    answerText = recorded;
+  } else if (cascade) {
+    const output = cascadeOutput(cascade.judge);
+    const run = await runCascade(
+      cascade.judge,
+      cascade.steps.map((step) => step.confidenceThreshold),
+      {
+        steps: cascade.steps.length,
+        spec: async (index) => {
+          const step = cascade.steps[index]!;
+          const stepParameters = await resolveParameterList(task.id, step.parameters, data, deps.secrets, secrets);
+          const model = modelSpec(task, deps, step.type, stepParameters, hide);
+          return step.timeoutMs === undefined ? model : { ...model, timeoutMs: step.timeoutMs };
+        },
+        // Only the last step is retried: for the others, the next step is the fallback. Not streamed, since an
+        // answer may still be rejected.
+        call: (model, index) =>
+          call(model, messages, output, index === cascade.steps.length - 1 ? task.retry : NO_RETRY, false),
+        cost: costOf,
+        failure: (error, model) => modelFailure(error, model).message,
+        now: () => performance.now(),
+        counted: (attempt) => deps.cascadeAttempts.inc({ model: attempt.modelName, outcome: attempt.outcome }),
+      },
+    ).catch((error: unknown) => {
+      if (error instanceof CascadeFailedError) throw new Error(hide(`LLM task '${task.id}': ${error.message}`));
+      throw error;
+    });
+    turn.set(`langchain:cascade:${task.type}:${task.id}`, {
+      chosenStep: run.chosenStep,
+      cost: run.cost,
+      attempts: run.attempts,
+    });
+    ({ result, spec, cost, chosenStep } = run);
+    answerText = run.text;
+  } else {
+    result = await ask(messages);
+    cost = costOf(spec, result);
+    if (result.unansweredToolCalls.length > 0) {
+      const state: ToolLoopState = {
+        taskId: task.id,
+        // Stored with the waiting conversation: secret values the task resolved are masked.
+        messages: JSON.parse(hide(JSON.stringify([...messages, ...result.responseMessages]))) as ModelMessage[],
+        systemAsMessage: instructions === undefined && system !== undefined,
+        trace,
+      };
+      turn.toolApprovalRequest = {
+        toolCalls: result.unansweredToolCalls.map((call) => ({
+          toolCallId: call.toolCallId,
+          tool: call.toolName,
+          arguments: isRecord(call.input) ? call.input : {},
+        })),
+        state,
+      };
+      return;
     }
-    cost += costOf(result);
-    const remaining = answerProblem(result.text, format);
-    if (remaining !== undefined)
-      throw new Error(hide(`LLM task '${task.id}': ${remaining}, also after one repair request.`));
+    const problem = format === undefined ? undefined : answerProblem(result.text, format);
+    if (format !== undefined && problem !== undefined) {
+      repairs = 1;
+      result = await ask(repairMessages(messages, result.text, problem));
+      cost += costOf(spec, result);
+      const remaining = answerProblem(result.text, format);
+      if (remaining !== undefined)
+        throw new Error(hide(`LLM task '${task.id}': ${remaining}, also after one repair request.`));
+    }
+    answerText = result.text;
   }
-  const answer = hide(result.text);
+  const answer = hide(answerText);
   writeResults(task, turn, {
     text: answer,
     addToOutput: flag(parameters, 'addToOutput', task.agentMode),
@@ -381,6 +475,7 @@ async function runTask(
         totalTokens: result.usage.inputTokens + result.usage.outputTokens,
       },
       modelCalls: result.steps.length,
+      ...(chosenStep === undefined ? {} : { cascadeStep: chosenStep }),
       ...(format === undefined ? {} : { repairAttempts: repairs }),
       cost,
     },
