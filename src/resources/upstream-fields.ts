@@ -50,7 +50,6 @@ const AGENT: Readonly<Record<string, UnavailableField>> = {
 
 const ALWAYS_ON = ' (it is always on here)';
 const LLM_TASK: Readonly<Record<string, UnavailableField>> = {
-  a2aAgents: notAvailable('A2A agents as tools'),
   knowledgeBases: notAvailable('retrieval-augmented generation (knowledge bases)'),
   enableWorkflowRag: notAvailable('retrieval-augmented generation (knowledge bases)'),
   ragDefaults: notAvailable('retrieval-augmented generation (knowledge bases)'),

@@ -83,6 +83,21 @@ export const ModelCascadeSchema = closed(
   { description: 'Model cascading: cheaper models first, escalating by the evaluation strategy.' },
 );
 
+const A2aAgentSchema = closed(
+  {
+    url: Type.String({
+      description: "The peer's agent card URL (…/agent.json), or its base URL (the card is <url>/agent.json).",
+    }),
+    name: Type.Optional(Type.String({ description: 'Name used in the tool names (default: the name on the card).' })),
+    apiKey: Type.Optional(
+      Type.String({ description: 'A ${vault:NAME} reference; sent as Authorization: Bearer <key>.' }),
+    ),
+    timeoutMs: Type.Optional(Type.Integer({ minimum: 1, description: 'Timeout of one call (default 30000).' })),
+    skillsFilter: Type.Optional(StringList('Only these skills (by id or name) become tools (default all).')),
+  },
+  { description: 'A peer agent whose skills the model may call (A2A protocol).' },
+);
+
 const instructions = (description: string) =>
   closed({ propertyInstructions: Type.Optional(PropertyInstructionList) }, { description });
 
@@ -163,6 +178,7 @@ export const LlmTaskSchema = closed(
       }),
     ),
     modelCascade: Type.Optional(ModelCascadeSchema),
+    a2aAgents: Type.Optional(Type.Array(A2aAgentSchema, { description: 'Peer agents as tools (agent mode).' })),
     responseSchema: Type.Optional(
       freeObject(
         'JSON schema the answer must match: the provider is asked for JSON, the answer is checked, a failing one gets one repair request, then the turn ends in ERROR.',
@@ -218,6 +234,7 @@ function checkSemantics(body: unknown): SemanticProblem[] {
     }
     problems.push(...checkBuiltInTools(task.builtInToolsWhitelist, fieldPath(path, 'builtInToolsWhitelist')));
     problems.push(...checkAnswerFormat(task, path));
+    problems.push(...checkA2aAgents(task, fieldPath(path, 'a2aAgents')));
     for (const [suffix, message] of cascadeProblems(task.modelCascade, task)) {
       const at = suffix === '' ? fieldPath(path, 'modelCascade') : `${fieldPath(path, 'modelCascade')}.${suffix}`;
       problems.push({ path: at, message: `${at}: ${message}.` });
@@ -247,6 +264,33 @@ function checkBuiltInTools(list: unknown, path: string): SemanticProblem[] {
       : `'${name}' at ${at} is not a built-in tool; the built-in tools are ${BUILT_IN_TOOL_NAMES.join(', ')}.`;
     return [{ path: at, message }];
   });
+}
+
+/** Peer agents have http(s) URLs and keep their keys in the vault (a key in the configuration would be exported). */
+function checkA2aAgents(task: Record<string, unknown>, path: string): SemanticProblem[] {
+  return arrayField(task, 'a2aAgents').flatMap((agent, i): SemanticProblem[] => {
+    const at = indexPath(path, i);
+    const problems: SemanticProblem[] = [];
+    if (typeof agent.url === 'string' && !isHttpUrl(agent.url))
+      problems.push({
+        path: fieldPath(at, 'url'),
+        message: `The A2A agent URL at ${at} must be an http or https URL.`,
+      });
+    if (typeof agent.apiKey === 'string' && !/^\$\{vault:[^}\s]+\}$/.test(agent.apiKey.trim()))
+      problems.push({
+        path: fieldPath(at, 'apiKey'),
+        message: `The apiKey at ${at} must be a vault reference \${vault:NAME}, so that the key stays out of the configuration and its exports.`,
+      });
+    return problems;
+  });
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    return ['http:', 'https:'].includes(new URL(text).protocol);
+  } catch {
+    return false;
+  }
 }
 
 /** `responseSchema` is a JSON schema; a literal `responseFormat` parameter is "json" or "text". */

@@ -1,3 +1,4 @@
+import type { A2aAgentConfig } from '../../llm/a2a-tools.ts';
 import { builtInTools } from '../../llm/built-in-tools.ts';
 import { compilePropertyInstructions, type CompiledPropertyInstruction } from '../../properties/instructions.ts';
 import type { HttpCallTools } from '../../llm/http-call-tools.ts';
@@ -47,6 +48,7 @@ export interface LlmTaskConfig {
   readonly summarizeHistory?: boolean;
   readonly responseSchema?: Readonly<Record<string, unknown>>;
   readonly modelCascade?: ModelCascadeConfig;
+  readonly a2aAgents?: readonly A2aAgentConfig[];
   readonly maxToolIterations?: number;
   readonly retry?: Partial<RetryPolicy>;
 }
@@ -96,8 +98,10 @@ export interface CompiledLlmTask {
   /** Bound of the tool loop (model calls in one turn) when the task sets it; else the parameter or the default. */
   readonly maxToolIterations: number | undefined;
   readonly retry: RetryPolicy;
-  /** Agent mode: built-in tools enabled or HTTP-call tools listed. */
+  /** Agent mode: built-in tools enabled, HTTP-call tools or A2A agents listed. */
   readonly agentMode: boolean;
+  /** Peer agents whose skills are tools (read per turn, a2a-tools.ts). */
+  readonly a2aAgents: readonly A2aAgentConfig[];
   readonly tools: readonly TaskTool[];
   /** Names of the tools whose calls wait for a person's approval. */
   readonly toolApprovals: ReadonlySet<string>;
@@ -270,7 +274,8 @@ export async function compileLlmTask(
     cascade,
     maxToolIterations: config.maxToolIterations,
     retry,
-    agentMode: config.enableBuiltInTools === true || references.length > 0,
+    agentMode: config.enableBuiltInTools === true || references.length > 0 || (config.a2aAgents ?? []).length > 0,
+    a2aAgents: config.a2aAgents ?? [],
     tools,
     toolApprovals: new Set(approvals.includes('*') ? toolNames : approvals),
   };

@@ -1,5 +1,6 @@
 import type { ModelMessage, OutputInterface, ToolResultPart } from 'ai';
 import { Counter, type Registry } from 'prom-client';
+import { A2aPeers, peerTools } from '../../llm/a2a-tools.ts';
 import { buildMessages } from '../../llm/conversation-messages.ts';
 import type { HttpCallTools } from '../../llm/http-call-tools.ts';
 import { CREDENTIAL_PARAMETERS, flag, integer, ParameterError, text, type Parameters } from '../../llm/parameters.ts';
@@ -76,6 +77,7 @@ export interface LlmServices extends LlmTaskOptions {
   readonly models: ModelRegistry;
   readonly web: WebAccess;
   readonly cascadeAttempts: Counter<'model' | 'outcome'>;
+  readonly a2aPeers: A2aPeers;
 }
 
 export function createLlmServices(options: LlmTaskOptions): LlmServices {
@@ -83,6 +85,7 @@ export function createLlmServices(options: LlmTaskOptions): LlmServices {
     ...options,
     models: new ModelRegistry(options.providerDefaults ?? { ollamaBaseUrl: 'http://localhost:11434' }),
     web: options.web ?? unguardedWebAccess,
+    a2aPeers: new A2aPeers(options.providerDefaults?.fetch ?? globalThis.fetch),
     cascadeAttempts: new Counter({
       name: 'svc_llm_cascade_attempts_total',
       help: 'Model cascade attempts by model and outcome (accepted, escalated, failed)',
@@ -313,7 +316,13 @@ async function runTask(
     instructions = undefined;
   }
   const trace: TraceEntry[] = [];
-  const definitions = toolDefinitions(task, turn, deps.httpCallTools);
+  const definitions = [
+    ...toolDefinitions(task, turn, deps.httpCallTools),
+    ...(await peerTools(deps.a2aPeers, task.a2aAgents, deps.secrets, secrets, turn.signal).catch((error: unknown) => {
+      if (turn.signal.aborted) throw turn.signal.reason;
+      throw new Error(hide(`LLM task '${task.id}': ${error instanceof Error ? error.message : String(error)}`));
+    })),
+  ];
   const scope: ToolCallScope = {
     conversationId: turn.conversationId,
     signal: turn.signal,
@@ -323,7 +332,9 @@ async function runTask(
     redact: hide,
   };
   const tools =
-    task.agentMode && task.tools.length > 0 ? toolSetOf(definitions, deps.tools, scope, task.toolApprovals) : undefined;
+    task.agentMode && definitions.length > 0
+      ? toolSetOf(definitions, deps.tools, scope, task.toolApprovals)
+      : undefined;
   const loop = toolLoopOf(turn);
   if (loop?.taskId === task.id) {
     // Resumed after a person decided on the tool calls: the loop goes on from where it stopped.
