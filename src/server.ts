@@ -110,7 +110,11 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     );
   // The built-in web tools reach whatever URL a model asks for: guarded whatever the setting says.
   const webOutbound = createOutbound(alwaysGuard, { connectTimeoutMillis });
-  const closeOutbound = () => Promise.all([outbound.close(), webOutbound.close()]).then(() => undefined);
+  let closeMcpClients = async () => {};
+  const closeOutbound = async () => {
+    await closeMcpClients();
+    await Promise.all([outbound.close(), webOutbound.close()]);
+  };
   const tasks = [...builtInTasks, ...(options.extraTasks ?? [])];
   const resources = new ResourceService(storage.resources, new ResourceCatalogue(tasks), options.clock);
   const authorize = resources.authorize.bind(resources);
@@ -124,6 +128,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     httpCalls: httpCallsOptions(settings, vault, outbound, logger),
     llm: llmOptions(settings, vault, toolHistory, outbound, webOutbound, logger, metrics.registry),
   });
+  closeMcpClients = () => taskServices.mcp?.clients.close() ?? Promise.resolve();
   const deployments = new DeploymentService({
     store: storage.deployments,
     read: (kind, id, version) => storage.resources.read(kind, id, version),

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { createAgent, deploy, sendMessage } from './support/agents.ts';
 import { echoTask } from './support/echo-task.ts';
-import { startFakeOpenAi, type FakeProvider } from './support/fake-llm/index.ts';
-import { conversationWith, lastStepValue, openAiTask } from './support/llm-agents.ts';
+import { startFakeOpenAi } from './support/fake-llm/index.ts';
+import { conversationWith, lastStepValue, loopbackOfBlock, openAiTask } from './support/llm-agents.ts';
 import { serverOfBlock, storeTypes } from './support/server.ts';
 
 /**
@@ -89,19 +89,10 @@ for (const store of storeTypes) {
   describe(`LLM tasks calling peer agents (A2A) on ${store}`, () => {
     const block = serverOfBlock(store, { 'svc.vault.master-key': MASTER_KEY }, [echoTask]);
     const { api } = block;
-    let fake: FakeProvider;
-    let peer: LoopbackPeer;
-    before(async () => {
-      fake = await startFakeOpenAi();
-      peer = await new LoopbackPeer().start();
-    });
-    after(async () => {
-      await fake?.close();
-      await peer?.close();
-    });
+    const loopback = loopbackOfBlock({ fake: startFakeOpenAi, peer: () => new LoopbackPeer().start() });
 
     it("calls a skill of an agent on this service's own A2A endpoint; the answer goes back to the model and into the trace and tool history", async () => {
-      fake.reset();
+      loopback.fake.reset();
       const peerId = await createAgent(api, {
         extensions: [{ type: 'svc://ai.svc.test.echo', config: {} }],
         agent: { a2aEnabled: true, a2aSkills: ['Repeat It'], description: 'Repeats' },
@@ -110,20 +101,29 @@ for (const store of storeTypes) {
       await deploy(api, peerId);
       const id = await conversationWith(
         api,
-        openAiTask(fake, { a2aAgents: [{ url: `${block.server.url}/a2a/agents/${peerId}/agent.json`, name: 'echo' }] }),
+        openAiTask(loopback.fake, {
+          a2aAgents: [{ url: `${block.server.url}/a2a/agents/${peerId}/agent.json`, name: 'echo' }],
+        }),
       );
-      fake.reply({ toolCalls: [{ name: 'echo_repeat_it', args: { message: 'hello peer' } }] }, { text: 'Done.' });
+      loopback.fake.reply(
+        { toolCalls: [{ name: 'echo_repeat_it', args: { message: 'hello peer' } }] },
+        { text: 'Done.' },
+      );
       const answer = await sendMessage(api, id, 'Ask the echo agent');
       assert.equal(answer.conversationState, 'READY', JSON.stringify(answer));
       assert.deepEqual(answer.conversationOutputs[0].output, ['Done.']);
 
-      const offered = fake.requests[0]!.body.tools.map((tool: any) => tool.function);
+      const offered = loopback.fake.requests[0]!.body.tools.map((tool: any) => tool.function);
       assert.deepEqual(
         offered.map((tool: { name: string }) => tool.name),
         ['echo_repeat_it'],
       );
       assert.match(offered[0].description, /Ask the agent 'echo' \(Repeats\) to use its skill 'Repeat It'/);
-      assert.match(fake.requests[1]!.rawBody, /Welcome!\\necho: hello peer/, 'the peer answer goes back to the model');
+      assert.match(
+        loopback.fake.requests[1]!.rawBody,
+        /Welcome!\\necho: hello peer/,
+        'the peer answer goes back to the model',
+      );
 
       const conversation = (await api.get(`/agents/${id}?returnDetailed=true`)).json;
       assert.deepEqual(lastStepValue(conversation, 'langchain:trace:openai:chat'), [
@@ -142,27 +142,32 @@ for (const store of storeTypes) {
     });
 
     it('sends the vault key to a loopback peer as a bearer token, filters its skills, and keeps the key out of memory and logs', async () => {
-      fake.reset();
+      loopback.fake.reset();
       const stored = await api.put('/secretstore/secrets/default/peer-key', { json: { value: PEER_KEY } });
       assert.ok(stored.status === 200 || stored.status === 201, stored.text);
       const id = await conversationWith(
         api,
-        openAiTask(fake, {
-          a2aAgents: [{ url: peer.url, apiKey: '${vault:peer-key}', skillsFilter: ['Order lookup'], timeoutMs: 5000 }],
+        openAiTask(loopback.fake, {
+          a2aAgents: [
+            { url: loopback.peer.url, apiKey: '${vault:peer-key}', skillsFilter: ['Order lookup'], timeoutMs: 5000 },
+          ],
         }),
       );
-      fake.reply({ toolCalls: [{ name: 'order_desk_lookup', args: { message: '#4711' } }] }, { text: 'Tomorrow.' });
+      loopback.fake.reply(
+        { toolCalls: [{ name: 'order_desk_lookup', args: { message: '#4711' } }] },
+        { text: 'Tomorrow.' },
+      );
       const answer = await sendMessage(api, id, 'Where is my order #4711?');
       assert.deepEqual(answer.conversationOutputs[0].output, ['Tomorrow.']);
       assert.deepEqual(
-        fake.requests[0]!.body.tools.map((tool: any) => tool.function.name),
+        loopback.fake.requests[0]!.body.tools.map((tool: any) => tool.function.name),
         ['order_desk_lookup'],
         'skillsFilter keeps one skill (by name); the tool is named after the card',
       );
-      const call = peer.received.at(-1)!;
+      const call = loopback.peer.received.at(-1)!;
       assert.equal(call.headers.authorization, `Bearer ${PEER_KEY}`);
       assert.equal(call.body.method, 'message/send');
-      assert.match(fake.requests[1]!.rawBody, /Order #4711 ships tomorrow\./);
+      assert.match(loopback.fake.requests[1]!.rawBody, /Order #4711 ships tomorrow\./);
 
       const detailed = await api.get(`/agents/${id}?returnDetailed=true&returnCurrentStepOnly=false`);
       assert.ok(!detailed.text.includes(PEER_KEY), 'the key is not in the conversation');
@@ -170,10 +175,10 @@ for (const store of storeTypes) {
     });
 
     it('a peer that cannot be reached ends the turn in ERROR naming it; a model call is not made', async () => {
-      fake.reset();
+      loopback.fake.reset();
       const id = await conversationWith(
         api,
-        openAiTask(fake, { a2aAgents: [{ url: 'http://127.0.0.1:9/agent.json' }] }),
+        openAiTask(loopback.fake, { a2aAgents: [{ url: 'http://127.0.0.1:9/agent.json' }] }),
       );
       const answer = await sendMessage(api, id, 'Hello');
       assert.equal(answer.conversationState, 'ERROR');
@@ -181,18 +186,18 @@ for (const store of storeTypes) {
         answer.error,
         /the agent card of the A2A agent at http:\/\/127\.0\.0\.1:9\/agent\.json cannot be read/,
       );
-      assert.equal(fake.requests.length, 0);
+      assert.equal(loopback.fake.requests.length, 0);
     });
 
     it('refuses a key written into the configuration and a URL that is not http(s) with 400', async () => {
       const plainKey = await api.post('/llmstore/llms', {
-        json: { tasks: [openAiTask(fake, { a2aAgents: [{ url: peer.url, apiKey: 'plain-key' }] })] },
+        json: { tasks: [openAiTask(loopback.fake, { a2aAgents: [{ url: loopback.peer.url, apiKey: 'plain-key' }] })] },
       });
       assert.equal(plainKey.status, 400);
       assert.match(plainKey.json.detail, /must be a vault reference/);
       assert.ok(!plainKey.text.includes('plain-key'), 'the refused key is not echoed');
       const badUrl = await api.post('/llmstore/llms', {
-        json: { tasks: [openAiTask(fake, { a2aAgents: [{ url: 'ftp://peer/agent.json' }] })] },
+        json: { tasks: [openAiTask(loopback.fake, { a2aAgents: [{ url: 'ftp://peer/agent.json' }] })] },
       });
       assert.equal(badUrl.status, 400);
       assert.match(badUrl.json.detail, /must be an http or https URL/);
@@ -202,24 +207,15 @@ for (const store of storeTypes) {
 
 describe('LLM tasks calling peer agents with the outbound URL guard on', () => {
   const { api } = serverOfBlock('sqlite', { 'svc.security.ssrf-protection.enabled': true });
-  let fake: FakeProvider;
-  let peer: LoopbackPeer;
-  before(async () => {
-    fake = await startFakeOpenAi();
-    peer = await new LoopbackPeer().start();
-  });
-  after(async () => {
-    await fake?.close();
-    await peer?.close();
-  });
+  const loopback = loopbackOfBlock({ fake: startFakeOpenAi, peer: () => new LoopbackPeer().start() });
 
   it('a peer on a loopback address is not reached', async () => {
-    const id = await conversationWith(api, openAiTask(fake, { a2aAgents: [{ url: peer.url }] }));
+    const id = await conversationWith(api, openAiTask(loopback.fake, { a2aAgents: [{ url: loopback.peer.url }] }));
     const answer = await sendMessage(api, id, 'Hello');
     assert.equal(answer.conversationState, 'ERROR');
     assert.match(answer.error, /the agent card of the A2A agent at .* cannot be read/);
     assert.match(answer.error, /not allowed|private|loopback|blocked/i, answer.error);
-    assert.equal(peer.cardReads, 0, 'not even the card is read');
-    assert.equal(fake.requests.length, 0);
+    assert.equal(loopback.peer.cardReads, 0, 'not even the card is read');
+    assert.equal(loopback.fake.requests.length, 0);
   });
 });

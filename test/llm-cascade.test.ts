@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { sendMessage } from './support/agents.ts';
 import { startFakeOpenAi, type FakeProvider } from './support/fake-llm/index.ts';
-import { conversationWith, lastStepValue, openAiTask } from './support/llm-agents.ts';
+import { conversationWith, lastStepValue, loopbackOfBlock, openAiTask } from './support/llm-agents.ts';
 import { serverOfBlock, storeTypes } from './support/server.ts';
 
 /**
@@ -43,22 +43,16 @@ interface CascadeRecord {
 for (const store of storeTypes) {
   describe(`LLM model cascades on ${store}`, () => {
     const { api } = serverOfBlock(store);
-    let fake: FakeProvider;
-    before(async () => {
-      fake = await startFakeOpenAi();
-    });
-    after(async () => {
-      await fake?.close();
-    });
+    const loopback = loopbackOfBlock({ fake: startFakeOpenAi });
 
     async function detailed(id: string) {
       return (await api.get(`/agents/${id}?returnDetailed=true`)).json;
     }
 
     it('structured_output: a low confidence escalates to the next model; the record, metadata, costs and metrics say so', async () => {
-      fake.reset();
-      const id = await conversationWith(api, cascadeTask(fake, { evaluationStrategy: 'structured_output' }));
-      fake.reply(
+      loopback.fake.reset();
+      const id = await conversationWith(api, cascadeTask(loopback.fake, { evaluationStrategy: 'structured_output' }));
+      loopback.fake.reply(
         { text: '{"answer":"Maybe Lyon","confidence":0.3}' },
         { text: '{"answer":"Paris","confidence":0.55}' },
       );
@@ -66,10 +60,10 @@ for (const store of storeTypes) {
       assert.equal(answer.conversationState, 'READY');
       assert.deepEqual(answer.conversationOutputs[0].output, ['Paris'], 'the answer field is the answer');
       assert.deepEqual(
-        fake.requests.map((request) => request.body.model),
+        loopback.fake.requests.map((request) => request.body.model),
         [CHEAP, STRONG],
       );
-      const format = fake.requests[0]!.body.response_format;
+      const format = loopback.fake.requests[0]!.body.response_format;
       assert.deepEqual(format.json_schema.schema.required, ['answer', 'confidence']);
 
       const conversation = await detailed(id);
@@ -109,25 +103,25 @@ for (const store of storeTypes) {
     });
 
     it('structured_output: a confident first answer stops there', async () => {
-      fake.reset();
-      const id = await conversationWith(api, cascadeTask(fake, {}));
-      fake.reply({ text: '{"answer":"Paris","confidence":0.9}' });
+      loopback.fake.reset();
+      const id = await conversationWith(api, cascadeTask(loopback.fake, {}));
+      loopback.fake.reply({ text: '{"answer":"Paris","confidence":0.9}' });
       const answer = await sendMessage(api, id, 'Capital of France?');
       assert.deepEqual(answer.conversationOutputs[0].output, ['Paris']);
-      assert.equal(fake.requests.length, 1);
+      assert.equal(loopback.fake.requests.length, 1);
       const record = lastStepValue(await detailed(id), 'langchain:cascade:openai:chat') as CascadeRecord;
       assert.equal(record.chosenStep, 0);
     });
 
     it('failure: an error escalates at once (no retries before the last step), a plain answer is taken', async () => {
-      fake.reset();
-      const id = await conversationWith(api, cascadeTask(fake, { evaluationStrategy: 'failure' }));
-      fake.reply({ status: 500, message: 'overloaded' }, { text: 'Paris.' });
+      loopback.fake.reset();
+      const id = await conversationWith(api, cascadeTask(loopback.fake, { evaluationStrategy: 'failure' }));
+      loopback.fake.reply({ status: 500, message: 'overloaded' }, { text: 'Paris.' });
       const answer = await sendMessage(api, id, 'Capital of France?');
       assert.equal(answer.conversationState, 'READY');
       assert.deepEqual(answer.conversationOutputs[0].output, ['Paris.']);
-      assert.equal(fake.requests.length, 2);
-      assert.equal(fake.requests[0]!.body.response_format, undefined, 'no JSON is asked for');
+      assert.equal(loopback.fake.requests.length, 2);
+      assert.equal(loopback.fake.requests[0]!.body.response_format, undefined, 'no JSON is asked for');
       const record = lastStepValue(await detailed(id), 'langchain:cascade:openai:chat') as CascadeRecord;
       assert.equal(record.attempts[0]!.outcome, 'failed');
       assert.match(record.attempts[0]!.reason!, /failed \(status 500\)/);
@@ -135,37 +129,37 @@ for (const store of storeTypes) {
     });
 
     it('validator: an answer that misses the pattern escalates; the cost ceiling stops escalation and keeps the answer', async () => {
-      fake.reset();
+      loopback.fake.reset();
       const id = await conversationWith(
         api,
-        cascadeTask(fake, { evaluationStrategy: 'validator', validator: { pattern: '^\\d+$' } }),
+        cascadeTask(loopback.fake, { evaluationStrategy: 'validator', validator: { pattern: '^\\d+$' } }),
       );
-      fake.reply({ text: 'about forty' }, { text: '42' });
+      loopback.fake.reply({ text: 'about forty' }, { text: '42' });
       assert.deepEqual((await sendMessage(api, id, 'How many?')).conversationOutputs[0].output, ['42']);
       const escalated = lastStepValue(await detailed(id), 'langchain:cascade:openai:chat') as CascadeRecord;
       assert.equal(escalated.attempts[0]!.reason, 'the answer does not match the pattern ^\\d+$');
 
-      fake.reset();
+      loopback.fake.reset();
       const capped = await conversationWith(
         api,
-        cascadeTask(fake, {
+        cascadeTask(loopback.fake, {
           evaluationStrategy: 'validator',
           validator: { pattern: '^\\d+$' },
           maxCostPerRun: 0.000001,
         }),
       );
-      fake.reply({ text: 'about forty' });
+      loopback.fake.reply({ text: 'about forty' });
       assert.deepEqual((await sendMessage(api, capped, 'How many?')).conversationOutputs[0].output, ['about forty']);
-      assert.equal(fake.requests.length, 1, 'the ceiling stops the escalation');
+      assert.equal(loopback.fake.requests.length, 1, 'the ceiling stops the escalation');
       const record = lastStepValue(await detailed(capped), 'langchain:cascade:openai:chat') as CascadeRecord;
       assert.equal(record.attempts[0]!.outcome, 'accepted');
       assert.match(record.attempts[0]!.reason!, /taken because the cost ceiling \(maxCostPerRun 0.000001\) is reached/);
     });
 
     it('ends the turn in ERROR naming every attempt when all steps fail; the last step is retried', async () => {
-      fake.reset();
-      const id = await conversationWith(api, cascadeTask(fake, { evaluationStrategy: 'failure' }));
-      fake.reply(
+      loopback.fake.reset();
+      const id = await conversationWith(api, cascadeTask(loopback.fake, { evaluationStrategy: 'failure' }));
+      loopback.fake.reply(
         { status: 500, message: 'down' },
         { status: 503, message: 'down' },
         { status: 503, message: 'down' },
@@ -173,18 +167,18 @@ for (const store of storeTypes) {
       );
       const failed = await sendMessage(api, id, 'Capital of France?');
       assert.equal(failed.conversationState, 'ERROR');
-      assert.equal(fake.requests.length, 4, 'one call to the first step, three attempts at the last');
+      assert.equal(loopback.fake.requests.length, 4, 'one call to the first step, three attempts at the last');
       assert.match(failed.error, /every step of the model cascade failed/);
       assert.match(failed.error, /step 0 \(gpt-4o-mini\): The openai model 'gpt-4o-mini' failed \(status 500\)/);
       assert.match(failed.error, /step 1 \(gpt-4o\): .*after 3 attempts/);
-      fake.reply({ text: 'Back.' });
+      loopback.fake.reply({ text: 'Back.' });
       assert.equal((await sendMessage(api, id, 'Again?')).conversationState, 'READY');
     });
 
     it('refuses what a cascade cannot do with 400', async () => {
       const refused = async (cascade: Record<string, unknown>, fields: Record<string, unknown> = {}) => {
         const answer = await api.post('/llmstore/llms', {
-          json: { tasks: [{ ...cascadeTask(fake, cascade), ...fields }] },
+          json: { tasks: [{ ...cascadeTask(loopback.fake, cascade), ...fields }] },
         });
         assert.equal(answer.status, 400, JSON.stringify(cascade));
         return answer.json.detail as string;
@@ -205,7 +199,7 @@ for (const store of storeTypes) {
       );
       assert.match(await refused({}, { toolApprovals: ['*'] }), /tool approvals pause a turn/);
       const off = await api.post('/llmstore/llms', {
-        json: { tasks: [openAiTask(fake, { modelCascade: { enabled: false, steps: [] } })] },
+        json: { tasks: [openAiTask(loopback.fake, { modelCascade: { enabled: false, steps: [] } })] },
       });
       assert.equal(off.status, 201, 'a switched-off cascade (as exports carry it) is accepted');
     });

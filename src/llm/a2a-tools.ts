@@ -4,7 +4,7 @@ import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, type 
 import { LRUCache } from 'lru-cache';
 import type { SecretValues } from '../tasks/httpcalls/field-template.ts';
 import type { SecretResolver } from '../security/secret-references.ts';
-import { ToolFailure, stringArgument, type ToolDefinition } from './tool-definitions.ts';
+import { ToolFailure, stringArgument, toolName, type ToolDefinition } from './tool-definitions.ts';
 
 /**
  * Peer agents as tools (`a2aAgents` of an LLM task): each skill on a peer's agent card becomes a tool
@@ -57,6 +57,7 @@ export class A2aPeers {
         properties: { message: { type: 'string', description: 'What to ask the agent, in plain words' } },
         required: ['message'],
       },
+      cacheable: false,
       async run(args, context) {
         const text = stringArgument(args, 'message')!;
         try {
@@ -133,18 +134,6 @@ function withCauses(error: unknown): string {
     current = current instanceof Error ? current.cause : undefined;
   }
   return messages.join(': ');
-}
-
-/** Tool names are `[a-z0-9_]`, at most 64 characters (what every provider accepts). */
-export function toolName(text: string): string {
-  return (
-    text
-      .toLowerCase()
-      .replace(/[^a-z0-9_]+/g, '_')
-      .replace(/_+/g, '_')
-      .replace(/^_|_$/g, '')
-      .slice(0, 64) || 'agent'
-  );
 }
 
 function messageRequest(text: string) {

@@ -14,6 +14,9 @@ function step(input: string, answer: string, summary?: RollingSummary): StoredSt
   };
 }
 
+/** A budget of 30 estimated tokens, 6 of them taken by the system message and the input. */
+const budget = { historyLimit: -1, maxContextTokens: 30, anchorFirstSteps: 2, fixedTokens: 6 };
+
 /** Ten steps of 10 + 10 characters: 3 + 3 estimated tokens each. */
 const steps = Array.from({ length: 10 }, (_, i) => step(`question ${i}`, `answer  ${i}.`));
 
@@ -65,12 +68,7 @@ describe('rolling summary', () => {
   it('builds on the summary an earlier step left and reads only the steps dropped since', () => {
     const earlier = { text: 'User: earlier facts.', throughStep: 6 };
     const withSummary = [...steps.slice(0, 9), step('question 9', 'answer  9.', earlier)];
-    const window = historyWindow(withSummary, {
-      historyLimit: -1,
-      maxContextTokens: 30,
-      anchorFirstSteps: 2,
-      fixedTokens: 6,
-    });
+    const window = historyWindow(withSummary, budget);
     const summary = rollingSummary(withSummary, window, KEY)!;
     assert.equal(summary.throughStep, 7);
     assert.match(summary.text, /^User: earlier facts\. User: question 7\. Assistant: answer 7\.$/);
@@ -79,12 +77,7 @@ describe('rolling summary', () => {
   it('is the earlier summary itself when no further step was dropped, and none when nothing was dropped', () => {
     const earlier = { text: 'User: earlier facts.', throughStep: 7 };
     const withSummary = [...steps.slice(0, 9), step('question 9', 'answer  9.', earlier)];
-    const window = historyWindow(withSummary, {
-      historyLimit: -1,
-      maxContextTokens: 30,
-      anchorFirstSteps: 2,
-      fixedTokens: 6,
-    });
+    const window = historyWindow(withSummary, budget);
     assert.equal(rollingSummary(withSummary, window, KEY), earlier);
     const all = historyWindow(steps, { historyLimit: -1, maxContextTokens: -1, anchorFirstSteps: 2, fixedTokens: 0 });
     assert.equal(rollingSummary(steps, all, KEY), undefined);

@@ -6,6 +6,7 @@ import { dictionaryKind } from './schemas/dictionary.ts';
 import { groupKind } from './schemas/group.ts';
 import { httpCallsKind } from './schemas/httpcalls.ts';
 import { llmKind } from './schemas/llm.ts';
+import { mcpCallsKind } from './schemas/mcpcalls.ts';
 import { outputKind } from './schemas/output.ts';
 import { propertyKind } from './schemas/property.ts';
 import { scheduleKind } from './schemas/schedule.ts';
@@ -29,6 +30,7 @@ export class ResourceCatalogue {
       property: propertyKind,
       httpcalls: httpCallsKind,
       llm: llmKind,
+      mcpcalls: mcpCallsKind,
       transcript: transcriptKind,
       transcriptsuite: transcriptSuiteKind,
       schedule: scheduleKind,

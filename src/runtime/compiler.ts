@@ -64,6 +64,10 @@ export async function compileAgent(
     if (!parsed) throw new DeploymentError(`packages[${index}] '${reference}' is not a resource reference.`);
     const workflow = (await resolve(reference, 'workflow')) as { packageExtensions?: WorkflowStep[] };
     const tasks: CompiledTask[] = [];
+    const workflowSteps = (workflow.packageExtensions ?? []).map((step) => ({
+      type: parseExtensionType(step.type),
+      config: step.config,
+    }));
     for (const [position, extension] of (workflow.packageExtensions ?? []).entries()) {
       const where = `workflow ${parsed.id} version ${parsed.version}, packageExtensions[${position}]`;
       const type = parseExtensionType(extension.type);
@@ -73,6 +77,7 @@ export async function compileAgent(
         tasks.push(
           await registry.compile(type, extension.config ?? {}, extension.extensions ?? {}, {
             workflowId: parsed.id,
+            workflowSteps,
             resolve,
           }),
         );

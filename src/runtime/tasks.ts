@@ -17,6 +17,11 @@ export interface CompileContext {
   /** Id of the workflow being compiled. */
   readonly workflowId: string;
   /**
+   * The steps of that workflow as written, with their task types parsed (`ai.svc.mcpcalls`, ...): for tasks that
+   * use other steps of their workflow (an LLM task offers the tools of the workflow's MCP-call sets).
+   */
+  readonly workflowSteps?: ReadonlyArray<{ readonly type: string | undefined; readonly config?: unknown }>;
+  /**
    * Loads a referenced configuration resource by its versioned `svc://` reference, as parsed JSON (spec names).
    * Throws a `DeploymentError` naming the reference when it is malformed, of the wrong kind or missing.
    */

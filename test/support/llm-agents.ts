@@ -1,3 +1,4 @@
+import { after, before } from 'node:test';
 import type { FakeProvider } from './fake-llm/index.ts';
 import { createAgent, createResource, deploy, onEveryMessage, startConversation, welcomeOutputs } from './agents.ts';
 import type { client } from './http.ts';
@@ -47,4 +48,31 @@ export async function conversationWith(api: Api, llmTask: Record<string, unknown
 export function lastStepValue(conversation: any, key: string): unknown {
   return conversation.conversationSteps.at(-1).conversationStep.find((entry: { key: string }) => entry.key === key)
     ?.value;
+}
+
+interface Closable {
+  close(): Promise<void>;
+}
+
+/**
+ * Loopback servers of the enclosing describe block (a fake provider, a peer, ...): started before its tests, closed
+ * after them; each is read through the returned object's property of the same name.
+ */
+export function loopbackOfBlock<T extends Record<string, () => Promise<Closable>>>(
+  starters: T,
+): { readonly [K in keyof T]: Awaited<ReturnType<T[K]>> } {
+  const started: Record<string, Closable> = {};
+  before(async () => {
+    for (const [name, start] of Object.entries(starters)) started[name] = await start();
+  });
+  after(async () => {
+    for (const server of Object.values(started)) await server.close();
+  });
+  return new Proxy({} as { readonly [K in keyof T]: Awaited<ReturnType<T[K]>> }, {
+    get: (_, name) => {
+      const server = started[name as string];
+      if (!server) throw new Error(`the loopback server '${String(name)}' of this block is not started yet`);
+      return server;
+    },
+  });
 }

@@ -153,7 +153,9 @@ export const LlmTaskSchema = closed(
     enableHttpCallTools: Type.Optional(
       Type.Boolean({ description: "Offer the calls listed in 'tools' (default true)." }),
     ),
-    enableMcpCallTools: Type.Optional(Type.Boolean({ description: 'Offer MCP tools (default true).' })),
+    enableMcpCallTools: Type.Optional(
+      Type.Boolean({ description: 'Offer the tools of the MCP-call sets of the same workflow (default true).' }),
+    ),
     conversationHistoryLimit: Type.Optional(
       Type.Integer({ minimum: -1, description: 'Previous steps sent as history (default 10; -1 = all).' }),
     ),

@@ -1,5 +1,7 @@
 import type { A2aAgentConfig } from '../../llm/a2a-tools.ts';
 import { builtInTools } from '../../llm/built-in-tools.ts';
+import type { CompiledMcpSet } from '../mcpcalls/mcp-set.ts';
+import { workflowMcpSets } from './mcp-tools.ts';
 import { compilePropertyInstructions, type CompiledPropertyInstruction } from '../../properties/instructions.ts';
 import type { HttpCallTools } from '../../llm/http-call-tools.ts';
 import { ParameterError, text, type Parameters } from '../../llm/parameters.ts';
@@ -42,6 +44,7 @@ export interface LlmTaskConfig {
   readonly builtInToolsWhitelist?: readonly string[];
   readonly enableHttpCallTools?: boolean;
   readonly toolApprovals?: readonly string[];
+  readonly enableMcpCallTools?: boolean;
   readonly conversationHistoryLimit?: number;
   readonly maxContextTokens?: number;
   readonly anchorFirstSteps?: number;
@@ -102,6 +105,8 @@ export interface CompiledLlmTask {
   readonly agentMode: boolean;
   /** Peer agents whose skills are tools (read per turn, a2a-tools.ts). */
   readonly a2aAgents: readonly A2aAgentConfig[];
+  /** The MCP-call sets of the workflow whose tools are offered (mcp-tools.ts). */
+  readonly mcpSets: readonly CompiledMcpSet[];
   readonly tools: readonly TaskTool[];
   /** Names of the tools whose calls wait for a person's approval. */
   readonly toolApprovals: ReadonlySet<string>;
@@ -249,6 +254,7 @@ export async function compileLlmTask(
       throw new DeploymentError(
         `${where}: toolApprovals names '${name}', which is not one of its tools (${toolNames.join(', ') || 'none'}).`,
       );
+  const mcpSets = config.enableMcpCallTools === false ? [] : await workflowMcpSets(context);
   const retry = { ...DEFAULT_RETRY, ...config.retry };
   return {
     id,
@@ -274,8 +280,13 @@ export async function compileLlmTask(
     cascade,
     maxToolIterations: config.maxToolIterations,
     retry,
-    agentMode: config.enableBuiltInTools === true || references.length > 0 || (config.a2aAgents ?? []).length > 0,
+    agentMode:
+      config.enableBuiltInTools === true ||
+      references.length > 0 ||
+      (config.a2aAgents ?? []).length > 0 ||
+      mcpSets.length > 0,
     a2aAgents: config.a2aAgents ?? [],
+    mcpSets,
     tools,
     toolApprovals: new Set(approvals.includes('*') ? toolNames : approvals),
   };

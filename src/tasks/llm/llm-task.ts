@@ -41,6 +41,8 @@ import {
   type TaskTool,
 } from './llm-config.ts';
 import { CascadeFailedError, cascadeOutput, runCascade } from './model-cascade.ts';
+import type { McpServices } from '../mcpcalls/mcpcalls-task.ts';
+import { mcpToolDefinitions } from './mcp-tools.ts';
 import { callModel, type ModelCallResult } from './model-call.ts';
 import { resolveSecrets, SecretValues } from '../httpcalls/field-template.ts';
 
@@ -62,6 +64,8 @@ export interface LlmTaskOptions {
   readonly tools: ToolHistory;
   /** `svc.ollama.default-base-url` and the like. */
   readonly providerDefaults?: ProviderDefaults;
+  /** The MCP client: the tools of the workflow's MCP-call sets; without it they are not offered. */
+  readonly mcp?: McpServices | undefined;
   /** HTTP calls as tools; without it, an LLM task listing `tools` does not deploy. */
   readonly httpCallTools?: HttpCallTools;
   /** How the web-page tools reach the web (default: http and https URLs only, unguarded). */
@@ -318,7 +322,7 @@ async function runTask(
   const trace: TraceEntry[] = [];
   const definitions = [
     ...toolDefinitions(task, turn, deps.httpCallTools),
-    ...(await peerTools(deps.a2aPeers, task.a2aAgents, deps.secrets, secrets, turn.signal).catch((error: unknown) => {
+    ...(await remoteTools(task, deps, data, secrets, turn.signal).catch((error: unknown) => {
       if (turn.signal.aborted) throw turn.signal.reason;
       throw new Error(hide(`LLM task '${task.id}': ${error instanceof Error ? error.message : String(error)}`));
     })),
@@ -496,6 +500,19 @@ async function runTask(
     data.put(task.responseObjectName, responseObject(answer, parameters));
     await runPropertyInstructions(task.postResponse, instructionRun(task, turn, data, deps, secretWriter));
   }
+}
+
+/** The tools of the task's peer agents (A2A) and of its workflow's MCP servers, read this turn. */
+async function remoteTools(
+  task: CompiledLlmTask,
+  deps: LlmServices,
+  data: TemplateData,
+  secrets: SecretValues,
+  signal: AbortSignal,
+): Promise<ToolDefinition[]> {
+  const peers = await peerTools(deps.a2aPeers, task.a2aAgents, deps.secrets, secrets, signal);
+  if (task.mcpSets.length === 0 || !deps.mcp) return peers;
+  return [...peers, ...(await mcpToolDefinitions(task.mcpSets, deps.mcp, data.get(), secrets, signal))];
 }
 
 /** The system message with the rolling summary of the earlier conversation appended. */
