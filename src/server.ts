@@ -112,7 +112,11 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     );
   // The built-in web tools reach whatever URL a model asks for: guarded whatever the setting says.
   const webOutbound = createOutbound(alwaysGuard, { connectTimeoutMillis });
-  const closeOutbound = () => Promise.all([outbound.close(), webOutbound.close()]).then(() => undefined);
+  let closeMcpClients = async () => {};
+  const closeOutbound = async () => {
+    await closeMcpClients();
+    await Promise.all([outbound.close(), webOutbound.close()]);
+  };
   const tasks = [...builtInTasks, ...(options.extraTasks ?? [])];
   const resources = new ResourceService(storage.resources, new ResourceCatalogue(tasks), options.clock);
   const authorize = resources.authorize.bind(resources);
@@ -132,9 +136,10 @@ export async function startServer(settings: Settings, options: ServerOptions = {
   const taskServices = createTaskServices({
     secretWriter: vault,
     httpCalls: httpCallsOptions(settings, vault, outbound, logger),
-    llm: llmOptions(settings, vault, toolHistory, outbound, webOutbound, logger),
+    llm: llmOptions(settings, vault, toolHistory, outbound, webOutbound, logger, metrics.registry),
     knowledge,
   });
+  closeMcpClients = () => taskServices.mcp?.clients.close() ?? Promise.resolve();
   const deployments = new DeploymentService({
     store: storage.deployments,
     read: (kind, id, version) => storage.resources.read(kind, id, version),
@@ -329,11 +334,13 @@ function llmOptions(
   outbound: Outbound,
   webOutbound: Outbound,
   log: LlmTaskOptions['log'],
+  registry: LlmTaskOptions['registry'],
 ): TaskServiceOptions['llm'] {
   return {
     secrets: vault.resolver(),
     tools,
     log,
+    registry,
     providerDefaults: { ollamaBaseUrl: settings['svc.ollama.default-base-url'], fetch: outbound.fetch },
     web: guardedWebAccess(webOutbound),
   };

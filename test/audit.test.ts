@@ -484,14 +484,13 @@ for (const storeType of storeTypes) {
       await entriesOf(conversationId);
       const db = await openDatabase(storeType, location);
       try {
+        const table = storeType === 'sqlite' ? 'audit_blocks' : 'audit_entries';
+        const column = storeType === 'sqlite' ? 'documents' : 'document';
         await assert.rejects(
-          db.exec(`UPDATE audit_entries SET document = '{}' WHERE conversation_id = '${conversationId}'`),
+          db.exec(`UPDATE ${table} SET ${column} = '{}' WHERE conversation_id = '${conversationId}'`),
           /write-once/,
         );
-        await assert.rejects(
-          db.exec(`DELETE FROM audit_entries WHERE conversation_id = '${conversationId}'`),
-          /write-once/,
-        );
+        await assert.rejects(db.exec(`DELETE FROM ${table} WHERE conversation_id = '${conversationId}'`), /write-once/);
       } finally {
         await db.close();
       }
@@ -511,20 +510,26 @@ for (const storeType of storeTypes) {
       const db = await openDatabase(storeType, location);
       try {
         // Tampering takes deliberate DDL: the write-once triggers are switched off first.
-        if (storeType === 'sqlite') {
-          await db.exec('DROP TRIGGER audit_entries_no_update; DROP TRIGGER audit_entries_no_delete;');
-        } else {
-          await db.exec('ALTER TABLE audit_entries DISABLE TRIGGER audit_entries_write_once');
-        }
         const forged = JSON.stringify({ ...victim, durationMs: victim.durationMs + 1000 }).replaceAll("'", "''");
-        await db.exec(`UPDATE audit_entries SET document = '${forged}' WHERE id = '${victim.id}'`);
-        await db.exec(`DELETE FROM audit_entries WHERE id = '${removed.id}'`);
         if (storeType === 'sqlite') {
-          await db.exec(`CREATE TRIGGER audit_entries_no_update BEFORE UPDATE ON audit_entries
+          // The embedded store keeps a turn's entries as one JSON array per row (audit_blocks).
+          await db.exec('DROP TRIGGER audit_blocks_no_update; DROP TRIGGER audit_blocks_no_delete;');
+          await db.exec(`UPDATE audit_blocks SET documents = (
+              SELECT json_group_array(CASE WHEN json_extract(value, '$.id') = '${victim.id}' THEN json('${forged}')
+                ELSE json(value) END) FROM json_each(audit_blocks.documents))
+            WHERE conversation_id = '${changed}'`);
+          await db.exec(`UPDATE audit_blocks SET entry_count = entry_count - 1, documents = (
+              SELECT json_group_array(json(value)) FROM json_each(audit_blocks.documents)
+                WHERE json_extract(value, '$.id') <> '${removed.id}')
+            WHERE conversation_id = '${deleted}' AND documents LIKE '%${removed.id}%'`);
+          await db.exec(`CREATE TRIGGER audit_blocks_no_update BEFORE UPDATE ON audit_blocks
               BEGIN SELECT RAISE(ABORT, 'audit entries are write-once: UPDATE refused'); END;
-            CREATE TRIGGER audit_entries_no_delete BEFORE DELETE ON audit_entries
+            CREATE TRIGGER audit_blocks_no_delete BEFORE DELETE ON audit_blocks
               BEGIN SELECT RAISE(ABORT, 'audit entries are write-once: DELETE refused'); END;`);
         } else {
+          await db.exec('ALTER TABLE audit_entries DISABLE TRIGGER audit_entries_write_once');
+          await db.exec(`UPDATE audit_entries SET document = '${forged}' WHERE id = '${victim.id}'`);
+          await db.exec(`DELETE FROM audit_entries WHERE id = '${removed.id}'`);
           await db.exec('ALTER TABLE audit_entries ENABLE TRIGGER audit_entries_write_once');
         }
       } finally {

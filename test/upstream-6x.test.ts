@@ -166,7 +166,6 @@ describe('upstream 6.x fields of agents and LLM tasks (sqlite)', () => {
         {
           type: 'openai',
           actions: ['x'],
-          a2aAgents: [],
           enableCostTracking: true,
           enableToolCaching: true,
           enableRateLimiting: true,

@@ -6,8 +6,8 @@ import { fetchPageText, MAX_PAGE_TEXT } from './web-page.ts';
 
 /**
  * The built-in tools of agent mode (reference §9.5): calculator, datetime, webscraper / fetch_page (alias
- * fetch_tool_response_page), dataformatter, textsummarizer. `builtInToolsWhitelist` selects among them; names of
- * upstream tools this service does not offer (websearch, weather, pdfreader) are ignored.
+ * fetch_tool_response_page), dataformatter, textsummarizer. `builtInToolsWhitelist` selects among them; the
+ * original's websearch, weather and pdfreader are not offered, and a whitelist naming them is refused when written.
  */
 
 const calculator: ToolDefinition = {
@@ -120,8 +120,16 @@ export const BUILT_IN_TOOL_NAMES: readonly string[] = allTools.map((tool) => too
 
 const aliases: Readonly<Record<string, string>> = { fetch_tool_response_page: 'fetch_page' };
 
+/** Built-in tools of the original service that this one does not offer. */
+export const UNAVAILABLE_BUILT_IN_TOOLS: readonly string[] = ['websearch', 'weather', 'pdfreader'];
+
+/** The tool a whitelist entry names (aliases resolved). */
+export function builtInToolName(entry: string): string {
+  return aliases[entry.trim()] ?? entry.trim();
+}
+
 export function builtInTools(whitelist?: readonly string[]): ToolDefinition[] {
   if (!whitelist || whitelist.length === 0) return [...allTools];
-  const wanted = new Set(whitelist.map((name) => aliases[name.trim()] ?? name.trim()));
+  const wanted = new Set(whitelist.map(builtInToolName));
   return allTools.filter((tool) => wanted.has(tool.name));
 }

@@ -1,16 +1,24 @@
 import type { ModelMessage } from 'ai';
 import type { StoredStep } from '../runtime/memory.ts';
+import { answerTexts, estimateTokens, historyWindow, rollingSummary, type RollingSummary } from './history-window.ts';
 
 /**
  * The messages an LLM task sends (reference §9.3, DESIGN §4.9): the conversation history from the conversation
  * outputs of previous steps (`input` -> user message, output texts -> one assistant message per step) within a
- * window of steps, then the current input, which a `prompt` replaces. With `sendConversation` false only the
+ * window of steps and of estimated tokens (history-window.ts), then the current input, which a `prompt` replaces. With `sendConversation` false only the
  * current input (or prompt) is sent. The system message travels separately.
  */
 
 export interface MessageOptions {
   /** Previous steps sent; -1 = all. */
   readonly historyLimit: number;
+  /** Estimated-token budget of the request (history-window.ts); -1 = unbounded. */
+  readonly maxContextTokens: number;
+  readonly anchorFirstSteps: number;
+  /** The system message, counted against the token budget. */
+  readonly system: string | undefined;
+  /** Key of the rolling summary of the steps that fell out of the window; undefined = no summary. */
+  readonly summaryKey: string | undefined;
   readonly sendConversation: boolean;
   /** false drops the first assistant message of the history (the welcome). */
   readonly includeFirstAgentMessage: boolean;
@@ -18,33 +26,24 @@ export interface MessageOptions {
   readonly prompt: string | undefined;
 }
 
-export function outputTexts(output: Readonly<Record<string, unknown>>): string[] {
-  const items = output.output;
-  if (!Array.isArray(items)) return [];
-  const texts: string[] = [];
-  for (const item of items) {
-    if (typeof item === 'string') texts.push(item);
-    else if (item !== null && typeof item === 'object' && (item as { type?: unknown }).type === 'text') {
-      const text = (item as { text?: unknown }).text;
-      if (typeof text === 'string') texts.push(text);
-    }
-  }
-  return texts.filter((text) => text.trim() !== '');
+export interface BuiltMessages {
+  readonly messages: ModelMessage[];
+  /** The rolling summary of the dropped steps, when asked for and some were dropped. */
+  readonly summary: RollingSummary | undefined;
 }
 
-export function historyMessages(
-  steps: readonly StoredStep[],
-  options: Pick<MessageOptions, 'historyLimit' | 'includeFirstAgentMessage'>,
+/** The messages of the chosen steps; the welcome is dropped only when they start at the conversation's start. */
+function historyMessages(
+  window: readonly StoredStep[],
+  startsTheConversation: boolean,
+  includeFirstAgentMessage: boolean,
 ): ModelMessage[] {
-  const window =
-    options.historyLimit < 0 ? steps : options.historyLimit === 0 ? [] : steps.slice(-options.historyLimit);
   const messages: ModelMessage[] = [];
-  // The welcome is the first assistant message of the whole conversation: only dropped when the window starts there.
-  let firstAssistantSkipped = options.includeFirstAgentMessage || window[0] !== steps[0];
+  let firstAssistantSkipped = includeFirstAgentMessage || !startsTheConversation;
   for (const step of window) {
     const input = step.output.input;
     if (typeof input === 'string' && input.trim() !== '') messages.push({ role: 'user', content: input });
-    const texts = outputTexts(step.output);
+    const texts = answerTexts(step);
     if (texts.length === 0) continue;
     if (!firstAssistantSkipped) {
       firstAssistantSkipped = true;
@@ -59,9 +58,26 @@ export function buildMessages(
   previousSteps: readonly StoredStep[],
   currentInput: string,
   options: MessageOptions,
-): ModelMessage[] {
-  const messages = options.sendConversation ? historyMessages(previousSteps, options) : [];
+): BuiltMessages {
   const current = options.prompt !== undefined && options.prompt.trim() !== '' ? options.prompt : currentInput;
+  const messages: ModelMessage[] = [];
+  let summary: RollingSummary | undefined;
+  if (options.sendConversation) {
+    const window = historyWindow(previousSteps, {
+      historyLimit: options.historyLimit,
+      maxContextTokens: options.maxContextTokens,
+      anchorFirstSteps: options.anchorFirstSteps,
+      fixedTokens: estimateTokens(current) + estimateTokens(options.system ?? ''),
+    });
+    messages.push(
+      ...historyMessages(
+        window.steps,
+        window.steps[0] !== undefined && window.steps[0] === previousSteps[0],
+        options.includeFirstAgentMessage,
+      ),
+    );
+    if (options.summaryKey !== undefined) summary = rollingSummary(previousSteps, window, options.summaryKey);
+  }
   if (current.trim() !== '') messages.push({ role: 'user', content: current });
-  return messages;
+  return { messages, summary };
 }

@@ -6,6 +6,8 @@ export interface ToolDefinition {
   readonly name: string;
   readonly description: string;
   readonly inputSchema: JSONSchema7;
+  /** false for tools whose calls may act on the world (another service's tools): never answered from the cache. */
+  readonly cacheable?: boolean;
   /** Returns the text handed back to the model; throws when the call fails (the model then sees the error). */
   run(args: Record<string, unknown>, context: ToolRunContext): Promise<string>;
 }
@@ -32,4 +34,16 @@ export function stringArgument(args: Record<string, unknown>, name: string, requ
     return undefined;
   }
   return JSON.stringify(value);
+}
+
+/** Tool names are `[a-z0-9_]`, at most 64 characters (what every provider accepts). */
+export function toolName(text: string): string {
+  return (
+    text
+      .toLowerCase()
+      .replace(/[^a-z0-9_]+/g, '_')
+      .replace(/_+/g, '_')
+      .replace(/^_|_$/g, '')
+      .slice(0, 64) || 'tool'
+  );
 }

@@ -63,7 +63,8 @@ export async function runToolCall(
     return result;
   };
 
-  const cached = history.cache.get(name, args);
+  const cacheable = definition.cacheable !== false;
+  const cached = cacheable ? history.cache.get(name, args) : undefined;
   if (cached !== undefined) return finish(cached, { cached: true });
   if (!(await history.rateLimits.tryAcquire(name))) {
     const message = `Rate limit exceeded for tool '${name}'; try again later.`;
@@ -72,7 +73,7 @@ export async function runToolCall(
   try {
     const raw = await definition.run(args, { signal: scope.signal, web: scope.web });
     const result = raw.length > MAX_RESULT_CHARS ? raw.slice(0, MAX_RESULT_CHARS) : raw;
-    history.cache.put(name, args, result);
+    if (cacheable) history.cache.put(name, args, result);
     return finish(result, {});
   } catch (error) {
     if (scope.signal.aborted) throw error;

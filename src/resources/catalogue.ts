@@ -6,6 +6,7 @@ import { dictionaryKind } from './schemas/dictionary.ts';
 import { groupKind } from './schemas/group.ts';
 import { httpCallsKind } from './schemas/httpcalls.ts';
 import { llmKind } from './schemas/llm.ts';
+import { mcpCallsKind } from './schemas/mcpcalls.ts';
 import { outputKind } from './schemas/output.ts';
 import { propertyKind } from './schemas/property.ts';
 import { ragKind } from './schemas/rag.ts';
@@ -30,6 +31,7 @@ export class ResourceCatalogue {
       property: propertyKind,
       httpcalls: httpCallsKind,
       llm: llmKind,
+      mcpcalls: mcpCallsKind,
       rag: ragKind,
       transcript: transcriptKind,
       transcriptsuite: transcriptSuiteKind,

@@ -50,7 +50,6 @@ const AGENT: Readonly<Record<string, UnavailableField>> = {
 
 const ALWAYS_ON = ' (it is always on here)';
 const LLM_TASK: Readonly<Record<string, UnavailableField>> = {
-  a2aAgents: notAvailable('A2A agents as tools'),
   retrievalAugmentor: notAvailable('a custom retrieval augmentor (use knowledgeBases)'),
   maxBudgetPerConversation: notAvailable('a spending budget per conversation'),
   enableCostTracking: notAvailable(`switching cost tracking off${ALWAYS_ON}`, nullOr(true)),
@@ -63,7 +62,6 @@ const LLM_TASK: Readonly<Record<string, UnavailableField>> = {
   toolRateLimits: notAvailable('rate limits per task (use PUT /llm/tools/ratelimit/<tool>)'),
   enableParallelExecution: notAvailable('parallel tool execution'),
   parallelExecutionTimeoutMs: notAvailable('parallel tool execution', nullOr(30_000)),
-  modelCascade: notAvailable('model cascades'),
   mcpServers: notAvailable('MCP servers as tools of a task'),
 };
 

@@ -17,8 +17,9 @@ export interface CompileContext {
   /** Id of the workflow being compiled. */
   readonly workflowId: string;
   /**
-   * Every step of that workflow, in order, with its task type id (`ai.svc.rag`): for tasks that read what other
-   * steps declare (an LLM task finds the knowledge bases the workflow binds). Absent when compiled alone.
+   * Every step of that workflow, in order, with its task type id (`ai.svc.rag`, `ai.svc.mcpcalls`, ...): for tasks
+   * that use what other steps declare (an LLM task finds the knowledge bases the workflow binds and offers the tools
+   * of its MCP-call sets). Absent when compiled alone.
    */
   readonly workflowSteps?: readonly WorkflowStepView[];
   /**

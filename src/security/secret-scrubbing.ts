@@ -110,6 +110,8 @@ export function scrubSecretFields(kind: string, body: unknown): { body: unknown;
       if (isRecord(call.request))
         scrubMap(call.request.headers, `${at}.request.headers`, SECRET_HEADER, true, scrubbed);
     });
+  } else if (kind === 'mcpcalls') {
+    scrubMap(copy.headers, '$.headers', SECRET_HEADER, true, scrubbed);
   } else if (kind === 'agent') {
     eachOf(copy.channels, '$.channels', (channel, at) =>
       scrubMap(channel.config, `${at}.config`, SECRET_PARAMETER, false, scrubbed),

@@ -20,8 +20,9 @@ export interface AuditRow {
 
 export interface AuditStore {
   /**
-   * Inserts the rows in one transaction (all or none). A row whose id is already stored is skipped, so a retried
-   * batch whose first attempt did commit writes nothing twice.
+   * Inserts the rows in one transaction (all or none). A retried batch whose first attempt did commit writes
+   * nothing twice: PostgreSQL skips each row whose id is stored, the embedded store each block (a conversation's
+   * consecutive rows) whose first id is stored.
    */
   append(rows: readonly AuditRow[]): Promise<void>;
   /** Entry documents of a conversation by sequence (ties by id); an unknown conversation has none. */

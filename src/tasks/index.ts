@@ -6,6 +6,7 @@ import { createHttpCallExecutor, type HttpCallExecutorOptions } from './httpcall
 import { httpCallsTask } from './httpcalls/httpcalls-task.ts';
 import { createHttpCallTools } from './llm/http-call-tools.ts';
 import { createLlmServices, llmTask, type LlmTaskOptions } from './llm/llm-task.ts';
+import { createMcpServices, mcpCallsTask } from './mcpcalls/mcpcalls-task.ts';
 import { outputTask } from './output/output-task.ts';
 import { parserTask } from './parser/parser-task.ts';
 import { propertyTask } from './property/property-task.ts';
@@ -21,6 +22,7 @@ export const builtInTasks: readonly TaskDefinition[] = [
   outputTask,
   templatingTask,
   httpCallsTask,
+  mcpCallsTask,
   ragTask,
   llmTask,
 ];
@@ -30,7 +32,7 @@ export interface TaskServiceOptions {
   /** Secrets resolver, URL guard and defaults of HTTP calls. */
   readonly httpCalls?: HttpCallExecutorOptions | undefined;
   /** Secrets, tool history and provider defaults of LLM tasks. */
-  readonly llm?: Omit<LlmTaskOptions, 'httpCallTools'> | undefined;
+  readonly llm?: Omit<LlmTaskOptions, 'httpCallTools' | 'mcp'> | undefined;
   readonly knowledge?: KnowledgeService | undefined;
 }
 
@@ -39,11 +41,15 @@ export function createTaskServices(options: TaskServiceOptions): TaskServices {
   const httpCalls = options.httpCalls
     ? createHttpCallExecutor({ ...options.httpCalls, secretWriter: options.secretWriter })
     : undefined;
+  const mcp = options.llm
+    ? createMcpServices(options.llm.providerDefaults?.fetch ?? globalThis.fetch, options.llm.secrets)
+    : undefined;
   return {
     secretWriter: options.secretWriter,
     httpCalls,
+    mcp,
     llm: options.llm
-      ? createLlmServices({ ...options.llm, httpCallTools: httpCalls && createHttpCallTools(httpCalls) })
+      ? createLlmServices({ ...options.llm, httpCallTools: httpCalls && createHttpCallTools(httpCalls), mcp })
       : undefined,
     knowledge: options.knowledge,
   };

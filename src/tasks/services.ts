@@ -1,5 +1,6 @@
 import type { HttpCallExecutor } from './httpcalls/executor.ts';
 import type { LlmServices } from './llm/llm-task.ts';
+import type { McpServices } from './mcpcalls/mcpcalls-task.ts';
 import type { SecretWriter } from '../properties/secret-properties.ts';
 import type { KnowledgeService } from '../knowledge/service.ts';
 
@@ -14,6 +15,8 @@ export interface TaskServices {
   readonly httpCalls?: HttpCallExecutor | undefined;
   /** Model providers, tool history and the web tools' URL guard; LLM steps need it. */
   readonly llm?: LlmServices | undefined;
+  /** The MCP client (guarded outbound fetch) and the vault resolver; MCP-call steps need it. */
+  readonly mcp?: McpServices | undefined;
   /** Knowledge bases: search for LLM tasks' retrieval; knowledge-base steps need it. */
   readonly knowledge?: KnowledgeService | undefined;
 }

@@ -269,6 +269,34 @@ export const sqliteMigrations: readonly Migration[] = [
     `,
   },
   {
+    // One row per block of consecutive entries (a turn's, one per task) instead of one per entry: a turn writes
+    // one row and two index entries instead of four rows and twelve (see SqliteAuditStore).
+    name: 'audit ledger: entries kept in blocks, one row per turn',
+    sql: `
+      CREATE TABLE audit_blocks (
+        first_id TEXT NOT NULL UNIQUE,
+        conversation_id TEXT NOT NULL,
+        first_sequence INTEGER NOT NULL,
+        last_sequence INTEGER NOT NULL,
+        entry_count INTEGER NOT NULL,
+        agent_id TEXT NOT NULL,
+        agent_version INTEGER NOT NULL,
+        created_at TEXT NOT NULL,
+        documents TEXT NOT NULL
+      );
+      CREATE INDEX audit_blocks_by_conversation ON audit_blocks (conversation_id, first_sequence, first_id);
+      INSERT INTO audit_blocks
+        (first_id, conversation_id, first_sequence, last_sequence, entry_count, agent_id, agent_version, created_at, documents)
+        SELECT id, conversation_id, sequence, sequence, 1, agent_id, agent_version, created_at, '[' || document || ']'
+        FROM audit_entries ORDER BY conversation_id, sequence, id;
+      DROP TABLE audit_entries;
+      CREATE TRIGGER audit_blocks_no_update BEFORE UPDATE ON audit_blocks
+        BEGIN SELECT RAISE(ABORT, 'audit entries are write-once: UPDATE refused'); END;
+      CREATE TRIGGER audit_blocks_no_delete BEFORE DELETE ON audit_blocks
+        BEGIN SELECT RAISE(ABORT, 'audit entries are write-once: DELETE refused'); END;
+    `,
+  },
+  {
     name: 'knowledge bases: documents, chunks with their vectors, ingestions, revisions',
     sql: `
       CREATE TABLE rag_documents (

@@ -1,8 +1,23 @@
+import type { A2aAgentConfig } from '../../llm/a2a-tools.ts';
 import { builtInTools } from '../../llm/built-in-tools.ts';
+import type { CompiledMcpSet } from '../mcpcalls/mcp-set.ts';
+import { workflowMcpSets } from './mcp-tools.ts';
 import { compilePropertyInstructions, type CompiledPropertyInstruction } from '../../properties/instructions.ts';
 import type { HttpCallTools } from '../../llm/http-call-tools.ts';
 import { ParameterError, text, type Parameters } from '../../llm/parameters.ts';
 import { callSettingsOf, checkProvider, ProviderConfigurationError } from '../../llm/providers.ts';
+import {
+  compileAnswerFormat,
+  jsonModeOf,
+  ResponseSchemaError,
+  type AnswerFormat,
+} from '../../llm/structured-answer.ts';
+import {
+  compileJudge,
+  DEFAULT_CONFIDENCE_THRESHOLD,
+  type CascadeJudge,
+  type ModelCascadeConfig,
+} from './model-cascade.ts';
 import { DEFAULT_RETRY, type RetryPolicy } from '../../llm/retry.ts';
 import type { ToolDefinition } from '../../llm/tool-definitions.ts';
 import { needsRendering, TemplateSyntaxError } from '../../templating/engine.ts';
@@ -35,7 +50,14 @@ export interface LlmTaskConfig extends RetrievalConfig {
   readonly builtInToolsWhitelist?: readonly string[];
   readonly enableHttpCallTools?: boolean;
   readonly toolApprovals?: readonly string[];
+  readonly enableMcpCallTools?: boolean;
   readonly conversationHistoryLimit?: number;
+  readonly maxContextTokens?: number;
+  readonly anchorFirstSteps?: number;
+  readonly summarizeHistory?: boolean;
+  readonly responseSchema?: Readonly<Record<string, unknown>>;
+  readonly modelCascade?: ModelCascadeConfig;
+  readonly a2aAgents?: readonly A2aAgentConfig[];
   readonly maxToolIterations?: number;
   readonly retry?: Partial<RetryPolicy>;
 }
@@ -74,11 +96,23 @@ export interface CompiledLlmTask {
   readonly responseObjectName: string;
   readonly responseMetadataObjectName: string | undefined;
   readonly historyLimit: number;
+  /** Estimated-token budget of a request (-1 = unbounded), the first steps it always keeps, the rolling summary. */
+  readonly maxContextTokens: number;
+  readonly anchorFirstSteps: number;
+  readonly summarizeHistory: boolean;
+  /** `responseSchema` compiled; JSON mode alone comes from the `responseFormat` parameter. */
+  readonly answerFormat: AnswerFormat;
+  /** `modelCascade` when present and enabled: its judge and its steps (parameters merged over the task's). */
+  readonly cascade: CompiledCascade | undefined;
   /** Bound of the tool loop (model calls in one turn) when the task sets it; else the parameter or the default. */
   readonly maxToolIterations: number | undefined;
   readonly retry: RetryPolicy;
-  /** Agent mode: built-in tools enabled or HTTP-call tools listed. */
+  /** Agent mode: built-in tools enabled, HTTP-call tools or A2A agents listed. */
   readonly agentMode: boolean;
+  /** Peer agents whose skills are tools (read per turn, a2a-tools.ts). */
+  readonly a2aAgents: readonly A2aAgentConfig[];
+  /** The MCP-call sets of the workflow whose tools are offered (mcp-tools.ts). */
+  readonly mcpSets: readonly CompiledMcpSet[];
   readonly tools: readonly TaskTool[];
   /** Names of the tools whose calls wait for a person's approval. */
   readonly toolApprovals: ReadonlySet<string>;
@@ -86,7 +120,20 @@ export interface CompiledLlmTask {
   readonly retrieval: CompiledRetrieval | undefined;
 }
 
+export interface CompiledCascadeStep {
+  readonly type: string;
+  readonly parameters: readonly CompiledParameter[];
+  readonly confidenceThreshold: number;
+  readonly timeoutMs: number | undefined;
+}
+
+export interface CompiledCascade {
+  readonly judge: CascadeJudge;
+  readonly steps: readonly CompiledCascadeStep[];
+}
+
 export const DEFAULT_HISTORY_LIMIT = 10;
+export const DEFAULT_ANCHOR_FIRST_STEPS = 2;
 
 function compileParameters(parameters: Readonly<Record<string, string>>, where: string): CompiledParameter[] {
   return Object.entries(parameters).map(([name, value]) => {
@@ -110,6 +157,52 @@ function literalParameters(parameters: readonly CompiledParameter[]): Parameters
   return literal;
 }
 
+/** The provider exists here and the parameters it needs are given. */
+function checkModel(
+  type: string,
+  parameters: readonly CompiledParameter[],
+  raw: Readonly<Record<string, string>>,
+): void {
+  checkProvider(type, (name) => text(raw, name) !== undefined);
+  callSettingsOf(type, literalParameters(parameters));
+}
+
+function deploymentErrorOf(error: unknown, where: string): unknown {
+  if (
+    error instanceof ProviderConfigurationError ||
+    error instanceof ParameterError ||
+    error instanceof ResponseSchemaError
+  )
+    return new DeploymentError(`${where}: ${error.message}`);
+  return error;
+}
+
+function compileCascade(config: LlmTaskConfig, where: string): CompiledCascade | undefined {
+  const cascade = config.modelCascade;
+  if (cascade === undefined || cascade.enabled === false || cascade.steps.length === 0) return undefined;
+  const steps = cascade.steps.map((step, index): CompiledCascadeStep => {
+    const stepWhere = `${where}, modelCascade.steps[${index}]`;
+    const raw = { ...config.parameters, ...step.parameters };
+    const parameters = compileParameters(raw, stepWhere);
+    try {
+      checkModel(step.type, parameters, raw);
+    } catch (error) {
+      throw deploymentErrorOf(error, stepWhere);
+    }
+    return {
+      type: step.type,
+      parameters,
+      confidenceThreshold: step.confidenceThreshold ?? DEFAULT_CONFIDENCE_THRESHOLD,
+      timeoutMs: step.timeoutMs,
+    };
+  });
+  try {
+    return { judge: compileJudge(cascade), steps };
+  } catch (error) {
+    throw deploymentErrorOf(error, `${where}, modelCascade`);
+  }
+}
+
 export async function compileLlmTask(
   config: LlmTaskConfig,
   index: number,
@@ -120,15 +213,15 @@ export async function compileLlmTask(
   const where = `LLM task '${id}' (tasks[${index}])`;
   const parameters = compileParameters(config.parameters ?? {}, where);
   const raw = config.parameters ?? {};
+  let answerFormat: AnswerFormat;
   try {
-    checkProvider(config.type, (name) => text(raw, name) !== undefined);
-    callSettingsOf(config.type, literalParameters(parameters));
+    checkModel(config.type, parameters, raw);
+    jsonModeOf(literalParameters(parameters));
+    answerFormat = compileAnswerFormat(config.responseSchema);
   } catch (error) {
-    if (error instanceof ProviderConfigurationError || error instanceof ParameterError)
-      throw new DeploymentError(`${where}: ${error.message}`);
-    throw error;
+    throw deploymentErrorOf(error, where);
   }
-
+  const cascade = compileCascade(config, where);
   const tools: TaskTool[] =
     config.enableBuiltInTools === true
       ? builtInTools(config.builtInToolsWhitelist).map((definition) => ({ definition }))
@@ -162,8 +255,13 @@ export async function compileLlmTask(
     }
   }
 
+  const mcpSets = config.enableMcpCallTools === false ? [] : await workflowMcpSets(context);
+  const agentMode =
+    config.enableBuiltInTools === true ||
+    references.length > 0 ||
+    (config.a2aAgents ?? []).length > 0 ||
+    mcpSets.length > 0;
   const retrieval = await compileRetrieval(config, where, context, httpCallTools);
-  const agentMode = config.enableBuiltInTools === true || references.length > 0;
   const searchTool = agentMode ? knowledgeTool(retrieval) : undefined;
   if (searchTool) tools.push({ definition: searchTool });
 
@@ -193,9 +291,16 @@ export async function compileLlmTask(
     responseObjectName: config.responseObjectName?.trim() || id,
     responseMetadataObjectName: config.responseMetadataObjectName,
     historyLimit: config.conversationHistoryLimit ?? DEFAULT_HISTORY_LIMIT,
+    maxContextTokens: config.maxContextTokens ?? -1,
+    anchorFirstSteps: config.anchorFirstSteps ?? DEFAULT_ANCHOR_FIRST_STEPS,
+    summarizeHistory: config.summarizeHistory ?? false,
+    answerFormat,
+    cascade,
     maxToolIterations: config.maxToolIterations,
     retry,
     agentMode,
+    a2aAgents: config.a2aAgents ?? [],
+    mcpSets,
     tools,
     toolApprovals: new Set(approvals.includes('*') ? toolNames : approvals),
     retrieval,

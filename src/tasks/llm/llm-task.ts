@@ -1,4 +1,6 @@
-import type { ModelMessage, ToolResultPart } from 'ai';
+import type { ModelMessage, OutputInterface, ToolResultPart } from 'ai';
+import { Counter, type Registry } from 'prom-client';
+import { A2aPeers, peerTools } from '../../llm/a2a-tools.ts';
 import { buildMessages } from '../../llm/conversation-messages.ts';
 import type { HttpCallTools } from '../../llm/http-call-tools.ts';
 import { CREDENTIAL_PARAMETERS, flag, integer, ParameterError, text, type Parameters } from '../../llm/parameters.ts';
@@ -8,9 +10,16 @@ import {
   type ModelSpec,
   type ProviderDefaults,
 } from '../../llm/providers.ts';
-import { providerCallError, withRetry } from '../../llm/retry.ts';
+import { providerCallError, withRetry, type RetryPolicy } from '../../llm/retry.ts';
 import type { ToolDefinition } from '../../llm/tool-definitions.ts';
 import type { ToolHistory } from '../../llm/tool-history.ts';
+import {
+  answerProblem,
+  jsonAnswerOutput,
+  jsonModeOf,
+  repairMessages,
+  unfencedJson,
+} from '../../llm/structured-answer.ts';
 import { runToolCall, toolSetOf, type ToolCallScope, type TraceEntry } from '../../llm/tool-runner.ts';
 import type { ToolResumption } from '../../runtime/human-approval.ts';
 import { unguardedWebAccess, type WebAccess } from '../../llm/web-page.ts';
@@ -22,10 +31,18 @@ import { TemplateError } from '../../templating/engine.ts';
 import { Type } from '@sinclair/typebox';
 import { closed } from '../../resources/schemas/common.ts';
 import { defineTask, DeploymentError, stepUri, uriReferences } from '../../runtime/tasks.ts';
-import { RecordingMismatchError } from '../../runtime/replay.ts';
 import type { Turn } from '../../runtime/turn.ts';
 import { isRecord } from '../../shared/json.ts';
-import { compileLlmTask, type CompiledLlmTask, type LlmTaskConfig, type TaskTool } from './llm-config.ts';
+import {
+  compileLlmTask,
+  type CompiledLlmTask,
+  type CompiledParameter,
+  type LlmTaskConfig,
+  type TaskTool,
+} from './llm-config.ts';
+import { CascadeFailedError, cascadeOutput, runCascade } from './model-cascade.ts';
+import type { McpServices } from '../mcpcalls/mcpcalls-task.ts';
+import { mcpToolDefinitions } from './mcp-tools.ts';
 import { retrieveContext } from './knowledge-retrieval.ts';
 import { callModel, type ModelCallResult } from './model-call.ts';
 import { resolveSecrets, SecretValues } from '../httpcalls/field-template.ts';
@@ -41,16 +58,21 @@ import { resolveSecrets, SecretValues } from '../httpcalls/field-template.ts';
 
 export const LLM_TASK_TYPE = 'ai.svc.llm';
 const DEFAULT_MAX_STEPS = 10;
+const NO_RETRY: RetryPolicy = { maxAttempts: 1, backoffDelayMs: 0, backoffMultiplier: 1, maxBackoffDelayMs: 0 };
 
 export interface LlmTaskOptions {
   readonly secrets: SecretResolver;
   readonly tools: ToolHistory;
   /** `svc.ollama.default-base-url` and the like. */
   readonly providerDefaults?: ProviderDefaults;
+  /** The MCP client: the tools of the workflow's MCP-call sets; without it they are not offered. */
+  readonly mcp?: McpServices | undefined;
   /** HTTP calls as tools; without it, an LLM task listing `tools` does not deploy. */
   readonly httpCallTools?: HttpCallTools;
   /** How the web-page tools reach the web (default: http and https URLs only, unguarded). */
   readonly web?: WebAccess;
+  /** Where the LLM meters (`svc_llm_cascade_attempts_total`) are registered; default: nowhere. */
+  readonly registry?: Registry;
   /** Where a failing pre-request or post-response property instruction is reported (it is skipped). */
   readonly log?: { warn(details: Record<string, unknown>, message: string): void } | undefined;
 }
@@ -59,6 +81,8 @@ export interface LlmTaskOptions {
 export interface LlmServices extends LlmTaskOptions {
   readonly models: ModelRegistry;
   readonly web: WebAccess;
+  readonly cascadeAttempts: Counter<'model' | 'outcome'>;
+  readonly a2aPeers: A2aPeers;
 }
 
 export function createLlmServices(options: LlmTaskOptions): LlmServices {
@@ -66,6 +90,13 @@ export function createLlmServices(options: LlmTaskOptions): LlmServices {
     ...options,
     models: new ModelRegistry(options.providerDefaults ?? { ollamaBaseUrl: 'http://localhost:11434' }),
     web: options.web ?? unguardedWebAccess,
+    a2aPeers: new A2aPeers(options.providerDefaults?.fetch ?? globalThis.fetch),
+    cascadeAttempts: new Counter({
+      name: 'svc_llm_cascade_attempts_total',
+      help: 'Model cascade attempts by model and outcome (accepted, escalated, failed)',
+      labelNames: ['model', 'outcome'] as const,
+      registers: options.registry ? [options.registry] : [],
+    }),
   };
 }
 
@@ -119,23 +150,35 @@ async function resolveParameters(
   data: TemplateData,
   resolver: SecretResolver,
 ): Promise<{ parameters: Parameters; secrets: SecretValues }> {
-  const parameters: Record<string, string> = {};
   const secrets = new SecretValues();
-  for (const parameter of task.parameters) {
+  const parameters = await resolveParameterList(task.id, task.parameters, data, resolver, secrets);
+  return { parameters, secrets };
+}
+
+/** Renders and resolves one list of parameters, adding the secret values that went in to `secrets`. */
+async function resolveParameterList(
+  taskId: string,
+  list: readonly CompiledParameter[],
+  data: TemplateData,
+  resolver: SecretResolver,
+  secrets: SecretValues,
+): Promise<Parameters> {
+  const parameters: Record<string, string> = {};
+  for (const parameter of list) {
     let rendered: string;
     try {
       rendered = parameter.field.render(data.get());
     } catch (error) {
       if (error instanceof TemplateError)
         throw new Error(
-          `LLM task '${task.id}': the parameter '${parameter.name}' could not be rendered: ${error.message}`,
+          `LLM task '${taskId}': the parameter '${parameter.name}' could not be rendered: ${error.message}`,
         );
       throw error;
     }
     const resolved = await resolveSecrets(rendered, parameter.secretNames, resolver, secrets).catch(
       (error: unknown) => {
         throw new Error(
-          `LLM task '${task.id}': the parameter '${parameter.name}' refers to a secret that cannot be read: ${error instanceof Error ? error.message : String(error)}`,
+          `LLM task '${taskId}': the parameter '${parameter.name}' refers to a secret that cannot be read: ${error instanceof Error ? error.message : String(error)}`,
         );
       },
     );
@@ -148,7 +191,24 @@ async function resolveParameters(
       secrets.add(value);
     }
   }
-  return { parameters, secrets };
+  return parameters;
+}
+
+/** The model of a provider type and resolved parameters; a configuration problem becomes a turn error. */
+function modelSpec(
+  task: CompiledLlmTask,
+  deps: LlmServices,
+  type: string,
+  parameters: Parameters,
+  hide: (text: string) => string,
+): ModelSpec {
+  try {
+    return deps.models.spec(type, parameters);
+  } catch (error) {
+    if (error instanceof ProviderConfigurationError || error instanceof ParameterError)
+      throw new Error(hide(`LLM task '${task.id}': ${error.message}`));
+    throw error;
+  }
 }
 
 function toolDefinitions(
@@ -181,7 +241,7 @@ function toolDefinitions(
  */
 export function responseObject(text: string, parameters: Parameters): unknown {
   if (!flag(parameters, 'convertToObject', true)) return text;
-  const json = (/^\s*```(?:json)?[ \t]*\n([\s\S]*?)\n\s*```\s*$/i.exec(text)?.[1] ?? text).trim();
+  const json = unfencedJson(text);
   if (!(json.startsWith('{') && json.endsWith('}')) && !(json.startsWith('[') && json.endsWith(']'))) return text;
   try {
     return JSON.parse(json) as unknown;
@@ -224,8 +284,10 @@ async function runTask(
   const hide = (value: string) => secrets.mask(value);
   let spec: ModelSpec;
   let maxSteps: number;
+  let jsonMode: boolean;
   try {
     spec = deps.models.spec(task.type, parameters);
+    jsonMode = jsonModeOf(parameters);
     maxSteps = Math.max(
       1,
       task.maxToolIterations ?? integer(parameters, 'maxToolIterations', 'maxSteps') ?? DEFAULT_MAX_STEPS,
@@ -245,22 +307,34 @@ async function runTask(
     ? resumed.retrieved
     : task.retrieval && (await retrieveContext(task.retrieval, task.id, turn, turn.input));
   const system = [text(parameters, 'systemMessage'), retrieved].filter(Boolean).join('\n\n') || undefined;
-  const messages: ModelMessage[] = buildMessages(turn.previousSteps, turn.input, {
+  const summaryKey = `langchain:summary:${task.type}:${task.id}`;
+  const { messages, summary } = buildMessages(turn.previousSteps, turn.input, {
     historyLimit,
+    maxContextTokens: task.maxContextTokens,
+    anchorFirstSteps: task.anchorFirstSteps,
+    system,
+    summaryKey: task.summarizeHistory ? summaryKey : undefined,
     sendConversation: flag(parameters, 'sendConversation', true),
     includeFirstAgentMessage: flag(parameters, 'includeFirstAgentMessage', true),
     prompt: text(parameters, 'prompt'),
   });
+  if (summary !== undefined) turn.set(summaryKey, summary);
   // Nothing from the user yet (e.g. a task on CONVERSATION_START without `prompt`): the system message is the
   // request; with no system message either there is nothing to ask.
-  let instructions = system;
+  let instructions = withSummary(system, summary?.text);
   if (messages.length === 0) {
-    if (system === undefined) return;
-    messages.push({ role: 'user', content: system });
+    if (instructions === undefined) return;
+    messages.push({ role: 'user', content: instructions });
     instructions = undefined;
   }
   const trace: TraceEntry[] = [];
-  const definitions = toolDefinitions(task, turn, deps.httpCallTools);
+  const definitions = [
+    ...toolDefinitions(task, turn, deps.httpCallTools),
+    ...(await remoteTools(task, deps, data, secrets, turn.signal).catch((error: unknown) => {
+      if (turn.signal.aborted) throw turn.signal.reason;
+      throw new Error(hide(`LLM task '${task.id}': ${error instanceof Error ? error.message : String(error)}`));
+    })),
+  ];
   const scope: ToolCallScope = {
     conversationId: turn.conversationId,
     signal: turn.signal,
@@ -270,7 +344,9 @@ async function runTask(
     redact: hide,
   };
   const tools =
-    task.agentMode && task.tools.length > 0 ? toolSetOf(definitions, deps.tools, scope, task.toolApprovals) : undefined;
+    task.agentMode && definitions.length > 0
+      ? toolSetOf(definitions, deps.tools, scope, task.toolApprovals)
+      : undefined;
   if (resumed) {
     // Resumed after a person decided on the tool calls: the loop goes on from where it stopped.
     turn.resumption = undefined;
@@ -279,59 +355,135 @@ async function runTask(
     instructions = resumed.systemAsMessage ? undefined : system;
   }
 
-  let result: ModelCallResult;
-  try {
-    const recorded = turn.replay?.llmAnswer(task.id);
-    if (recorded !== undefined) result = recordedAnswer(recorded);
-    else
-      ({ value: result } = await withRetry(task.retry, turn.signal, () =>
-        callModel({
-          spec,
-          system: instructions,
-          messages,
-          tools,
-          maxSteps,
-          signal: turn.signal,
-          stream: turn.hasListener,
-          emit: turn.emit,
-        }),
-      ));
-  } catch (error) {
-    if (turn.signal.aborted) throw turn.signal.reason;
-    if (error instanceof RecordingMismatchError) throw new Error(`LLM task '${task.id}': ${error.message}`);
-    throw providerCallError(error, { provider: spec.provider, modelName: spec.modelName, secrets: secrets.values });
-  }
-
-  let cost = 0;
-  for (const step of result.steps)
-    cost += deps.tools.recordModelCall(
-      turn.conversationId,
-      spec.provider,
-      spec.modelName,
-      step.inputTokens,
-      step.outputTokens,
+  const format = task.answerFormat.schema !== undefined || jsonMode ? task.answerFormat : undefined;
+  const call = async (
+    model: ModelSpec,
+    sent: ModelMessage[],
+    output: OutputInterface<string, string, never> | undefined,
+    retry: RetryPolicy,
+    stream: boolean,
+  ): Promise<ModelCallResult> => {
+    const { value } = await withRetry(retry, turn.signal, () =>
+      callModel({
+        spec: model,
+        system: instructions,
+        messages: sent,
+        tools,
+        output,
+        maxSteps,
+        signal: turn.signal,
+        stream,
+        emit: turn.emit,
+      }),
     );
-  turn.emit({ type: 'usage', inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens });
-  if (result.unansweredToolCalls.length > 0) {
-    const state: ToolLoopState = {
-      taskId: task.id,
-      // Stored with the waiting conversation: secret values the task resolved are masked.
-      messages: JSON.parse(hide(JSON.stringify([...messages, ...result.responseMessages]))) as ModelMessage[],
-      systemAsMessage: instructions === undefined && system !== undefined,
-      ...(retrieved ? { retrieved: hide(retrieved) } : {}),
-      trace,
-    };
-    turn.toolApprovalRequest = {
-      toolCalls: result.unansweredToolCalls.map((call) => ({
-        toolCallId: call.toolCallId,
-        tool: call.toolName,
-        arguments: isRecord(call.input) ? call.input : {},
-      })),
-      state,
-    };
-    return;
+    return value;
+  };
+  const modelFailure = (error: unknown, model: ModelSpec): Error => {
+    if (turn.signal.aborted) throw turn.signal.reason;
+    return providerCallError(error, { provider: model.provider, modelName: model.modelName, secrets: secrets.values });
+  };
+  const costOf = (model: ModelSpec, made: ModelCallResult) => {
+    turn.emit({ type: 'usage', inputTokens: made.usage.inputTokens, outputTokens: made.usage.outputTokens });
+    return made.steps.reduce(
+      (sum, step) =>
+        sum +
+        deps.tools.recordModelCall(
+          turn.conversationId,
+          model.provider,
+          model.modelName,
+          step.inputTokens,
+          step.outputTokens,
+        ),
+      0,
+    );
+  };
+  const ask = async (sent: ModelMessage[]): Promise<ModelCallResult> => {
+    try {
+      return await call(spec, sent, format && jsonAnswerOutput(format), task.retry, turn.hasListener);
+    } catch (error) {
+      throw modelFailure(error, spec);
+    }
+  };
+
+  let result: ModelCallResult;
+  let answerText: string;
+  let cost: number;
+  let repairs = 0;
+  let chosenStep: number | undefined;
+  // A recorded answer (a transcript replay) stands for the whole exchange: cascade, repair and all.
+  const recorded = turn.replay?.llmAnswer(task.id);
+  const cascade = recorded === undefined ? task.cascade : undefined;
+  if (recorded !== undefined) {
+    result = recordedAnswer(recorded);
+    cost = 0;
+    answerText = recorded;
+  } else if (cascade) {
+    const output = cascadeOutput(cascade.judge);
+    const run = await runCascade(
+      cascade.judge,
+      cascade.steps.map((step) => step.confidenceThreshold),
+      {
+        steps: cascade.steps.length,
+        spec: async (index) => {
+          const step = cascade.steps[index]!;
+          const stepParameters = await resolveParameterList(task.id, step.parameters, data, deps.secrets, secrets);
+          const model = modelSpec(task, deps, step.type, stepParameters, hide);
+          return step.timeoutMs === undefined ? model : { ...model, timeoutMs: step.timeoutMs };
+        },
+        // Only the last step is retried: for the others, the next step is the fallback. Not streamed, since an
+        // answer may still be rejected.
+        call: (model, index) =>
+          call(model, messages, output, index === cascade.steps.length - 1 ? task.retry : NO_RETRY, false),
+        cost: costOf,
+        failure: (error, model) => modelFailure(error, model).message,
+        now: () => performance.now(),
+        counted: (attempt) => deps.cascadeAttempts.inc({ model: attempt.modelName, outcome: attempt.outcome }),
+      },
+    ).catch((error: unknown) => {
+      if (error instanceof CascadeFailedError) throw new Error(hide(`LLM task '${task.id}': ${error.message}`));
+      throw error;
+    });
+    turn.set(`langchain:cascade:${task.type}:${task.id}`, {
+      chosenStep: run.chosenStep,
+      cost: run.cost,
+      attempts: run.attempts,
+    });
+    ({ result, spec, cost, chosenStep } = run);
+    answerText = run.text;
+  } else {
+    result = await ask(messages);
+    cost = costOf(spec, result);
+    if (result.unansweredToolCalls.length > 0) {
+      const state: ToolLoopState = {
+        taskId: task.id,
+        // Stored with the waiting conversation: secret values the task resolved are masked.
+        messages: JSON.parse(hide(JSON.stringify([...messages, ...result.responseMessages]))) as ModelMessage[],
+        systemAsMessage: instructions === undefined && system !== undefined,
+        ...(retrieved ? { retrieved: hide(retrieved) } : {}),
+        trace,
+      };
+      turn.toolApprovalRequest = {
+        toolCalls: result.unansweredToolCalls.map((call) => ({
+          toolCallId: call.toolCallId,
+          tool: call.toolName,
+          arguments: isRecord(call.input) ? call.input : {},
+        })),
+        state,
+      };
+      return;
+    }
+    const problem = format === undefined ? undefined : answerProblem(result.text, format);
+    if (format !== undefined && problem !== undefined) {
+      repairs = 1;
+      result = await ask(repairMessages(messages, result.text, problem));
+      cost += costOf(spec, result);
+      const remaining = answerProblem(result.text, format);
+      if (remaining !== undefined)
+        throw new Error(hide(`LLM task '${task.id}': ${remaining}, also after one repair request.`));
+    }
+    answerText = result.text;
   }
-  const answer = hide(result.text);
+  const answer = hide(answerText);
   writeResults(task, turn, {
     text: answer,
     addToOutput: flag(parameters, 'addToOutput', task.agentMode),
@@ -346,6 +498,8 @@ async function runTask(
         totalTokens: result.usage.inputTokens + result.usage.outputTokens,
       },
       modelCalls: result.steps.length,
+      ...(chosenStep === undefined ? {} : { cascadeStep: chosenStep }),
+      ...(format === undefined ? {} : { repairAttempts: repairs }),
       cost,
     },
     trace,
@@ -354,6 +508,26 @@ async function runTask(
     data.put(task.responseObjectName, responseObject(answer, parameters));
     await runPropertyInstructions(task.postResponse, instructionRun(task, turn, data, deps, secretWriter));
   }
+}
+
+/** The tools of the task's peer agents (A2A) and of its workflow's MCP servers, read this turn. */
+async function remoteTools(
+  task: CompiledLlmTask,
+  deps: LlmServices,
+  data: TemplateData,
+  secrets: SecretValues,
+  signal: AbortSignal,
+): Promise<ToolDefinition[]> {
+  const peers = await peerTools(deps.a2aPeers, task.a2aAgents, deps.secrets, secrets, signal);
+  if (task.mcpSets.length === 0 || !deps.mcp) return peers;
+  return [...peers, ...(await mcpToolDefinitions(task.mcpSets, deps.mcp, data.get(), secrets, signal))];
+}
+
+/** The system message with the rolling summary of the earlier conversation appended. */
+function withSummary(system: string | undefined, summary: string | undefined): string | undefined {
+  if (summary === undefined || summary === '') return system;
+  const note = `Summary of the earlier conversation: ${summary}`;
+  return system === undefined ? note : `${system}\n\n${note}`;
 }
 
 /** A recorded answer as the result of a model call that cost nothing. */

@@ -5,6 +5,7 @@ import {
   type FinishReason,
   type LanguageModelUsage,
   type ModelMessage,
+  type OutputInterface,
   type ToolSet,
 } from 'ai';
 import type { ModelSpec } from '../../llm/providers.ts';
@@ -22,6 +23,8 @@ export interface ModelCallRequest {
   readonly system: string | undefined;
   readonly messages: ModelMessage[];
   readonly tools: ToolSet | undefined;
+  /** Asks the provider for a JSON answer (structured-answer.ts). */
+  readonly output?: OutputInterface<string, string, never> | undefined;
   readonly maxSteps: number;
   readonly signal: AbortSignal;
   readonly stream: boolean;
@@ -72,6 +75,7 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallRes
     messages: request.messages,
     ...spec.settings,
     ...(request.tools === undefined ? {} : { tools: request.tools, stopWhen: stepCountIs(request.maxSteps) }),
+    ...(request.output === undefined ? {} : { output: request.output }),
     maxRetries: 0,
     abortSignal: AbortSignal.any([request.signal, timeout.signal]),
   };
