@@ -72,7 +72,11 @@ function renderResource(resource: PlannedChange): void {
   else if (resource.action === 'unchanged')
     print(paint('dim', `    unchanged ${label}: version ${resource.fromVersion}`));
   else {
-    print(paint('yellow', `  ~ update ${label}: version ${resource.fromVersion} -> ${resource.toVersion}`));
+    const versions =
+      resource.toVersion === resource.fromVersion
+        ? `version ${resource.fromVersion} kept`
+        : `version ${resource.fromVersion} -> ${resource.toVersion}`;
+    print(paint('yellow', `  ~ update ${label}: ${versions}`));
     for (const change of resource.changes) print(renderChange(change));
   }
 }

@@ -85,13 +85,15 @@ export async function planFolder(api: Api, folder: string): Promise<Plan> {
           s.path.replace(/^\$/, '$.config'),
         ),
       );
-      const changes = maskSecrets(
-        diffJson(
-          { name: descriptor.name, description: descriptor.description, config: withoutOwnerFields(kind, stored) },
-          { name: resource.name, description: resource.description, config: wanted },
+      const configChanges = maskSecrets(diffJson(withoutOwnerFields(kind, stored), wanted, ['config']), secrets);
+      // A new name or description is set on the resource as it is; only a configuration change makes a version.
+      const changes = [
+        ...diffJson(
+          { name: descriptor.name, description: descriptor.description },
+          { name: resource.name, description: resource.description },
         ),
-        secrets,
-      );
+        ...configChanges,
+      ];
       return {
         kind,
         file,
@@ -99,7 +101,7 @@ export async function planFolder(api: Api, folder: string): Promise<Plan> {
         action: changes.length > 0 ? 'update' : 'unchanged',
         serverId: target.targetId!,
         fromVersion: current,
-        toVersion: changes.length > 0 ? current + 1 : current,
+        toVersion: configChanges.length > 0 ? current + 1 : current,
         changes,
       };
     }),
@@ -107,8 +109,8 @@ export async function planFolder(api: Api, folder: string): Promise<Plan> {
   const changed = planned.some((p) => p.action !== 'unchanged');
   const agentIndex = resources.findIndex((r) => r.kind === 'agent');
   let agent = planned[agentIndex]!;
-  // Any change makes a new agent version (its transcripts are bound to it), even where its own file is unchanged.
-  if (changed && agent.action === 'unchanged') agent = { ...agent, action: 'update', toVersion: agent.toVersion + 1 };
+  // An import makes a new agent version (its transcripts are bound to it), even where its own file is unchanged.
+  if (changed && agent.action !== 'create') agent = { ...agent, action: 'update', toVersion: agent.fromVersion! + 1 };
   const others = planned.filter((_, i) => i !== agentIndex);
   return { resources: [...others, agent], agent, changed, archive };
 }
