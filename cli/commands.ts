@@ -1,8 +1,8 @@
 import type { TranscriptRun } from '../src/transcripts/runs.ts';
 import { readExport } from './archive.ts';
 import { CliError, type Api } from './connection.ts';
-import { readFolder, writeFolder, type FileFormat } from './folder.ts';
-import { planFolder, type Plan } from './plan.ts';
+import { writeFolder, type FileFormat } from './folder.ts';
+import { inFolderTerms, planFolder, type Plan } from './plan.ts';
 
 /** The commands that talk to the server (`validate` is offline, in validate.ts). */
 
@@ -51,7 +51,9 @@ export async function apply(api: Api, folder: string, options: { deploy?: string
   let agentId = plan.agent.serverId;
   let agentVersion = plan.agent.toVersion;
   if (plan.changed) {
-    const imported = await api.json<ImportAnswer>('POST', '/backup/import?strategy=merge', { zip: plan.archive });
+    const imported = await inFolderTerms(plan.files, () =>
+      api.json<ImportAnswer>('POST', '/backup/import?strategy=merge', { zip: plan.archive }),
+    );
     ({ agentId, agentVersion } = imported);
   }
   if (options.deploy === undefined || agentId === undefined) return { plan, agentId: agentId!, agentVersion };
@@ -94,7 +96,7 @@ export async function runTranscripts(
     throw new CliError('The folder has changes the server does not have yet; apply it first (see plan).');
   const agentId = plan.agent.serverId!;
   const agentVersion = plan.agent.toVersion;
-  const files = new Map((await readFolder(folder)).map((r) => [r.file, r]));
+  const files = new Map(plan.files.map((r) => [r.file, r]));
   const transcripts: TranscriptOutcome[] = [];
   for (const planned of plan.resources) {
     if (planned.kind !== 'transcript') continue;

@@ -28,7 +28,14 @@ const ENVIRONMENT: Record<(typeof SETTING_NAMES)[number], string> = {
 };
 const DEFAULT_CONFIG_FILE = '.svc-agents.yaml';
 
-export class CliError extends Error {}
+export class CliError extends Error {
+  /** The problem body the server answered, when it answered one. */
+  readonly problem: Record<string, unknown> | undefined;
+  constructor(message: string, problem?: Record<string, unknown>) {
+    super(message);
+    this.problem = problem;
+  }
+}
 
 async function configFile(path: string | undefined): Promise<ConnectionSettings> {
   const chosen = path ?? process.env.SVC_AGENTS_CONFIG;
@@ -62,14 +69,15 @@ export async function resolveConnection(
   return { ...settings, server: settings.server.replace(/\/+$/, '') };
 }
 
-/** A problem body's text, or the start of whatever the server answered. */
-async function reasonOf(response: Response): Promise<string> {
+/** A problem body's text (or the start of whatever the server answered) and the problem itself. */
+async function reasonOf(response: Response): Promise<{ reason: string; problem?: Record<string, unknown> }> {
   const text = await response.text();
   try {
     const problem: unknown = JSON.parse(text);
-    if (isRecord(problem) && (problem.detail || problem.title)) return String(problem.detail ?? problem.title);
+    if (isRecord(problem) && (problem.detail || problem.title))
+      return { reason: String(problem.detail ?? problem.title), problem };
   } catch {}
-  return text.slice(0, 300) || response.statusText;
+  return { reason: text.slice(0, 300) || response.statusText };
 }
 
 async function clientCredentialsToken(settings: ConnectionSettings): Promise<string> {
@@ -146,8 +154,10 @@ export class Api {
         `Cannot reach ${this.server}: ${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message}`,
       );
     }
-    if (!response.ok && !options.allow?.includes(response.status))
-      throw new CliError(`${method} ${path} answered ${response.status}: ${await reasonOf(response)}`);
+    if (!response.ok && !options.allow?.includes(response.status)) {
+      const { reason, problem } = await reasonOf(response);
+      throw new CliError(`${method} ${path} answered ${response.status}: ${reason}`, problem);
+    }
     return response;
   }
 

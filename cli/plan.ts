@@ -1,9 +1,9 @@
 import { kindNamed } from '../src/resources/kinds.ts';
 import { scrubSecretFields } from '../src/security/secret-scrubbing.ts';
 import { folderArchive, referenceTo, rewriteReferences, withoutOwnerFields } from './archive.ts';
-import type { Api } from './connection.ts';
+import { CliError, type Api } from './connection.ts';
 import { diffJson, maskSecrets, type FieldChange } from './diff.ts';
-import { readFolder, type FolderResource } from './folder.ts';
+import { FolderError, readFolder, type FolderResource } from './folder.ts';
 import { checkFolder } from './validate.ts';
 
 /**
@@ -34,6 +34,8 @@ export interface Plan {
   readonly changed: boolean;
   /** The archive the plan was made from; apply imports exactly this. */
   readonly archive: Uint8Array;
+  /** The folder's files it was made from. */
+  readonly files: readonly FolderResource[];
 }
 
 interface PreviewedResource {
@@ -54,10 +56,43 @@ export async function loadCheckedFolder(folder: string): Promise<FolderResource[
   return resources;
 }
 
+/** `$.a[0]["b c"]` -> `['a', 0, 'b c']` */
+function parseJsonPath(path: string): (string | number)[] {
+  return [...path.matchAll(/\.([A-Za-z_$][\w$]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]/g)].map(
+    ([, name, index, quoted]) => name ?? (index !== undefined ? Number(index) : (JSON.parse(quoted!) as string)),
+  );
+}
+
+/**
+ * Runs a request whose body is the folder's archive; a problem the server names an archive file in (a
+ * configuration it refuses) becomes a FolderError naming the folder's file and line.
+ */
+export async function inFolderTerms<T>(resources: readonly FolderResource[], request: () => Promise<T>): Promise<T> {
+  try {
+    return await request();
+  } catch (error) {
+    const problem = error instanceof CliError ? error.problem : undefined;
+    const entry = typeof problem?.file === 'string' ? problem.file : undefined;
+    const resource =
+      entry &&
+      resources.find(
+        (r) =>
+          entry.endsWith(`/${r.id}.${kindNamed(r.kind).exportName}.json`) ||
+          entry === `${r.id}.${kindNamed(r.kind).exportName}.json`,
+      );
+    if (!resource) throw error;
+    const path = typeof problem?.path === 'string' ? parseJsonPath(problem.path) : [];
+    const message = String(problem?.detail ?? '').replace(`${entry}: `, '');
+    throw new FolderError([{ file: resource.file, line: resource.lineOf(['config', ...path]), message }]);
+  }
+}
+
 export async function planFolder(api: Api, folder: string): Promise<Plan> {
   const resources = await loadCheckedFolder(folder);
   const archive = folderArchive(resources);
-  const preview = await api.json<Preview>('POST', '/backup/import/preview?strategy=merge', { zip: archive });
+  const preview = await inFolderTerms(resources, () =>
+    api.json<Preview>('POST', '/backup/import/preview?strategy=merge', { zip: archive }),
+  );
   const previewed = new Map([preview.agent, ...preview.resources].map((r) => [`${r.kind}/${r.originId}`, r] as const));
   const previewOf = (r: { kind: string; id: string }) => previewed.get(`${r.kind}/${r.id}`)!;
   const finalReference = (kind: string, id: string) => {
@@ -112,5 +147,5 @@ export async function planFolder(api: Api, folder: string): Promise<Plan> {
   // An import makes a new agent version (its transcripts are bound to it), even where its own file is unchanged.
   if (changed && agent.action !== 'create') agent = { ...agent, action: 'update', toVersion: agent.fromVersion! + 1 };
   const others = planned.filter((_, i) => i !== agentIndex);
-  return { resources: [...others, agent], agent, changed, archive };
+  return { resources: [...others, agent], agent, changed, archive, files: resources };
 }
