@@ -1,6 +1,6 @@
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { extname, join, relative } from 'node:path';
-import { Document, isMap, isSeq, LineCounter, parseDocument, stringify } from 'yaml';
+import { Document, isMap, isScalar, isSeq, LineCounter, parseDocument, stringify } from 'yaml';
 import { kindNamed, resourceKinds } from '../src/resources/kinds.ts';
 import { isRecord } from '../src/shared/json.ts';
 
@@ -85,13 +85,18 @@ export async function readFolder(folder: string): Promise<FolderResource[]> {
       continue;
     }
     const value: unknown = document.toJS({ maxAliasCount: 100 });
+    /** The line of a path's key (or list item), else of its closest parent's. */
     const lineOf = (path: readonly (string | number)[]): number => {
-      for (let length = path.length; length >= 0; length--) {
-        const node = document.getIn(path.slice(0, length), true) as { range?: [number, number, number] } | undefined;
-        if (node && typeof node === 'object' && node.range) {
-          // A scalar or a block node: its own line. A map's line is that of its key, one above its first entry.
-          return isMap(node) || isSeq(node) ? Math.max(1, lineAt(node.range[0]) - 1) : lineAt(node.range[0]);
-        }
+      for (let length = path.length; length > 0; length--) {
+        const parent = length === 1 ? document.contents : document.getIn(path.slice(0, length - 1), true);
+        const last = path[length - 1];
+        const node = isMap(parent)
+          ? parent.items.find((pair) => isScalar(pair.key) && String(pair.key.value) === String(last))?.key
+          : isSeq(parent)
+            ? parent.items[Number(last)]
+            : undefined;
+        const range = (node as { range?: [number, number, number] } | undefined)?.range;
+        if (range) return lineAt(range[0]);
       }
       return 1;
     };

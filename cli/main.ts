@@ -5,7 +5,7 @@ import { kindNamed } from '../src/resources/kinds.ts';
 import { apply, pull, runTranscripts } from './commands.ts';
 import { Api, CliError, resolveConnection } from './connection.ts';
 import type { FieldChange } from './diff.ts';
-import { FolderError, readFolder } from './folder.ts';
+import { FolderError, type FolderProblem, readFolder } from './folder.ts';
 import type { Plan, PlannedChange } from './plan.ts';
 import { planFolder } from './plan.ts';
 import { folderProblems } from './validate.ts';
@@ -177,10 +177,17 @@ export function program(): Command {
     .action(
       action(async (folder: string, _options, command: Command) => {
         const { json } = command.optsWithGlobals<GlobalOptions>();
-        const resources = await readFolder(folder);
-        const problems = folderProblems(resources);
-        if (json) printJson({ valid: problems.length === 0, files: resources.length, problems });
-        else if (problems.length === 0) print(`${resources.length} files are valid.`);
+        let checked: { files: number; problems: readonly FolderProblem[] };
+        try {
+          const resources = await readFolder(folder);
+          checked = { files: resources.length, problems: folderProblems(resources) };
+        } catch (error) {
+          if (!(error instanceof FolderError)) throw error;
+          checked = { files: 0, problems: error.problems };
+        }
+        const { files, problems } = checked;
+        if (json) printJson({ valid: problems.length === 0, files, problems });
+        else if (problems.length === 0) print(`${files} files are valid.`);
         else for (const p of problems) print(`${p.file}:${p.line}: ${paint('red', 'error')} ${p.message}`);
         return problems.length === 0 ? 0 : EXIT_FAILED;
       }),

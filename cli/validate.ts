@@ -35,9 +35,10 @@ export function folderProblems(resources: readonly FolderResource[]): FolderProb
     const validate = validatorOf(resource.kind);
     if (!validate(resource.config)) {
       const error = validate.errors![0]!;
+      const field = (error.params as { additionalProperty?: string }).additionalProperty;
       problems.push({
         file: resource.file,
-        line: resource.lineOf(['config', ...pathOf(error.instancePath)]),
+        line: resource.lineOf(['config', ...pathOf(error.instancePath), ...(field === undefined ? [] : [field])]),
         message: describeSchemaError(error, kindNamed(resource.kind).title).message,
       });
     }
@@ -68,7 +69,7 @@ export function folderProblems(resources: readonly FolderResource[]): FolderProb
         line: 1,
         message: `the agent does not use this ${kindNamed(resource.kind).title} (no workflow references it); reference it or remove the file.`,
       });
-  return problems;
+  return problems.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line);
 }
 
 /** Throws a FolderError listing every problem. */

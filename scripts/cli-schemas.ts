@@ -7,10 +7,18 @@ import { startServer } from '../src/server.ts';
 import { loadSettings } from '../src/settings.ts';
 
 /** Every kind's schema as `GET /resourcekinds` and `GET <store>/jsonSchema` publish them, by kind name. */
-export async function publishedSchemas(baseUrl: string): Promise<Record<string, unknown>> {
-  const kinds = (await (await fetch(`${baseUrl}/resourcekinds`)).json()) as { name: string; storePath: string }[];
+export async function publishedSchemas(
+  baseUrl: string,
+  headers: Record<string, string> = {},
+): Promise<Record<string, unknown>> {
+  const read = async (path: string) => {
+    const response = await fetch(`${baseUrl}${path}`, { headers });
+    if (!response.ok) throw new Error(`GET ${path} answered ${response.status}`);
+    return response.json();
+  };
+  const kinds = (await read('/resourcekinds')) as { name: string; storePath: string }[];
   const schemas: Record<string, unknown> = {};
-  for (const kind of kinds) schemas[kind.name] = await (await fetch(`${baseUrl}${kind.storePath}/jsonSchema`)).json();
+  for (const kind of kinds) schemas[kind.name] = await read(`${kind.storePath}/jsonSchema`);
   return schemas;
 }
 
