@@ -334,6 +334,46 @@ for (const store of storeTypes) {
       assert.match(parsed.stdout, /^behaviorsets\/extra\.yaml:2: error Map keys must be unique/);
     });
 
+    it('a folder the server does not know is created (its ids kept as origin ids), and matched by them from then on', async () => {
+      const copy = join(work, 'copy');
+      await cp(folder(), copy, { recursive: true });
+      const files = await filesOf(copy);
+      const ids = Object.values(files).map((text) => /^id: (\w+)$/m.exec(text)![1]!);
+      const fresh = new Map(ids.map((id, i) => [id, `${'fedcba98765432'}${String(i).padStart(10, '0')}`]));
+      for (const [file, text] of Object.entries(files))
+        await writeFile(
+          join(copy, file),
+          [...fresh].reduce((t, [id, to]) => t.replaceAll(id, to), text),
+        );
+      const plan = JSON.parse((await cli('plan', copy, '--json')).stdout);
+      assert.deepEqual(
+        plan.resources.map((r: { action: string }) => r.action),
+        ['create', 'create', 'create', 'create', 'create'],
+      );
+      const applied = await cli('apply', copy, '--deploy', 'production', '--json');
+      assert.equal(applied.code, 0, applied.stdout + applied.stderr);
+      const { agentId: created, agentVersion } = JSON.parse(applied.stdout);
+      assert.notEqual(created, agentId);
+      assert.equal(agentVersion, 1);
+      assert.deepEqual(await reply(api, created), ['Good day']);
+      const again = await cli('plan', copy);
+      assert.equal(again.code, 0, again.stdout);
+
+      // A new name is set on the resource without a new version of it; a pull names the file after it.
+      await edit(join(copy, 'outputsets/greetings.yaml'), 'name: Greetings', 'name: Salutations');
+      const renaming = JSON.parse((await cli('plan', copy, '--json')).stdout);
+      const outputs = renaming.resources.find((r: { kind: string }) => r.kind === 'output');
+      assert.deepEqual(outputs.changes, [{ path: '$.name', before: 'Greetings', after: 'Salutations' }]);
+      assert.equal(outputs.toVersion, outputs.fromVersion);
+      assert.equal((await cli('apply', copy)).code, 0);
+      const descriptor = await api.get(`/descriptorstore/descriptors/${outputs.serverId}`);
+      assert.equal(descriptor.json.name, 'Salutations');
+      assert.match(descriptor.json.resource, /\?version=1$/);
+      assert.equal((await cli('pull', created, copy)).code, 0);
+      assert.ok(Object.keys(await filesOf(copy)).includes('outputsets/salutations.yaml'));
+      assert.equal((await cli('plan', copy)).code, 0);
+    });
+
     it('pull then plan of upstream exports (after import) and of the agents the tests build: no changes', async () => {
       const zips = (await readdir(UPSTREAM_EXPORTS)).filter((name) => name.endsWith('.zip'));
       const agents: string[] = [];
