@@ -1,10 +1,7 @@
 /** Rewrites the CLI's bundled JSON Schemas (cli/schemas.json) from what a server publishes (`npm run cli:schemas`). */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFile } from 'node:fs/promises';
 import { BUNDLED_SCHEMAS_URL } from '../cli/validate.ts';
-import { startServer } from '../src/server.ts';
-import { loadSettings } from '../src/settings.ts';
+import { withScratchServer } from './scratch-server.ts';
 
 /** Every kind's schema as `GET /resourcekinds` and `GET <store>/jsonSchema` publish them, by kind name. */
 export async function publishedSchemas(
@@ -23,24 +20,8 @@ export async function publishedSchemas(
 }
 
 if (import.meta.main) {
-  const dir = await mkdtemp(join(tmpdir(), 'svc-schemas-'));
-  const server = await startServer(
-    loadSettings(
-      {},
-      {
-        'svc.http.port': 0,
-        'svc.http.host': '127.0.0.1',
-        'svc.datastore.type': 'sqlite',
-        'svc.datastore.sqlite.path': join(dir, 'svc.db'),
-      },
-    ),
-    { logDestination: { write: () => undefined } },
-  );
-  try {
+  await withScratchServer(async (server) => {
     await writeFile(BUNDLED_SCHEMAS_URL, `${JSON.stringify(await publishedSchemas(server.url))}\n`);
     console.log('cli/schemas.json: rewritten');
-  } finally {
-    await server.close();
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 }
