@@ -20,6 +20,7 @@ function node(kind: string, originId: string): ArchiveNode {
     file: `${originId}.${kind}.json`,
     name: originId,
     description: '',
+    described: true,
     body: {},
     references: [],
     slot: kind,

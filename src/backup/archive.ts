@@ -29,6 +29,8 @@ export interface ArchiveNode {
   readonly file: string;
   readonly name: string;
   readonly description: string;
+  /** Whether the archive holds a descriptor for it (else name and description are empty, not given). */
+  readonly described: boolean;
   /** Spec-named body; references still as written in the archive. */
   readonly body: unknown;
   readonly references: readonly ArchiveReference[];
@@ -111,14 +113,14 @@ export function readArchive(
       throw invalid(`${name}: the file is not valid JSON (${(error as Error).message}).`, { path: '$', file: name });
     }
   };
-  const descriptorOf = (folder: string, id: string): { name: string; description: string } => {
+  const descriptorOf = (folder: string, id: string): { name: string; description: string; described: boolean } => {
     const entryName = base + descriptorFileName(folder, id);
-    if (!files.has(entryName)) return { name: '', description: '' };
+    if (!files.has(entryName)) return { name: '', description: '', described: false };
     const descriptor = parseJson(entryName);
     if (!isRecord(descriptor))
       throw invalid(`${entryName}: a descriptor must be a JSON object.`, { path: '$', file: entryName });
     const text = (value: unknown) => (typeof value === 'string' ? value : '');
-    return { name: text(descriptor.name), description: text(descriptor.description) };
+    return { name: text(descriptor.name), description: text(descriptor.description), described: true };
   };
 
   const nodes: ArchiveNode[] = [];

@@ -4,7 +4,7 @@ import type { ResourceCatalogue } from '../resources/catalogue.ts';
 import { kindNamed, kindOfUriType, type ResourceKindDefinition } from '../resources/kinds.ts';
 import { formatReference, parseReference } from '../resources/uri.ts';
 import { canonicalJson } from '../shared/json.ts';
-import type { ConfigResourceStore } from '../storage/ports.ts';
+import type { ConfigResourceStore, DescriptorChanges } from '../storage/ports.ts';
 import { childSlot, type Archive, type ArchiveNode } from './archive.ts';
 import { referenceSlots, rewriteAt } from './references.ts';
 
@@ -15,7 +15,8 @@ import { referenceSlots, rewriteAt } from './references.ts';
  * - `upgrade`: the target agent's resources are matched by position (workflows by their place in the agent,
  *   resources by kind and place in their workflow) and updated.
  * A matched resource whose content is unchanged (or that is left out of `selectedResources`) is skipped and
- * referenced at its current version; a matched agent always gets a new version. Every body is validated with its
+ * referenced at its current version; a matched agent always gets a new version. A merge also gives matched resources
+ * the name and description of their descriptors in the archive. Every body is validated with its
  * references rewritten to their final URIs, so that a plan that validates can be written as it is.
  */
 
@@ -38,6 +39,8 @@ export interface PlannedResource {
   readonly targetVersion: number;
   /** Validated JSON text to write (CREATE, UPDATE). */
   readonly bodyJson: string;
+  /** A matched resource's name and description as its descriptor in the archive gives them, where they differ. */
+  readonly rename?: DescriptorChanges;
 }
 
 export interface ImportPlan {
@@ -99,23 +102,18 @@ export async function planImport(
     const isAgent = node.kind === 'agent';
     const selected = isAgent || options.selectedResources === undefined || options.selectedResources.has(node.originId);
     const unchanged = currentJson !== undefined && canonicalJson(JSON.parse(currentJson)) === canonicalJson(body);
-    if (currentJson === undefined || (!isAgent && (unchanged || !selected))) {
-      planned.set(node.key, {
-        node,
-        action: 'SKIP',
-        targetId: existing.id,
-        targetVersion: existing.currentVersion,
-        bodyJson,
-      });
-    } else {
-      planned.set(node.key, {
-        node,
-        action: 'UPDATE',
-        targetId: existing.id,
-        targetVersion: existing.currentVersion + 1,
-        bodyJson,
-      });
-    }
+    const skipped = currentJson === undefined || (!isAgent && (unchanged || !selected));
+    // Merge makes the matched resources what the archive says, names included; upgrade finds its agent by name.
+    const renames = options.strategy === 'merge' && selected && currentJson !== undefined;
+    const rename = renames ? await renameOf(store, node, existing.id) : undefined;
+    planned.set(node.key, {
+      node,
+      action: skipped ? 'SKIP' : 'UPDATE',
+      targetId: existing.id,
+      targetVersion: skipped ? existing.currentVersion : existing.currentVersion + 1,
+      bodyJson,
+      ...(rename ? { rename } : {}),
+    });
   }
   const resources = archive.nodes.map((node) => planned.get(node.key)!);
   return {
@@ -124,6 +122,18 @@ export async function planImport(
     agent: planned.get(archive.agent.key)!,
     ignoredEntries: archive.ignoredEntries,
   };
+}
+
+/** The archive's name and description of a matched resource where its descriptor gives others than the stored ones. */
+async function renameOf(
+  store: ConfigResourceStore,
+  node: ArchiveNode,
+  id: string,
+): Promise<DescriptorChanges | undefined> {
+  if (!node.described) return undefined;
+  const stored = await store.descriptor(node.kind, id);
+  if (!stored || (stored.name === node.name && stored.description === node.description)) return undefined;
+  return { name: node.name, description: node.description };
 }
 
 type Matcher = (node: ArchiveNode) => Promise<ExistingResource | undefined>;

@@ -10,12 +10,15 @@ export interface ImportedResourceView {
   readonly action: ImportAction;
   readonly targetId?: string;
   readonly targetVersion?: number;
+  /** The import sets the name and description of the matched resource to the archive's. */
+  readonly renamed?: true;
 }
 
 /**
  * Writes a validated import plan in one storage transaction, so it lands whole or not at all and no reader sees a
- * part of it: every CREATE first, then every UPDATE (children before parents, the agent last). An UPDATE finds its
- * resource moved on since the plan was made: 409, nothing imported.
+ * part of it: every CREATE first, then every UPDATE (children before parents, the agent last), then the names and
+ * descriptions of matched resources. An UPDATE finds its resource moved on since the plan was made: 409, nothing
+ * imported.
  */
 export async function applyImportPlan(
   plan: ImportPlan,
@@ -52,13 +55,21 @@ export async function applyImportPlan(
         );
       }
     }
+    for (const { node, targetId, rename } of plan.resources)
+      if (rename) await store.editDescriptor(node.kind, targetId, rename, now);
   });
 }
 
 /** One resource of a plan as the API shows it; `withNewIds` is false for a preview (new ids are made at import). */
 export function resourceView(resource: PlannedResource, withNewIds: boolean): ImportedResourceView {
   const { node, action } = resource;
-  const view = { originId: node.originId, kind: node.kind, name: node.name, action };
+  const view = {
+    originId: node.originId,
+    kind: node.kind,
+    name: node.name,
+    action,
+    ...(resource.rename ? { renamed: true as const } : {}),
+  };
   if (action === 'CREATE' && !withNewIds) return view;
   return { ...view, targetId: resource.targetId, targetVersion: resource.targetVersion };
 }

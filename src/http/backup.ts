@@ -65,6 +65,11 @@ const ResourceView = Type.Object({
   action: Type.String({ enum: ['CREATE', 'UPDATE', 'SKIP'] }),
   targetId: Type.Optional(Type.String()),
   targetVersion: Type.Optional(Type.Integer()),
+  renamed: Type.Optional(
+    Type.Literal(true, {
+      description: "merge sets the matched resource's name and description to the archive's",
+    }),
+  ),
 });
 const PreviewBody = Type.Object({
   strategy: Type.String(),
