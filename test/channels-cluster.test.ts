@@ -84,7 +84,12 @@ describe('messaging channels on several instances', () => {
       answers.map((answer) => answer.status),
       [200, 200, 200, 200, 200, 200],
     );
-    // A second message of the same sender, sent after, is the barrier: once it is answered, the first was too.
+    // A message is acknowledged before it is processed: the first one is done before the second is sent, so the
+    // conversation's order below is the order of sending (two messages racing to two instances are not ordered).
+    await waitFor(async () => {
+      const all = await messages();
+      return all.length === 1 && all[0].state === 'DONE' ? all : undefined;
+    }, 'the first message done');
     const next = messengerDelivery(APP_SECRET, [{ sender: 'PSID-A', mid: 'm.next', text: 'again' }]);
     assert.equal((await call(instances[1]!.url, 'POST', `/channels/facebook/${agentId}`, next)).status, 200);
     await fake.waitForSent(2);
