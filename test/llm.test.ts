@@ -503,6 +503,30 @@ describe('LLM answers streamed to a client', () => {
       assert.equal(done.event, 'done');
       assert.deepEqual(done.data.conversationOutputs[0].output, ['Streaming works fine.']);
     });
+
+    it('streamingTimeoutSeconds ends a streamed answer that never comes: the turn fails, the server goes on', async () => {
+      const openai = providerCases[0]!;
+      const agentId = await llmAgent(api, { ...chatTask(openai, fake), streamingTimeoutSeconds: 1 });
+      await deploy(api, agentId);
+      const id = await start(api, agentId);
+      fake.reply({ hang: true });
+      const response = await fetch(`${server.url}/agents/${id}/stream`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ input: 'Stream please' }),
+      });
+      assert.equal(response.status, 200);
+      await response.text();
+      assert.equal(fake.requests.at(-1)!.body.stream, true, 'the provider was asked to stream');
+      const conversation = await api.get(`/agents/${id}`);
+      assert.equal(conversation.json.conversationState, 'ERROR');
+      assert.ok(
+        server.logLines.some((line) => line.includes('no answer within 1 s')),
+        'the log says the streamed answer timed out',
+      );
+      fake.reply({ text: 'Back again.' });
+      assert.deepEqual(await say(api, id, 'Hello?').then((c) => c.conversationOutputs.at(-1).output), ['Back again.']);
+    });
   });
 });
 

@@ -55,6 +55,7 @@ export interface LlmTaskConfig extends RetrievalConfig {
   readonly maxContextTokens?: number;
   readonly anchorFirstSteps?: number;
   readonly summarizeHistory?: boolean;
+  readonly streamingTimeoutSeconds?: number;
   readonly responseSchema?: Readonly<Record<string, unknown>>;
   readonly modelCascade?: ModelCascadeConfig;
   readonly a2aAgents?: readonly A2aAgentConfig[];
@@ -100,6 +101,8 @@ export interface CompiledLlmTask {
   readonly maxContextTokens: number;
   readonly anchorFirstSteps: number;
   readonly summarizeHistory: boolean;
+  /** How long a streamed answer may take in all (`streamingTimeoutSeconds`, default 120 s). */
+  readonly streamingTimeoutMs: number;
   /** `responseSchema` compiled; JSON mode alone comes from the `responseFormat` parameter. */
   readonly answerFormat: AnswerFormat;
   /** `modelCascade` when present and enabled: its judge and its steps (parameters merged over the task's). */
@@ -133,6 +136,8 @@ export interface CompiledCascade {
 }
 
 export const DEFAULT_HISTORY_LIMIT = 10;
+/** The original's backstop for a streamed answer. */
+const DEFAULT_STREAMING_TIMEOUT_SECONDS = 120;
 export const DEFAULT_ANCHOR_FIRST_STEPS = 2;
 
 function compileParameters(parameters: Readonly<Record<string, string>>, where: string): CompiledParameter[] {
@@ -294,6 +299,7 @@ export async function compileLlmTask(
     maxContextTokens: config.maxContextTokens ?? -1,
     anchorFirstSteps: config.anchorFirstSteps ?? DEFAULT_ANCHOR_FIRST_STEPS,
     summarizeHistory: config.summarizeHistory ?? false,
+    streamingTimeoutMs: (config.streamingTimeoutSeconds ?? DEFAULT_STREAMING_TIMEOUT_SECONDS) * 1000,
     answerFormat,
     cascade,
     maxToolIterations: config.maxToolIterations,

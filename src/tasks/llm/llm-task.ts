@@ -373,6 +373,7 @@ async function runTask(
         maxSteps,
         signal: turn.signal,
         stream,
+        streamingTimeoutMs: task.streamingTimeoutMs,
         emit: turn.emit,
       }),
     );

@@ -28,6 +28,8 @@ export interface ModelCallRequest {
   readonly maxSteps: number;
   readonly signal: AbortSignal;
   readonly stream: boolean;
+  /** With `stream`: how long the whole streamed answer may take (a backstop beside the provider's own timeout). */
+  readonly streamingTimeoutMs?: number | undefined;
   readonly emit: (event: TurnEvent) => void;
 }
 
@@ -62,13 +64,18 @@ function usageOf(usage: LanguageModelUsage | undefined): StepUsage {
   return { inputTokens: usage?.inputTokens ?? 0, outputTokens: usage?.outputTokens ?? 0 };
 }
 
+/** The shorter of two optional limits. */
+function timeLimit(first: number | undefined, second: number | undefined): number | undefined {
+  if (first === undefined) return second;
+  return second === undefined ? first : Math.min(first, second);
+}
+
 export async function callModel(request: ModelCallRequest): Promise<ModelCallResult> {
   const { spec } = request;
   const timeout = new AbortController();
+  const limitMs = timeLimit(spec.timeoutMs, request.stream ? request.streamingTimeoutMs : undefined);
   const timer =
-    spec.timeoutMs === undefined
-      ? undefined
-      : setTimeout(() => timeout.abort(new ProviderTimeoutError(spec.timeoutMs!)), spec.timeoutMs);
+    limitMs === undefined ? undefined : setTimeout(() => timeout.abort(new ProviderTimeoutError(limitMs)), limitMs);
   const options = {
     model: spec.model,
     ...(request.system === undefined ? {} : { instructions: request.system }),
