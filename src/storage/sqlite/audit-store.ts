@@ -5,15 +5,16 @@ import { SqliteStore } from './sqlite-store.ts';
 
 const STATEMENTS = {
   insert: `INSERT OR IGNORE INTO audit_blocks
-    (first_id, conversation_id, first_sequence, last_sequence, entry_count, agent_id, agent_version, created_at, documents)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    (first_id, conversation_id, first_sequence, entry_count, agent_id, agent_version, created_at, documents)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   sizes: `SELECT first_sequence, first_id, entry_count FROM audit_blocks WHERE conversation_id = ?
     ORDER BY first_sequence, first_id`,
   from: `SELECT documents FROM audit_blocks WHERE conversation_id = ? AND (first_sequence, first_id) >= (?, ?)
     ORDER BY first_sequence, first_id`,
   count: 'SELECT coalesce(sum(entry_count), 0) AS n FROM audit_blocks WHERE conversation_id = ?',
+  // Blocks hold consecutive sequences and never overlap: the last block holds the highest sequence.
   latest: `SELECT documents FROM audit_blocks WHERE conversation_id = ?
-    ORDER BY last_sequence DESC, first_id DESC LIMIT 1`,
+    ORDER BY first_sequence DESC, first_id DESC LIMIT 1`,
 };
 
 /**
@@ -36,7 +37,6 @@ export class SqliteAuditStore extends SqliteStore<keyof typeof STATEMENTS> imple
           first.id,
           first.conversationId,
           first.sequence,
-          block.at(-1)!.sequence,
           block.length,
           first.agentId,
           first.agentVersion,

@@ -277,7 +277,6 @@ export const sqliteMigrations: readonly Migration[] = [
         first_id TEXT NOT NULL UNIQUE,
         conversation_id TEXT NOT NULL,
         first_sequence INTEGER NOT NULL,
-        last_sequence INTEGER NOT NULL,
         entry_count INTEGER NOT NULL,
         agent_id TEXT NOT NULL,
         agent_version INTEGER NOT NULL,
@@ -286,8 +285,8 @@ export const sqliteMigrations: readonly Migration[] = [
       );
       CREATE INDEX audit_blocks_by_conversation ON audit_blocks (conversation_id, first_sequence, first_id);
       INSERT INTO audit_blocks
-        (first_id, conversation_id, first_sequence, last_sequence, entry_count, agent_id, agent_version, created_at, documents)
-        SELECT id, conversation_id, sequence, sequence, 1, agent_id, agent_version, created_at, '[' || document || ']'
+        (first_id, conversation_id, first_sequence, entry_count, agent_id, agent_version, created_at, documents)
+        SELECT id, conversation_id, sequence, 1, agent_id, agent_version, created_at, '[' || document || ']'
         FROM audit_entries ORDER BY conversation_id, sequence, id;
       DROP TABLE audit_entries;
       CREATE TRIGGER audit_blocks_no_update BEFORE UPDATE ON audit_blocks
