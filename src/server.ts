@@ -16,6 +16,8 @@ import { AgentTools } from './integrations/mcp/agent-tools.ts';
 import { AuditLedger } from './ops/audit.ts';
 import { createLogBuffer, teeDestination } from './ops/log-buffer.ts';
 import { createMetrics, instrumentStorage } from './ops/metrics.ts';
+import { startPeriodicJob, type PeriodicJob } from './ops/periodic-job.ts';
+import { Retention } from './ops/retention.ts';
 import { ResourceService } from './resources/service.ts';
 import { ApprovalEvents } from './runtime/approval-events.ts';
 import { startApprovalTimeouts } from './runtime/approval-timeouts.ts';
@@ -51,6 +53,8 @@ export interface RunningServer {
   readonly scheduler: Scheduler;
   /** Messaging channels (tests call `sweep()` to pick up messages an instance left behind). */
   readonly channels: ChannelService;
+  /** The retention sweep's periodic job, when a retention setting is on (tests call `runNow()`). */
+  readonly retention: PeriodicJob | undefined;
   /** Stops accepting connections, lets in-flight requests finish, then closes the store. */
   close(): Promise<void>;
 }
@@ -60,7 +64,10 @@ export interface ServerOptions {
   readonly logDestination?: { write(line: string): unknown };
   /** Task types besides the built-in ones (an embedder's own tasks). */
   readonly extraTasks?: readonly TaskDefinition[];
-  /** The clock of schedules, of channel messages' leases and of configuration writes (tests set the time). */
+  /**
+   * The clock of schedules, of channel messages' leases, of configuration writes, of conversations' timestamps and of
+   * the retention sweep (tests set the time).
+   */
   readonly clock?: () => number;
 }
 
@@ -172,8 +179,22 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     retryWindowSteps: settings['svc.conversations.retry-window-steps'],
     cacheSize: settings['svc.conversations.cache-size'],
     maxActiveConversations: settings['svc.coordinator.max-active-conversations'],
+    clock: options.clock,
     audit,
     onApprovalsChanged: (conversationId) => approvalEvents.changed(conversationId),
+  });
+  const retention = new Retention({
+    conversations,
+    store: storage.conversations,
+    userProperties: storage.userProperties,
+    endedDays: settings['svc.conversations.deleteEndedConversationsOnceOlderThanDays'],
+    idleDays: settings['svc.conversations.deleteIdleConversationsOnceOlderThanDays'],
+    longTermPropertyDays: settings['svc.usermemories.deleteOlderThanDays'],
+    batchSize: settings['svc.retention.batch-size'],
+    registry: metrics.registry,
+    audit,
+    log: logger,
+    clock: options.clock,
   });
   const transcriptRuns = new TranscriptRunService({
     resources,
@@ -282,6 +303,19 @@ export async function startServer(settings: Settings, options: ServerOptions = {
       : () => undefined;
   scheduler.start(settings['svc.schedules.poll-interval-millis']);
   channels.start(settings['svc.channels.retry-interval-millis']);
+  const retentionJob = retention.enabled
+    ? startPeriodicJob({
+        name: 'retention',
+        intervalMillis: settings['svc.retention.interval-seconds'] * 1000,
+        cluster,
+        run: async () => {
+          await retention.sweep();
+        },
+        // A failing sweep records itself; this is the job's lock failing (the store does not answer).
+        onError: (error) =>
+          logger.warn({ errorType: (error as Error).name }, 'the retention sweep could not take its job lock'),
+      })
+    : undefined;
   const { port } = running.server.address() as AddressInfo;
   const host = settings['svc.http.host'] === '0.0.0.0' ? '127.0.0.1' : settings['svc.http.host'];
   let closing: Promise<void> | undefined;
@@ -291,10 +325,12 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     audit,
     scheduler,
     channels,
+    retention: retentionJob,
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     close: () =>
       (closing ??= running.close().then(async () => {
         stopApprovalTimeouts();
+        await retentionJob?.stop();
         await knowledge.close();
         await scheduler.close();
         await channels.close();

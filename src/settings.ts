@@ -120,7 +120,31 @@ export const settingDefinitions = {
     './data/audit-dead-letter.jsonl',
     'JSONL file receiving audit entries whose write failed after the retries',
   ),
-  'svc.usermemories.deleteOlderThanDays': integer(-1, 'long-term property retention in days; -1 = off', -1),
+  'svc.usermemories.deleteOlderThanDays': integer(
+    -1,
+    'long-term properties not written for this many days are deleted by the retention sweep; -1 = off',
+    -1,
+  ),
+  'svc.conversations.deleteEndedConversationsOnceOlderThanDays': integer(
+    -1,
+    'ENDED conversations last modified more than this many days ago are deleted by the retention sweep; -1 = off',
+    -1,
+  ),
+  'svc.conversations.deleteIdleConversationsOnceOlderThanDays': integer(
+    -1,
+    'conversations in any other state not modified for this many days are deleted by the retention sweep; -1 = off',
+    -1,
+  ),
+  'svc.retention.interval-seconds': integer(
+    3600,
+    'how often each instance tries the retention sweep (one instance at a time runs it)',
+    1,
+  ),
+  'svc.retention.batch-size': integer(
+    100,
+    'conversations the retention sweep lists and deletes per batch before it yields to other work',
+    1,
+  ),
   'svc.conversations.redo-cache-size': integer(20, 'undone steps kept per conversation', 0),
   'svc.conversations.retry-window-steps': integer(
     100,

@@ -71,6 +71,17 @@ export interface AuditVerification {
   readonly verifiedAt: string;
 }
 
+/** An event of the service itself (not of a conversation), e.g. a retention sweep: counts and settings only. */
+export interface ServiceEvent {
+  /** What happened, e.g. `svc.retention`. */
+  readonly type: string;
+  readonly input: Readonly<Record<string, unknown>>;
+  readonly output: Readonly<Record<string, unknown>>;
+  readonly outcome: 'ok' | 'error';
+  readonly error: string | null;
+  readonly durationMs: number;
+}
+
 export type AuditProblemStatus = 'tampered' | 'chain-broken' | 'unsigned' | 'duplicate' | 'unreadable';
 
 export interface AuditLedgerOptions {
@@ -227,6 +238,40 @@ export class AuditLedger implements AuditSink {
       return;
     }
     this.#queue.push({ draft, deferrals: 0 });
+  }
+
+  /**
+   * Records an event of the service itself on the chain `chain` (read as `/auditstore/<chain>`; a name no conversation
+   * id can take, e.g. `retention`): numbered after the chain's stored end and written at once, so whichever instance
+   * records the next one continues the chain. One writer per chain at a time (the retention sweep runs on one
+   * instance at a time). The entry holds no user, agent or conversation: the caller passes counts and settings.
+   */
+  async recordServiceEvent(chain: string, event: ServiceEvent): Promise<void> {
+    const latest = await this.#store.latest(chain);
+    const now = this.#clock();
+    this.enqueue({
+      id: newId(now),
+      conversationId: chain,
+      agentId: '',
+      agentVersion: 0,
+      userId: '',
+      environment: '',
+      stepIndex: 0,
+      workflowId: '',
+      taskId: chain,
+      taskType: event.type,
+      taskIndex: 0,
+      durationMs: event.durationMs,
+      actions: [],
+      input: event.input,
+      output: event.output,
+      llmDetail: null,
+      outcome: event.outcome,
+      error: event.error,
+      timestamp: new Date(now).toISOString(),
+      sequence: latest === undefined ? 1 : (JSON.parse(latest) as AuditEntry).sequence + 1,
+    });
+    await this.flush();
   }
 
   // --- writing ----------------------------------------------------------------------------------------------------

@@ -527,12 +527,33 @@ export class ConversationService {
     if (!(await this.#remove(conversationId))) throw unknownConversation(conversationId);
   }
 
-  /** Removes a conversation from the cache and the store, as its only writer; false when it was unknown. */
-  #remove(conversationId: string): Promise<boolean> {
+  /**
+   * Removes a conversation from the cache and the store, as its only writer, if `stillWanted` holds for its stored
+   * header then (default: always); false when it was unknown or kept.
+   */
+  #remove(conversationId: string, stillWanted?: (row: ConversationRow) => boolean): Promise<boolean> {
     return this.#exclusive(conversationId, async () => {
+      if (stillWanted !== undefined) {
+        const row = await this.#store.loadRow(conversationId);
+        if (row === undefined || !stillWanted(row)) return false;
+      }
       this.#cache.delete(conversationId);
       return this.#store.delete(conversationId);
     });
+  }
+
+  /**
+   * Retention: deletes the conversation if it is still inactive since before `before` (and ENDED, or not, as
+   * `ended` says) once it holds the conversation's lock, so a turn that ran meanwhile keeps it. A conversation with
+   * work queued or running on this instance is skipped at once (`busy`) rather than waited for.
+   */
+  async deleteIfInactive(conversationId: string, ended: boolean, before: number): Promise<'deleted' | 'kept' | 'busy'> {
+    if (this.#coordinator.isActive(conversationId)) return 'busy';
+    const deleted = await this.#remove(
+      conversationId,
+      (row) => row.lastModifiedOn < before && (row.state === 'ENDED') === ended,
+    );
+    return deleted ? 'deleted' : 'kept';
   }
 
   /**

@@ -18,6 +18,11 @@ export class Coordinator {
     return this.#queues.size;
   }
 
+  /** Whether work of the conversation is queued or running here. */
+  isActive(conversationId: string): boolean {
+    return this.#queues.has(conversationId);
+  }
+
   /** Queues `work` behind everything already queued for `conversationId`; resolves or rejects with its result. */
   run<T>(conversationId: string, work: () => Promise<T>): Promise<T> {
     let queue = this.#queues.get(conversationId);

@@ -55,6 +55,22 @@ export interface ConversationCommit {
 
 export type CommitOutcome = 'committed' | 'conflict' | 'not-found';
 
+/** Retention: a page of conversations inactive since before a cutoff, oldest first. */
+export interface InactiveQuery {
+  /** true: only ENDED conversations; false: every other state. */
+  readonly ended: boolean;
+  /** Only conversations last modified before this (epoch ms). */
+  readonly before: number;
+  /** Continue after this one (the last of the previous page): keyset paging, so skipped ones do not come back. */
+  readonly after?: InactiveConversation | undefined;
+  readonly limit: number;
+}
+
+export interface InactiveConversation {
+  readonly id: string;
+  readonly lastModifiedOn: number;
+}
+
 export interface ConversationStore {
   /** Stores a new conversation with its first steps. */
   create(row: ConversationRow, steps: readonly string[]): Promise<void>;
@@ -73,6 +89,8 @@ export interface ConversationStore {
   list(query: ConversationQuery): Promise<ConversationRow[]>;
   /** Removes the conversation and its steps; false when unknown. */
   delete(id: string): Promise<boolean>;
+  /** Conversations last modified before `query.before`, ENDED or not as asked, by (lastModifiedOn, id) ascending. */
+  listInactive(query: InactiveQuery): Promise<InactiveConversation[]>;
 }
 
 /** Long-term properties: per user, carried across conversations. Values are JSON text. */

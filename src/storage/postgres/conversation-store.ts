@@ -4,6 +4,8 @@ import type {
   ConversationQuery,
   ConversationRow,
   ConversationStore,
+  InactiveConversation,
+  InactiveQuery,
 } from '../runtime-ports.ts';
 import { checkNewConversation, firstAppendedIndex, toConversationRow } from '../runtime-rows.ts';
 import { inTransaction, type Queryable } from './transaction.ts';
@@ -111,6 +113,16 @@ export class PostgresConversationStore implements ConversationStore {
       ],
     );
     return rows.map(toConversationRow);
+  }
+
+  async listInactive(query: InactiveQuery): Promise<InactiveConversation[]> {
+    const { rows } = await this.#db.query(
+      `SELECT id, last_modified_on FROM conversations
+       WHERE last_modified_on < $1 AND (state = 'ENDED') = $2::boolean AND (last_modified_on, id) > ($3::bigint, $4::text)
+       ORDER BY last_modified_on, id LIMIT $5`,
+      [query.before, query.ended, query.after?.lastModifiedOn ?? -1, query.after?.id ?? '', query.limit],
+    );
+    return rows.map((row) => ({ id: String(row.id), lastModifiedOn: Number(row.last_modified_on) }));
   }
 
   async delete(id: string): Promise<boolean> {

@@ -5,6 +5,8 @@ import type {
   ConversationQuery,
   ConversationRow,
   ConversationStore,
+  InactiveConversation,
+  InactiveQuery,
 } from '../runtime-ports.ts';
 import { checkNewConversation, firstAppendedIndex, toConversationRow } from '../runtime-rows.ts';
 import type { GroupCommit } from './group-commit.ts';
@@ -36,6 +38,10 @@ const STATEMENTS = {
   exists: 'SELECT 1 AS found FROM conversations WHERE id = ?',
   deleteSteps: 'DELETE FROM conversation_steps WHERE conversation_id = ?',
   deleteHeader: 'DELETE FROM conversations WHERE id = ?',
+  inactive: `SELECT id, last_modified_on FROM conversations
+    WHERE last_modified_on < :before AND (state = 'ENDED') = :ended
+      AND (last_modified_on, id) > (:afterModified, :afterId)
+    ORDER BY last_modified_on, id LIMIT :limit`,
 };
 
 /** Conversations in SQLite. Every statement is prepared once per store; writes run in one transaction. */
@@ -101,6 +107,18 @@ export class SqliteConversationStore extends SqliteStore<keyof typeof STATEMENTS
       this.sql.deleteSteps.run(id);
       return Number(this.sql.deleteHeader.run(id).changes) > 0;
     });
+  }
+
+  async listInactive(query: InactiveQuery): Promise<InactiveConversation[]> {
+    return this.sql.inactive
+      .all({
+        before: query.before,
+        ended: query.ended ? 1 : 0,
+        afterModified: query.after?.lastModifiedOn ?? -1,
+        afterId: query.after?.id ?? '',
+        limit: query.limit,
+      })
+      .map((row) => ({ id: String(row.id), lastModifiedOn: Number(row.last_modified_on) }));
   }
 
   #listing(mask: number): StatementSync {
