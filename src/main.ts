@@ -19,17 +19,20 @@ try {
 }
 server.app.log.info(`listening on ${server.url} (store: ${settings['svc.datastore.type']})`);
 
-// Graceful shutdown: stop accepting, let in-flight requests finish, close the store, exit.
+// Graceful shutdown: drain (readiness fails, new requests get 503, turns in flight finish), close the store, exit.
 const running = server;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, () => {
-    running.app.log.info(`${signal} received, shutting down`);
-    running.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        console.error(`Shutdown failed: ${(error as Error).message}`);
-        process.exit(1);
-      },
-    );
+    running.app.log.info(`${signal} received, draining, then shutting down`);
+    running
+      .drain()
+      .then(() => running.close())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          console.error(`Shutdown failed: ${(error as Error).message}`);
+          process.exit(1);
+        },
+      );
   });
 }

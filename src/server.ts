@@ -14,6 +14,7 @@ import { AgentDirectory } from './integrations/a2a/agent-directory.ts';
 import { TriggerService } from './integrations/managed/triggers.ts';
 import { AgentTools } from './integrations/mcp/agent-tools.ts';
 import { AuditLedger } from './ops/audit.ts';
+import { Drain } from './ops/drain.ts';
 import { createLogBuffer, teeDestination } from './ops/log-buffer.ts';
 import { createMetrics, instrumentStorage } from './ops/metrics.ts';
 import { startPeriodicJob, type PeriodicJob } from './ops/periodic-job.ts';
@@ -55,6 +56,12 @@ export interface RunningServer {
   readonly channels: ChannelService;
   /** The retention sweep's periodic job, when a retention setting is on (tests call `runNow()`). */
   readonly retention: PeriodicJob | undefined;
+  /**
+   * Drains before a shutdown: readiness fails, new requests get 503 (`Retry-After`), background pick-ups stop, and
+   * the turns and writes in flight finish, within `svc.shutdown.drain-timeout-seconds`; past it the connections
+   * still open are cut (a turn cut off is not committed, so none is half-written). Call `close()` after it.
+   */
+  drain(): Promise<void>;
   /** Stops accepting connections, lets in-flight requests finish, then closes the store. */
   close(): Promise<void>;
 }
@@ -250,6 +257,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
   const a2a = new A2AService({ directory: agentDirectory, chat: agentChat, authorize, settings, log: logger });
   const agentTools = new AgentTools({ directory: agentDirectory, chat: agentChat, log: logger });
 
+  const drainer = new Drain(() => conversations.activeConversations);
   let app: FastifyInstance | undefined;
   try {
     await deployments.restore();
@@ -259,6 +267,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
       metrics,
       logBuffer,
       logger,
+      drain: drainer,
       services: {
         resources,
         deployments,
@@ -327,6 +336,17 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     channels,
     retention: retentionJob,
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    async drain() {
+      const drained = drainer.drain(settings['svc.shutdown.drain-timeout-seconds'] * 1000);
+      // No new work from the background either; the turns it has begun are among those the drain waits for.
+      void Promise.all([scheduler.close(), channels.close(), retentionJob?.stop()]).catch(() => undefined);
+      if (await drained) {
+        logger.info({}, 'drained: no turn or write in flight');
+        return;
+      }
+      logger.warn(drainer.pending, 'drain timed out: cutting the connections still open');
+      running.server.closeAllConnections();
+    },
     close: () =>
       (closing ??= running.close().then(async () => {
         stopApprovalTimeouts();

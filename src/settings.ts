@@ -202,6 +202,11 @@ export const settingDefinitions = {
     'how often each instance picks up channel messages whose instance died after acknowledging them; 0 = never',
     0,
   ),
+  'svc.shutdown.drain-timeout-seconds': integer(
+    30,
+    'on SIGTERM: how long running and queued turns and writes in flight may take to finish (readiness fails, new requests get 503) before the service stops anyway',
+    0,
+  ),
   'svc.coordinator.max-active-conversations': integer(10_000, 'conversations with queued work; beyond answers 503', 1),
   'svc.logs.buffer-size': integer(10_000, 'log entries kept in memory for /administration/logs', 1),
   'svc.public-url': optionalText(

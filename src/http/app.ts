@@ -8,6 +8,7 @@ import type { KnowledgeService } from '../knowledge/service.ts';
 import type { TriggerService } from '../integrations/managed/triggers.ts';
 import type { AgentTools } from '../integrations/mcp/agent-tools.ts';
 import type { AuditLedger } from '../ops/audit.ts';
+import type { Drain } from '../ops/drain.ts';
 import type { LogBuffer } from '../ops/log-buffer.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import type { ResourceService } from '../resources/service.ts';
@@ -60,6 +61,8 @@ export interface AppDependencies {
   readonly metrics: Metrics;
   readonly logBuffer: LogBuffer;
   readonly logger: FastifyBaseLogger;
+  /** The graceful drain before a shutdown (readiness DOWN, new requests 503); without it there is none. */
+  readonly drain?: Drain | undefined;
   readonly services: {
     readonly resources: ResourceService;
     readonly deployments: DeploymentService;
@@ -123,6 +126,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   limitConnections(app.server, settings, deps.logger);
   registerProblemHandling(app);
+  deps.drain?.register(app);
   // Authentication and role checks: registered before any route, so every route's access declaration is seen.
   const apiKeys = new ApiKeyService(storage.apiKeys);
   await app.register(authPlugin, { settings, apiKeys: settings['svc.openai-compat.enabled'] ? apiKeys : undefined });
@@ -211,7 +215,12 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(backupRoutes, { backup: services.backup, maxZipBytes: settings['svc.backup.max-zip-bytes'] });
   await app.register(toolRoutes, { tools: services.tools });
   await app.register(workspaceRoutes, { resources: services.resources, settings });
-  await app.register(operationsRoutes, { storage, metrics, logBuffer });
+  await app.register(operationsRoutes, {
+    storage,
+    metrics,
+    logBuffer,
+    draining: deps.drain ? () => deps.drain!.draining : undefined,
+  });
   if (services.audit) await app.register(auditRoutes, { ledger: services.audit });
   if (services.knowledge)
     await app.register(knowledgeRoutes, {

@@ -27,6 +27,8 @@ export interface OperationsDeps {
   readonly readinessTimeoutMs?: number;
   /** Interval of SSE comment heartbeats; default 15 s. */
   readonly heartbeatMs?: number;
+  /** True once the service drains before a shutdown: readiness then answers DOWN. */
+  readonly draining?: (() => boolean) | undefined;
 }
 
 /** Entries sent when a log stream opens, before live ones. */
@@ -139,11 +141,15 @@ export async function operationsRoutes(app: TypedApp, deps: OperationsDeps): Pro
       config: { access: { roles: 'public' } },
       schema: {
         tags: ['operations'],
-        summary: 'Readiness: the store answers',
+        summary: 'Readiness: the store answers and the service is not shutting down',
         response: { 200: Health, 503: Health },
       },
     },
     async (request, reply): Promise<Static<typeof Health>> => {
+      if (deps.draining?.()) {
+        reply.code(503);
+        return { status: 'DOWN', checks: [{ name: 'drain', status: 'DOWN', reason: 'the service is shutting down' }] };
+      }
       try {
         await withTimeout(storage.ping(), readinessTimeoutMs);
         return { status: 'UP', checks: [{ name: 'store', status: 'UP' }] };
