@@ -59,7 +59,8 @@ export interface RunningServer {
   /**
    * Drains before a shutdown: readiness fails, new requests get 503 (`Retry-After`), background pick-ups stop, and
    * the turns and writes in flight finish, within `svc.shutdown.drain-timeout-seconds`; past it the connections
-   * still open are cut (a turn cut off is not committed, so none is half-written). Call `close()` after it.
+   * still open are cut (a turn cut off is never answered; commits are atomic, so none is half-written). Call
+   * `close()` after it.
    */
   drain(): Promise<void>;
   /** Stops accepting connections, lets in-flight requests finish, then closes the store. */
