@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { ClusterCoordination } from '../cluster-ports.ts';
+import { checkOut } from './transaction.ts';
 
 /**
  * Cluster coordination on PostgreSQL.
@@ -26,7 +27,7 @@ export class PostgresCluster implements ClusterCoordination {
   }
 
   async withConversationLock<T>(conversationId: string, claimMillis: number, work: () => Promise<T>): Promise<T> {
-    const client = await this.#locks.connect();
+    const client = await checkOut(this.#locks);
     let healthy = true;
     try {
       // One round trip: begin, bound the claim, wait for the lock.

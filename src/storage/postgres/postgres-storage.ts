@@ -13,7 +13,7 @@ import { postgresMigrations } from './migrations.ts';
 import { PostgresRateLimitStore } from './rate-limit-store.ts';
 import { PostgresResourceStore } from './resource-store.ts';
 import { PostgresSecretStore } from './secret-store.ts';
-import { inTransaction, transactionOn, type Queryable } from './transaction.ts';
+import { checkOut, inTransaction, transactionOn, type Queryable } from './transaction.ts';
 import { PostgresTranscriptRunStore } from './transcript-run-store.ts';
 import { PostgresTriggerStore } from './trigger-store.ts';
 import { PostgresApiKeyStore, PostgresChatThreadStore } from './openai-store.ts';
@@ -49,7 +49,7 @@ export async function openPostgresStorage(url: string): Promise<PostgresStorage>
 
 /** Applies missing migrations, each in its own transaction, under a database-wide advisory lock. */
 export async function migrate(pool: pg.Pool, migrations: readonly Migration[]): Promise<void> {
-  const client = await pool.connect();
+  const client = await checkOut(pool);
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     try {
