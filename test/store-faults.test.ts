@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { startServer, type RunningServer } from '../src/server.ts';
 import { loadSettings } from '../src/settings.ts';
+import { PostgresCluster } from '../src/storage/postgres/cluster.ts';
 import { createResource, deployAgent, onEveryMessage, startConversation } from './support/agents.ts';
 import { client, type Answer } from './support/http.ts';
 import { createTestDatabase } from './support/postgres.ts';
@@ -184,5 +185,56 @@ describe('PostgreSQL taken away and brought back during turns', () => {
     } finally {
       await direct.end();
     }
+  });
+});
+
+describe('PostgreSQL notifications after the store comes back', () => {
+  let database: { url: string; drop(): Promise<void> };
+  let proxy: TcpProxy;
+  let cluster: PostgresCluster;
+
+  before(async () => {
+    database = await createTestDatabase();
+    const url = new URL(database.url);
+    proxy = await startTcpProxy(url.hostname, Number(url.port || 5432));
+    url.port = String(proxy.port);
+    cluster = new PostgresCluster(url.toString());
+  });
+
+  after(async () => {
+    await cluster?.close();
+    await proxy?.close();
+    await database?.drop();
+  });
+
+  it('the listening connection is made again, also when the first attempts fail while the store is away', async () => {
+    const received: string[] = [];
+    cluster.subscribe('svc_fault_test', (payload) => received.push(payload));
+    await cluster.ready();
+    const notify = async (payload: string) => {
+      const direct = new pg.Client({ connectionString: database.url });
+      await direct.connect();
+      await direct.query('SELECT pg_notify($1, $2)', ['svc_fault_test', payload]);
+      await direct.end();
+    };
+    await notify('before');
+    await waitFor(() => (received.includes('before') ? true : undefined), 'the first notification');
+
+    const connectionsBefore = proxy.connectionsMade;
+    await proxy.cut();
+    // Stay away until the service has tried to listen again (and failed): its retries must go on
+    await waitFor(
+      async () => ((await cluster.withConversationLock('c', 1000, async () => true).catch(() => false)) ? undefined : true),
+      'a refused connection',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await proxy.restore();
+    await waitFor(() => (proxy.connectionsMade > connectionsBefore ? true : undefined), 'a new connection');
+    // Notify until one arrives: a notification sent before LISTEN is issued again is lost, as the class says
+    await waitFor(async () => {
+      await notify('after');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return received.includes('after') ? true : undefined;
+    }, 'a notification after the store came back');
   });
 });

@@ -19,6 +19,7 @@ export class PostgresCluster implements ClusterCoordination {
   #listener: pg.Client | undefined;
   #listening: Promise<void> | undefined;
   #closed = false;
+  #relistenTimer: NodeJS.Timeout | undefined;
 
   constructor(url: string, lockConnections = 20) {
     this.#url = url;
@@ -73,7 +74,7 @@ export class PostgresCluster implements ClusterCoordination {
         const client = await this.#connectListener();
         await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
       })
-      .catch(() => undefined);
+      .catch(() => this.#listenAgainLater());
     await this.#listening;
   }
 
@@ -83,24 +84,36 @@ export class PostgresCluster implements ClusterCoordination {
     client.on('notification', (message) => {
       for (const listener of this.#listeners.get(message.channel) ?? []) listener(message.payload ?? '');
     });
-    client.on('error', () => {
-      // The connection broke: listen again on a new one (notifications sent meanwhile are lost; the
-      // periodic reconciliation of deployments covers that gap).
-      this.#listener = undefined;
-      if (!this.#closed) setTimeout(() => this.#relisten(), 1000).unref();
+    // The connection broke: listen again on a new one (notifications sent meanwhile are lost; the periodic
+    // reconciliation of deployments and the vault's cache expiry cover that gap).
+    const lost = () => {
+      if (this.#listener === client) this.#listener = undefined;
+      this.#listenAgainLater();
+    };
+    client.on('error', lost);
+    client.on('end', lost);
+    await client.connect().catch(async (error: unknown) => {
+      await client.end().catch(() => undefined);
+      throw error;
     });
-    await client.connect();
     this.#listener = client;
     return client;
   }
 
-  #relisten(): void {
-    this.#listening = undefined;
-    for (const channel of this.#listeners.keys()) void this.#listen(channel);
+  /** Listens to every channel again in a second; tried again each second while PostgreSQL cannot be reached. */
+  #listenAgainLater(): void {
+    if (this.#closed || this.#relistenTimer) return;
+    this.#relistenTimer = setTimeout(() => {
+      this.#relistenTimer = undefined;
+      this.#listening = undefined;
+      for (const channel of this.#listeners.keys()) void this.#listen(channel);
+    }, 1000);
+    this.#relistenTimer.unref();
   }
 
   async close(): Promise<void> {
     this.#closed = true;
+    clearTimeout(this.#relistenTimer);
     await this.#listener?.end().catch(() => undefined);
     await this.#locks.end().catch(() => undefined);
   }
