@@ -224,7 +224,8 @@ describe('PostgreSQL notifications after the store comes back', () => {
     await proxy.cut();
     // Stay away until the service has tried to listen again (and failed): its retries must go on
     await waitFor(
-      async () => ((await cluster.withConversationLock('c', 1000, async () => true).catch(() => false)) ? undefined : true),
+      async () =>
+        (await cluster.withConversationLock('c', 1000, async () => true).catch(() => false)) ? undefined : true,
       'a refused connection',
     );
     await new Promise((resolve) => setTimeout(resolve, 1500));

@@ -19,7 +19,8 @@ const SQLITE_IOERR = 10;
 const SQLITE_FULL = 13;
 const SQLITE_CANTOPEN = 14;
 
-const RETRY_ADVICE = 'Retry it shortly (with the same Idempotency-Key, a message that did get through is not run twice).';
+const RETRY_ADVICE =
+  'Retry it shortly (with the same Idempotency-Key, a message that did get through is not run twice).';
 
 export function storeFailure(error: unknown): AppError | undefined {
   if (!(error instanceof Error) || error instanceof AppError) return undefined;
