@@ -62,6 +62,10 @@ describe('PostgreSQL taken away and brought back during turns', () => {
           'svc.http.host': '127.0.0.1',
           'svc.datastore.type': 'postgres',
           'svc.datastore.postgres.url': url.toString(),
+          'svc.datastore.postgres.query-timeout-millis': 1000,
+          // Bounds a wait for a conversation's lock at 2 × (3 s + 1 s) + 1 s when the store stops answering
+          'svc.conversations.turn-timeout-seconds': 3,
+          'svc.conversations.claim-margin-millis': 1000,
           'svc.log.level': 'silent',
         },
       ),
@@ -122,6 +126,23 @@ describe('PostgreSQL taken away and brought back during turns', () => {
     assert.equal(answered.status, 200, answered.text);
     assert.deepEqual(answered.json.conversationOutputs.at(-1).output, ['Checked.']);
     assert.deepEqual(await storedInputs(api, conversationId), ['second'], 'the failed turn left nothing behind');
+  });
+
+  it('a store that stops answering (connections open, nothing passes) answers 503 within the query timeout; then turns work again', async () => {
+    const { conversationId } = await startConversation(api, plainAgent);
+    const before = await api.post(`/agents/${conversationId}`, { json: { input: 'before' } });
+    assert.equal(before.status, 200, before.text);
+    proxy.freeze();
+    try {
+      assertStoreProblem(await api.get(`/agents/${conversationId}`));
+      assertStoreProblem(await api.post(`/agents/${conversationId}`, { json: { input: 'frozen' } }));
+    } finally {
+      proxy.thaw();
+    }
+    await ready();
+    const after = await api.post(`/agents/${conversationId}`, { json: { input: 'after' } });
+    assert.equal(after.status, 200, after.text);
+    assert.deepEqual(await storedInputs(api, conversationId), ['before', 'after']);
   });
 
   it('under load: every answer is 200 or a 503 problem, acknowledged turns are all stored, none half-written', async () => {

@@ -11,9 +11,9 @@ import { AppError } from '../errors.ts';
 const POSTGRES_UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300']);
 /** Socket errors of the connection to the store. */
 const SOCKET_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
-/** What `pg` says when a connection ends, cannot be made in time, or was broken before. */
+/** What `pg` says when a connection ends, cannot be made in time, was broken before, or a query got no answer in time. */
 const POSTGRES_CONNECTION_MESSAGE =
-  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable)/;
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable|Query read timeout)/;
 
 const SQLITE_IOERR = 10;
 const SQLITE_FULL = 13;

@@ -3,7 +3,9 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 /**
  * A loopback TCP proxy in front of a server (PostgreSQL in the fault tests), to take the server away and bring it
  * back without touching it: `cut()` drops every open connection and refuses new ones (the port stops listening,
- * as a restarting server's does); `restore()` listens on the same port again.
+ * as a restarting server's does); `restore()` listens on the same port again. `freeze()` keeps every connection
+ * open but passes nothing on, in either direction, new connections included (a network partition, a frozen
+ * server); `thaw()` lets everything through again.
  */
 export interface TcpProxy {
   readonly port: number;
@@ -11,24 +13,48 @@ export interface TcpProxy {
   readonly connectionsMade: number;
   cut(): Promise<void>;
   restore(): Promise<void>;
+  freeze(): void;
+  thaw(): void;
   close(): Promise<void>;
 }
 
+interface Pair {
+  readonly client: Socket;
+  readonly upstream: Socket;
+}
+
 export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
-  const open = new Set<Socket>();
+  const pairs = new Set<Pair>();
   let connectionsMade = 0;
+  let frozen = false;
+  const join = ({ client, upstream }: Pair) => {
+    client.pipe(upstream).pipe(client);
+  };
+  const split = ({ client, upstream }: Pair) => {
+    client.unpipe(upstream);
+    upstream.unpipe(client);
+    client.pause();
+    upstream.pause();
+  };
   const relay = (client: Socket) => {
     connectionsMade++;
-    const upstream = connect(targetPort, targetHost);
-    for (const socket of [client, upstream]) {
-      open.add(socket);
-      socket.on('close', () => open.delete(socket));
+    const pair = { client, upstream: connect(targetPort, targetHost) };
+    pairs.add(pair);
+    for (const socket of [pair.client, pair.upstream]) {
+      socket.on('close', () => pairs.delete(pair));
       socket.on('error', () => {
-        client.destroy();
-        upstream.destroy();
+        pair.client.destroy();
+        pair.upstream.destroy();
       });
     }
-    client.pipe(upstream).pipe(client);
+    if (frozen) split(pair);
+    else join(pair);
+  };
+  const destroyAll = () => {
+    for (const { client, upstream } of pairs) {
+      client.destroy();
+      upstream.destroy();
+    }
   };
   let server: Server = createServer(relay);
   const listen = (port: number) =>
@@ -48,16 +74,24 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     },
     async cut() {
       const closed = stop();
-      for (const socket of open) socket.destroy();
+      destroyAll();
       await closed;
     },
     async restore() {
       server = createServer(relay);
       await listen(port);
     },
+    freeze() {
+      frozen = true;
+      for (const pair of pairs) split(pair);
+    },
+    thaw() {
+      frozen = false;
+      for (const pair of pairs) join(pair);
+    },
     async close() {
       const closed = stop();
-      for (const socket of open) socket.destroy();
+      destroyAll();
       await closed;
     },
   };

@@ -27,9 +27,19 @@ export class PostgresCluster implements ClusterCoordination {
   #closed = false;
   #relistenTimer: NodeJS.Timeout | undefined;
 
-  constructor(url: string, lockConnections = 20) {
+  /**
+   * `lockWaitLimitMillis` bounds every query of the lock connections, waiting for a lock included: past it the
+   * query fails and its connection is closed. It must be well above the longest legitimate wait for a
+   * conversation's lock (the turns of other instances before it, each at most the turn timeout plus the claim).
+   */
+  constructor(url: string, lockConnections = 20, lockWaitLimitMillis = 0) {
     this.#url = url;
-    this.#locks = new pg.Pool({ connectionString: url, max: lockConnections, connectionTimeoutMillis: 10_000 });
+    this.#locks = new pg.Pool({
+      connectionString: url,
+      max: lockConnections,
+      connectionTimeoutMillis: 10_000,
+      ...(lockWaitLimitMillis > 0 ? { query_timeout: lockWaitLimitMillis } : {}),
+    });
     this.#locks.on('error', () => {});
   }
 

@@ -30,10 +30,17 @@ const MIGRATION_LOCK_KEY = 7_262_871_001;
  * Opens a pool and migrates the schema. Rejects with an Error naming the store (URL without password) and
  * the cause; the password never appears in the message.
  */
-export async function openPostgresStorage(url: string): Promise<PostgresStorage> {
+export async function openPostgresStorage(url: string, queryTimeoutMillis = 0): Promise<PostgresStorage> {
   let pool: pg.Pool | undefined;
   try {
-    pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 10_000 });
+    pool = new pg.Pool({
+      connectionString: url,
+      max: 10,
+      connectionTimeoutMillis: 10_000,
+      // Client-side: a query whose answer does not come (the network cut, the server frozen) fails, and the pool
+      // closes its connection; a server that answers slowly but does answer is bounded the same way.
+      ...(queryTimeoutMillis > 0 ? { query_timeout: queryTimeoutMillis } : {}),
+    });
     // An idle client losing its connection emits 'error' on the pool; unhandled it would end the process.
     // The next query gets a fresh client (or fails, which `ping` reports).
     pool.on('error', () => {});
