@@ -363,6 +363,7 @@ function llmOptions(
 function lockWaitLimitMillis(settings: Settings): number {
   const queryTimeout = settings['svc.datastore.postgres.query-timeout-millis'];
   if (queryTimeout === 0) return 0;
-  const holdMillis = settings['svc.conversations.turn-timeout-seconds'] * 1000 + settings['svc.conversations.claim-margin-millis'];
+  const holdMillis =
+    settings['svc.conversations.turn-timeout-seconds'] * 1000 + settings['svc.conversations.claim-margin-millis'];
   return 2 * holdMillis + queryTimeout;
 }
