@@ -1,4 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer, connect, type AddressInfo } from 'node:net';
 import { setTimeout } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -102,4 +103,10 @@ function stopChild(child: ChildProcess): Promise<void> {
     child.once('exit', () => resolve());
     child.kill('SIGTERM');
   });
+}
+
+/** The resident set size of a process (Linux `/proc`), in bytes. */
+export function residentBytes(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? Number.NaN) * 1024;
 }

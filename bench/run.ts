@@ -5,7 +5,6 @@
  * beside its target, and the figures that have none (knowledge bases) below them. See bench/README.md.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout } from 'node:timers/promises';
@@ -17,8 +16,8 @@ import { knowledgeWorkload } from './knowledge.ts';
 import { generator, runLoad } from './load.ts';
 import { measurementProblem, type LoadSpec, type Measurement } from './measure.ts';
 import { openAiChatBodies } from './openai.ts';
-import { LOAD_CORE, pinThisProcess, SERVER_CORE, startPinned, type BenchProcess } from './processes.ts';
-import { openBenchStore, type BenchStore } from './store.ts';
+import { LOAD_CORE, pinThisProcess, residentBytes, SERVER_CORE, startPinned, type BenchProcess } from './processes.ts';
+import { openBenchStore, serviceEnvironment, type BenchStore } from './store.ts';
 
 const resultsFile = join(dirname(fileURLToPath(import.meta.url)), 'results', 'latest.json');
 
@@ -128,17 +127,6 @@ const steps = (paths: readonly string[]): LoadSpec => ({
   body: MESSAGE,
   paths,
 });
-
-function serviceEnvironment(store: BenchStore): Record<string, string> {
-  const env: Record<string, string> = { SVC_HTTP_HOST: '127.0.0.1', SVC_LOG_LEVEL: 'warn' };
-  for (const [name, value] of Object.entries(store.settings)) env[name.toUpperCase().replace(/[.-]/g, '_')] = value;
-  return env;
-}
-
-function residentBytes(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? Number.NaN) * 1024;
-}
 
 const fixed = (value: number, digits = 3) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
 

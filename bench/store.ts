@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import type { SettingName } from '../src/settings.ts';
+import { environmentName, type SettingName } from '../src/settings.ts';
 
 export interface BenchStore {
   readonly type: 'sqlite' | 'postgres';
@@ -41,6 +41,16 @@ export async function openBenchStore(env: NodeJS.ProcessEnv = process.env): Prom
     dispose: () =>
       withAdmin(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => {}),
   };
+}
+
+/** The service's environment: loopback, log level `warn`, the store's settings (plus `extra` settings). */
+export function serviceEnvironment(
+  store: BenchStore,
+  extra: Partial<Record<SettingName, string>> = {},
+): Record<string, string> {
+  const env: Record<string, string> = { SVC_HTTP_HOST: '127.0.0.1', SVC_LOG_LEVEL: 'warn' };
+  for (const [name, value] of Object.entries({ ...store.settings, ...extra })) env[environmentName(name)] = value!;
+  return env;
 }
 
 async function withAdmin<T>(adminUrl: string, body: (client: pg.Client) => Promise<T>): Promise<T> {

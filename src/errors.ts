@@ -11,7 +11,8 @@ export type ErrorKind =
   | 'gone' // 410: the conversation has ended
   | 'unprocessable' // 422: well-formed, but cannot be done as asked (an idempotency key reused for another request)
   | 'timeout' // 408: the turn took longer than allowed
-  | 'unavailable'; // 503: disabled feature or capacity
+  | 'unavailable' // 503: disabled feature, capacity, or the store unreachable for a moment
+  | 'insufficient-storage'; // 507: the store is out of space
 
 export class AppError extends Error {
   readonly kind: ErrorKind;

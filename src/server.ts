@@ -93,14 +93,22 @@ export async function startServer(settings: Settings, options: ServerOptions = {
   const storage = instrumentStorage(
     await openStorage(
       settings['svc.datastore.type'] === 'postgres'
-        ? { type: 'postgres', url: settings['svc.datastore.postgres.url'] }
+        ? {
+            type: 'postgres',
+            url: settings['svc.datastore.postgres.url'],
+            queryTimeoutMillis: settings['svc.datastore.postgres.query-timeout-millis'],
+          }
         : { type: 'sqlite', path: settings['svc.datastore.sqlite.path'] },
     ),
     metrics,
   );
   const cluster =
     settings['svc.datastore.type'] === 'postgres'
-      ? new (await import('./storage/postgres/cluster.ts')).PostgresCluster(settings['svc.datastore.postgres.url'])
+      ? new (await import('./storage/postgres/cluster.ts')).PostgresCluster(
+          settings['svc.datastore.postgres.url'],
+          undefined,
+          lockWaitLimitMillis(settings),
+        )
       : new LocalCluster();
   // A wrong master key fails here, before anything else starts. Every instance forgets a secret changed anywhere.
   const vault = await openVault(storage.secrets, settings['svc.vault.master-key'], {
@@ -402,4 +410,17 @@ function llmOptions(
     providerDefaults: { ollamaBaseUrl: settings['svc.ollama.default-base-url'], fetch: outbound.fetch },
     web: guardedWebAccess(webOutbound),
   };
+}
+
+/**
+ * How long a query of the conversation-lock connections may go without an answer: twice the longest a turn can
+ * hold a conversation (turn timeout plus claim margin) plus the query timeout, so that only a store that stopped
+ * answering reaches it, never a turn waiting its turn. Off when the query timeout is off.
+ */
+function lockWaitLimitMillis(settings: Settings): number {
+  const queryTimeout = settings['svc.datastore.postgres.query-timeout-millis'];
+  if (queryTimeout === 0) return 0;
+  const holdMillis =
+    settings['svc.conversations.turn-timeout-seconds'] * 1000 + settings['svc.conversations.claim-margin-millis'];
+  return 2 * holdMillis + queryTimeout;
 }

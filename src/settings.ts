@@ -95,6 +95,11 @@ export const settingDefinitions = {
   'svc.datastore.type': oneOf(['sqlite', 'postgres'], 'sqlite', 'storage adapter: embedded sqlite or PostgreSQL'),
   'svc.datastore.sqlite.path': text('./data/svc.db', 'embedded database file'),
   'svc.datastore.postgres.url': text('postgres://localhost:5432/svc', 'PostgreSQL connection string'),
+  'svc.datastore.postgres.query-timeout-millis': integer(
+    30_000,
+    'a PostgreSQL query without an answer this long fails (the request answers 503) and its connection is closed: the network to the database cut, or the database frozen; 0 = wait as long as it takes',
+    0,
+  ),
   'svc.vault.master-key': optionalText('enables the secrets vault; unset = secret endpoints answer 503', true),
   'svc.oidc.tenant-enabled': flag(false, 'authentication with bearer tokens from an OIDC identity provider'),
   'svc.oidc.auth-server-url': optionalText('OIDC issuer URL'),

@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createResource, deployAgent, sendMessage, startConversation } from './support/agents.ts';
+import {
+  contextAction,
+  createResource,
+  deployAgent,
+  rulesByContext,
+  sendMessage,
+  startConversation,
+} from './support/agents.ts';
 import { startFakeOpenAi, type FakeProvider } from './support/fake-llm/index.ts';
 import { closedPort } from './support/http.ts';
 import { serverOfBlock } from './support/server.ts';
@@ -17,24 +24,6 @@ const HEADER_TOKEN = 'header-token-0a9b8c7d6e';
 const LITERAL_TOKEN = 'literal-query-token-7731';
 const LITERAL_PASSWORD = 'literal-password-4412';
 const API_KEY = 'sk-test-SECRET-key-turn-errors-0123';
-
-/** One rule per action: it fires when the message's context `do` names the action. */
-function rulesFor(actions: readonly string[]) {
-  return {
-    behaviorGroups: [
-      {
-        name: 'By context',
-        behaviorRules: actions.map((action) => ({
-          name: action,
-          actions: [action],
-          conditions: [
-            { type: 'contextmatcher', configs: { contextKey: 'do', contextType: 'string', string: action } },
-          ],
-        })),
-      },
-    ],
-  };
-}
 
 function stepEntry(answer: any, key: string): unknown {
   return answer.conversationSteps.at(-1).conversationStep.find((entry: { key: string }) => entry.key === key)?.value;
@@ -116,7 +105,7 @@ describe('a failed turn says why', () => {
         {
           type: 'svc://ai.svc.behavior',
           config: {
-            uri: await create('/behaviorstore/behaviorsets', rulesFor(['weather', 'leaky', 'invalid', 'chat'])),
+            uri: await create('/behaviorstore/behaviorsets', rulesByContext(['weather', 'leaky', 'invalid', 'chat'])),
           },
         },
         { type: 'svc://ai.svc.httpcalls', config: { uri: await create('/httpcallsstore/httpcalls', httpCalls) } },
@@ -129,9 +118,8 @@ describe('a failed turn says why', () => {
   });
 
   const start = async () => (await startConversation(api, agentId)).conversationId as string;
-  const context = (action: string) => ({ do: { type: 'string', value: action } });
   const say = (conversationId: string, action: string, query = '') =>
-    sendMessage(api, conversationId, 'hello', { context: context(action), query });
+    sendMessage(api, conversationId, 'hello', { context: contextAction(action), query });
 
   it('an HTTP call to a port nothing listens on: the reason names the task, the call and the target', async () => {
     const conversationId = await start();
@@ -189,7 +177,7 @@ describe('a failed turn says why', () => {
   it('the stream tells the reason as a task_failed event, then done with the conversation in ERROR', async () => {
     const conversationId = await start();
     const answer = await api.post(`/agents/${conversationId}/stream`, {
-      json: { input: 'hello', context: context('weather') },
+      json: { input: 'hello', context: contextAction('weather') },
     });
     assert.equal(answer.status, 200, answer.text);
     const stream = events(answer.text);

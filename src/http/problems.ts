@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorKind } from '../errors.ts';
 import { describeSchemaError } from '../resources/validation.ts';
+import { storeFailure } from '../storage/failures.ts';
 
 /**
  * One error shape everywhere: RFC 9457 problem details (`application/problem+json`) with `type`, `title`,
@@ -16,6 +17,7 @@ const statusOfKind: Record<ErrorKind, number> = {
   unprocessable: 422,
   timeout: 408,
   unavailable: 503,
+  'insufficient-storage': 507,
 };
 
 const titles: Record<number, string> = {
@@ -34,6 +36,7 @@ const titles: Record<number, string> = {
   429: 'Too Many Requests',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
+  507: 'Insufficient Storage',
 };
 
 export interface Problem {
@@ -84,6 +87,7 @@ function frameworkProblem(error: FastifyError): Problem | undefined {
 
 /** The problem of a domain error (for streams, where no error handler runs); unexpected errors say nothing more. */
 export function problemOf(error: unknown): Problem {
+  error = storeFailure(error) ?? error;
   if (error instanceof AppError) {
     const { retryAfterSeconds: _, ...details } = error.details;
     return problem(statusOfKind[error.kind], error.message, details);
@@ -91,14 +95,23 @@ export function problemOf(error: unknown): Problem {
   return problem(500, 'Internal error; the details are in the service log.');
 }
 
+function retryAfterHeader(error: AppError): Record<string, string> {
+  return typeof error.details.retryAfterSeconds === 'number'
+    ? { 'Retry-After': String(error.details.retryAfterSeconds) }
+    : {};
+}
+
 export function registerProblemHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const storeProblem = storeFailure(error);
+    if (storeProblem) {
+      // the cause's own text may quote a connection string: log only its kind and code
+      const { code } = error as { code?: unknown };
+      request.log.warn({ route: request.routeOptions.url, code, status: storeProblem.kind }, storeProblem.message);
+      return sendProblem(reply, problemOf(storeProblem), retryAfterHeader(storeProblem));
+    }
     if (error instanceof AppError) {
-      const headers: Record<string, string> =
-        typeof error.details.retryAfterSeconds === 'number'
-          ? { 'Retry-After': String(error.details.retryAfterSeconds) }
-          : {};
-      return sendProblem(reply, problemOf(error), headers);
+      return sendProblem(reply, problemOf(error), retryAfterHeader(error));
     }
     const clientProblem = frameworkProblem(error);
     if (clientProblem) return sendProblem(reply, clientProblem);

@@ -32,8 +32,32 @@ export class ProviderTimeoutError extends Error {
   }
 }
 
+/**
+ * The connection broke while the answer was being read (the provider's server went away midway): undici ends the
+ * body with `terminated`, caused by a socket error. The AI SDK reports it as a failed call with the status of the
+ * answer that had begun (200).
+ */
+function brokeOff(error: unknown): boolean {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+    if ((cause as { code?: unknown }).code === 'UND_ERR_SOCKET') return true;
+  }
+  return false;
+}
+
+/**
+ * A failure after part of a streamed answer already reached the client: not retried (a second answer would follow
+ * the first one's tokens). Its `cause` is the failure itself.
+ */
+export class FailedMidStream extends Error {
+  constructor(cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+    this.name = 'FailedMidStream';
+  }
+}
+
 export function isTransient(error: unknown): boolean {
-  if (error instanceof ProviderTimeoutError) return true;
+  if (error instanceof FailedMidStream) return false;
+  if (error instanceof ProviderTimeoutError || brokeOff(error)) return true;
   if (isRefusedByUrlGuard(error)) return false;
   if (APICallError.isInstance(error)) {
     const status = error.statusCode;
@@ -104,10 +128,16 @@ export function providerCallError(
 ): ProviderCallError {
   const attempts = error instanceof AttemptsFailed ? error.attempts : 1;
   if (error instanceof AttemptsFailed) error = error.last;
+  if (error instanceof FailedMidStream) error = error.cause;
   const status = APICallError.isInstance(error) ? error.statusCode : undefined;
   const reason = error instanceof Error ? error.message : String(error);
-  const what =
-    status !== undefined ? `status ${status}` : error instanceof ProviderTimeoutError ? 'timeout' : 'no answer';
+  const what = brokeOff(error)
+    ? 'the connection broke off during the answer'
+    : status !== undefined
+      ? `status ${status}`
+      : error instanceof ProviderTimeoutError
+        ? 'timeout'
+        : 'no answer';
   const message = `The ${context.provider} model '${context.modelName}' failed (${what}) after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${truncate(reason, 500)}`;
   return new ProviderCallError({
     provider: context.provider,

@@ -67,7 +67,11 @@ export class Scheduler {
   start(intervalMillis: number): void {
     if (intervalMillis <= 0) return;
     this.#timer = setInterval(() => {
-      if (this.#ticking === undefined) void this.tick();
+      // A store that cannot be reached (PostgreSQL restarting) fails this tick only: the next one tries again
+      if (this.#ticking === undefined)
+        this.tick().catch((error: unknown) =>
+          this.#options.log.warn({ err: error }, 'due schedules could not be looked at; trying again'),
+        );
     }, intervalMillis);
     this.#timer.unref();
   }
@@ -82,7 +86,7 @@ export class Scheduler {
 
   async close(): Promise<void> {
     clearInterval(this.#timer);
-    await this.#ticking;
+    await this.#ticking?.catch(() => undefined);
   }
 
   /** A schedule's runs, latest first, and when it is next due (USE on the schedule). */

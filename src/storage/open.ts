@@ -2,7 +2,12 @@ import type { Storage } from './ports.ts';
 
 export type StorageOptions =
   | { readonly type: 'sqlite'; readonly path: string }
-  | { readonly type: 'postgres'; readonly url: string };
+  | {
+      readonly type: 'postgres';
+      readonly url: string;
+      /** A query without an answer this long fails and its connection is closed (0 or absent: no limit). */
+      readonly queryTimeoutMillis?: number;
+    };
 
 /**
  * Opens the configured store and brings its schema up to date before returning. Adapters are loaded on
@@ -15,5 +20,5 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
     return openSqliteStorage(options.path);
   }
   const { openPostgresStorage } = await import('./postgres/postgres-storage.ts');
-  return openPostgresStorage(options.url);
+  return openPostgresStorage(options.url, options.queryTimeoutMillis);
 }

@@ -161,6 +161,27 @@ export function onEveryMessage(...actions: string[]) {
   };
 }
 
+/** A behavior set with one rule per action: it fires when the message's context `do` names the action. */
+export function rulesByContext(actions: readonly string[]) {
+  return {
+    behaviorGroups: [
+      {
+        name: 'By context',
+        behaviorRules: actions.map((action) => ({
+          name: action,
+          actions: [action],
+          conditions: [
+            { type: 'contextmatcher', configs: { contextKey: 'do', contextType: 'string', string: action } },
+          ],
+        })),
+      },
+    ],
+  };
+}
+
+/** The context of a message that makes `rulesByContext` fire `action`. */
+export const contextAction = (action: string) => ({ do: { type: 'string', value: action } });
+
 /** The trigger of the LLM agents in tests: `chat` on every message but the conversation start. */
 export const chatRules = onEveryMessage('chat');
 

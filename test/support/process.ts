@@ -11,9 +11,14 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-export function startServiceProcess(env: Record<string, string>): ServiceProcess {
+/**
+ * `launcher` runs before node with its arguments, e.g. `['prlimit', '--fsize=1000000:unlimited', '--']` (a
+ * launcher that execs node keeps the process id: signals and `prlimit --pid` reach the service).
+ */
+export function startServiceProcess(env: Record<string, string>, launcher: readonly string[] = []): ServiceProcess {
   let output = '';
-  const child = spawn(process.execPath, ['src/main.ts'], {
+  const [command, ...args] = [...launcher, process.execPath, 'src/main.ts'];
+  const child = spawn(command!, args, {
     cwd: new URL('../..', import.meta.url).pathname,
     env: { PATH: process.env.PATH ?? '', SVC_HTTP_HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

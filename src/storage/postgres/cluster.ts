@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { ClusterCoordination } from '../cluster-ports.ts';
+import { checkOut } from './transaction.ts';
 
 /**
  * Cluster coordination on PostgreSQL.
@@ -24,10 +25,21 @@ export class PostgresCluster implements ClusterCoordination {
   #listener: pg.Client | undefined;
   #listening: Promise<void> | undefined;
   #closed = false;
+  #relistenTimer: NodeJS.Timeout | undefined;
 
-  constructor(url: string, lockConnections = 20) {
+  /**
+   * `lockWaitLimitMillis` bounds every query of the lock connections, waiting for a lock included: past it the
+   * query fails and its connection is closed. It must be well above the longest legitimate wait for a
+   * conversation's lock (the turns of other instances before it, each at most the turn timeout plus the claim).
+   */
+  constructor(url: string, lockConnections = 20, lockWaitLimitMillis = 0) {
     this.#url = url;
-    this.#locks = new pg.Pool({ connectionString: url, max: lockConnections, connectionTimeoutMillis: 10_000 });
+    this.#locks = new pg.Pool({
+      connectionString: url,
+      max: lockConnections,
+      connectionTimeoutMillis: 10_000,
+      ...(lockWaitLimitMillis > 0 ? { query_timeout: lockWaitLimitMillis } : {}),
+    });
     this.#locks.on('error', () => {});
   }
 
@@ -61,7 +73,7 @@ export class PostgresCluster implements ClusterCoordination {
     claimMillis: number,
     work: () => Promise<T>,
   ): Promise<{ value: T } | undefined> {
-    const client = await this.#locks.connect();
+    const client = await checkOut(this.#locks);
     let healthy = true;
     try {
       // One round trip: begin, bound the claim, take (or try) the lock.
@@ -108,7 +120,7 @@ export class PostgresCluster implements ClusterCoordination {
         const client = await this.#connectListener();
         await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
       })
-      .catch(() => undefined);
+      .catch(() => this.#listenAgainLater());
     await this.#listening;
   }
 
@@ -118,24 +130,36 @@ export class PostgresCluster implements ClusterCoordination {
     client.on('notification', (message) => {
       for (const listener of this.#listeners.get(message.channel) ?? []) listener(message.payload ?? '');
     });
-    client.on('error', () => {
-      // The connection broke: listen again on a new one (notifications sent meanwhile are lost; the
-      // periodic reconciliation of deployments covers that gap).
-      this.#listener = undefined;
-      if (!this.#closed) setTimeout(() => this.#relisten(), 1000).unref();
+    // The connection broke: listen again on a new one (notifications sent meanwhile are lost; the periodic
+    // reconciliation of deployments and the vault's cache expiry cover that gap).
+    const lost = () => {
+      if (this.#listener === client) this.#listener = undefined;
+      this.#listenAgainLater();
+    };
+    client.on('error', lost);
+    client.on('end', lost);
+    await client.connect().catch(async (error: unknown) => {
+      await client.end().catch(() => undefined);
+      throw error;
     });
-    await client.connect();
     this.#listener = client;
     return client;
   }
 
-  #relisten(): void {
-    this.#listening = undefined;
-    for (const channel of this.#listeners.keys()) void this.#listen(channel);
+  /** Listens to every channel again in a second; tried again each second while PostgreSQL cannot be reached. */
+  #listenAgainLater(): void {
+    if (this.#closed || this.#relistenTimer) return;
+    this.#relistenTimer = setTimeout(() => {
+      this.#relistenTimer = undefined;
+      this.#listening = undefined;
+      for (const channel of this.#listeners.keys()) void this.#listen(channel);
+    }, 1000);
+    this.#relistenTimer.unref();
   }
 
   async close(): Promise<void> {
     this.#closed = true;
+    clearTimeout(this.#relistenTimer);
     await this.#listener?.end().catch(() => undefined);
     await this.#locks.end().catch(() => undefined);
   }

@@ -13,7 +13,7 @@ import { postgresMigrations } from './migrations.ts';
 import { PostgresRateLimitStore } from './rate-limit-store.ts';
 import { PostgresResourceStore } from './resource-store.ts';
 import { PostgresSecretStore } from './secret-store.ts';
-import { inTransaction, transactionOn, type Queryable } from './transaction.ts';
+import { checkOut, inTransaction, transactionOn, type Queryable } from './transaction.ts';
 import { PostgresTranscriptRunStore } from './transcript-run-store.ts';
 import { PostgresTriggerStore } from './trigger-store.ts';
 import { PostgresApiKeyStore, PostgresChatThreadStore } from './openai-store.ts';
@@ -30,10 +30,17 @@ const MIGRATION_LOCK_KEY = 7_262_871_001;
  * Opens a pool and migrates the schema. Rejects with an Error naming the store (URL without password) and
  * the cause; the password never appears in the message.
  */
-export async function openPostgresStorage(url: string): Promise<PostgresStorage> {
+export async function openPostgresStorage(url: string, queryTimeoutMillis = 0): Promise<PostgresStorage> {
   let pool: pg.Pool | undefined;
   try {
-    pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 10_000 });
+    pool = new pg.Pool({
+      connectionString: url,
+      max: 10,
+      connectionTimeoutMillis: 10_000,
+      // Client-side: a query whose answer does not come (the network cut, the server frozen) fails, and the pool
+      // closes its connection; a server that answers slowly but does answer is bounded the same way.
+      ...(queryTimeoutMillis > 0 ? { query_timeout: queryTimeoutMillis } : {}),
+    });
     // An idle client losing its connection emits 'error' on the pool; unhandled it would end the process.
     // The next query gets a fresh client (or fails, which `ping` reports).
     pool.on('error', () => {});
@@ -49,7 +56,7 @@ export async function openPostgresStorage(url: string): Promise<PostgresStorage>
 
 /** Applies missing migrations, each in its own transaction, under a database-wide advisory lock. */
 export async function migrate(pool: pg.Pool, migrations: readonly Migration[]): Promise<void> {
-  const client = await pool.connect();
+  const client = await checkOut(pool);
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     try {

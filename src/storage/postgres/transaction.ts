@@ -13,7 +13,7 @@ const TOP: TransactionBracket = { begin: 'BEGIN', commit: 'COMMIT', rollback: 'R
  */
 export async function inTransaction<T>(db: Queryable, body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   if (!(db instanceof pg.Pool)) return bracketed(db, NESTED_TRANSACTION, body);
-  const client = await db.connect();
+  const client = await checkOut(db);
   let broken: Error | undefined;
   try {
     return await bracketed(client, TOP, body, (rollbackError) => {
@@ -22,6 +22,24 @@ export async function inTransaction<T>(db: Queryable, body: (client: pg.PoolClie
   } finally {
     client.release(broken);
   }
+}
+
+/**
+ * Takes a client from the pool. While a client is checked out the pool does not listen to its errors, and a
+ * connection lost between two of its queries (PostgreSQL restarting, the network cut) would be an unhandled
+ * 'error' event that ends the process. Here it is ignored: the holder's next query on the client fails instead,
+ * and the holder releases the client as broken.
+ */
+export async function checkOut(pool: pg.Pool): Promise<pg.PoolClient> {
+  const client = await pool.connect();
+  const ignore = () => {};
+  client.on('error', ignore);
+  const release = client.release;
+  client.release = (destroy?: Error | boolean) => {
+    client.off('error', ignore);
+    release(destroy);
+  };
+  return client;
 }
 
 /** Runs `body` inside BEGIN/COMMIT on a client the caller holds (and releases). */

@@ -9,7 +9,7 @@ import {
   type ToolSet,
 } from 'ai';
 import type { ModelSpec } from '../../llm/providers.ts';
-import { ProviderTimeoutError } from '../../llm/retry.ts';
+import { FailedMidStream, ProviderTimeoutError } from '../../llm/retry.ts';
 import type { TurnEvent } from '../../runtime/turn.ts';
 
 /**
@@ -86,6 +86,8 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallRes
     maxRetries: 0,
     abortSignal: AbortSignal.any([request.signal, timeout.signal]),
   };
+  /** Whether part of the answer already reached the client (then a failure is not retried). */
+  let streamed = false;
   try {
     if (!request.stream) {
       const result = await generateText(options);
@@ -107,8 +109,10 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallRes
       },
     });
     for await (const part of result.fullStream) {
-      if (part.type === 'text-delta' && part.text !== '') request.emit({ type: 'token', text: part.text });
-      else if (part.type === 'error') failure ??= part.error;
+      if (part.type === 'text-delta' && part.text !== '') {
+        request.emit({ type: 'token', text: part.text });
+        streamed = true;
+      } else if (part.type === 'error') failure ??= part.error;
     }
     if (failure !== undefined) throw failure;
     const [text, finishReason, totalUsage, steps, response, toolCalls, toolResults] = await Promise.all([
@@ -130,8 +134,8 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallRes
       unansweredToolCalls: unanswered(toolCalls, toolResults),
     };
   } catch (error) {
-    if (timeout.signal.aborted && !request.signal.aborted) throw timeout.signal.reason;
-    throw error;
+    const failure = timeout.signal.aborted && !request.signal.aborted ? timeout.signal.reason : error;
+    throw streamed && !(failure instanceof FailedMidStream) ? new FailedMidStream(failure) : failure;
   } finally {
     clearTimeout(timer);
   }

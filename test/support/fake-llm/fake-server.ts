@@ -17,12 +17,23 @@ export interface RecordedRequest {
 }
 
 /** What a scripted model turn says: a text, tool calls, or a failure with a status code. */
-export type Script =
+export type Reply =
   | { readonly text: string; readonly usage?: Usage }
   | { readonly toolCalls: readonly ScriptedToolCall[]; readonly usage?: Usage }
-  | { readonly status: number; readonly message?: string }
+  | { readonly status: number; readonly message?: string };
+
+/** A reply, or how the provider fails to give one. */
+export type Script =
+  | Reply
   /** Never answers (until the client gives up or the server closes): for abort and timeout tests. */
-  | { readonly hang: true };
+  | { readonly hang: true }
+  /** Answers `reply` after `delayMs` (a slow provider). */
+  | { readonly delayMs: number; readonly reply: Script }
+  /**
+   * Starts answering `reply`, then breaks the connection: sends its first `chunks` chunks (a streamed answer's
+   * events; a JSON answer is one chunk) and half of the next one, then destroys the socket.
+   */
+  | { readonly breakAfterChunks: number; readonly reply: Reply };
 
 /** A reply decided when the request arrives (e.g. a model that repeats what it was sent). */
 export type ScriptOf = (request: RecordedRequest) => Script;
@@ -47,8 +58,8 @@ export interface HttpReply {
   readonly chunks: readonly string[];
 }
 
-/** Turns a script into the provider's reply to the given request. */
-export type Encoder = (script: Script, request: RecordedRequest) => HttpReply;
+/** Turns a scripted reply into the provider's wire form for the given request. */
+export type Encoder = (script: Reply, request: RecordedRequest) => HttpReply;
 
 export function jsonReply(status: number, body: unknown): HttpReply {
   return { status, contentType: 'application/json', chunks: [JSON.stringify(body)] };
@@ -102,13 +113,29 @@ export class FakeProvider {
         for (const resolve of this.#waiting.splice(0)) resolve(recorded);
         const next = this.#queue.shift();
         const script = typeof next === 'function' ? next(recorded) : next;
-        if (script && 'hang' in script) return;
-        const reply = script
-          ? encode(script, recorded)
-          : jsonReply(500, { error: { message: 'no scripted reply left in the fake provider' } });
-        response.writeHead(reply.status, { 'content-type': reply.contentType });
-        for (const chunk of reply.chunks) response.write(chunk);
-        response.end();
+        const answer = (script: Script | undefined) => {
+          if (script && 'hang' in script) return;
+          if (script && 'delayMs' in script) {
+            const timer = setTimeout(() => answer(script.reply), script.delayMs);
+            response.on('close', () => clearTimeout(timer));
+            return;
+          }
+          const breakAfter = script && 'breakAfterChunks' in script ? script.breakAfterChunks : undefined;
+          const reply =
+            script === undefined
+              ? jsonReply(500, { error: { message: 'no scripted reply left in the fake provider' } })
+              : encode('breakAfterChunks' in script ? script.reply : script, recorded);
+          response.writeHead(reply.status, { 'content-type': reply.contentType });
+          if (breakAfter === undefined) {
+            for (const chunk of reply.chunks) response.write(chunk);
+            response.end();
+            return;
+          }
+          for (const chunk of reply.chunks.slice(0, breakAfter)) response.write(chunk);
+          const half = reply.chunks[breakAfter] ?? '';
+          response.write(half.slice(0, Math.floor(half.length / 2)), () => response.destroy());
+        };
+        answer(script);
       });
     });
   }
