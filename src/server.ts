@@ -15,6 +15,7 @@ import { TriggerService } from './integrations/managed/triggers.ts';
 import { AgentTools } from './integrations/mcp/agent-tools.ts';
 import { AuditLedger } from './ops/audit.ts';
 import { createLogBuffer, teeDestination } from './ops/log-buffer.ts';
+import { deployedAgentsGauge } from './ops/domain-metrics.ts';
 import { createMetrics, instrumentStorage } from './ops/metrics.ts';
 import { ResourceService } from './resources/service.ts';
 import { ApprovalEvents } from './runtime/approval-events.ts';
@@ -136,7 +137,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
   const taskServices = createTaskServices({
     secretWriter: vault,
     httpCalls: httpCallsOptions(settings, vault, outbound, logger),
-    llm: llmOptions(settings, vault, toolHistory, outbound, webOutbound, logger, metrics.registry),
+    llm: llmOptions(settings, vault, toolHistory, outbound, webOutbound, logger, metrics.llm),
     knowledge,
   });
   closeMcpClients = () => taskServices.mcp?.clients.close() ?? Promise.resolve();
@@ -150,6 +151,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     log: logger,
     cluster,
   });
+  deployedAgentsGauge([metrics.registry], () => deployments.list());
   const audit = new AuditLedger({
     store: storage.audit,
     masterKey: settings['svc.vault.master-key'],
@@ -174,6 +176,8 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     maxActiveConversations: settings['svc.coordinator.max-active-conversations'],
     audit,
     onApprovalsChanged: (conversationId) => approvalEvents.changed(conversationId),
+    meters: metrics.conversations,
+    taskMeters: metrics.tasks,
   });
   const transcriptRuns = new TranscriptRunService({
     resources,
@@ -334,13 +338,13 @@ function llmOptions(
   outbound: Outbound,
   webOutbound: Outbound,
   log: LlmTaskOptions['log'],
-  registry: LlmTaskOptions['registry'],
+  meters: LlmTaskOptions['meters'],
 ): TaskServiceOptions['llm'] {
   return {
     secrets: vault.resolver(),
     tools,
     log,
-    registry,
+    meters,
     providerDefaults: { ollamaBaseUrl: settings['svc.ollama.default-base-url'], fetch: outbound.fetch },
     web: guardedWebAccess(webOutbound),
   };

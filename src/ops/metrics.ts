@@ -1,5 +1,13 @@
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Storage, Stores } from '../storage/ports.ts';
+import {
+  ConversationMeters,
+  HttpCallMeters,
+  LlmMeters,
+  TaskMeters,
+  ToolMeters,
+  VaultMeters,
+} from './domain-metrics.ts';
 
 /**
  * The service's meters. Each `Metrics` owns its own prom-client `Registry` (never the global one), so several
@@ -18,6 +26,14 @@ export interface Metrics {
    * (`conversations`, ...); outcome is `ok` or `error`.
    */
   readonly storeOperations: Counter<'kind' | 'operation' | 'outcome'>;
+  /** `svc_store_operation_duration_seconds{kind, operation}`: store latency, same labels as the counter. */
+  readonly storeDuration: Histogram<'kind' | 'operation'>;
+  readonly conversations: ConversationMeters;
+  readonly tasks: TaskMeters;
+  readonly llm: LlmMeters;
+  readonly httpCalls: HttpCallMeters;
+  readonly tools: ToolMeters;
+  readonly vault: VaultMeters;
   /**
    * Records one finished HTTP request. `route` must be the route pattern (`/agents/:agentId`), never the raw
    * URL; pass `undefined` (or `unmatched`) for a request no route matched.
@@ -48,10 +64,26 @@ export function createMetrics(): Metrics {
     registers: [registry],
   });
 
+  const storeDuration = new Histogram({
+    name: 'svc_store_operation_duration_seconds',
+    help: 'Store operation latency by resource kind (or runtime store name) and operation',
+    labelNames: ['kind', 'operation'] as const,
+    buckets: [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
+    registers: [registry],
+  });
+
+  const registers = [registry];
   return {
     registry,
     httpRequestDuration,
     storeOperations,
+    storeDuration,
+    conversations: new ConversationMeters(registers),
+    tasks: new TaskMeters(registers),
+    llm: new LlmMeters(registers),
+    httpCalls: new HttpCallMeters(registers),
+    tools: new ToolMeters(registers),
+    vault: new VaultMeters(registers),
     observeHttpRequest(method, route, status, seconds) {
       httpRequestDuration.observe(
         { method, route: route === undefined || route === '' ? UNMATCHED_ROUTE : route, status: String(status) },
@@ -96,11 +128,16 @@ const RUNTIME_STORES = new Set<PropertyKey>(['conversations', 'userProperties', 
  * delegated unchanged; methods run with the original object as `this`.
  */
 export function instrumentStorage(storage: Storage, metrics: Metrics): Storage {
-  return instrumentStores(storage, metrics.storeOperations);
+  return instrumentStores(storage, { count: metrics.storeOperations, duration: metrics.storeDuration });
 }
 
-function instrumentStores<T extends Stores>(stores: T, counter: Counter<'kind' | 'operation' | 'outcome'>): T {
-  const instrumentedResources = instrumentStore(stores.resources, counter, kindOf);
+interface StoreMeters {
+  readonly count: Counter<'kind' | 'operation' | 'outcome'>;
+  readonly duration: Histogram<'kind' | 'operation'>;
+}
+
+function instrumentStores<T extends Stores>(stores: T, meters: StoreMeters): T {
+  const instrumentedResources = instrumentStore(stores.resources, meters, kindOf);
   const instrumentedStores = new Map<PropertyKey, object>();
 
   const boundMethods = new Map<PropertyKey, unknown>();
@@ -110,13 +147,13 @@ function instrumentStores<T extends Stores>(stores: T, counter: Counter<'kind' |
       const value: unknown = Reflect.get(target, property, target);
       if (property === 'transaction' && typeof value === 'function') {
         return (work: (tx: Stores) => Promise<unknown>) =>
-          (value as Storage['transaction']).call(target, (tx) => work(instrumentStores(tx, counter)));
+          (value as Storage['transaction']).call(target, (tx) => work(instrumentStores(tx, meters)));
       }
       if (RUNTIME_STORES.has(property) && typeof value === 'object' && value !== null) {
         let instrumented = instrumentedStores.get(property);
         if (instrumented === undefined) {
           const kind = String(property);
-          instrumented = instrumentStore(value, counter, () => kind);
+          instrumented = instrumentStore(value, meters, () => kind);
           instrumentedStores.set(property, instrumented);
         }
         return instrumented;
@@ -132,10 +169,19 @@ function instrumentStores<T extends Stores>(stores: T, counter: Counter<'kind' |
   });
 }
 
-/** A proxy of `store` counting each method call by the kind `kindFor` names, operation and outcome. */
+/** The label children of one operation on one kind, bound once. */
+interface OperationChildren {
+  readonly ok: Counter.Internal;
+  readonly error: Counter.Internal;
+  readonly duration: Histogram.Internal<string>;
+}
+
+/**
+ * A proxy of `store` counting each method call by the kind `kindFor` names, operation and outcome, and timing it.
+ */
 function instrumentStore<T extends object>(
   store: T,
-  counter: Counter<'kind' | 'operation' | 'outcome'>,
+  meters: StoreMeters,
   kindFor: (operation: PropertyKey, args: readonly unknown[]) => string,
 ): T {
   const wrappers = new Map<PropertyKey, unknown>();
@@ -147,28 +193,46 @@ function instrumentStore<T extends object>(
       if (wrapper === undefined) {
         const operation = typeof property === 'string' ? property : String(property);
         const method = value as (...args: unknown[]) => unknown;
+        const byKind = new Map<string, OperationChildren>();
+        const childrenOf = (kind: string): OperationChildren => {
+          let children = byKind.get(kind);
+          if (children === undefined) {
+            children = {
+              ok: meters.count.labels(kind, operation, 'ok'),
+              error: meters.count.labels(kind, operation, 'error'),
+              duration: meters.duration.labels(kind, operation),
+            };
+            byKind.set(kind, children);
+          }
+          return children;
+        };
         wrapper = function instrumented(...args: unknown[]): unknown {
-          const labels = (outcome: 'ok' | 'error') => ({ kind: kindFor(property, args), operation, outcome });
+          const children = childrenOf(kindFor(property, args));
+          const startedAt = performance.now();
+          const finished = (failed: boolean) => {
+            children.duration.observe((performance.now() - startedAt) / 1000);
+            (failed ? children.error : children.ok).inc();
+          };
           let result: unknown;
           try {
             result = method.apply(target, args);
           } catch (error) {
-            counter.inc(labels('error'));
+            finished(true);
             throw error;
           }
           if (result instanceof Promise) {
             return result.then(
               (resolved: unknown) => {
-                counter.inc(labels('ok'));
+                finished(false);
                 return resolved;
               },
               (error: unknown) => {
-                counter.inc(labels('error'));
+                finished(true);
                 throw error;
               },
             );
           }
-          counter.inc(labels('ok'));
+          finished(false);
           return result;
         };
         wrappers.set(property, wrapper);

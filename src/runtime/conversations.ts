@@ -16,6 +16,7 @@ import type {
 import type { CompiledAgent } from './compiler.ts';
 import { contextValues } from './context.ts';
 import { Coordinator } from './coordinator.ts';
+import type { ConversationMeters, TaskMeters } from '../ops/domain-metrics.ts';
 import type { DeploymentService, Environment } from './deployments.ts';
 import {
   applyTallies,
@@ -84,6 +85,10 @@ export interface ConversationServiceOptions {
   readonly audit?: AuditSink | undefined;
   /** Told whenever a turn starts or stops waiting for a person (the inbox's live updates). */
   readonly onApprovalsChanged?: ((conversationId: string) => void) | undefined;
+  /** Turn, conversation and coordinator meters; the gauges read this service when scraped. */
+  readonly meters?: ConversationMeters | undefined;
+  /** Task durations by task type. */
+  readonly taskMeters?: TaskMeters | undefined;
 }
 
 /** A conversation as the runtime holds it: the immutable view plus the mutable bits only this module touches. */
@@ -153,6 +158,8 @@ export function conversationReference(id: string): string {
  * only its own conversations (another user's conversation is a 404, as if it did not exist; ids are random).
  */
 const DAY_MILLIS = 24 * 60 * 60 * 1000;
+/** A conversation counts as active (`svc_conversations_active`) this long after its last turn. */
+const ACTIVE_WINDOW_MILLIS = 5 * 60 * 1000;
 
 export class ConversationService {
   readonly #options: ConversationServiceOptions;
@@ -165,8 +172,28 @@ export class ConversationService {
     this.#options = options;
     this.#store = options.store;
     this.#clock = options.clock ?? Date.now;
-    this.#coordinator = new Coordinator(options.maxActiveConversations);
+    const meters = options.meters;
+    this.#coordinator = new Coordinator(
+      options.maxActiveConversations,
+      meters && ((seconds) => meters.coordinatorWait.observe(seconds)),
+    );
     this.#cache = new LRUCache({ max: options.cacheSize ?? 10_000 });
+    meters?.observe({
+      activeConversations: () => this.#recentlyActive(),
+      coordinator: () => ({
+        conversations: this.#coordinator.activeConversations,
+        queued: this.#coordinator.queuedWork,
+      }),
+    });
+  }
+
+  /** Conversations held here that are not ended and had a turn within the active window. */
+  #recentlyActive(): number {
+    const since = this.#clock() - ACTIVE_WINDOW_MILLIS;
+    let active = 0;
+    for (const conversation of this.#cache.values())
+      if (conversation.lastModifiedOn >= since && conversation.state !== 'ENDED') active++;
+    return active;
   }
 
   get activeConversations(): number {
@@ -267,6 +294,7 @@ export class ConversationService {
     );
     this.#queueAudit(conversation);
     this.#remember(conversation);
+    this.#options.meters?.conversationStarted(agentId);
     if (conversation.state === 'AWAITING_HUMAN') this.#options.onApprovalsChanged?.(conversation.id);
     return conversation;
   }
@@ -616,6 +644,7 @@ export class ConversationService {
     isStart: boolean,
     resumed?: { pending: PendingTurn; decision: Decision },
   ): Promise<void> {
+    const startedAt = performance.now();
     // Readers see IN_PROGRESS while the turn runs; the stored state changes only with the committed result.
     conversation.state = 'IN_PROGRESS';
     const turn = new Turn({
@@ -644,7 +673,7 @@ export class ConversationService {
     try {
       const goesOn = resumed ? applyDecision(turn, resumed.pending, resumed.decision, this.#clock()) : true;
       const result = goesOn
-        ? await runPipeline(agent, turn, audit?.observer, resumed?.pending.resumeAt)
+        ? await runPipeline(agent, turn, audit?.observer, resumed?.pending.resumeAt, this.#options.taskMeters)
         : { kind: 'completed' as const };
       outcome = result.kind;
       if (result.kind === 'paused') pause = result;
@@ -702,6 +731,7 @@ export class ConversationService {
     conversation.properties = properties;
     conversation.lastModifiedOn = this.#clock();
     conversation.state = state;
+    this.#options.meters?.turnFinished(conversation.agentId, state, (performance.now() - startedAt) / 1000);
   }
 
   /**
@@ -727,12 +757,14 @@ export class ConversationService {
       }, this.#options.turnTimeoutMs);
     });
     const before = persistInterruption ? snapshotOf(conversation) : undefined;
+    const startedAt = performance.now();
     const running = work(controller.signal);
     running.catch(() => undefined); // after a timeout the abandoned work ends on its own; its failure is moot
     try {
       await Promise.race([running, expired]);
     } catch (error) {
       if (timeout === undefined || error !== timeout) throw error;
+      this.#options.meters?.turnFinished(conversation.agentId, 'TIMEOUT', (performance.now() - startedAt) / 1000);
       if (before) {
         restore(conversation, before);
         conversation.state = 'EXECUTION_INTERRUPTED';

@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { deployLlmAgent, deployRuleAgent, refundAgent, sendMessage, startConversation } from './support/agents.ts';
+import { startFakeOpenAi } from './support/fake-llm/index.ts';
+import { loopbackOfBlock, openAiTask } from './support/llm-agents.ts';
+import { sampleValue, scrape } from './support/metrics.ts';
+import { serverOfBlock, storeTypes } from './support/server.ts';
+
+/**
+ * The domain metrics at `/q/metrics` after conversations with a rule-based agent and an LLM agent (a loopback fake
+ * OpenAI server): turns by agent and outcome, turn and task durations, LLM calls, tokens and cost, conversations,
+ * deployments, the coordinator and the store.
+ */
+for (const store of storeTypes) {
+  describe(`domain metrics (${store})`, () => {
+    const { api } = serverOfBlock(store);
+    const loopback = loopbackOfBlock({ openai: startFakeOpenAi });
+
+    it('counts the turns of a rule-based and an LLM agent, the LLM calls, tokens and cost', async () => {
+      const ruleAgent = await deployRuleAgent(api, refundAgent(false));
+      const ruleConversation = (await startConversation(api, ruleAgent)).conversationId;
+      assert.deepEqual((await sendMessage(api, ruleConversation, 'hello')).conversationOutputs.at(-1).output, ['Hi!']);
+
+      const llmAgent = await deployLlmAgent(api, { tasks: [openAiTask(loopback.openai)] });
+      const llmConversation = (await startConversation(api, llmAgent)).conversationId;
+      loopback.openai.reply(
+        { text: 'Hello there.', usage: { input: 1000, output: 500 } },
+        { status: 500, message: 'the model is down' },
+      );
+      const answered = await sendMessage(api, llmConversation, 'hi');
+      assert.equal(answered.conversationState, 'READY');
+      const failed = await sendMessage(api, llmConversation, 'again');
+      assert.equal(failed.conversationState, 'ERROR');
+
+      const metrics = await scrape(api);
+      const turns = (agentId: string, outcome: string) =>
+        sampleValue(metrics, 'svc_conversation_turns_total', { agent_id: agentId, outcome });
+      assert.equal(turns(ruleAgent, 'READY'), 2, 'the start step and the message');
+      assert.equal(turns(ruleAgent, 'ERROR'), 0);
+      assert.equal(turns(llmAgent, 'READY'), 2);
+      assert.equal(turns(llmAgent, 'ERROR'), 1);
+      assert.equal(
+        sampleValue(metrics, 'svc_conversation_turn_duration_seconds_count', { agent_id: llmAgent }),
+        3,
+        'every turn is timed',
+      );
+      assert.equal(sampleValue(metrics, 'svc_conversations_started_total', { agent_id: ruleAgent }), 1);
+      assert.equal(sampleValue(metrics, 'svc_conversations_started_total', { agent_id: llmAgent }), 1);
+      assert.equal(sampleValue(metrics, 'svc_conversations_active'), 2);
+
+      const model = { provider: 'openai', model: 'gpt-4o-mini' };
+      assert.equal(sampleValue(metrics, 'svc_llm_calls_total', { ...model, outcome: 'ok' }), 1);
+      assert.equal(sampleValue(metrics, 'svc_llm_calls_total', { ...model, outcome: 'error' }), 1);
+      assert.equal(sampleValue(metrics, 'svc_llm_tokens_total', { ...model, direction: 'input' }), 1000);
+      assert.equal(sampleValue(metrics, 'svc_llm_tokens_total', { ...model, direction: 'output' }), 500);
+      // gpt-4o-mini: 0.15 USD per million input tokens, 0.6 per million output tokens.
+      const cost = sampleValue(metrics, 'svc_llm_cost_usd_total', model);
+      assert.ok(Math.abs(cost - (1000 * 0.15 + 500 * 0.6) / 1e6) < 1e-12, `cost ${cost}`);
+
+      assert.equal(
+        sampleValue(metrics, 'svc_task_duration_seconds_count', { task_type: 'ai.svc.parser', outcome: 'ok' }),
+        2,
+      );
+      assert.equal(
+        sampleValue(metrics, 'svc_task_duration_seconds_count', { task_type: 'ai.svc.llm', outcome: 'error' }),
+        1,
+      );
+      assert.ok(sampleValue(metrics, 'svc_deployed_agents', { environment: 'production', status: 'READY' }) >= 2);
+      assert.ok(sampleValue(metrics, 'svc_coordinator_wait_seconds_count') >= 2);
+      assert.equal(sampleValue(metrics, 'svc_coordinator_queue_depth'), 0, 'nothing runs while scraping');
+      assert.ok(
+        sampleValue(metrics, 'svc_store_operation_duration_seconds_count', {
+          kind: 'conversations',
+          operation: 'commit',
+        }) >= 3,
+      );
+      assert.doesNotMatch(metrics, new RegExp(`${ruleConversation}|${llmConversation}`), 'no conversation id as label');
+    });
+  });
+}
