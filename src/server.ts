@@ -90,6 +90,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
       : new LocalCluster();
   // A wrong master key fails here, before anything else starts. Every instance forgets a secret changed anywhere.
   const vault = await openVault(storage.secrets, settings['svc.vault.master-key'], {
+    meters: metrics.vault,
     onChange: (tenant, name) =>
       void cluster.publish(SECRETS_CHANNEL, JSON.stringify({ tenant, name })).catch(() => undefined),
   }).catch(async (error: unknown) => {
@@ -125,6 +126,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     defaultRateLimitPerMinute: settings['svc.tools.rate-limit-per-minute'],
     knownTools: BUILT_IN_TOOL_NAMES,
     rateLimitStore: storage.rateLimits,
+    meters: metrics.tools,
   });
   const knowledge = new KnowledgeService({
     store: storage.knowledge,
@@ -136,7 +138,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
   });
   const taskServices = createTaskServices({
     secretWriter: vault,
-    httpCalls: httpCallsOptions(settings, vault, outbound, logger),
+    httpCalls: { ...httpCallsOptions(settings, vault, outbound, logger), meters: metrics.httpCalls },
     llm: llmOptions(settings, vault, toolHistory, outbound, webOutbound, logger, metrics.llm),
     knowledge,
   });

@@ -1,6 +1,17 @@
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
-import { deployLlmAgent, deployRuleAgent, refundAgent, sendMessage, startConversation } from './support/agents.ts';
+import {
+  createResource,
+  deployAgent,
+  deployLlmAgent,
+  deployRuleAgent,
+  onEveryMessage,
+  refundAgent,
+  sendMessage,
+  startConversation,
+} from './support/agents.ts';
 import { startFakeOpenAi } from './support/fake-llm/index.ts';
 import { loopbackOfBlock, openAiTask } from './support/llm-agents.ts';
 import { sampleValue, scrape } from './support/metrics.ts';
@@ -11,10 +22,26 @@ import { serverOfBlock, storeTypes } from './support/server.ts';
  * OpenAI server): turns by agent and outcome, turn and task durations, LLM calls, tokens and cost, conversations,
  * deployments, the coordinator and the store.
  */
+/** A loopback HTTP target: 200 with a JSON body on `/ok`, 404 elsewhere. */
+async function startTarget(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer((request, response) => {
+    const found = request.url?.startsWith('/ok') === true;
+    response.writeHead(found ? 200 : 404, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ found }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+const calculatorCall = (expression: string) => ({ toolCalls: [{ name: 'calculator', args: { expression } }] });
+
 for (const store of storeTypes) {
   describe(`domain metrics (${store})`, () => {
-    const { api } = serverOfBlock(store);
-    const loopback = loopbackOfBlock({ openai: startFakeOpenAi });
+    const { api } = serverOfBlock(store, { 'svc.vault.master-key': 'domain-metrics-test-master-key-0123456789' });
+    const loopback = loopbackOfBlock({ openai: startFakeOpenAi, target: startTarget });
 
     it('counts the turns of a rule-based and an LLM agent, the LLM calls, tokens and cost', async () => {
       const ruleAgent = await deployRuleAgent(api, refundAgent(false));
@@ -75,6 +102,48 @@ for (const store of storeTypes) {
         }) >= 3,
       );
       assert.doesNotMatch(metrics, new RegExp(`${ruleConversation}|${llmConversation}`), 'no conversation id as label');
+    });
+
+    it('counts HTTP calls by outcome, vault operations, tool calls and tool cache hits', async () => {
+      const written = await api.put('/secretstore/secrets/default/targetToken', { json: { value: 's3cr3t-value' } });
+      assert.ok(written.status === 200 || written.status === 201, written.text);
+      const call = (name: string, path: string) => ({
+        name,
+        actions: [name],
+        saveResponse: true,
+        request: { path, headers: { Authorization: 'Bearer ${vault:targetToken}' } },
+      });
+      const httpCalls = await createResource(api, '/httpcallsstore/httpcalls', {
+        targetServerUrl: `${loopback.target.url}/`,
+        httpCalls: [call('found', '/ok'), call('missing', '/nothing')],
+      });
+      const rules = await createResource(api, '/behaviorstore/behaviorsets', onEveryMessage('found', 'missing'));
+      const httpAgent = await deployAgent(api, {
+        extensions: [
+          { type: 'svc://ai.svc.behavior', config: { uri: rules } },
+          { type: 'svc://ai.svc.httpcalls', config: { uri: httpCalls } },
+        ],
+      });
+      const httpConversation = (await startConversation(api, httpAgent)).conversationId;
+      await sendMessage(api, httpConversation, 'go');
+
+      const toolAgent = await deployLlmAgent(api, {
+        tasks: [{ ...openAiTask(loopback.openai), enableBuiltInTools: true, builtInToolsWhitelist: ['calculator'] }],
+      });
+      const toolConversation = (await startConversation(api, toolAgent)).conversationId;
+      loopback.openai.reply(calculatorCall('6 * 7'), { text: '42.' }, calculatorCall('6 * 7'), { text: 'Still 42.' });
+      await sendMessage(api, toolConversation, 'what is 6 * 7?');
+      await sendMessage(api, toolConversation, 'and again?');
+
+      const metrics = await scrape(api);
+      assert.equal(sampleValue(metrics, 'svc_httpcall_duration_seconds_count', { outcome: '2xx' }), 1);
+      assert.equal(sampleValue(metrics, 'svc_httpcall_duration_seconds_count', { outcome: '4xx' }), 1);
+      assert.equal(sampleValue(metrics, 'svc_vault_operations_total', { operation: 'write', outcome: 'ok' }), 1);
+      assert.ok(sampleValue(metrics, 'svc_vault_operations_total', { operation: 'resolve', outcome: 'ok' }) >= 2);
+      assert.equal(sampleValue(metrics, 'svc_tool_calls_total', { tool: 'calculator', outcome: 'ok' }), 1);
+      assert.equal(sampleValue(metrics, 'svc_tool_calls_total', { tool: 'calculator', outcome: 'cached' }), 1);
+      assert.equal(sampleValue(metrics, 'svc_tool_cache_hits_total', { tool: 'calculator' }), 1);
+      assert.doesNotMatch(metrics, /s3cr3t-value/);
     });
   });
 }
