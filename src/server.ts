@@ -276,6 +276,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
   }
   const running = app;
   audit.start();
+  metrics.series.start();
   const hitlTimeoutSeconds = settings['svc.hitl.timeout-seconds'];
   const stopApprovalTimeouts =
     hitlTimeoutSeconds > 0
@@ -300,6 +301,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     close: () =>
       (closing ??= running.close().then(async () => {
+        metrics.series.close();
         stopApprovalTimeouts();
         await knowledge.close();
         await scheduler.close();

@@ -145,5 +145,49 @@ for (const store of storeTypes) {
       assert.equal(sampleValue(metrics, 'svc_tool_cache_hits_total', { tool: 'calculator' }), 1);
       assert.doesNotMatch(metrics, /s3cr3t-value/);
     });
+
+    it('GET /q/metrics/series: the turns made show up in the latest point and in the per-agent totals', async () => {
+      const agentId = await deployRuleAgent(api, refundAgent(false));
+      const before = await api.get('/q/metrics/series?window=hour');
+      assert.equal(before.status, 200, before.text);
+      const stepBefore = before.json.points.at(-1);
+      const conversationId = (await startConversation(api, agentId)).conversationId;
+      await sendMessage(api, conversationId, 'hello');
+      await sendMessage(api, conversationId, 'hello');
+
+      for (const window of ['hour', 'day']) {
+        const answer = await api.get(`/q/metrics/series?window=${window}`);
+        assert.equal(answer.status, 200, answer.text);
+        const series = answer.json;
+        assert.equal(series.window, window);
+        assert.equal(series.stepSeconds, window === 'hour' ? 10 : 60);
+        const latest = series.points.at(-1);
+        assert.deepEqual(Object.keys(latest).sort(), ['errors', 'llmCostUsd', 'p50Ms', 'p95Ms', 'p99Ms', 't', 'turns']);
+        assert.ok(latest.t <= Date.now() && latest.t > Date.now() - 2 * series.stepSeconds * 1000);
+        assert.equal(latest.t % (series.stepSeconds * 1000), 0, 'steps start on the step boundary');
+        if (window === 'hour') {
+          // The sampler may close a step between two requests: the turns are in the latest points since then.
+          const since = series.points.filter((point: { t: number }) => point.t >= stepBefore.t);
+          assert.ok(since.length <= 2, JSON.stringify(since));
+          const turns = since.reduce((sum: number, point: { turns: number }) => sum + point.turns, 0);
+          assert.ok(turns >= stepBefore.turns + 3, JSON.stringify({ stepBefore, since }));
+          const busiest = since.reduce((a: any, b: any) => (b.turns > a.turns ? b : a));
+          assert.ok(busiest.p50Ms > 0 && busiest.p50Ms <= busiest.p95Ms && busiest.p95Ms <= busiest.p99Ms);
+        }
+        assert.deepEqual(
+          series.byAgent.find((entry: { agentId: string }) => entry.agentId === agentId),
+          { agentId, turns: 3, errors: 0 },
+        );
+      }
+    });
+
+    it('GET /q/metrics/series refuses a missing or unknown window with a 400 problem', async () => {
+      for (const query of ['', '?window=week', '?window=hour&extra=1']) {
+        const answer = await api.get(`/q/metrics/series${query}`);
+        assert.equal(answer.status, 400, `${query}: ${answer.text}`);
+        assert.match(answer.headers.get('content-type') ?? '', /application\/problem\+json/);
+        assert.equal(answer.json.status, 400);
+      }
+    });
   });
 }

@@ -8,6 +8,7 @@ import {
   ToolMeters,
   VaultMeters,
 } from './domain-metrics.ts';
+import { MetricSeries } from './metric-series.ts';
 
 /**
  * The service's meters. Each `Metrics` owns its own prom-client `Registry` (never the global one), so several
@@ -34,6 +35,8 @@ export interface Metrics {
   readonly httpCalls: HttpCallMeters;
   readonly tools: ToolMeters;
   readonly vault: VaultMeters;
+  /** Recent turns, errors, durations and LLM cost for the manager's charts (`start()` it; `close()` stops it). */
+  readonly series: MetricSeries;
   /**
    * Records one finished HTTP request. `route` must be the route pattern (`/agents/:agentId`), never the raw
    * URL; pass `undefined` (or `unmatched`) for a request no route matched.
@@ -73,17 +76,24 @@ export function createMetrics(): Metrics {
   });
 
   const registers = [registry];
+  const conversations = new ConversationMeters(registers);
+  const llm = new LlmMeters(registers);
   return {
     registry,
     httpRequestDuration,
     storeOperations,
     storeDuration,
-    conversations: new ConversationMeters(registers),
+    conversations,
     tasks: new TaskMeters(registers),
-    llm: new LlmMeters(registers),
+    llm,
     httpCalls: new HttpCallMeters(registers),
     tools: new ToolMeters(registers),
     vault: new VaultMeters(registers),
+    series: new MetricSeries({
+      turns: conversations.turns,
+      turnDuration: conversations.turnDuration,
+      llmCost: llm.cost,
+    }),
     observeHttpRequest(method, route, status, seconds) {
       httpRequestDuration.observe(
         { method, route: route === undefined || route === '' ? UNMATCHED_ROUTE : route, status: String(status) },
