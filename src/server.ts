@@ -17,6 +17,7 @@ import { AuditLedger } from './ops/audit.ts';
 import { createLogBuffer, teeDestination } from './ops/log-buffer.ts';
 import { deployedAgentsGauge } from './ops/domain-metrics.ts';
 import { createMetrics, instrumentStorage } from './ops/metrics.ts';
+import { otlpTracesUrl, Tracing } from './ops/tracing.ts';
 import { ResourceService } from './resources/service.ts';
 import { ApprovalEvents } from './runtime/approval-events.ts';
 import { startApprovalTimeouts } from './runtime/approval-timeouts.ts';
@@ -63,6 +64,8 @@ export interface ServerOptions {
   readonly extraTasks?: readonly TaskDefinition[];
   /** The clock of schedules, of channel messages' leases and of configuration writes (tests set the time). */
   readonly clock?: () => number;
+  /** How long finished spans wait before they are exported in a batch (default 5 s; tests shorten it). */
+  readonly traceExportDelayMillis?: number;
 }
 
 /**
@@ -71,6 +74,15 @@ export interface ServerOptions {
  */
 export async function startServer(settings: Settings, options: ServerOptions = {}): Promise<RunningServer> {
   const metrics = createMetrics();
+  const tracesUrl = otlpTracesUrl(settings['svc.tracing.otlp-endpoint']);
+  const tracing =
+    tracesUrl === undefined
+      ? undefined
+      : new Tracing({
+          url: tracesUrl,
+          serviceName: settings['svc.tracing.service-name'],
+          scheduledDelayMillis: options.traceExportDelayMillis,
+        });
   const logBuffer = createLogBuffer(settings['svc.logs.buffer-size']);
   const logger = pino(
     { level: settings['svc.log.level'], redact: ['req.headers.authorization', 'req.headers.cookie'] },
@@ -83,6 +95,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
         : { type: 'sqlite', path: settings['svc.datastore.sqlite.path'] },
     ),
     metrics,
+    tracing,
   );
   const cluster =
     settings['svc.datastore.type'] === 'postgres'
@@ -96,6 +109,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
   }).catch(async (error: unknown) => {
     await cluster.close();
     await storage.close();
+    await tracing?.shutdown();
     throw error;
   });
   cluster.subscribe(SECRETS_CHANNEL, (payload) => {
@@ -104,8 +118,10 @@ export async function startServer(settings: Settings, options: ServerOptions = {
   });
 
   const connectTimeoutMillis = settings['svc.httpcalls.connect-timeout-millis'];
+  const interceptor = tracing?.interceptor();
   const outbound = createOutbound(createUrlGuard({ enabled: settings['svc.security.ssrf-protection.enabled'] }), {
     connectTimeoutMillis,
+    interceptor,
   });
   if (settings['svc.oidc.tenant-enabled'] && !settings['svc.security.ssrf-protection.enabled'])
     logger.warn(
@@ -113,7 +129,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
       'authentication is on but svc.security.ssrf-protection.enabled is off: HTTP calls, LLM, MCP and A2A targets may reach loopback and private addresses',
     );
   // The built-in web tools reach whatever URL a model asks for: guarded whatever the setting says.
-  const webOutbound = createOutbound(alwaysGuard, { connectTimeoutMillis });
+  const webOutbound = createOutbound(alwaysGuard, { connectTimeoutMillis, interceptor });
   let closeMcpClients = async () => {};
   const closeOutbound = async () => {
     await closeMcpClients();
@@ -180,6 +196,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     onApprovalsChanged: (conversationId) => approvalEvents.changed(conversationId),
     meters: metrics.conversations,
     taskMeters: metrics.tasks,
+    tracing,
   });
   const transcriptRuns = new TranscriptRunService({
     resources,
@@ -242,6 +259,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
       settings,
       storage,
       metrics,
+      tracing,
       logBuffer,
       logger,
       services: {
@@ -272,6 +290,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     await closeOutbound();
     await cluster.close();
     await storage.close();
+    await tracing?.shutdown();
     throw error;
   }
   const running = app;
@@ -311,6 +330,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
         await closeOutbound();
         await cluster.close();
         await storage.close();
+        await tracing?.shutdown();
       })),
   };
 }

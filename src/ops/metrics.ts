@@ -1,3 +1,4 @@
+import { SpanStatusCode } from '@opentelemetry/api';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Storage, Stores } from '../storage/ports.ts';
 import {
@@ -9,6 +10,7 @@ import {
   VaultMeters,
 } from './domain-metrics.ts';
 import { MetricSeries } from './metric-series.ts';
+import type { Tracing } from './tracing.ts';
 
 /**
  * The service's meters. Each `Metrics` owns its own prom-client `Registry` (never the global one), so several
@@ -137,13 +139,15 @@ const RUNTIME_STORES = new Set<PropertyKey>(['conversations', 'userProperties', 
  * with kind = the store's name; the stores a transaction's work gets are counted the same way. Everything else is
  * delegated unchanged; methods run with the original object as `this`.
  */
-export function instrumentStorage(storage: Storage, metrics: Metrics): Storage {
-  return instrumentStores(storage, { count: metrics.storeOperations, duration: metrics.storeDuration });
+export function instrumentStorage(storage: Storage, metrics: Metrics, tracing?: Tracing): Storage {
+  return instrumentStores(storage, { count: metrics.storeOperations, duration: metrics.storeDuration, tracing });
 }
 
 interface StoreMeters {
   readonly count: Counter<'kind' | 'operation' | 'outcome'>;
   readonly duration: Histogram<'kind' | 'operation'>;
+  /** A span per store operation when traces are on. */
+  readonly tracing: Tracing | undefined;
 }
 
 function instrumentStores<T extends Stores>(stores: T, meters: StoreMeters): T {
@@ -216,12 +220,22 @@ function instrumentStore<T extends object>(
           }
           return children;
         };
+        const tracing = meters.tracing;
         wrapper = function instrumented(...args: unknown[]): unknown {
-          const children = childrenOf(kindFor(property, args));
+          const kind = kindFor(property, args);
+          const children = childrenOf(kind);
           const startedAt = performance.now();
+          const span = tracing?.startSpan(`store ${kind}.${operation}`, {
+            'db.operation.name': operation,
+            'svc.store.kind': kind,
+          });
           const finished = (failed: boolean) => {
             children.duration.observe((performance.now() - startedAt) / 1000);
             (failed ? children.error : children.ok).inc();
+            if (span !== undefined) {
+              if (failed) span.setStatus({ code: SpanStatusCode.ERROR });
+              span.end();
+            }
           };
           let result: unknown;
           try {

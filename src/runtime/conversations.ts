@@ -17,6 +17,7 @@ import type { CompiledAgent } from './compiler.ts';
 import { contextValues } from './context.ts';
 import { Coordinator } from './coordinator.ts';
 import type { ConversationMeters, TaskMeters } from '../ops/domain-metrics.ts';
+import type { Tracing } from '../ops/tracing.ts';
 import type { DeploymentService, Environment } from './deployments.ts';
 import {
   applyTallies,
@@ -89,6 +90,8 @@ export interface ConversationServiceOptions {
   readonly meters?: ConversationMeters | undefined;
   /** Task durations by task type. */
   readonly taskMeters?: TaskMeters | undefined;
+  /** A span per turn and per task when traces are on. */
+  readonly tracing?: Tracing | undefined;
 }
 
 /** A conversation as the runtime holds it: the immutable view plus the mutable bits only this module touches. */
@@ -636,7 +639,29 @@ export class ConversationService {
 
   // --- turns ---------------------------------------------------------------------------------------------------
 
-  async #runTurn(
+  #runTurn(
+    conversation: LiveConversation,
+    agent: CompiledAgent,
+    message: Message,
+    signal: AbortSignal,
+    isStart: boolean,
+    resumed?: { pending: PendingTurn; decision: Decision },
+  ): Promise<void> {
+    const tracing = this.#options.tracing;
+    if (tracing === undefined) return this.#turn(conversation, agent, message, signal, isStart, resumed);
+    const attributes = {
+      'svc.agent.id': conversation.agentId,
+      'svc.agent.version': conversation.agentVersion,
+      'svc.conversation.id': conversation.id,
+      'svc.turn.step': conversation.steps.length,
+    };
+    return tracing.inSpan('turn', attributes, async (span) => {
+      await this.#turn(conversation, agent, message, signal, isStart, resumed);
+      span.setAttribute('svc.turn.outcome', conversation.state);
+    });
+  }
+
+  async #turn(
     conversation: LiveConversation,
     agent: CompiledAgent,
     message: Message,
@@ -673,7 +698,14 @@ export class ConversationService {
     try {
       const goesOn = resumed ? applyDecision(turn, resumed.pending, resumed.decision, this.#clock()) : true;
       const result = goesOn
-        ? await runPipeline(agent, turn, audit?.observer, resumed?.pending.resumeAt, this.#options.taskMeters)
+        ? await runPipeline(
+            agent,
+            turn,
+            audit?.observer,
+            resumed?.pending.resumeAt,
+            this.#options.taskMeters,
+            this.#options.tracing,
+          )
         : { kind: 'completed' as const };
       outcome = result.kind;
       if (result.kind === 'paused') pause = result;
