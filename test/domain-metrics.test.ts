@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
@@ -14,7 +15,7 @@ import {
 } from './support/agents.ts';
 import { startFakeOpenAi } from './support/fake-llm/index.ts';
 import { loopbackOfBlock, openAiTask } from './support/llm-agents.ts';
-import { sampleValue, scrape } from './support/metrics.ts';
+import { metricFamilies, sampleValue, scrape } from './support/metrics.ts';
 import { serverOfBlock, storeTypes } from './support/server.ts';
 
 /**
@@ -188,6 +189,29 @@ for (const store of storeTypes) {
         assert.match(answer.headers.get('content-type') ?? '', /application\/problem\+json/);
         assert.equal(answer.json.status, 400);
       }
+    });
+
+    it('the Grafana dashboard parses and every metric it queries is in the exposition', async () => {
+      const dashboard = JSON.parse(
+        await readFile(new URL('../deploy/grafana/svc-dashboard.json', import.meta.url), 'utf8'),
+      );
+      const expressions: string[] = dashboard.panels.flatMap((panel: { targets?: Array<{ expr: string }> }) =>
+        (panel.targets ?? []).map((target) => target.expr),
+      );
+      assert.ok(expressions.length >= 25, `${expressions.length} queries`);
+      const families = metricFamilies(await scrape(api));
+      const queried = new Set(expressions.flatMap((expression) => expression.match(/\bsvc_\w+/g) ?? []));
+      const missing = [...queried].filter((name) => {
+        if (families.has(name)) return false;
+        const histogram = /^(.*)_(bucket|count|sum)$/.exec(name);
+        return !(histogram && families.get(histogram[1]!) === 'histogram');
+      });
+      assert.deepEqual(missing, []);
+      for (const name of ['svc_conversation_turns_total', 'svc_llm_cost_usd_total', 'svc_task_duration_seconds'])
+        assert.ok(
+          [...queried].some((queriedName) => queriedName.startsWith(name)),
+          `the dashboard charts ${name}`,
+        );
     });
   });
 }
