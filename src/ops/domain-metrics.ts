@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Gauge, type Registry } from 'prom-client';
+import { HotCounter, HotHistogram, type HotCounterChild, type HotHistogramChild } from './hot-meters.ts';
 
 /**
  * The domain meters: what an operator watches besides HTTP and process figures. Each group is created once per
@@ -17,8 +18,8 @@ const TURN_OUTCOMES: readonly TurnOutcome[] = ['READY', 'ERROR', 'ENDED', 'AWAIT
 /** Turn and task durations (seconds): from a millisecond rule-based turn to a minute-long LLM turn. */
 export const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 
-type CounterChild = Counter.Internal;
-type HistogramChild = Histogram.Internal<string>;
+type CounterChild = HotCounterChild;
+type HistogramChild = HotHistogramChild;
 
 interface AgentChildren {
   readonly turns: Record<TurnOutcome, CounterChild>;
@@ -28,39 +29,41 @@ interface AgentChildren {
 
 /** Turns, their durations and conversations started, per agent; the coordinator's queue and waits. */
 export class ConversationMeters {
-  readonly turns: Counter<'agent_id' | 'outcome'>;
-  readonly turnDuration: Histogram<'agent_id'>;
-  readonly started: Counter<'agent_id'>;
-  readonly coordinatorWait: Histogram<string>;
+  readonly turns: HotCounter<'agent_id' | 'outcome'>;
+  readonly turnDuration: HotHistogram<'agent_id'>;
+  readonly started: HotCounter<'agent_id'>;
+  readonly coordinatorWait: HotHistogram;
   readonly #byAgent = new Map<string, AgentChildren>();
+  readonly #coordinatorWait: HistogramChild;
   #activity: ConversationActivity | undefined;
 
   constructor(registers: Registry[]) {
-    this.turns = new Counter({
+    this.turns = new HotCounter({
       name: 'svc_conversation_turns_total',
       help: 'Conversation turns by agent and outcome (READY, ERROR, ENDED, AWAITING_HUMAN, TIMEOUT)',
-      labelNames: ['agent_id', 'outcome'] as const,
+      labelNames: ['agent_id', 'outcome'],
       registers,
     });
-    this.turnDuration = new Histogram({
+    this.turnDuration = new HotHistogram({
       name: 'svc_conversation_turn_duration_seconds',
       help: 'Duration of conversation turns (all tasks of the pipeline) by agent',
       labelNames: ['agent_id'] as const,
       buckets: DURATION_BUCKETS,
       registers,
     });
-    this.started = new Counter({
+    this.started = new HotCounter({
       name: 'svc_conversations_started_total',
       help: 'Conversations started by agent',
       labelNames: ['agent_id'] as const,
       registers,
     });
-    this.coordinatorWait = new Histogram({
+    this.coordinatorWait = new HotHistogram({
       name: 'svc_coordinator_wait_seconds',
       help: "Time a conversation's work waited in the coordinator's queue behind earlier work of the same conversation",
       buckets: [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60],
       registers,
     });
+    this.#coordinatorWait = this.coordinatorWait.labels();
     const meters = this;
     new Gauge({
       name: 'svc_conversations_active',
@@ -99,6 +102,10 @@ export class ConversationMeters {
     children.duration.observe(seconds);
   }
 
+  coordinatorWaited(seconds: number): void {
+    this.#coordinatorWait.observe(seconds);
+  }
+
   conversationStarted(agentId: string): void {
     this.#children(agentId).started.inc();
   }
@@ -123,11 +130,11 @@ export interface ConversationActivity {
 
 /** Task durations by task type (`ai.svc.parser`, ...) and outcome. */
 export class TaskMeters {
-  readonly duration: Histogram<'task_type' | 'outcome'>;
+  readonly duration: HotHistogram<'task_type' | 'outcome'>;
   readonly #byType = new Map<string, { ok: HistogramChild; error: HistogramChild }>();
 
   constructor(registers: Registry[]) {
-    this.duration = new Histogram({
+    this.duration = new HotHistogram({
       name: 'svc_task_duration_seconds',
       help: 'Duration of lifecycle tasks by task type and outcome (ok, error)',
       labelNames: ['task_type', 'outcome'] as const,
@@ -158,32 +165,32 @@ interface ModelChildren {
 
 /** LLM calls, tokens and cost by provider and model; model cascade attempts. */
 export class LlmMeters {
-  readonly calls: Counter<'provider' | 'model' | 'outcome'>;
-  readonly tokens: Counter<'provider' | 'model' | 'direction'>;
-  readonly cost: Counter<'provider' | 'model'>;
-  readonly cascadeAttempts: Counter<'model' | 'outcome'>;
+  readonly calls: HotCounter<'provider' | 'model' | 'outcome'>;
+  readonly tokens: HotCounter<'provider' | 'model' | 'direction'>;
+  readonly cost: HotCounter<'provider' | 'model'>;
+  readonly cascadeAttempts: HotCounter<'model' | 'outcome'>;
   readonly #byModel = new Map<string, Map<string, ModelChildren>>();
 
   constructor(registers: Registry[]) {
-    this.calls = new Counter({
+    this.calls = new HotCounter({
       name: 'svc_llm_calls_total',
       help: 'LLM provider requests (each retry attempt, each step of a tool loop) by provider, model and outcome (ok, error, timeout)',
       labelNames: ['provider', 'model', 'outcome'] as const,
       registers,
     });
-    this.tokens = new Counter({
+    this.tokens = new HotCounter({
       name: 'svc_llm_tokens_total',
       help: 'LLM tokens by provider, model and direction (input, output)',
       labelNames: ['provider', 'model', 'direction'] as const,
       registers,
     });
-    this.cost = new Counter({
+    this.cost = new HotCounter({
       name: 'svc_llm_cost_usd_total',
       help: 'Estimated LLM cost in US dollars by provider and model (from the price table)',
       labelNames: ['provider', 'model'] as const,
       registers,
     });
-    this.cascadeAttempts = new Counter({
+    this.cascadeAttempts = new HotCounter({
       name: 'svc_llm_cascade_attempts_total',
       help: 'Model cascade attempts by model and outcome (accepted, escalated, failed)',
       labelNames: ['model', 'outcome'] as const,
@@ -232,11 +239,11 @@ export type HttpCallOutcome = '2xx' | '3xx' | '4xx' | '5xx' | 'error' | 'timeout
 
 /** HTTP calls of the HTTP-call task by outcome, with their durations. */
 export class HttpCallMeters {
-  readonly duration: Histogram<'outcome'>;
+  readonly duration: HotHistogram<'outcome'>;
   readonly #children = new Map<string, HistogramChild>();
 
   constructor(registers: Registry[]) {
-    this.duration = new Histogram({
+    this.duration = new HotHistogram({
       name: 'svc_httpcall_duration_seconds',
       help: 'Outbound HTTP calls of HTTP-call tasks by outcome (2xx, 3xx, 4xx, 5xx, error, timeout); the _count is the number of calls',
       labelNames: ['outcome'] as const,
@@ -265,17 +272,17 @@ export function httpStatusOutcome(status: number): HttpCallOutcome {
 
 /** Tool calls of LLM agents by tool and outcome, and tool cache hits. */
 export class ToolMeters {
-  readonly calls: Counter<'tool' | 'outcome'>;
-  readonly cacheHits: Counter<'tool'>;
+  readonly calls: HotCounter<'tool' | 'outcome'>;
+  readonly cacheHits: HotCounter<'tool'>;
 
   constructor(registers: Registry[]) {
-    this.calls = new Counter({
+    this.calls = new HotCounter({
       name: 'svc_tool_calls_total',
       help: 'Tool calls of LLM agents by tool and outcome (ok, error, cached, rate_limited)',
       labelNames: ['tool', 'outcome'] as const,
       registers,
     });
-    this.cacheHits = new Counter({
+    this.cacheHits = new HotCounter({
       name: 'svc_tool_cache_hits_total',
       help: 'Tool calls answered from the tool result cache, by tool',
       labelNames: ['tool'] as const,
@@ -291,10 +298,10 @@ export class ToolMeters {
 
 /** Vault operations by operation (read, write, delete, list) and outcome. */
 export class VaultMeters {
-  readonly operations: Counter<'operation' | 'outcome'>;
+  readonly operations: HotCounter<'operation' | 'outcome'>;
 
   constructor(registers: Registry[]) {
-    this.operations = new Counter({
+    this.operations = new HotCounter({
       name: 'svc_vault_operations_total',
       help: 'Vault operations by operation (resolve, write, delete, list, describe) and outcome (ok, error, missing)',
       labelNames: ['operation', 'outcome'] as const,

@@ -1,4 +1,4 @@
-import type { Counter, Histogram } from 'prom-client';
+import type { HotCounter, HotHistogram } from './hot-meters.ts';
 
 /**
  * Recent history of the service's own meters for the manager's charts (`GET /q/metrics/series`): the turn counter,
@@ -35,9 +35,9 @@ export interface Series {
 
 /** What the series reads: the turn counter and histogram, the LLM cost counter. */
 export interface SeriesSources {
-  readonly turns: Counter<'agent_id' | 'outcome'>;
-  readonly turnDuration: Histogram<'agent_id'>;
-  readonly llmCost: Counter<'provider' | 'model'>;
+  readonly turns: HotCounter<'agent_id' | 'outcome'>;
+  readonly turnDuration: HotHistogram<'agent_id'>;
+  readonly llmCost: HotCounter<'provider' | 'model'>;
 }
 
 /** Cumulative figures at one moment. */

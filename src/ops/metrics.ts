@@ -1,5 +1,6 @@
 import { SpanStatusCode } from '@opentelemetry/api';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import { HotCounter, HotHistogram, type HotCounterChild, type HotHistogramChild } from './hot-meters.ts';
 import type { Storage, Stores } from '../storage/ports.ts';
 import {
   ConversationMeters,
@@ -18,19 +19,20 @@ import type { Tracing } from './tracing.ts';
  * durations in seconds.
  *
  * Features add their own meters through `metrics.registry`, e.g.
- * `new Counter({ name: 'svc_audit_entries_dropped_total', help: '...', registers: [metrics.registry] })`.
+ * `new Counter({ name: 'svc_audit_entries_dropped_total', help: '...', registers: [metrics.registry] })`; meters
+ * updated on the turn path use the hot meters of `hot-meters.ts` (same registry, same exposition).
  */
 export interface Metrics {
   readonly registry: Registry;
   /** `svc_http_server_requests_seconds{method, route, status}`; route is the route pattern or `unmatched`. */
-  readonly httpRequestDuration: Histogram<'method' | 'route' | 'status'>;
+  readonly httpRequestDuration: HotHistogram<'method' | 'route' | 'status'>;
   /**
    * `svc_store_operations_total{kind, operation, outcome}`; kind is the resource kind or a runtime store name
    * (`conversations`, ...); outcome is `ok` or `error`.
    */
-  readonly storeOperations: Counter<'kind' | 'operation' | 'outcome'>;
+  readonly storeOperations: HotCounter<'kind' | 'operation' | 'outcome'>;
   /** `svc_store_operation_duration_seconds{kind, operation}`: store latency, same labels as the counter. */
-  readonly storeDuration: Histogram<'kind' | 'operation'>;
+  readonly storeDuration: HotHistogram<'kind' | 'operation'>;
   readonly conversations: ConversationMeters;
   readonly tasks: TaskMeters;
   readonly llm: LlmMeters;
@@ -54,7 +56,7 @@ export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'svc_' });
 
-  const httpRequestDuration = new Histogram({
+  const httpRequestDuration = new HotHistogram({
     name: 'svc_http_server_requests_seconds',
     help: 'HTTP server requests by method, route pattern and status code',
     labelNames: ['method', 'route', 'status'] as const,
@@ -62,14 +64,14 @@ export function createMetrics(): Metrics {
     registers: [registry],
   });
 
-  const storeOperations = new Counter({
+  const storeOperations = new HotCounter({
     name: 'svc_store_operations_total',
     help: 'Store operations by resource kind (or runtime store name), operation and outcome',
     labelNames: ['kind', 'operation', 'outcome'] as const,
     registers: [registry],
   });
 
-  const storeDuration = new Histogram({
+  const storeDuration = new HotHistogram({
     name: 'svc_store_operation_duration_seconds',
     help: 'Store operation latency by resource kind (or runtime store name) and operation',
     labelNames: ['kind', 'operation'] as const,
@@ -144,8 +146,8 @@ export function instrumentStorage(storage: Storage, metrics: Metrics, tracing?: 
 }
 
 interface StoreMeters {
-  readonly count: Counter<'kind' | 'operation' | 'outcome'>;
-  readonly duration: Histogram<'kind' | 'operation'>;
+  readonly count: HotCounter<'kind' | 'operation' | 'outcome'>;
+  readonly duration: HotHistogram<'kind' | 'operation'>;
   /** A span per store operation when traces are on. */
   readonly tracing: Tracing | undefined;
 }
@@ -185,9 +187,9 @@ function instrumentStores<T extends Stores>(stores: T, meters: StoreMeters): T {
 
 /** The label children of one operation on one kind, bound once. */
 interface OperationChildren {
-  readonly ok: Counter.Internal;
-  readonly error: Counter.Internal;
-  readonly duration: Histogram.Internal<string>;
+  readonly ok: HotCounterChild;
+  readonly error: HotCounterChild;
+  readonly duration: HotHistogramChild;
 }
 
 /**

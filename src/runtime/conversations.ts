@@ -178,7 +178,7 @@ export class ConversationService {
     const meters = options.meters;
     this.#coordinator = new Coordinator(
       options.maxActiveConversations,
-      meters && ((seconds) => meters.coordinatorWait.observe(seconds)),
+      meters && ((seconds) => meters.coordinatorWaited(seconds)),
     );
     this.#cache = new LRUCache({ max: options.cacheSize ?? 10_000 });
     meters?.observe({

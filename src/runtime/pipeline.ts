@@ -106,10 +106,13 @@ export async function runPipeline(
       const startedAt = meters && performance.now();
       try {
         const where = { workflowId: workflow.id, taskType: task.type, taskIndex, workflowTaskIndex };
-        const run = async () => (observer ? observed(observer, turn, task, where) : task.execute(turn));
-        if (tracing === undefined) await run();
-        else
-          await tracing.inSpan(`task ${task.type}`, { 'svc.task.type': task.type, 'svc.task.index': taskIndex }, run);
+        if (tracing !== undefined) {
+          const attributes = { 'svc.task.type': task.type, 'svc.task.index': taskIndex };
+          await tracing.inSpan(`task ${task.type}`, attributes, async () =>
+            observer ? observed(observer, turn, task, where) : task.execute(turn),
+          );
+        } else if (observer) await observed(observer, turn, task, where);
+        else await task.execute(turn);
       } catch (error) {
         if (startedAt !== undefined) meters?.taskFinished(task.type, (performance.now() - startedAt) / 1000, true);
         if (!turn.signal.aborted) recordFailure(turn, task.type, error);
