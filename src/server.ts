@@ -155,7 +155,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
   const taskServices = createTaskServices({
     secretWriter: vault,
     httpCalls: { ...httpCallsOptions(settings, vault, outbound, logger), meters: metrics.httpCalls },
-    llm: llmOptions(settings, vault, toolHistory, outbound, webOutbound, logger, metrics.llm),
+    llm: llmOptions(settings, vault, toolHistory, outbound, webOutbound, logger, metrics.llm, tracing),
     knowledge,
   });
   closeMcpClients = () => taskServices.mcp?.clients.close() ?? Promise.resolve();
@@ -363,12 +363,14 @@ function llmOptions(
   webOutbound: Outbound,
   log: LlmTaskOptions['log'],
   meters: LlmTaskOptions['meters'],
+  tracing: LlmTaskOptions['tracing'],
 ): TaskServiceOptions['llm'] {
   return {
     secrets: vault.resolver(),
     tools,
     log,
     meters,
+    tracing,
     providerDefaults: { ollamaBaseUrl: settings['svc.ollama.default-base-url'], fetch: outbound.fetch },
     web: guardedWebAccess(webOutbound),
   };

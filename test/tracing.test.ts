@@ -7,6 +7,7 @@ import { createResource, deployAgent, onEveryMessage, startConversation } from '
 import { startFakeOpenAi, type FakeProvider } from './support/fake-llm/index.ts';
 import { client } from './support/http.ts';
 import { openAiTask } from './support/llm-agents.ts';
+import { LoopbackMcpServer } from './support/mcp-server.ts';
 import { startTestServer, storeTypes, type TestServer } from './support/server.ts';
 
 /**
@@ -87,13 +88,27 @@ async function startTarget() {
   };
 }
 
-/** Behavior (`lookup` and `chat` on every message) -> an HTTP call to the target -> the LLM task; deployed. */
-async function deployTracedAgent(server: TestServer, targetUrl: string, fake: FakeProvider): Promise<string> {
+/**
+ * Behavior (`lookup` and `chat` on every message) -> an HTTP call to the target -> an MCP tool call (`forecast`) ->
+ * the LLM task; deployed.
+ */
+async function deployTracedAgent(
+  server: TestServer,
+  targetUrl: string,
+  fake: FakeProvider,
+  mcp: LoopbackMcpServer,
+): Promise<string> {
   const api = apiOf(server);
   const httpCalls = await createResource(api, '/httpcallsstore/httpcalls', {
     targetServerUrl: `${targetUrl}/`,
     httpCalls: [{ name: 'lookup', actions: ['lookup'], saveResponse: true, request: { path: '/weather' } }],
   });
+  const mcpCalls = await createResource(api, '/mcpcallsstore/mcpcalls', {
+    mcpServerUrl: `${mcp.url}/mcp`,
+    toolsWhitelist: ['forecast'],
+    mcpCalls: [{ name: 'forecast', actions: ['lookup'], toolName: 'forecast', toolArguments: { city: 'Graz' } }],
+  });
+  const llm = { tasks: [openAiTask(fake, { enableMcpCallTools: false })] };
   return deployAgent(api, {
     extensions: [
       {
@@ -101,10 +116,8 @@ async function deployTracedAgent(server: TestServer, targetUrl: string, fake: Fa
         config: { uri: await createResource(api, '/behaviorstore/behaviorsets', onEveryMessage('lookup', 'chat')) },
       },
       { type: 'svc://ai.svc.httpcalls', config: { uri: httpCalls } },
-      {
-        type: 'svc://ai.svc.llm',
-        config: { uri: await createResource(api, '/llmstore/llms', { tasks: [openAiTask(fake)] }) },
-      },
+      { type: 'svc://ai.svc.mcpcalls', config: { uri: mcpCalls } },
+      { type: 'svc://ai.svc.llm', config: { uri: await createResource(api, '/llmstore/llms', llm) } },
     ],
   });
 }
@@ -119,12 +132,14 @@ for (const store of storeTypes) {
     let receiver: Awaited<ReturnType<typeof startOtlpReceiver>>;
     let target: Awaited<ReturnType<typeof startTarget>>;
     let fake: FakeProvider;
+    let mcp: LoopbackMcpServer;
     let server: TestServer;
 
     before(async () => {
       receiver = await startOtlpReceiver();
       target = await startTarget();
       fake = await startFakeOpenAi();
+      mcp = await new LoopbackMcpServer().start();
       server = await startTestServer(
         store,
         { 'svc.tracing.otlp-endpoint': `${receiver.url}/v1/traces`, 'svc.tracing.service-name': 'svc-under-test' },
@@ -134,7 +149,7 @@ for (const store of storeTypes) {
     });
     after(async () => {
       await server?.dispose();
-      await Promise.all([receiver?.close(), target?.close(), fake?.close()]);
+      await Promise.all([receiver?.close(), target?.close(), fake?.close(), mcp?.close()]);
     });
 
     /** Waits (bounded) until the spans of trace `traceId` include every name in `names`. */
@@ -150,9 +165,10 @@ for (const store of storeTypes) {
 
     it('exports request, turn, task, outbound and store spans with their parents; traceparent reaches the target', async () => {
       const api = apiOf(server);
-      const agentId = await deployTracedAgent(server, target.url, fake);
+      const agentId = await deployTracedAgent(server, target.url, fake, mcp);
       const conversationId = (await startConversation(api, agentId)).conversationId;
       target.received.length = 0;
+      mcp.headers.length = 0;
       fake.reply({ text: 'It is 21 degrees.' });
       const answer = await api.post(`/agents/${conversationId}`, {
         json: { input: 'weather?' },
@@ -166,7 +182,10 @@ for (const store of storeTypes) {
         'turn',
         'task ai.svc.behavior',
         'task ai.svc.httpcalls',
+        'task ai.svc.mcpcalls',
         'task ai.svc.llm',
+        'chat gpt-4o-mini',
+        'mcp tools/call forecast',
       ]);
       const named = (name: string) => {
         const matching = spans.filter((span) => span.name === name);
@@ -182,16 +201,22 @@ for (const store of storeTypes) {
       assert.equal(turn.parentSpanId, request.spanId);
       assert.equal(turn.attributes['svc.agent.id'], agentId);
       assert.equal(turn.attributes['svc.turn.outcome'], 'READY');
-      for (const task of ['ai.svc.behavior', 'ai.svc.httpcalls', 'ai.svc.llm'])
+      for (const task of ['ai.svc.behavior', 'ai.svc.httpcalls', 'ai.svc.mcpcalls', 'ai.svc.llm'])
         assert.equal(named(`task ${task}`).parentSpanId, turn.spanId, task);
+      const chat = named('chat gpt-4o-mini');
+      assert.equal(chat.parentSpanId, named('task ai.svc.llm').spanId);
+      assert.equal(chat.attributes['gen_ai.system'], 'openai');
+      assert.equal(chat.attributes['gen_ai.usage.input_tokens'], 11);
+      const mcpCall = named('mcp tools/call forecast');
+      assert.equal(mcpCall.parentSpanId, named('task ai.svc.mcpcalls').spanId);
 
       const clientSpans = spans.filter((span) => span.kind === 3);
       const httpCall = clientSpans.find((span) => span.parentSpanId === named('task ai.svc.httpcalls').spanId);
       assert.ok(httpCall, `an outbound span under the HTTP-call task: ${JSON.stringify(clientSpans)}`);
       assert.equal(httpCall.name, 'HTTP GET');
       assert.equal(httpCall.attributes['http.response.status_code'], 200);
-      const llmCall = clientSpans.find((span) => span.parentSpanId === named('task ai.svc.llm').spanId);
-      assert.ok(llmCall, 'an outbound span under the LLM task');
+      const llmCall = clientSpans.find((span) => span.parentSpanId === chat.spanId);
+      assert.ok(llmCall, 'an outbound span under the model request');
       assert.equal(llmCall.name, 'HTTP POST');
 
       assert.equal(target.received.length, 1);
@@ -202,6 +227,13 @@ for (const store of storeTypes) {
       );
       const sentToModel = fake.requests.at(-1)!.headers.traceparent;
       assert.equal(sentToModel, `00-${CALLER_TRACE}-${llmCall.spanId}-01`);
+      const mcpRequests = clientSpans.filter((span) => span.parentSpanId === mcpCall.spanId);
+      assert.ok(mcpRequests.length >= 1, 'the MCP request is an outbound span under the MCP call');
+      const mcpParents = new Set(mcpRequests.map((span) => `00-${CALLER_TRACE}-${span.spanId}-01`));
+      assert.ok(
+        mcp.headers.some((headers) => mcpParents.has(String(headers.traceparent))),
+        "the MCP server gets the turn's trace",
+      );
 
       const storeSpans = spans.filter((span) => span.name.startsWith('store '));
       assert.ok(
@@ -235,9 +267,10 @@ describe('traces off (no endpoint)', () => {
   it('sends no traceparent on outbound calls', async () => {
     const target = await startTarget();
     const fake = await startFakeOpenAi();
+    const mcp = await new LoopbackMcpServer().start();
     const server = await startTestServer('sqlite');
     try {
-      const agentId = await deployTracedAgent(server, target.url, fake);
+      const agentId = await deployTracedAgent(server, target.url, fake, mcp);
       const conversationId = (await startConversation(apiOf(server), agentId)).conversationId;
       fake.reply({ text: 'Fine.' });
       const answer = await apiOf(server).post(`/agents/${conversationId}`, {
@@ -248,9 +281,11 @@ describe('traces off (no endpoint)', () => {
       assert.equal(target.received.length, 1);
       assert.equal(target.received[0]!.traceparent, undefined);
       assert.equal(fake.requests.at(-1)!.headers.traceparent, undefined);
+      assert.ok(mcp.headers.length > 0);
+      assert.ok(mcp.headers.every((headers) => headers.traceparent === undefined));
     } finally {
       await server.dispose();
-      await Promise.all([target.close(), fake.close()]);
+      await Promise.all([target.close(), fake.close(), mcp.close()]);
     }
   });
 });

@@ -11,6 +11,7 @@ import {
 } from '../../llm/providers.ts';
 import { providerCallError, ProviderTimeoutError, withRetry, type RetryPolicy } from '../../llm/retry.ts';
 import { LlmMeters } from '../../ops/domain-metrics.ts';
+import type { Tracing } from '../../ops/tracing.ts';
 import type { ToolDefinition } from '../../llm/tool-definitions.ts';
 import type { ToolHistory } from '../../llm/tool-history.ts';
 import {
@@ -73,6 +74,8 @@ export interface LlmTaskOptions {
   readonly web?: WebAccess;
   /** The LLM meters (calls, tokens, cost, cascade attempts); default: registered nowhere. */
   readonly meters?: LlmMeters;
+  /** A span per model request when traces are on. */
+  readonly tracing?: Tracing | undefined;
   /** Where a failing pre-request or post-response property instruction is reported (it is skipped). */
   readonly log?: { warn(details: Record<string, unknown>, message: string): void } | undefined;
 }
@@ -358,7 +361,7 @@ async function runTask(
     retry: RetryPolicy,
     stream: boolean,
   ): Promise<ModelCallResult> => {
-    const { value } = await withRetry(retry, turn.signal, async () => {
+    const attempt = async (): Promise<ModelCallResult> => {
       try {
         const made = await callModel({
           spec: model,
@@ -379,7 +382,13 @@ async function runTask(
         deps.meters.callFinished(model.provider, model.modelName, timedOut ? 'timeout' : 'error');
         throw error;
       }
-    });
+    };
+    const tracing = deps.tracing;
+    const { value } = await withRetry(
+      retry,
+      turn.signal,
+      tracing === undefined ? attempt : () => tracedModelCall(tracing, model, attempt),
+    );
     return value;
   };
   const modelFailure = (error: unknown, model: ModelSpec): Error => {
@@ -533,6 +542,28 @@ function withSummary(system: string | undefined, summary: string | undefined): s
   if (summary === undefined || summary === '') return system;
   const note = `Summary of the earlier conversation: ${summary}`;
   return system === undefined ? note : `${system}\n\n${note}`;
+}
+
+/** One model request in a span `chat <model>` with the OpenTelemetry GenAI attributes (model, tokens). */
+function tracedModelCall(
+  tracing: Tracing,
+  model: ModelSpec,
+  attempt: () => Promise<ModelCallResult>,
+): Promise<ModelCallResult> {
+  const attributes = {
+    'gen_ai.operation.name': 'chat',
+    'gen_ai.system': model.provider,
+    'gen_ai.request.model': model.modelName,
+  };
+  return tracing.inSpan(`chat ${model.modelName}`, attributes, async (span) => {
+    const made = await attempt();
+    span.setAttributes({
+      'gen_ai.usage.input_tokens': made.usage.inputTokens,
+      'gen_ai.usage.output_tokens': made.usage.outputTokens,
+      ...(made.modelId === undefined ? {} : { 'gen_ai.response.model': made.modelId }),
+    });
+    return made;
+  });
 }
 
 /** A recorded answer as the result of a model call that cost nothing. */
