@@ -16,9 +16,11 @@ import { AgentTools } from './integrations/mcp/agent-tools.ts';
 import { AuditLedger } from './ops/audit.ts';
 import { Drain } from './ops/drain.ts';
 import { createLogBuffer, teeDestination } from './ops/log-buffer.ts';
+import { deployedAgentsGauge } from './ops/domain-metrics.ts';
 import { createMetrics, instrumentStorage } from './ops/metrics.ts';
 import { startPeriodicJob, type PeriodicJob } from './ops/periodic-job.ts';
 import { Retention } from './ops/retention.ts';
+import { otlpTracesUrl, Tracing } from './ops/tracing.ts';
 import { ResourceService } from './resources/service.ts';
 import { ApprovalEvents } from './runtime/approval-events.ts';
 import { startApprovalTimeouts } from './runtime/approval-timeouts.ts';
@@ -77,6 +79,8 @@ export interface ServerOptions {
    * the retention sweep (tests set the time).
    */
   readonly clock?: () => number;
+  /** How long finished spans wait before they are exported in a batch (default 5 s; tests shorten it). */
+  readonly traceExportDelayMillis?: number;
 }
 
 /**
@@ -85,6 +89,15 @@ export interface ServerOptions {
  */
 export async function startServer(settings: Settings, options: ServerOptions = {}): Promise<RunningServer> {
   const metrics = createMetrics();
+  const tracesUrl = otlpTracesUrl(settings['svc.tracing.otlp-endpoint']);
+  const tracing =
+    tracesUrl === undefined
+      ? undefined
+      : new Tracing({
+          url: tracesUrl,
+          serviceName: settings['svc.tracing.service-name'],
+          scheduledDelayMillis: options.traceExportDelayMillis,
+        });
   const logBuffer = createLogBuffer(settings['svc.logs.buffer-size']);
   const logger = pino(
     { level: settings['svc.log.level'], redact: ['req.headers.authorization', 'req.headers.cookie'] },
@@ -101,6 +114,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
         : { type: 'sqlite', path: settings['svc.datastore.sqlite.path'] },
     ),
     metrics,
+    tracing,
   );
   const cluster =
     settings['svc.datastore.type'] === 'postgres'
@@ -112,11 +126,13 @@ export async function startServer(settings: Settings, options: ServerOptions = {
       : new LocalCluster();
   // A wrong master key fails here, before anything else starts. Every instance forgets a secret changed anywhere.
   const vault = await openVault(storage.secrets, settings['svc.vault.master-key'], {
+    meters: metrics.vault,
     onChange: (tenant, name) =>
       void cluster.publish(SECRETS_CHANNEL, JSON.stringify({ tenant, name })).catch(() => undefined),
   }).catch(async (error: unknown) => {
     await cluster.close();
     await storage.close();
+    await tracing?.shutdown();
     throw error;
   });
   cluster.subscribe(SECRETS_CHANNEL, (payload) => {
@@ -125,8 +141,10 @@ export async function startServer(settings: Settings, options: ServerOptions = {
   });
 
   const connectTimeoutMillis = settings['svc.httpcalls.connect-timeout-millis'];
+  const interceptor = tracing?.interceptor();
   const outbound = createOutbound(createUrlGuard({ enabled: settings['svc.security.ssrf-protection.enabled'] }), {
     connectTimeoutMillis,
+    interceptor,
   });
   if (settings['svc.oidc.tenant-enabled'] && !settings['svc.security.ssrf-protection.enabled'])
     logger.warn(
@@ -134,7 +152,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
       'authentication is on but svc.security.ssrf-protection.enabled is off: HTTP calls, LLM, MCP and A2A targets may reach loopback and private addresses',
     );
   // The built-in web tools reach whatever URL a model asks for: guarded whatever the setting says.
-  const webOutbound = createOutbound(alwaysGuard, { connectTimeoutMillis });
+  const webOutbound = createOutbound(alwaysGuard, { connectTimeoutMillis, interceptor });
   let closeMcpClients = async () => {};
   const closeOutbound = async () => {
     await closeMcpClients();
@@ -147,6 +165,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     defaultRateLimitPerMinute: settings['svc.tools.rate-limit-per-minute'],
     knownTools: BUILT_IN_TOOL_NAMES,
     rateLimitStore: storage.rateLimits,
+    meters: metrics.tools,
   });
   const knowledge = new KnowledgeService({
     store: storage.knowledge,
@@ -158,8 +177,8 @@ export async function startServer(settings: Settings, options: ServerOptions = {
   });
   const taskServices = createTaskServices({
     secretWriter: vault,
-    httpCalls: httpCallsOptions(settings, vault, outbound, logger),
-    llm: llmOptions(settings, vault, toolHistory, outbound, webOutbound, logger, metrics.registry),
+    httpCalls: { ...httpCallsOptions(settings, vault, outbound, logger), meters: metrics.httpCalls },
+    llm: llmOptions(settings, vault, toolHistory, outbound, webOutbound, logger, metrics.llm, tracing),
     knowledge,
   });
   closeMcpClients = () => taskServices.mcp?.clients.close() ?? Promise.resolve();
@@ -173,6 +192,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     log: logger,
     cluster,
   });
+  deployedAgentsGauge([metrics.registry], () => deployments.list());
   const audit = new AuditLedger({
     store: storage.audit,
     masterKey: settings['svc.vault.master-key'],
@@ -198,6 +218,9 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     clock: options.clock,
     audit,
     onApprovalsChanged: (conversationId) => approvalEvents.changed(conversationId),
+    meters: metrics.conversations,
+    taskMeters: metrics.tasks,
+    tracing,
   });
   const retention = new Retention({
     conversations,
@@ -275,6 +298,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
       settings,
       storage,
       metrics,
+      tracing,
       logBuffer,
       logger,
       drain: drainer,
@@ -306,10 +330,12 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     await closeOutbound();
     await cluster.close();
     await storage.close();
+    await tracing?.shutdown();
     throw error;
   }
   const running = app;
   audit.start();
+  metrics.series.start();
   const hitlTimeoutSeconds = settings['svc.hitl.timeout-seconds'];
   const stopApprovalTimeouts =
     hitlTimeoutSeconds > 0
@@ -359,6 +385,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     },
     close: () =>
       (closing ??= running.close().then(async () => {
+        metrics.series.close();
         stopApprovalTimeouts();
         await retentionJob?.stop();
         await knowledge.close();
@@ -369,6 +396,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
         await closeOutbound();
         await cluster.close();
         await storage.close();
+        await tracing?.shutdown();
       })),
   };
 }
@@ -400,13 +428,15 @@ function llmOptions(
   outbound: Outbound,
   webOutbound: Outbound,
   log: LlmTaskOptions['log'],
-  registry: LlmTaskOptions['registry'],
+  meters: LlmTaskOptions['meters'],
+  tracing: LlmTaskOptions['tracing'],
 ): TaskServiceOptions['llm'] {
   return {
     secrets: vault.resolver(),
     tools,
     log,
-    registry,
+    meters,
+    tracing,
     providerDefaults: { ollamaBaseUrl: settings['svc.ollama.default-base-url'], fetch: outbound.fetch },
     web: guardedWebAccess(webOutbound),
   };

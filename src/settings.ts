@@ -241,6 +241,10 @@ export const settingDefinitions = {
     'how often a running ingestion records that it is alive; one silent for four times as long counts as failed',
     10,
   ),
+  'svc.tracing.otlp-endpoint': optionalText(
+    'OTLP/HTTP traces endpoint (e.g. http://collector:4318/v1/traces); unset = OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces, else traces are off',
+  ),
+  'svc.tracing.service-name': text('svc-agents', 'service.name of the exported spans'),
   'svc.log.level': oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info', 'log level'),
 } as const;
 

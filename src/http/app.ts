@@ -11,6 +11,7 @@ import type { AuditLedger } from '../ops/audit.ts';
 import type { Drain } from '../ops/drain.ts';
 import type { LogBuffer } from '../ops/log-buffer.ts';
 import type { Metrics } from '../ops/metrics.ts';
+import type { Tracing } from '../ops/tracing.ts';
 import type { ResourceService } from '../resources/service.ts';
 import type { ApprovalEvents } from '../runtime/approval-events.ts';
 import type { ConversationService } from '../runtime/conversations.ts';
@@ -59,6 +60,8 @@ export interface AppDependencies {
   readonly settings: Settings;
   readonly storage: Storage;
   readonly metrics: Metrics;
+  /** Spans per request when traces are on. */
+  readonly tracing?: Tracing | undefined;
   readonly logBuffer: LogBuffer;
   readonly logger: FastifyBaseLogger;
   /** The graceful drain before a shutdown (readiness DOWN, new requests 503); without it there is none. */
@@ -140,6 +143,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     return Object.defineProperty(validateIfPresent, 'errors', { get: () => validate.errors });
   });
   app.addHook('onResponse', httpMetricsHook(metrics));
+  deps.tracing?.instrument(app);
   app.addHook('preParsing', jsonDepthHook(settings['svc.http.max-json-depth']));
 
   await app.register(swagger, {

@@ -11,6 +11,7 @@ import {
   LOG_LEVELS,
 } from '../ops/log-buffer.ts';
 import { UNMATCHED_ROUTE, type Metrics } from '../ops/metrics.ts';
+import { SERIES_WINDOWS } from '../ops/metric-series.ts';
 import type { Storage } from '../storage/ports.ts';
 import { DEFAULT_HEARTBEAT_MS, type EventStream, openEventStream } from './event-stream.ts';
 import type { TypedApp } from './typed-app.ts';
@@ -67,6 +68,40 @@ const LogEntrySchema = Type.Object(
 );
 
 const Problem = Type.Object({}, { additionalProperties: true, description: 'problem details' });
+
+const SeriesQuery = Type.Object(
+  {
+    window: Type.Union(
+      SERIES_WINDOWS.map((window) => Type.Literal(window)),
+      { description: 'hour: the last hour at 10 s steps; day: the last day at 1 min steps' },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const Milliseconds = Type.Union([Type.Number(), Type.Null()], {
+  description: 'turn duration percentile in milliseconds; null when the step had no turn',
+});
+
+const SeriesSchema = Type.Object({
+  window: Type.Union(SERIES_WINDOWS.map((window) => Type.Literal(window))),
+  stepSeconds: Type.Integer(),
+  points: Type.Array(
+    Type.Object({
+      t: Type.Integer({ description: 'start of the step, epoch milliseconds' }),
+      turns: Type.Integer(),
+      errors: Type.Integer({ description: 'turns that ended in ERROR or ran past the turn timeout' }),
+      p50Ms: Milliseconds,
+      p95Ms: Milliseconds,
+      p99Ms: Milliseconds,
+      llmCostUsd: Type.Number({ description: 'estimated LLM cost in US dollars during the step' }),
+    }),
+    { description: 'oldest first; the last point is the step in progress' },
+  ),
+  byAgent: Type.Array(Type.Object({ agentId: Type.String(), turns: Type.Integer(), errors: Type.Integer() }), {
+    description: 'totals over the window, most turns first',
+  }),
+});
 
 const LogStreamQuery = Type.Object(
   {
@@ -184,6 +219,21 @@ export async function operationsRoutes(app: TypedApp, deps: OperationsDeps): Pro
       const { contentType, body } = await metrics.exposition();
       return reply.type(contentType).send(body);
     },
+  );
+
+  app.get(
+    '/q/metrics/series',
+    {
+      config: { access: { roles: 'read' } },
+      schema: {
+        tags: ['operations'],
+        summary:
+          "Recent turns, errors, turn duration percentiles and LLM cost of this instance, for the manager's charts",
+        querystring: SeriesQuery,
+        response: { 200: SeriesSchema, 400: Problem },
+      },
+    },
+    async (request) => metrics.series.series(request.query.window),
   );
 
   app.get(

@@ -1,3 +1,4 @@
+import type { ToolMeters } from '../ops/domain-metrics.ts';
 import { LRUCache } from 'lru-cache';
 import { CostTracker } from './cost-tracker.ts';
 import type { RateLimitStore } from '../storage/rate-limit-ports.ts';
@@ -34,6 +35,8 @@ export interface ToolHistoryOptions {
   readonly historyPerConversation?: number;
   /** Where the tools' rate-limit buckets live (the store, shared by every instance); in memory when absent. */
   readonly rateLimitStore?: RateLimitStore | undefined;
+  /** Tool calls and cache hits as metrics. */
+  readonly meters?: ToolMeters | undefined;
 }
 
 const MAX_CONVERSATIONS = 10_000;
@@ -46,9 +49,11 @@ export class ToolHistory {
   readonly #history = new LRUCache<string, ToolCallRecord[]>({ max: MAX_CONVERSATIONS });
   readonly #historyLimit: number;
   readonly #clock: () => number;
+  readonly #meters: ToolMeters | undefined;
 
   constructor(options: ToolHistoryOptions) {
     this.#clock = options.clock ?? Date.now;
+    this.#meters = options.meters;
     this.cache = new ToolCache({ clock: this.#clock });
     this.rateLimits = new ToolRateLimiter({
       store: options.rateLimitStore,
@@ -80,6 +85,10 @@ export class ToolHistory {
     const cost = call.cached || call.rateLimited ? 0 : toolCallCost(call.tool);
     const record: ToolCallRecord = { ...call, cost, timestamp: this.#clock() };
     this.costs.recordToolCall(call.conversationId, call.tool, cost);
+    this.#meters?.callFinished(
+      call.tool,
+      call.cached ? 'cached' : call.rateLimited ? 'rate_limited' : call.error === undefined ? 'ok' : 'error',
+    );
     let list = this.#history.get(call.conversationId);
     if (!list) {
       list = [];

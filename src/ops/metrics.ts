@@ -1,5 +1,17 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { SpanStatusCode } from '@opentelemetry/api';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import { HotCounter, HotHistogram, type HotCounterChild, type HotHistogramChild } from './hot-meters.ts';
 import type { Storage, Stores } from '../storage/ports.ts';
+import {
+  ConversationMeters,
+  HttpCallMeters,
+  LlmMeters,
+  TaskMeters,
+  ToolMeters,
+  VaultMeters,
+} from './domain-metrics.ts';
+import { MetricSeries } from './metric-series.ts';
+import type { Tracing } from './tracing.ts';
 
 /**
  * The service's meters. Each `Metrics` owns its own prom-client `Registry` (never the global one), so several
@@ -7,17 +19,28 @@ import type { Storage, Stores } from '../storage/ports.ts';
  * durations in seconds.
  *
  * Features add their own meters through `metrics.registry`, e.g.
- * `new Counter({ name: 'svc_audit_entries_dropped_total', help: '...', registers: [metrics.registry] })`.
+ * `new Counter({ name: 'svc_audit_entries_dropped_total', help: '...', registers: [metrics.registry] })`; meters
+ * updated on the turn path use the hot meters of `hot-meters.ts` (same registry, same exposition).
  */
 export interface Metrics {
   readonly registry: Registry;
   /** `svc_http_server_requests_seconds{method, route, status}`; route is the route pattern or `unmatched`. */
-  readonly httpRequestDuration: Histogram<'method' | 'route' | 'status'>;
+  readonly httpRequestDuration: HotHistogram<'method' | 'route' | 'status'>;
   /**
    * `svc_store_operations_total{kind, operation, outcome}`; kind is the resource kind or a runtime store name
    * (`conversations`, ...); outcome is `ok` or `error`.
    */
-  readonly storeOperations: Counter<'kind' | 'operation' | 'outcome'>;
+  readonly storeOperations: HotCounter<'kind' | 'operation' | 'outcome'>;
+  /** `svc_store_operation_duration_seconds{kind, operation}`: store latency, same labels as the counter. */
+  readonly storeDuration: HotHistogram<'kind' | 'operation'>;
+  readonly conversations: ConversationMeters;
+  readonly tasks: TaskMeters;
+  readonly llm: LlmMeters;
+  readonly httpCalls: HttpCallMeters;
+  readonly tools: ToolMeters;
+  readonly vault: VaultMeters;
+  /** Recent turns, errors, durations and LLM cost for the manager's charts (`start()` it; `close()` stops it). */
+  readonly series: MetricSeries;
   /**
    * Records one finished HTTP request. `route` must be the route pattern (`/agents/:agentId`), never the raw
    * URL; pass `undefined` (or `unmatched`) for a request no route matched.
@@ -33,7 +56,7 @@ export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'svc_' });
 
-  const httpRequestDuration = new Histogram({
+  const httpRequestDuration = new HotHistogram({
     name: 'svc_http_server_requests_seconds',
     help: 'HTTP server requests by method, route pattern and status code',
     labelNames: ['method', 'route', 'status'] as const,
@@ -41,17 +64,40 @@ export function createMetrics(): Metrics {
     registers: [registry],
   });
 
-  const storeOperations = new Counter({
+  const storeOperations = new HotCounter({
     name: 'svc_store_operations_total',
     help: 'Store operations by resource kind (or runtime store name), operation and outcome',
     labelNames: ['kind', 'operation', 'outcome'] as const,
     registers: [registry],
   });
 
+  const storeDuration = new HotHistogram({
+    name: 'svc_store_operation_duration_seconds',
+    help: 'Store operation latency by resource kind (or runtime store name) and operation',
+    labelNames: ['kind', 'operation'] as const,
+    buckets: [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
+    registers: [registry],
+  });
+
+  const registers = [registry];
+  const conversations = new ConversationMeters(registers);
+  const llm = new LlmMeters(registers);
   return {
     registry,
     httpRequestDuration,
     storeOperations,
+    storeDuration,
+    conversations,
+    tasks: new TaskMeters(registers),
+    llm,
+    httpCalls: new HttpCallMeters(registers),
+    tools: new ToolMeters(registers),
+    vault: new VaultMeters(registers),
+    series: new MetricSeries({
+      turns: conversations.turns,
+      turnDuration: conversations.turnDuration,
+      llmCost: llm.cost,
+    }),
     observeHttpRequest(method, route, status, seconds) {
       httpRequestDuration.observe(
         { method, route: route === undefined || route === '' ? UNMATCHED_ROUTE : route, status: String(status) },
@@ -95,12 +141,19 @@ const RUNTIME_STORES = new Set<PropertyKey>(['conversations', 'userProperties', 
  * with kind = the store's name; the stores a transaction's work gets are counted the same way. Everything else is
  * delegated unchanged; methods run with the original object as `this`.
  */
-export function instrumentStorage(storage: Storage, metrics: Metrics): Storage {
-  return instrumentStores(storage, metrics.storeOperations);
+export function instrumentStorage(storage: Storage, metrics: Metrics, tracing?: Tracing): Storage {
+  return instrumentStores(storage, { count: metrics.storeOperations, duration: metrics.storeDuration, tracing });
 }
 
-function instrumentStores<T extends Stores>(stores: T, counter: Counter<'kind' | 'operation' | 'outcome'>): T {
-  const instrumentedResources = instrumentStore(stores.resources, counter, kindOf);
+interface StoreMeters {
+  readonly count: HotCounter<'kind' | 'operation' | 'outcome'>;
+  readonly duration: HotHistogram<'kind' | 'operation'>;
+  /** A span per store operation when traces are on. */
+  readonly tracing: Tracing | undefined;
+}
+
+function instrumentStores<T extends Stores>(stores: T, meters: StoreMeters): T {
+  const instrumentedResources = instrumentStore(stores.resources, meters, kindOf);
   const instrumentedStores = new Map<PropertyKey, object>();
 
   const boundMethods = new Map<PropertyKey, unknown>();
@@ -110,13 +163,13 @@ function instrumentStores<T extends Stores>(stores: T, counter: Counter<'kind' |
       const value: unknown = Reflect.get(target, property, target);
       if (property === 'transaction' && typeof value === 'function') {
         return (work: (tx: Stores) => Promise<unknown>) =>
-          (value as Storage['transaction']).call(target, (tx) => work(instrumentStores(tx, counter)));
+          (value as Storage['transaction']).call(target, (tx) => work(instrumentStores(tx, meters)));
       }
       if (RUNTIME_STORES.has(property) && typeof value === 'object' && value !== null) {
         let instrumented = instrumentedStores.get(property);
         if (instrumented === undefined) {
           const kind = String(property);
-          instrumented = instrumentStore(value, counter, () => kind);
+          instrumented = instrumentStore(value, meters, () => kind);
           instrumentedStores.set(property, instrumented);
         }
         return instrumented;
@@ -132,10 +185,19 @@ function instrumentStores<T extends Stores>(stores: T, counter: Counter<'kind' |
   });
 }
 
-/** A proxy of `store` counting each method call by the kind `kindFor` names, operation and outcome. */
+/** The label children of one operation on one kind, bound once. */
+interface OperationChildren {
+  readonly ok: HotCounterChild;
+  readonly error: HotCounterChild;
+  readonly duration: HotHistogramChild;
+}
+
+/**
+ * A proxy of `store` counting each method call by the kind `kindFor` names, operation and outcome, and timing it.
+ */
 function instrumentStore<T extends object>(
   store: T,
-  counter: Counter<'kind' | 'operation' | 'outcome'>,
+  meters: StoreMeters,
   kindFor: (operation: PropertyKey, args: readonly unknown[]) => string,
 ): T {
   const wrappers = new Map<PropertyKey, unknown>();
@@ -147,28 +209,56 @@ function instrumentStore<T extends object>(
       if (wrapper === undefined) {
         const operation = typeof property === 'string' ? property : String(property);
         const method = value as (...args: unknown[]) => unknown;
+        const byKind = new Map<string, OperationChildren>();
+        const childrenOf = (kind: string): OperationChildren => {
+          let children = byKind.get(kind);
+          if (children === undefined) {
+            children = {
+              ok: meters.count.labels(kind, operation, 'ok'),
+              error: meters.count.labels(kind, operation, 'error'),
+              duration: meters.duration.labels(kind, operation),
+            };
+            byKind.set(kind, children);
+          }
+          return children;
+        };
+        const tracing = meters.tracing;
         wrapper = function instrumented(...args: unknown[]): unknown {
-          const labels = (outcome: 'ok' | 'error') => ({ kind: kindFor(property, args), operation, outcome });
+          const kind = kindFor(property, args);
+          const children = childrenOf(kind);
+          const startedAt = performance.now();
+          const span = tracing?.startSpan(`store ${kind}.${operation}`, {
+            'db.operation.name': operation,
+            'svc.store.kind': kind,
+          });
+          const finished = (failed: boolean) => {
+            children.duration.observe((performance.now() - startedAt) / 1000);
+            (failed ? children.error : children.ok).inc();
+            if (span !== undefined) {
+              if (failed) span.setStatus({ code: SpanStatusCode.ERROR });
+              span.end();
+            }
+          };
           let result: unknown;
           try {
             result = method.apply(target, args);
           } catch (error) {
-            counter.inc(labels('error'));
+            finished(true);
             throw error;
           }
           if (result instanceof Promise) {
             return result.then(
               (resolved: unknown) => {
-                counter.inc(labels('ok'));
+                finished(false);
                 return resolved;
               },
               (error: unknown) => {
-                counter.inc(labels('error'));
+                finished(true);
                 throw error;
               },
             );
           }
-          counter.inc(labels('ok'));
+          finished(false);
           return result;
         };
         wrappers.set(property, wrapper);

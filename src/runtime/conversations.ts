@@ -16,6 +16,8 @@ import type {
 import type { CompiledAgent } from './compiler.ts';
 import { contextValues } from './context.ts';
 import { Coordinator } from './coordinator.ts';
+import type { ConversationMeters, TaskMeters } from '../ops/domain-metrics.ts';
+import type { Tracing } from '../ops/tracing.ts';
 import type { DeploymentService, Environment } from './deployments.ts';
 import {
   applyTallies,
@@ -84,6 +86,12 @@ export interface ConversationServiceOptions {
   readonly audit?: AuditSink | undefined;
   /** Told whenever a turn starts or stops waiting for a person (the inbox's live updates). */
   readonly onApprovalsChanged?: ((conversationId: string) => void) | undefined;
+  /** Turn, conversation and coordinator meters; the gauges read this service when scraped. */
+  readonly meters?: ConversationMeters | undefined;
+  /** Task durations by task type. */
+  readonly taskMeters?: TaskMeters | undefined;
+  /** A span per turn and per task when traces are on. */
+  readonly tracing?: Tracing | undefined;
 }
 
 /** A conversation as the runtime holds it: the immutable view plus the mutable bits only this module touches. */
@@ -153,6 +161,8 @@ export function conversationReference(id: string): string {
  * only its own conversations (another user's conversation is a 404, as if it did not exist; ids are random).
  */
 const DAY_MILLIS = 24 * 60 * 60 * 1000;
+/** A conversation counts as active (`svc_conversations_active`) this long after its last turn. */
+const ACTIVE_WINDOW_MILLIS = 5 * 60 * 1000;
 
 export class ConversationService {
   readonly #options: ConversationServiceOptions;
@@ -165,8 +175,28 @@ export class ConversationService {
     this.#options = options;
     this.#store = options.store;
     this.#clock = options.clock ?? Date.now;
-    this.#coordinator = new Coordinator(options.maxActiveConversations);
+    const meters = options.meters;
+    this.#coordinator = new Coordinator(
+      options.maxActiveConversations,
+      meters && ((seconds) => meters.coordinatorWaited(seconds)),
+    );
     this.#cache = new LRUCache({ max: options.cacheSize ?? 10_000 });
+    meters?.observe({
+      activeConversations: () => this.#recentlyActive(),
+      coordinator: () => ({
+        conversations: this.#coordinator.activeConversations,
+        queued: this.#coordinator.queuedWork,
+      }),
+    });
+  }
+
+  /** Conversations held here that are not ended and had a turn within the active window. */
+  #recentlyActive(): number {
+    const since = this.#clock() - ACTIVE_WINDOW_MILLIS;
+    let active = 0;
+    for (const conversation of this.#cache.values())
+      if (conversation.lastModifiedOn >= since && conversation.state !== 'ENDED') active++;
+    return active;
   }
 
   get activeConversations(): number {
@@ -267,6 +297,7 @@ export class ConversationService {
     );
     this.#queueAudit(conversation);
     this.#remember(conversation);
+    this.#options.meters?.conversationStarted(agentId);
     if (conversation.state === 'AWAITING_HUMAN') this.#options.onApprovalsChanged?.(conversation.id);
     return conversation;
   }
@@ -629,7 +660,7 @@ export class ConversationService {
 
   // --- turns ---------------------------------------------------------------------------------------------------
 
-  async #runTurn(
+  #runTurn(
     conversation: LiveConversation,
     agent: CompiledAgent,
     message: Message,
@@ -637,6 +668,29 @@ export class ConversationService {
     isStart: boolean,
     resumed?: { pending: PendingTurn; decision: Decision },
   ): Promise<void> {
+    const tracing = this.#options.tracing;
+    if (tracing === undefined) return this.#turn(conversation, agent, message, signal, isStart, resumed);
+    const attributes = {
+      'svc.agent.id': conversation.agentId,
+      'svc.agent.version': conversation.agentVersion,
+      'svc.conversation.id': conversation.id,
+      'svc.turn.step': conversation.steps.length,
+    };
+    return tracing.inSpan('turn', attributes, async (span) => {
+      await this.#turn(conversation, agent, message, signal, isStart, resumed);
+      span.setAttribute('svc.turn.outcome', conversation.state);
+    });
+  }
+
+  async #turn(
+    conversation: LiveConversation,
+    agent: CompiledAgent,
+    message: Message,
+    signal: AbortSignal,
+    isStart: boolean,
+    resumed?: { pending: PendingTurn; decision: Decision },
+  ): Promise<void> {
+    const startedAt = performance.now();
     // Readers see IN_PROGRESS while the turn runs; the stored state changes only with the committed result.
     conversation.state = 'IN_PROGRESS';
     const turn = new Turn({
@@ -665,7 +719,14 @@ export class ConversationService {
     try {
       const goesOn = resumed ? applyDecision(turn, resumed.pending, resumed.decision, this.#clock()) : true;
       const result = goesOn
-        ? await runPipeline(agent, turn, audit?.observer, resumed?.pending.resumeAt)
+        ? await runPipeline(
+            agent,
+            turn,
+            audit?.observer,
+            resumed?.pending.resumeAt,
+            this.#options.taskMeters,
+            this.#options.tracing,
+          )
         : { kind: 'completed' as const };
       outcome = result.kind;
       if (result.kind === 'paused') pause = result;
@@ -723,6 +784,7 @@ export class ConversationService {
     conversation.properties = properties;
     conversation.lastModifiedOn = this.#clock();
     conversation.state = state;
+    this.#options.meters?.turnFinished(conversation.agentId, state, (performance.now() - startedAt) / 1000);
   }
 
   /**
@@ -748,12 +810,14 @@ export class ConversationService {
       }, this.#options.turnTimeoutMs);
     });
     const before = persistInterruption ? snapshotOf(conversation) : undefined;
+    const startedAt = performance.now();
     const running = work(controller.signal);
     running.catch(() => undefined); // after a timeout the abandoned work ends on its own; its failure is moot
     try {
       await Promise.race([running, expired]);
     } catch (error) {
       if (timeout === undefined || error !== timeout) throw error;
+      this.#options.meters?.turnFinished(conversation.agentId, 'TIMEOUT', (performance.now() - startedAt) / 1000);
       if (before) {
         restore(conversation, before);
         conversation.state = 'EXECUTION_INTERRUPTED';

@@ -9,9 +9,12 @@ export class Coordinator {
   readonly #maxActive: number;
   /** Tail of each active conversation's queue and how many items it holds. */
   readonly #queues = new Map<string, { tail: Promise<unknown>; pending: number }>();
+  readonly #onWait: ((seconds: number) => void) | undefined;
 
-  constructor(maxActiveConversations: number) {
+  /** `onWait` learns how long each work item waited behind earlier work of its conversation. */
+  constructor(maxActiveConversations: number, onWait?: (seconds: number) => void) {
     this.#maxActive = maxActiveConversations;
+    this.#onWait = onWait;
   }
 
   get activeConversations(): number {
@@ -21,6 +24,11 @@ export class Coordinator {
   /** Whether work of the conversation is queued or running here. */
   isActive(conversationId: string): boolean {
     return this.#queues.has(conversationId);
+  /** Work items queued or running over all conversations. */
+  get queuedWork(): number {
+    let queued = 0;
+    for (const queue of this.#queues.values()) queued += queue.pending;
+    return queued;
   }
 
   /** Queues `work` behind everything already queued for `conversationId`; resolves or rejects with its result. */
@@ -39,7 +47,16 @@ export class Coordinator {
     }
     const current = queue;
     current.pending++;
-    const result = current.tail.then(work);
+    const onWait = this.#onWait;
+    let result: Promise<T>;
+    if (onWait === undefined) result = current.tail.then(work);
+    else {
+      const queuedAt = performance.now();
+      result = current.tail.then(() => {
+        onWait((performance.now() - queuedAt) / 1000);
+        return work();
+      });
+    }
     current.tail = result.then(
       () => this.#release(conversationId, current),
       () => this.#release(conversationId, current),

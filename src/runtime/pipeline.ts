@@ -1,3 +1,5 @@
+import type { TaskMeters } from '../ops/domain-metrics.ts';
+import type { Tracing } from '../ops/tracing.ts';
 import { scrubCredentialsInText } from '../security/secret-scrubbing.ts';
 import type { CompiledAgent } from './compiler.ts';
 import { RESERVED_ACTIONS } from './memory.ts';
@@ -73,13 +75,16 @@ function storeTurnInputs(turn: Turn): void {
  * among the actions after a task ends the turn at once; `PAUSE_CONVERSATION` newly added by a task, or a task's
  * request for tool approvals, pauses it. A task that throws aborts the turn (the caller decides what that means for
  * the conversation) after its reason was stored in the step (`TURN_ERROR_KEY`). A resumed turn starts at the task
- * numbered `resumeAt` (counted over all workflows).
+ * numbered `resumeAt` (counted over all workflows). `meters` learns each task's duration; with `tracing` each task
+ * runs in a span of its own.
  */
 export async function runPipeline(
   agent: CompiledAgent,
   turn: Turn,
   observer?: PipelineObserver,
   resumeAt = 0,
+  meters?: TaskMeters,
+  tracing?: Tracing,
 ): Promise<PipelineOutcome> {
   storeTurnInputs(turn);
   let taskIndex = 0;
@@ -98,19 +103,22 @@ export async function runPipeline(
       turn.signal.throwIfAborted();
       const pausedBefore = turn.actions.includes(RESERVED_ACTIONS.pause);
       turn.emit({ type: 'task_start', task: task.type });
+      const startedAt = meters && performance.now();
       try {
-        if (observer)
-          await observed(observer, turn, task, {
-            workflowId: workflow.id,
-            taskType: task.type,
-            taskIndex,
-            workflowTaskIndex,
-          });
+        const where = { workflowId: workflow.id, taskType: task.type, taskIndex, workflowTaskIndex };
+        if (tracing !== undefined) {
+          const attributes = { 'svc.task.type': task.type, 'svc.task.index': taskIndex };
+          await tracing.inSpan(`task ${task.type}`, attributes, async () =>
+            observer ? observed(observer, turn, task, where) : task.execute(turn),
+          );
+        } else if (observer) await observed(observer, turn, task, where);
         else await task.execute(turn);
       } catch (error) {
+        if (startedAt !== undefined) meters?.taskFinished(task.type, (performance.now() - startedAt) / 1000, true);
         if (!turn.signal.aborted) recordFailure(turn, task.type, error);
         throw error;
       }
+      if (startedAt !== undefined) meters?.taskFinished(task.type, (performance.now() - startedAt) / 1000, false);
       taskIndex++;
       turn.emit({ type: 'task_complete', task: task.type });
       if (turn.actions.includes(RESERVED_ACTIONS.stop)) return { kind: 'stopped' };

@@ -23,7 +23,14 @@ export interface Outbound {
   close(): Promise<void>;
 }
 
-export function createOutbound(guard: UrlGuard, options: { connectTimeoutMillis: number }): Outbound {
+export function createOutbound(
+  guard: UrlGuard,
+  options: {
+    connectTimeoutMillis: number;
+    /** Wraps every request (tracing adds its span and `traceparent`). */
+    interceptor?: Dispatcher.DispatcherComposeInterceptor | undefined;
+  },
+): Outbound {
   const connectChecked = buildConnector({ timeout: options.connectTimeoutMillis, lookup: guard.lookup });
   const connect: buildConnector.connector = (target, callback) => {
     const host = target.hostname.startsWith('[') ? target.hostname.slice(1, -1) : target.hostname;
@@ -38,12 +45,13 @@ export function createOutbound(guard: UrlGuard, options: { connectTimeoutMillis:
       (error: unknown) => callback(error instanceof Error ? error : new Error(String(error)), null),
     );
   };
-  const dispatcher = new Agent({
+  const agent = new Agent({
     connect,
     connections: MAX_CONNECTIONS_PER_ORIGIN,
     keepAliveTimeout: IDLE_SOCKET_MILLIS,
   });
+  const dispatcher = options.interceptor ? agent.compose(options.interceptor) : agent;
   const guardedFetch = ((input: Parameters<typeof undiciFetch>[0], init?: Parameters<typeof undiciFetch>[1]) =>
     undiciFetch(input, { ...init, dispatcher })) as unknown as typeof globalThis.fetch;
-  return { guard, dispatcher, fetch: guardedFetch, close: () => dispatcher.destroy() };
+  return { guard, dispatcher, fetch: guardedFetch, close: () => agent.destroy() };
 }

@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import type { VaultMeters } from '../ops/domain-metrics.ts';
 import { AppError, invalid } from '../errors.ts';
 import type { SecretMetadata, SecretStore } from '../storage/secret-ports.ts';
 import { MissingSecretError, VAULT_REFERENCE, type ResolvedText, type SecretResolver } from './secret-references.ts';
@@ -45,6 +46,8 @@ export interface VaultOptions {
   readonly kdfIterations?: number;
   /** Told after a secret was written or removed (other instances then forget their cached value). */
   readonly onChange?: (tenant: string, name: string) => void;
+  /** Vault operations as metrics. */
+  readonly meters?: VaultMeters | undefined;
 }
 
 /** Opens the vault over `store`; refuses (VaultKeyMismatchError) a master key other than the store's. */
@@ -82,6 +85,7 @@ export class Vault {
   /** Decrypted values, for `cacheTtlMs`; in process memory only. */
   readonly #values: LRUCache<string, string>;
   readonly #onChange: ((tenant: string, name: string) => void) | undefined;
+  readonly #meters: VaultMeters | undefined;
 
   /** Use `openVault`, which checks the master key. */
   constructor(store: SecretStore, kek: Buffer | undefined, options: VaultOptions = {}) {
@@ -95,6 +99,21 @@ export class Vault {
       perf: { now: this.#clock },
     });
     this.#onChange = options.onChange;
+    this.#meters = options.meters;
+  }
+
+  /** Runs one vault operation, counted by outcome (`missing` for a secret that is not there). */
+  async #counted<T>(operation: string, work: () => Promise<T>, missing?: (result: T) => boolean): Promise<T> {
+    const meters = this.#meters;
+    if (meters === undefined) return work();
+    try {
+      const result = await work();
+      meters.operation(operation, missing?.(result) ? 'missing' : 'ok');
+      return result;
+    } catch (error) {
+      meters.operation(operation, error instanceof MissingSecretError ? 'missing' : 'error');
+      throw error;
+    }
   }
 
   get enabled(): boolean {
@@ -102,7 +121,11 @@ export class Vault {
   }
 
   /** Creates or replaces a secret. */
-  async put(secret: PutSecret): Promise<{ created: boolean; metadata: SecretMetadata }> {
+  put(secret: PutSecret): Promise<{ created: boolean; metadata: SecretMetadata }> {
+    return this.#counted('write', () => this.#put(secret));
+  }
+
+  async #put(secret: PutSecret): Promise<{ created: boolean; metadata: SecretMetadata }> {
     const kek = this.#enabledKek();
     const tenant = secret.tenant ?? DEFAULT_TENANT;
     checkName(secret.name);
@@ -133,7 +156,15 @@ export class Vault {
     await this.put({ name, value });
   }
 
-  async describe(name: string, tenant = DEFAULT_TENANT): Promise<SecretMetadata | undefined> {
+  describe(name: string, tenant = DEFAULT_TENANT): Promise<SecretMetadata | undefined> {
+    return this.#counted(
+      'describe',
+      () => this.#describe(name, tenant),
+      (found) => found === undefined,
+    );
+  }
+
+  async #describe(name: string, tenant: string): Promise<SecretMetadata | undefined> {
     this.#enabledKek();
     if (!isSecretName(name)) return undefined;
     const record = await this.#store.get(tenant, name);
@@ -142,13 +173,23 @@ export class Vault {
     return metadata;
   }
 
-  async list(tenant = DEFAULT_TENANT): Promise<SecretMetadata[]> {
-    this.#enabledKek();
-    return this.#store.list(tenant);
+  list(tenant = DEFAULT_TENANT): Promise<SecretMetadata[]> {
+    return this.#counted('list', async () => {
+      this.#enabledKek();
+      return this.#store.list(tenant);
+    });
   }
 
   /** False when there was no such secret. */
-  async remove(name: string, tenant = DEFAULT_TENANT): Promise<boolean> {
+  remove(name: string, tenant = DEFAULT_TENANT): Promise<boolean> {
+    return this.#counted(
+      'delete',
+      () => this.#remove(name, tenant),
+      (removed) => !removed,
+    );
+  }
+
+  async #remove(name: string, tenant: string): Promise<boolean> {
     this.#enabledKek();
     if (!isSecretName(name)) return false;
     try {
@@ -169,7 +210,8 @@ export class Vault {
     const references = new Set([...text.matchAll(pattern)].map((match) => match[1]!));
     if (references.size === 0) return { text, secretValues: [] };
     const values = new Map<string, string>();
-    for (const reference of references) values.set(reference, await this.#reveal(reference));
+    for (const reference of references)
+      values.set(reference, await this.#counted('resolve', () => this.#reveal(reference)));
     return {
       text: text.replace(pattern, (_, reference: string) => values.get(reference)!),
       secretValues: [...new Set(values.values())],

@@ -42,7 +42,11 @@ export function createTaskServices(options: TaskServiceOptions): TaskServices {
     ? createHttpCallExecutor({ ...options.httpCalls, secretWriter: options.secretWriter })
     : undefined;
   const mcp = options.llm
-    ? createMcpServices(options.llm.providerDefaults?.fetch ?? globalThis.fetch, options.llm.secrets)
+    ? createMcpServices(
+        options.llm.providerDefaults?.fetch ?? globalThis.fetch,
+        options.llm.secrets,
+        options.llm.tracing,
+      )
     : undefined;
   return {
     secretWriter: options.secretWriter,

@@ -32,7 +32,7 @@ export async function startTestServer(
   store: StoreType,
   overrides: Overrides = {},
   extraTasks: readonly TaskDefinition[] = [],
-  options: Pick<ServerOptions, 'clock'> = {},
+  options: Pick<ServerOptions, 'clock' | 'traceExportDelayMillis'> = {},
 ): Promise<TestServer> {
   let storeOverrides: Overrides;
   let removeStore: () => Promise<void>;

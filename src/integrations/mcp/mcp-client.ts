@@ -4,6 +4,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { JSONSchema7 } from 'ai';
 import { LRUCache } from 'lru-cache';
+import type { Tracing } from '../../ops/tracing.ts';
 
 /**
  * Connections to outside MCP servers (MCP-call sets, `/mcpcallsstore/mcpcalls`) through the official SDK client:
@@ -46,11 +47,30 @@ export class McpClients {
     },
   });
 
-  constructor(fetch: typeof globalThis.fetch) {
+  readonly #tracing: Tracing | undefined;
+
+  /** With `tracing`, each tool list and tool call runs in a span of its own. */
+  constructor(fetch: typeof globalThis.fetch, tracing?: Tracing) {
     this.#fetch = fetch;
+    this.#tracing = tracing;
   }
 
-  async listTools(target: McpServerTarget, signal: AbortSignal): Promise<readonly McpToolInfo[]> {
+  /** Runs `work` in a span `mcp <method>` when traces are on. */
+  #traced<T>(method: string, target: McpServerTarget, tool: string | undefined, work: () => Promise<T>): Promise<T> {
+    if (this.#tracing === undefined) return work();
+    const attributes = {
+      'mcp.method.name': method,
+      'server.address': new URL(target.url).host,
+      ...(tool === undefined ? {} : { 'gen_ai.tool.name': tool }),
+    };
+    return this.#tracing.inSpan(`mcp ${method}${tool === undefined ? '' : ` ${tool}`}`, attributes, work);
+  }
+
+  listTools(target: McpServerTarget, signal: AbortSignal): Promise<readonly McpToolInfo[]> {
+    return this.#traced('tools/list', target, undefined, () => this.#listTools(target, signal));
+  }
+
+  async #listTools(target: McpServerTarget, signal: AbortSignal): Promise<readonly McpToolInfo[]> {
     const connection = await this.#connection(target);
     if (connection.tools && connection.tools.until > Date.now()) return connection.tools.list;
     const listed = await this.#retryOnce(target, (client) =>
@@ -66,7 +86,11 @@ export class McpClients {
   }
 
   /** Calls a tool; answers its text content (JSON for structured content). Throws with the server's error text. */
-  async callTool(
+  callTool(target: McpServerTarget, name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<string> {
+    return this.#traced('tools/call', target, name, () => this.#callTool(target, name, args, signal));
+  }
+
+  async #callTool(
     target: McpServerTarget,
     name: string,
     args: Record<string, unknown>,

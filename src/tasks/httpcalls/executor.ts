@@ -1,3 +1,4 @@
+import { httpStatusOutcome, type HttpCallMeters } from '../../ops/domain-metrics.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RecordingMismatchError } from '../../runtime/replay.ts';
 import type { Turn } from '../../runtime/turn.ts';
@@ -55,6 +56,8 @@ export interface HttpCallExecutorOptions {
   readonly log?: TaskLog;
   /** The vault, for secret-scoped property instructions; without it they fail the call. */
   readonly secretWriter?: SecretWriter | undefined;
+  /** Counts and times each request sent (not the answers of a replay). */
+  readonly meters?: HttpCallMeters | undefined;
 }
 
 export interface HttpCallResult {
@@ -125,6 +128,25 @@ export function createHttpCallExecutor(options: HttpCallExecutorOptions): HttpCa
   const { defaults } = options;
   const log: TaskLog = options.log ?? { warn: () => undefined };
   const transport = new HttpTransport({ outbound: options.outbound, maxRedirects: defaults.maxRedirects });
+  const meters = options.meters;
+  /** Sends through the transport, measured. */
+  const transmit: HttpTransport['send'] = meters
+    ? async (request, limits) => {
+        const startedAt = performance.now();
+        const seconds = () => (performance.now() - startedAt) / 1000;
+        try {
+          const response = await transport.send(request, limits);
+          meters.callFinished(httpStatusOutcome(response.status), seconds());
+          return response;
+        } catch (error) {
+          meters.callFinished(
+            error instanceof TransportError && error.code === 'ETIMEOUT' ? 'timeout' : 'error',
+            seconds(),
+          );
+          throw error;
+        }
+      }
+    : (request, limits) => transport.send(request, limits);
 
   const limitsOf = (call: CompiledHttpCall, signal: AbortSignal | undefined) => ({
     timeoutMillis: call.timeoutMillis ?? defaults.timeoutMillis,
@@ -146,7 +168,7 @@ export function createHttpCallExecutor(options: HttpCallExecutorOptions): HttpCa
 
   /** Sends a built request, or answers it from the turn's recordings when the turn is a replay. */
   async function send(call: CompiledHttpCall, request: BuiltRequest, turn: Turn): Promise<IncomingResponse> {
-    if (!turn.replay) return transport.send(request.outgoing, limitsOf(call, turn.signal));
+    if (!turn.replay) return transmit(request.outgoing, limitsOf(call, turn.signal));
     const recorded = turn.replay.httpCall(call.name, request.record) ?? { status: 200, headers: {}, body: '' };
     return {
       status: recorded.status,
@@ -177,7 +199,7 @@ export function createHttpCallExecutor(options: HttpCallExecutorOptions): HttpCa
   }
 
   function fireAndForget(call: CompiledHttpCall, built: BuiltRequest): void {
-    transport.send(built.outgoing, limitsOf(call, undefined)).then(
+    transmit(built.outgoing, limitsOf(call, undefined)).then(
       (response) => {
         if (!isSuccess(response.status))
           log.warn(

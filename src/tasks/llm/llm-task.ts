@@ -1,5 +1,4 @@
 import type { ModelMessage, OutputInterface, ToolResultPart } from 'ai';
-import { Counter, type Registry } from 'prom-client';
 import { A2aPeers, peerTools } from '../../llm/a2a-tools.ts';
 import { buildMessages } from '../../llm/conversation-messages.ts';
 import type { HttpCallTools } from '../../llm/http-call-tools.ts';
@@ -10,7 +9,9 @@ import {
   type ModelSpec,
   type ProviderDefaults,
 } from '../../llm/providers.ts';
-import { providerCallError, withRetry, type RetryPolicy } from '../../llm/retry.ts';
+import { providerCallError, ProviderTimeoutError, withRetry, type RetryPolicy } from '../../llm/retry.ts';
+import { LlmMeters } from '../../ops/domain-metrics.ts';
+import type { Tracing } from '../../ops/tracing.ts';
 import type { ToolDefinition } from '../../llm/tool-definitions.ts';
 import type { ToolHistory } from '../../llm/tool-history.ts';
 import {
@@ -71,8 +72,10 @@ export interface LlmTaskOptions {
   readonly httpCallTools?: HttpCallTools;
   /** How the web-page tools reach the web (default: http and https URLs only, unguarded). */
   readonly web?: WebAccess;
-  /** Where the LLM meters (`svc_llm_cascade_attempts_total`) are registered; default: nowhere. */
-  readonly registry?: Registry;
+  /** The LLM meters (calls, tokens, cost, cascade attempts); default: registered nowhere. */
+  readonly meters?: LlmMeters;
+  /** A span per model request when traces are on. */
+  readonly tracing?: Tracing | undefined;
   /** Where a failing pre-request or post-response property instruction is reported (it is skipped). */
   readonly log?: { warn(details: Record<string, unknown>, message: string): void } | undefined;
 }
@@ -81,7 +84,7 @@ export interface LlmTaskOptions {
 export interface LlmServices extends LlmTaskOptions {
   readonly models: ModelRegistry;
   readonly web: WebAccess;
-  readonly cascadeAttempts: Counter<'model' | 'outcome'>;
+  readonly meters: LlmMeters;
   readonly a2aPeers: A2aPeers;
 }
 
@@ -91,12 +94,7 @@ export function createLlmServices(options: LlmTaskOptions): LlmServices {
     models: new ModelRegistry(options.providerDefaults ?? { ollamaBaseUrl: 'http://localhost:11434' }),
     web: options.web ?? unguardedWebAccess,
     a2aPeers: new A2aPeers(options.providerDefaults?.fetch ?? globalThis.fetch),
-    cascadeAttempts: new Counter({
-      name: 'svc_llm_cascade_attempts_total',
-      help: 'Model cascade attempts by model and outcome (accepted, escalated, failed)',
-      labelNames: ['model', 'outcome'] as const,
-      registers: options.registry ? [options.registry] : [],
-    }),
+    meters: options.meters ?? new LlmMeters([]),
   };
 }
 
@@ -363,19 +361,33 @@ async function runTask(
     retry: RetryPolicy,
     stream: boolean,
   ): Promise<ModelCallResult> => {
-    const { value } = await withRetry(retry, turn.signal, () =>
-      callModel({
-        spec: model,
-        system: instructions,
-        messages: sent,
-        tools,
-        output,
-        maxSteps,
-        signal: turn.signal,
-        stream,
-        streamingTimeoutMs: task.streamingTimeoutMs,
-        emit: turn.emit,
-      }),
+    const attempt = async (): Promise<ModelCallResult> => {
+      try {
+        const made = await callModel({
+          spec: model,
+          system: instructions,
+          messages: sent,
+          tools,
+          output,
+          maxSteps,
+          signal: turn.signal,
+          stream,
+          streamingTimeoutMs: task.streamingTimeoutMs,
+          emit: turn.emit,
+        });
+        deps.meters.callFinished(model.provider, model.modelName, 'ok', Math.max(1, made.steps.length));
+        return made;
+      } catch (error) {
+        const timedOut = error instanceof ProviderTimeoutError || turn.signal.aborted;
+        deps.meters.callFinished(model.provider, model.modelName, timedOut ? 'timeout' : 'error');
+        throw error;
+      }
+    };
+    const tracing = deps.tracing;
+    const { value } = await withRetry(
+      retry,
+      turn.signal,
+      tracing === undefined ? attempt : () => tracedModelCall(tracing, model, attempt),
     );
     return value;
   };
@@ -385,18 +397,19 @@ async function runTask(
   };
   const costOf = (model: ModelSpec, made: ModelCallResult) => {
     turn.emit({ type: 'usage', inputTokens: made.usage.inputTokens, outputTokens: made.usage.outputTokens });
-    return made.steps.reduce(
-      (sum, step) =>
-        sum +
-        deps.tools.recordModelCall(
-          turn.conversationId,
-          model.provider,
-          model.modelName,
-          step.inputTokens,
-          step.outputTokens,
-        ),
-      0,
-    );
+    let cost = 0;
+    for (const step of made.steps) {
+      const stepCost = deps.tools.recordModelCall(
+        turn.conversationId,
+        model.provider,
+        model.modelName,
+        step.inputTokens,
+        step.outputTokens,
+      );
+      deps.meters.used(model.provider, model.modelName, step.inputTokens, step.outputTokens, stepCost);
+      cost += stepCost;
+    }
+    return cost;
   };
   const ask = async (sent: ModelMessage[]): Promise<ModelCallResult> => {
     try {
@@ -438,7 +451,7 @@ async function runTask(
         cost: costOf,
         failure: (error, model) => modelFailure(error, model).message,
         now: () => performance.now(),
-        counted: (attempt) => deps.cascadeAttempts.inc({ model: attempt.modelName, outcome: attempt.outcome }),
+        counted: (attempt) => deps.meters.cascadeAttempts.inc({ model: attempt.modelName, outcome: attempt.outcome }),
       },
     ).catch((error: unknown) => {
       if (error instanceof CascadeFailedError) throw new Error(hide(`LLM task '${task.id}': ${error.message}`));
@@ -529,6 +542,28 @@ function withSummary(system: string | undefined, summary: string | undefined): s
   if (summary === undefined || summary === '') return system;
   const note = `Summary of the earlier conversation: ${summary}`;
   return system === undefined ? note : `${system}\n\n${note}`;
+}
+
+/** One model request in a span `chat <model>` with the OpenTelemetry GenAI attributes (model, tokens). */
+function tracedModelCall(
+  tracing: Tracing,
+  model: ModelSpec,
+  attempt: () => Promise<ModelCallResult>,
+): Promise<ModelCallResult> {
+  const attributes = {
+    'gen_ai.operation.name': 'chat',
+    'gen_ai.system': model.provider,
+    'gen_ai.request.model': model.modelName,
+  };
+  return tracing.inSpan(`chat ${model.modelName}`, attributes, async (span) => {
+    const made = await attempt();
+    span.setAttributes({
+      'gen_ai.usage.input_tokens': made.usage.inputTokens,
+      'gen_ai.usage.output_tokens': made.usage.outputTokens,
+      ...(made.modelId === undefined ? {} : { 'gen_ai.response.model': made.modelId }),
+    });
+    return made;
+  });
 }
 
 /** A recorded answer as the result of a model call that cost nothing. */

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { McpClients } from '../../integrations/mcp/mcp-client.ts';
+import type { Tracing } from '../../ops/tracing.ts';
 import { closed } from '../../resources/schemas/common.ts';
 import type { McpCallsConfiguration } from '../../resources/schemas/mcpcalls.ts';
 import { defineTask, DeploymentError, stepUri, uriReferences } from '../../runtime/tasks.ts';
@@ -26,8 +27,12 @@ export interface McpServices {
   readonly secrets: SecretResolver;
 }
 
-export function createMcpServices(fetch: typeof globalThis.fetch, secrets: SecretResolver): McpServices {
-  return { clients: new McpClients(fetch), secrets };
+export function createMcpServices(
+  fetch: typeof globalThis.fetch,
+  secrets: SecretResolver,
+  tracing?: Tracing,
+): McpServices {
+  return { clients: new McpClients(fetch, tracing), secrets };
 }
 
 const uri = Type.Optional(
