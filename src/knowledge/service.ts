@@ -13,7 +13,12 @@ import type {
 } from '../storage/knowledge-ports.ts';
 import { chunkText } from './chunking.ts';
 import { documentText, type DocumentFormat } from './documents.ts';
-import { embeddingModelName, type EmbeddingModels } from './embedding-providers.ts';
+import {
+  embeddingCall,
+  embeddingModelName,
+  type EmbeddingModels,
+  type EmbeddingPurpose,
+} from './embedding-providers.ts';
 import { VectorIndex, type SearchHit } from './vector-index.ts';
 
 /**
@@ -63,6 +68,7 @@ export function documentIdOf(name: string): string {
 }
 
 const DEFAULT_CONCURRENT_INGESTIONS = 2;
+const PARALLEL_EMBEDDING_CALLS = 4;
 const DEFAULT_HEARTBEAT_MILLIS = 30_000;
 const ABANDONED_AFTER_HEARTBEATS = 4;
 /** Knowledge bases whose search index an instance keeps in memory (least recently searched out first). */
@@ -183,7 +189,7 @@ export class KnowledgeService {
     const { config } = knowledgeBase;
     const index = await this.#index(knowledgeBase.id);
     if (index.size === 0 || query.trim() === '') return [];
-    const [vector] = await this.#embed(config, [query], signal).catch((error: unknown) => {
+    const [vector] = await this.#embed(config, 'query', [query], signal).catch((error: unknown) => {
       if (signal?.aborted) throw error;
       // The provider failed, not the request: 503 with the reason (never a secret), not an internal error.
       throw new AppError('unavailable', (error as Error).message);
@@ -268,7 +274,7 @@ export class KnowledgeService {
         size: config.chunkSize ?? RAG_DEFAULTS.chunkSize,
         overlap: config.chunkOverlap ?? RAG_DEFAULTS.chunkOverlap,
       });
-      const vectors = await this.#embed(config, chunks, this.#stopping.signal);
+      const vectors = await this.#embed(config, 'document', chunks, this.#stopping.signal);
       const now = this.#clock();
       await this.#options.store.replaceDocument(
         knowledgeBase.id,
@@ -292,7 +298,12 @@ export class KnowledgeService {
   }
 
   /** Embeds texts with the knowledge base's model; errors name the provider and model, never a secret. */
-  async #embed(config: RagConfiguration, values: readonly string[], signal?: AbortSignal): Promise<Float32Array[]> {
+  async #embed(
+    config: RagConfiguration,
+    purpose: EmbeddingPurpose,
+    values: readonly string[],
+    signal?: AbortSignal,
+  ): Promise<Float32Array[]> {
     const provider = config.embeddingProvider ?? RAG_DEFAULTS.embeddingProvider;
     const parameters: Record<string, string> = {};
     const secretValues: string[] = [];
@@ -311,7 +322,9 @@ export class KnowledgeService {
       const { embeddings } = await embedMany({
         model: this.#options.models.model(provider, parameters),
         values: [...values],
-        ...(dimensions === undefined ? {} : { dimensions }),
+        ...embeddingCall(provider, modelName, purpose, dimensions),
+        // Providers that take one text a call (Bedrock's Titan) get a few calls at once, not one per chunk.
+        maxParallelCalls: PARALLEL_EMBEDDING_CALLS,
         maxRetries: 2,
         abortSignal: signal,
       });
