@@ -132,6 +132,9 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     secrets: vault.resolver(),
     log: logger,
     heartbeatMillis: settings['svc.rag.ingestion-heartbeat-millis'],
+    approximateMinChunks: settings['svc.rag.approximate-search-enabled']
+      ? settings['svc.rag.approximate-search-min-chunks']
+      : undefined,
   });
   const taskServices = createTaskServices({
     secretWriter: vault,

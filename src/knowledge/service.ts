@@ -59,7 +59,25 @@ export interface KnowledgeServiceOptions {
    * unchanged four times as long is taken as abandoned (its instance died) and reported failed.
    */
   readonly heartbeatMillis?: number;
+  /**
+   * Knowledge bases with at least this many chunks are searched through an approximate (HNSW) index once it is
+   * built; undefined: always exactly.
+   */
+  readonly approximateMinChunks?: number | undefined;
   readonly clock?: () => number;
+}
+
+/** How an instance searches one knowledge base (`GET /ragstore/rags/<id>/index`). */
+export interface SearchIndexState {
+  readonly chunks: number;
+  readonly dimensions: readonly number[];
+  /** `approximate`: through the HNSW index (plus exact scoring of what changed since it was built). */
+  readonly search: 'exact' | 'approximate';
+  /** An approximate index is being built (searches stay exact meanwhile, or use the previous one). */
+  readonly building: boolean;
+  /** Chunks written or replaced since the approximate index was built (all of them when there is none). */
+  readonly approximateLag: number;
+  readonly approximateMinChunks: number | undefined;
 }
 
 /** The id of a document: derived from its name, so that ingesting the same name again replaces it. */
@@ -73,11 +91,15 @@ const DEFAULT_HEARTBEAT_MILLIS = 30_000;
 const ABANDONED_AFTER_HEARTBEATS = 4;
 /** Knowledge bases whose search index an instance keeps in memory (least recently searched out first). */
 const CACHED_INDEXES = 16;
+/** The approximate index is rebuilt when this share of the chunks changed since it was built. */
+const APPROXIMATE_REBUILD_SHARE = 0.1;
 
 export class KnowledgeService {
   readonly #options: KnowledgeServiceOptions;
   readonly #clock: () => number;
   readonly #indexes = new Map<string, Promise<VectorIndex>>();
+  /** Approximate indexes being built, per knowledge base. */
+  readonly #building = new Map<string, Promise<void>>();
   readonly #stopping = new AbortController();
   readonly #running = new Set<Promise<void>>();
   readonly #waiting: Array<() => void> = [];
@@ -212,7 +234,7 @@ export class KnowledgeService {
   async close(): Promise<void> {
     this.#stopping.abort(new Error('the service stopped'));
     for (const release of this.#waiting.splice(0)) release();
-    await Promise.allSettled([...this.#running]);
+    await Promise.allSettled([...this.#running, ...this.#building.values()]);
   }
 
   async #whenFree(work: () => Promise<void>): Promise<void> {
@@ -348,12 +370,60 @@ export class KnowledgeService {
       return previous;
     }
     if (cached && this.#indexes.get(kbId) !== cached) return this.#index(kbId);
-    const loading = this.#load(kbId, previous);
+    const loading = this.#load(kbId, previous).then((index) => {
+      this.#maintainApproximate(kbId, index);
+      return index;
+    });
     this.#indexes.delete(kbId);
     this.#indexes.set(kbId, loading);
     loading.catch(() => this.#indexes.get(kbId) === loading && this.#indexes.delete(kbId));
     while (this.#indexes.size > CACHED_INDEXES) this.#indexes.delete(this.#indexes.keys().next().value!);
     return loading;
+  }
+
+  /**
+   * Starts building an approximate index when the knowledge base is large enough and has none, or too much changed
+   * since its was built; once built, the newest index of the knowledge base searches through it.
+   */
+  #maintainApproximate(kbId: string, index: VectorIndex): void {
+    const min = this.#options.approximateMinChunks;
+    if (min === undefined || index.size < min || this.#building.has(kbId)) return;
+    if (index.approximate && index.approximateLag <= index.size * APPROXIMATE_REBUILD_SHARE) return;
+    const build = index
+      .buildApproximate(this.#stopping.signal)
+      .then(async (layer) => {
+        const newest = await this.#indexes.get(kbId)?.catch(() => undefined);
+        newest?.useApproximate(layer);
+        return newest;
+      })
+      .catch((error: unknown) => {
+        if (!this.#stopping.signal.aborted)
+          this.#options.log.warn(
+            { knowledgeBase: kbId, problem: (error as Error).message },
+            'the approximate search index of a knowledge base could not be built; its searches stay exact',
+          );
+        return undefined;
+      })
+      .then((newest) => {
+        this.#building.delete(kbId);
+        // What changed while it was built may already call for the next one.
+        if (newest && !this.#stopping.signal.aborted) this.#maintainApproximate(kbId, newest);
+      });
+    this.#building.set(kbId, build);
+  }
+
+  /** How this instance searches the knowledge base (its index brought up to date first). */
+  async searchIndexState(kbId: string, caller?: CallerAccess): Promise<SearchIndexState> {
+    await this.knowledgeBase(kbId, undefined, caller);
+    const index = await this.#index(kbId);
+    return {
+      chunks: index.size,
+      dimensions: index.dimensions,
+      search: index.approximate ? 'approximate' : 'exact',
+      building: this.#building.has(kbId),
+      approximateLag: index.approximateLag,
+      approximateMinChunks: this.#options.approximateMinChunks,
+    };
   }
 
   /** The index at the store's revision: built from every chunk, or from `previous` reloading only what changed. */
