@@ -136,6 +136,8 @@ export async function startServer(settings: Settings, options: ServerOptions = {
       ? settings['svc.rag.approximate-search-min-chunks']
       : undefined,
   });
+  const vectorSearch = await knowledge.detectVectorSearch();
+  logger.info({ vectorSearch }, `knowledge-base vector search: ${vectorSearch.reason}`);
   const taskServices = createTaskServices({
     secretWriter: vault,
     httpCalls: httpCallsOptions(settings, vault, outbound, logger),

@@ -254,6 +254,33 @@ export async function knowledgeRoutes(
   );
 
   app.get(
+    '/ragstore/vectorsearch',
+    {
+      config: { access: { roles: 'read' } },
+      schema: {
+        tags,
+        summary: "How this instance searches knowledge bases' vectors, and why (the store's pgvector, found at start)",
+        response: {
+          200: Type.Object({
+            search: Type.Literal('in-process'),
+            pgvector: Type.Union(
+              ['none', 'absent', 'available', 'installed', 'unknown'].map((value) => Type.Literal(value)),
+              {
+                description:
+                  "none: the embedded store; absent: PostgreSQL has no 'vector' extension; available/installed: it has (not used yet)",
+              },
+            ),
+            pgvectorVersion: Type.Optional(Type.String()),
+            reason: Type.String(),
+            approximateMinChunks: Type.Optional(Type.Integer()),
+          }),
+        },
+      },
+    },
+    async () => knowledge.vectorSearch(),
+  );
+
+  app.get(
     `${BASE}/:id/index`,
     {
       config: { access: { roles: 'read', level: 'USE' } },

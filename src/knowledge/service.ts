@@ -10,6 +10,7 @@ import type {
   IngestionRecord,
   KnowledgeDocument,
   KnowledgeStore,
+  VectorExtension,
 } from '../storage/knowledge-ports.ts';
 import { chunkText } from './chunking.ts';
 import { documentText, type DocumentFormat } from './documents.ts';
@@ -67,6 +68,18 @@ export interface KnowledgeServiceOptions {
   readonly clock?: () => number;
 }
 
+/** How this instance searches vectors, found at start (`GET /ragstore/vectorsearch`, and the start-up log). */
+export interface VectorSearchInfo {
+  /** Where the vectors are searched: in this process (the store keeps them as bytes). */
+  readonly search: 'in-process';
+  /** PostgreSQL's pgvector extension as the store reported it (`none`: the embedded store). */
+  readonly pgvector: VectorExtension['pgvector'] | 'unknown';
+  readonly pgvectorVersion?: string;
+  readonly reason: string;
+  /** Knowledge bases from this many chunks are searched through an HNSW index (absent: always exactly). */
+  readonly approximateMinChunks?: number;
+}
+
 /** How an instance searches one knowledge base (`GET /ragstore/rags/<id>/index`). */
 export interface SearchIndexState {
   readonly chunks: number;
@@ -100,6 +113,7 @@ export class KnowledgeService {
   readonly #indexes = new Map<string, Promise<VectorIndex>>();
   /** Approximate indexes being built, per knowledge base. */
   readonly #building = new Map<string, Promise<void>>();
+  #vectorSearch: VectorSearchInfo | undefined;
   readonly #stopping = new AbortController();
   readonly #running = new Set<Promise<void>>();
   readonly #waiting: Array<() => void> = [];
@@ -114,6 +128,45 @@ export class KnowledgeService {
       await options.store.purge(id);
       this.#indexes.delete(id);
     });
+  }
+
+  /**
+   * Asks the store what it offers for vector search and settles how this instance searches (once, at start). No
+   * path uses pgvector yet: where the server has it, the answer says so and vectors are still searched in process.
+   */
+  async detectVectorSearch(): Promise<VectorSearchInfo> {
+    const approximate =
+      this.#options.approximateMinChunks === undefined
+        ? 'exactly'
+        : `exactly, and through an HNSW index (usearch) from ${this.#options.approximateMinChunks} chunks on`;
+    const extension = await this.#options.store.vectorExtension().catch((error: unknown) => error as Error);
+    const reasonOf = (): string => {
+      if (extension instanceof Error)
+        return `PostgreSQL's extensions could not be listed (${extension.message}): vectors are searched in process, ${approximate}.`;
+      switch (extension.pgvector) {
+        case 'none':
+          return `The embedded store has no vector extension: vectors are searched in process, ${approximate}.`;
+        case 'absent':
+          return `PostgreSQL offers no 'vector' extension (pg_available_extensions has none): vectors are kept in rag_chunks and searched in process, ${approximate}.`;
+        default:
+          return `PostgreSQL has the 'vector' extension (${extension.pgvector}${extension.version ? `, ${extension.version}` : ''}), which this service does not use yet: vectors are kept in rag_chunks and searched in process, ${approximate}.`;
+      }
+    };
+    this.#vectorSearch = {
+      search: 'in-process',
+      pgvector: extension instanceof Error ? 'unknown' : extension.pgvector,
+      ...(extension instanceof Error || extension.version === undefined ? {} : { pgvectorVersion: extension.version }),
+      reason: reasonOf(),
+      ...(this.#options.approximateMinChunks === undefined
+        ? {}
+        : { approximateMinChunks: this.#options.approximateMinChunks }),
+    };
+    return this.#vectorSearch;
+  }
+
+  /** What `detectVectorSearch` found (detecting it now if it was not asked at start). */
+  async vectorSearch(): Promise<VectorSearchInfo> {
+    return this.#vectorSearch ?? this.detectVectorSearch();
   }
 
   /** The configuration of a version (the current one when `version` is undefined), after the caller's access check. */

@@ -1,14 +1,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
 import { createResource, idFromLocation } from './support/agents.ts';
 import { startFakeEmbeddings, type FakeEmbeddings } from './support/fake-llm/index.ts';
 import { client } from './support/http.ts';
 import { startInstances, type Instances } from './support/instances.ts';
 import { ingestJson, knowledgeBaseBody } from './support/knowledge.ts';
+import { adminUrl } from './support/postgres.ts';
 import { serverOfBlock, storeTypes } from './support/server.ts';
 
 /**
- * Knowledge bases large enough for the approximate (HNSW) index (the threshold lowered to a few dozen chunks):
+ * How vectors are searched. At start the service asks the store for PostgreSQL's pgvector extension and reports
+ * what it found and why it searches in process. Knowledge bases large enough for the approximate (HNSW) index (the threshold lowered to a few dozen chunks):
  * searches answer what exact search answered, documents written, replaced or deleted after the index was built are
  * seen at once, the index is rebuilt once enough changed, and hybrid ranking still finds keyword matches. On both
  * stores, and across two instances sharing PostgreSQL.
@@ -55,13 +58,40 @@ const body = (embeddings: FakeEmbeddings, extra: Record<string, unknown> = {}) =
   knowledgeBaseBody(embeddings, { chunkStrategy: 'sentence', chunkSize: 80, chunkOverlap: 0, ...extra });
 
 for (const store of storeTypes) {
-  describe(`approximate search of large knowledge bases (${store})`, () => {
+  describe(`vector search (${store})`, () => {
     let embeddings: FakeEmbeddings;
     before(async () => {
       embeddings = await startFakeEmbeddings();
     });
     after(() => embeddings.close());
-    const { api } = serverOfBlock(store, { 'svc.rag.approximate-search-min-chunks': MIN_CHUNKS });
+    const block = serverOfBlock(store, { 'svc.rag.approximate-search-min-chunks': MIN_CHUNKS });
+    const { api } = block;
+
+    it('reports how it searches vectors and why: the pgvector extension of this PostgreSQL server, or none', async () => {
+      const answer = await api.get('/ragstore/vectorsearch');
+      assert.equal(answer.status, 200, answer.text);
+      assert.equal(answer.json.search, 'in-process');
+      assert.equal(answer.json.approximateMinChunks, MIN_CHUNKS);
+      if (store === 'sqlite') {
+        assert.equal(answer.json.pgvector, 'none');
+        assert.match(answer.json.reason, /embedded store has no vector extension/);
+      } else {
+        // What the server's own catalogue says (on these machines: no pgvector package, so absent).
+        const db = new pg.Client({ connectionString: adminUrl });
+        await db.connect();
+        const { rows } = await db
+          .query("SELECT installed_version FROM pg_available_extensions WHERE name = 'vector'")
+          .finally(() => db.end());
+        const expected = rows.length === 0 ? 'absent' : rows[0].installed_version ? 'installed' : 'available';
+        assert.equal(answer.json.pgvector, expected);
+        if (expected === 'absent') assert.match(answer.json.reason, /PostgreSQL offers no 'vector' extension/);
+      }
+      const logged = block.server.logLines
+        .map((line) => JSON.parse(line) as { msg: string; vectorSearch?: { pgvector: string } })
+        .find((line) => line.msg.startsWith('knowledge-base vector search:'));
+      assert.equal(logged?.vectorSearch?.pgvector, answer.json.pgvector);
+      assert.match(logged!.msg, /searched in process/);
+    });
 
     it('answers as exact search did, sees later changes at once, and is rebuilt when enough changed', async () => {
       const id = idFromLocation(await createResource(api, '/ragstore/rags', body(embeddings)));
