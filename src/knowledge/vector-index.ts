@@ -246,9 +246,13 @@ export class VectorIndex {
   }
 }
 
-/** HNSW candidates scored exactly per result asked for (at least the minimum): what keeps recall high. */
-const APPROXIMATE_CANDIDATES_PER_RESULT = 8;
-const MIN_APPROXIMATE_CANDIDATES = 64;
+/**
+ * HNSW candidates scored exactly per result asked for (at least the minimum): what keeps recall high. Measured at
+ * 100,000 chunks of 256 dimensions (bench data, hashed words: close to the hardest case for HNSW): recall@5 0.91
+ * with 64 or 128 candidates, 0.955 with 256, 0.985 with 512 at twice 256's latency.
+ */
+const APPROXIMATE_CANDIDATES_PER_RESULT = 32;
+const MIN_APPROXIMATE_CANDIDATES = 256;
 
 /** The cosine of a stored (not normalised) vector and a normalised one. */
 function dotOf(vector: Float32Array, unit: Float32Array): number {
