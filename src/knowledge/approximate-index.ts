@@ -49,14 +49,21 @@ export class ApproximateIndex {
     this.size = index.size();
   }
 
-  /** Builds the index of `vectors` (rows of `dimensions` floats) on a worker thread; `signal` stops the thread. */
+  /**
+   * Builds the index of `vectors` (rows of `dimensions` floats; handed over, unusable afterwards) on a worker thread;
+   * `signal` stops the thread.
+   */
   static async build(vectors: Float32Array, dimensions: number, signal?: AbortSignal): Promise<ApproximateIndex> {
     signal?.throwIfAborted();
     const folder = await mkdtemp(join(tmpdir(), 'svc-hnsw-'));
     try {
       const path = join(folder, 'index.usearch');
       const request: BuildRequest = { dimensions, vectors, path };
-      const worker = new Worker(new URL('./approximate-index-worker.ts', import.meta.url), { workerData: request });
+      // The vectors move to the worker (not copied): the caller built them for this and does not keep them.
+      const worker = new Worker(new URL('./approximate-index-worker.ts', import.meta.url), {
+        workerData: request,
+        transferList: [vectors.buffer as ArrayBuffer],
+      });
       const stop = () => void worker.terminate();
       signal?.addEventListener('abort', stop);
       try {
