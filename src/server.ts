@@ -174,7 +174,12 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     secrets: vault.resolver(),
     log: logger,
     heartbeatMillis: settings['svc.rag.ingestion-heartbeat-millis'],
+    approximateMinChunks: settings['svc.rag.approximate-search-enabled']
+      ? settings['svc.rag.approximate-search-min-chunks']
+      : undefined,
   });
+  const vectorSearch = await knowledge.detectVectorSearch();
+  logger.info({ vectorSearch }, `knowledge-base vector search: ${vectorSearch.reason}`);
   const taskServices = createTaskServices({
     secretWriter: vault,
     httpCalls: { ...httpCallsOptions(settings, vault, outbound, logger), meters: metrics.httpCalls },

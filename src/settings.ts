@@ -236,6 +236,15 @@ export const settingDefinitions = {
   'svc.rag.max-document-bytes': integer(26_214_400, 'largest document a knowledge-base upload accepts', 1),
   'svc.rag.max-documents': integer(100, 'most documents one knowledge-base ingestion accepts', 1),
   'svc.rag.max-upload-bytes': integer(104_857_600, 'most bytes of all documents of one multipart ingestion', 1),
+  'svc.rag.approximate-search-enabled': flag(
+    true,
+    'search large knowledge bases through an approximate (HNSW) index built in the background; false: always exactly',
+  ),
+  'svc.rag.approximate-search-min-chunks': integer(
+    20_000,
+    'chunks a knowledge base needs before an approximate index is built for it',
+    1,
+  ),
   'svc.rag.ingestion-heartbeat-millis': integer(
     30_000,
     'how often a running ingestion records that it is alive; one silent for four times as long counts as failed',

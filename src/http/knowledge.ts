@@ -253,6 +253,58 @@ export async function knowledgeRoutes(
     },
   );
 
+  app.get(
+    '/ragstore/vectorsearch',
+    {
+      config: { access: { roles: 'read' } },
+      schema: {
+        tags,
+        summary: "How this instance searches knowledge bases' vectors, and why (the store's pgvector, found at start)",
+        response: {
+          200: Type.Object({
+            search: Type.Literal('in-process'),
+            pgvector: Type.Union(
+              ['none', 'absent', 'available', 'installed', 'unknown'].map((value) => Type.Literal(value)),
+              {
+                description:
+                  "none: the embedded store; absent: PostgreSQL has no 'vector' extension; available/installed: it has (not used yet)",
+              },
+            ),
+            pgvectorVersion: Type.Optional(Type.String()),
+            reason: Type.String(),
+            approximateMinChunks: Type.Optional(Type.Integer()),
+          }),
+        },
+      },
+    },
+    async () => knowledge.vectorSearch(),
+  );
+
+  app.get(
+    `${BASE}/:id/index`,
+    {
+      config: { access: { roles: 'read', level: 'USE' } },
+      schema: {
+        tags,
+        summary: 'How this instance searches the knowledge base: exactly or through its approximate (HNSW) index',
+        params: IdParams,
+        response: {
+          200: Type.Object({
+            chunks: Type.Integer(),
+            dimensions: Type.Array(Type.Integer()),
+            search: Type.Union([Type.Literal('exact'), Type.Literal('approximate')]),
+            building: Type.Boolean({ description: 'an approximate index is being built' }),
+            approximateLag: Type.Integer({ description: 'chunks changed since the approximate index was built' }),
+            approximateMinChunks: Type.Optional(
+              Type.Integer({ description: 'chunks from which an approximate index is built (absent: never)' }),
+            ),
+          }),
+        },
+      },
+    },
+    async (request) => knowledge.searchIndexState(request.params.id, request.caller),
+  );
+
   app.post(
     `${BASE}/:id/search`,
     {

@@ -25,6 +25,51 @@ interface EmbeddingProvider {
   /** Parameters one of which must be given (checked when the knowledge base is written). */
   readonly required?: ReadonlyArray<readonly string[]>;
   build(parameters: Parameters, model: string, defaults: EmbeddingDefaults): EmbeddingModel;
+  /**
+   * How this provider's SDK takes the wanted dimensions and the texts' purpose, where it does not take them as the
+   * AI SDK's own `dimensions` (the default).
+   */
+  call?(model: string, purpose: EmbeddingPurpose, dimensions: number | undefined): EmbeddingCall;
+}
+
+/** Documents are embedded for the index, queries for searching it (some models embed the two differently). */
+export type EmbeddingPurpose = 'document' | 'query';
+
+/** The options of one `embedMany` call besides the model and the texts. */
+export interface EmbeddingCall {
+  readonly dimensions?: number;
+  /** Per provider name (as the SDK reads them), its options. */
+  readonly providerOptions?: Record<string, Record<string, string | number>>;
+}
+
+const withDimensions = (dimensions: number | undefined): EmbeddingCall =>
+  dimensions === undefined ? {} : { dimensions };
+
+/**
+ * Bedrock's embedding models read their options from `providerOptions` only: Titan `dimensions`, Cohere
+ * `outputDimension` and `inputType` (documents and queries embedded each for its role), Nova `embeddingDimension`
+ * and `embeddingPurpose`.
+ */
+function bedrockCall(model: string, purpose: EmbeddingPurpose, dimensions: number | undefined): EmbeddingCall {
+  if (model.includes('cohere.embed-'))
+    return {
+      providerOptions: {
+        bedrock: {
+          inputType: purpose === 'document' ? 'search_document' : 'search_query',
+          ...(dimensions === undefined ? {} : { outputDimension: dimensions }),
+        },
+      },
+    };
+  if (model.includes('amazon.nova-'))
+    return {
+      providerOptions: {
+        bedrock: {
+          embeddingPurpose: purpose === 'document' ? 'GENERIC_INDEX' : 'TEXT_RETRIEVAL',
+          ...(dimensions === undefined ? {} : { embeddingDimension: dimensions }),
+        },
+      },
+    };
+  return dimensions === undefined ? {} : { providerOptions: { bedrock: { dimensions } } };
 }
 
 /** The Ollama default and how providers reach their APIs (in the service: the guarded outbound dispatcher). */
@@ -39,6 +84,9 @@ const providers: Record<string, EmbeddingProvider> = {
     defaultModel: 'text-embedding-3-small',
     required: [['endpoint', 'baseUrl', 'resourceName']],
     build: (p, model, { fetch }) => azureProvider(p, fetch).embedding(text(p, 'deploymentName') ?? model),
+    // The Azure provider's OpenAI embedding model reads `dimensions` from the `openai` provider options only.
+    call: (_model, _purpose, dimensions) =>
+      dimensions === undefined ? {} : { dimensions, providerOptions: { openai: { dimensions } } },
   },
   mistral: {
     defaultModel: 'mistral-embed',
@@ -47,6 +95,11 @@ const providers: Record<string, EmbeddingProvider> = {
   gemini: {
     defaultModel: 'gemini-embedding-001',
     build: (p, model, { fetch }) => createGoogle(apiKeySettings(p, fetch)).embedding(model),
+    // Gemini embeds documents and queries for retrieval each with its own task type.
+    call: (_model, purpose, dimensions) => ({
+      ...withDimensions(dimensions),
+      providerOptions: { google: { taskType: purpose === 'document' ? 'RETRIEVAL_DOCUMENT' : 'RETRIEVAL_QUERY' } },
+    }),
   },
   vertex: {
     defaultModel: 'text-embedding-005',
@@ -64,10 +117,14 @@ const providers: Record<string, EmbeddingProvider> = {
     defaultModel: 'amazon.titan-embed-text-v2:0',
     // The original's default region.
     build: (p, model, { fetch }) => bedrockProvider({ region: 'us-east-1', ...p }, fetch).embedding(model),
+    call: bedrockCall,
   },
   ollama: {
     defaultModel: 'nomic-embed-text',
     build: (p, model, defaults) => ollamaProvider(p, defaults).embedding(model),
+    // The Ollama provider reads `dimensions` from its provider options only.
+    call: (_model, _purpose, dimensions) =>
+      dimensions === undefined ? {} : { providerOptions: { ollama: { dimensions } } },
   },
 };
 
@@ -95,6 +152,16 @@ export function embeddingProviderProblem(provider: string, parameters: Parameter
 /** The model name a knowledge base embeds with: `model` (or `modelName`), else the provider's default. */
 export function embeddingModelName(provider: string, parameters: Parameters): string {
   return text(parameters, 'model', 'modelName') ?? providers[provider]?.defaultModel ?? 'default';
+}
+
+/** The call options of an embedding with this provider and model. */
+export function embeddingCall(
+  provider: string,
+  model: string,
+  purpose: EmbeddingPurpose,
+  dimensions: number | undefined,
+): EmbeddingCall {
+  return providers[provider]?.call?.(model, purpose, dimensions) ?? withDimensions(dimensions);
 }
 
 /** Builds embedding models on first use and keeps them per (provider, parameters). */

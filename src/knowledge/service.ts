@@ -10,10 +10,16 @@ import type {
   IngestionRecord,
   KnowledgeDocument,
   KnowledgeStore,
+  VectorExtension,
 } from '../storage/knowledge-ports.ts';
 import { chunkText } from './chunking.ts';
 import { documentText, type DocumentFormat } from './documents.ts';
-import { embeddingModelName, type EmbeddingModels } from './embedding-providers.ts';
+import {
+  embeddingCall,
+  embeddingModelName,
+  type EmbeddingModels,
+  type EmbeddingPurpose,
+} from './embedding-providers.ts';
 import { VectorIndex, type SearchHit } from './vector-index.ts';
 
 /**
@@ -54,7 +60,37 @@ export interface KnowledgeServiceOptions {
    * unchanged four times as long is taken as abandoned (its instance died) and reported failed.
    */
   readonly heartbeatMillis?: number;
+  /**
+   * Knowledge bases with at least this many chunks are searched through an approximate (HNSW) index once it is
+   * built; undefined: always exactly.
+   */
+  readonly approximateMinChunks?: number | undefined;
   readonly clock?: () => number;
+}
+
+/** How this instance searches vectors, found at start (`GET /ragstore/vectorsearch`, and the start-up log). */
+export interface VectorSearchInfo {
+  /** Where the vectors are searched: in this process (the store keeps them as bytes). */
+  readonly search: 'in-process';
+  /** PostgreSQL's pgvector extension as the store reported it (`none`: the embedded store). */
+  readonly pgvector: VectorExtension['pgvector'] | 'unknown';
+  readonly pgvectorVersion?: string;
+  readonly reason: string;
+  /** Knowledge bases from this many chunks are searched through an HNSW index (absent: always exactly). */
+  readonly approximateMinChunks?: number;
+}
+
+/** How an instance searches one knowledge base (`GET /ragstore/rags/<id>/index`). */
+export interface SearchIndexState {
+  readonly chunks: number;
+  readonly dimensions: readonly number[];
+  /** `approximate`: through the HNSW index (plus exact scoring of what changed since it was built). */
+  readonly search: 'exact' | 'approximate';
+  /** An approximate index is being built (searches stay exact meanwhile, or use the previous one). */
+  readonly building: boolean;
+  /** Chunks written or replaced since the approximate index was built (all of them when there is none). */
+  readonly approximateLag: number;
+  readonly approximateMinChunks: number | undefined;
 }
 
 /** The id of a document: derived from its name, so that ingesting the same name again replaces it. */
@@ -63,15 +99,21 @@ export function documentIdOf(name: string): string {
 }
 
 const DEFAULT_CONCURRENT_INGESTIONS = 2;
+const PARALLEL_EMBEDDING_CALLS = 4;
 const DEFAULT_HEARTBEAT_MILLIS = 30_000;
 const ABANDONED_AFTER_HEARTBEATS = 4;
 /** Knowledge bases whose search index an instance keeps in memory (least recently searched out first). */
 const CACHED_INDEXES = 16;
+/** The approximate index is rebuilt when this share of the chunks changed since it was built. */
+const APPROXIMATE_REBUILD_SHARE = 0.1;
 
 export class KnowledgeService {
   readonly #options: KnowledgeServiceOptions;
   readonly #clock: () => number;
   readonly #indexes = new Map<string, Promise<VectorIndex>>();
+  /** Approximate indexes being built, per knowledge base. */
+  readonly #building = new Map<string, Promise<void>>();
+  #vectorSearch: VectorSearchInfo | undefined;
   readonly #stopping = new AbortController();
   readonly #running = new Set<Promise<void>>();
   readonly #waiting: Array<() => void> = [];
@@ -86,6 +128,45 @@ export class KnowledgeService {
       await options.store.purge(id);
       this.#indexes.delete(id);
     });
+  }
+
+  /**
+   * Asks the store what it offers for vector search and settles how this instance searches (once, at start). No
+   * path uses pgvector yet: where the server has it, the answer says so and vectors are still searched in process.
+   */
+  async detectVectorSearch(): Promise<VectorSearchInfo> {
+    const approximate =
+      this.#options.approximateMinChunks === undefined
+        ? 'exactly'
+        : `exactly, and through an HNSW index (usearch) from ${this.#options.approximateMinChunks} chunks on`;
+    const extension = await this.#options.store.vectorExtension().catch((error: unknown) => error as Error);
+    const reasonOf = (): string => {
+      if (extension instanceof Error)
+        return `PostgreSQL's extensions could not be listed (${extension.message}): vectors are searched in process, ${approximate}.`;
+      switch (extension.pgvector) {
+        case 'none':
+          return `The embedded store has no vector extension: vectors are searched in process, ${approximate}.`;
+        case 'absent':
+          return `PostgreSQL offers no 'vector' extension (pg_available_extensions has none): vectors are kept in rag_chunks and searched in process, ${approximate}.`;
+        default:
+          return `PostgreSQL has the 'vector' extension (${extension.pgvector}${extension.version ? `, ${extension.version}` : ''}), which this service does not use yet: vectors are kept in rag_chunks and searched in process, ${approximate}.`;
+      }
+    };
+    this.#vectorSearch = {
+      search: 'in-process',
+      pgvector: extension instanceof Error ? 'unknown' : extension.pgvector,
+      ...(extension instanceof Error || extension.version === undefined ? {} : { pgvectorVersion: extension.version }),
+      reason: reasonOf(),
+      ...(this.#options.approximateMinChunks === undefined
+        ? {}
+        : { approximateMinChunks: this.#options.approximateMinChunks }),
+    };
+    return this.#vectorSearch;
+  }
+
+  /** What `detectVectorSearch` found (detecting it now if it was not asked at start). */
+  async vectorSearch(): Promise<VectorSearchInfo> {
+    return this.#vectorSearch ?? this.detectVectorSearch();
   }
 
   /** The configuration of a version (the current one when `version` is undefined), after the caller's access check. */
@@ -183,7 +264,7 @@ export class KnowledgeService {
     const { config } = knowledgeBase;
     const index = await this.#index(knowledgeBase.id);
     if (index.size === 0 || query.trim() === '') return [];
-    const [vector] = await this.#embed(config, [query], signal).catch((error: unknown) => {
+    const [vector] = await this.#embed(config, 'query', [query], signal).catch((error: unknown) => {
       if (signal?.aborted) throw error;
       // The provider failed, not the request: 503 with the reason (never a secret), not an internal error.
       throw new AppError('unavailable', (error as Error).message);
@@ -206,7 +287,7 @@ export class KnowledgeService {
   async close(): Promise<void> {
     this.#stopping.abort(new Error('the service stopped'));
     for (const release of this.#waiting.splice(0)) release();
-    await Promise.allSettled([...this.#running]);
+    await Promise.allSettled([...this.#running, ...this.#building.values()]);
   }
 
   async #whenFree(work: () => Promise<void>): Promise<void> {
@@ -268,7 +349,7 @@ export class KnowledgeService {
         size: config.chunkSize ?? RAG_DEFAULTS.chunkSize,
         overlap: config.chunkOverlap ?? RAG_DEFAULTS.chunkOverlap,
       });
-      const vectors = await this.#embed(config, chunks, this.#stopping.signal);
+      const vectors = await this.#embed(config, 'document', chunks, this.#stopping.signal);
       const now = this.#clock();
       await this.#options.store.replaceDocument(
         knowledgeBase.id,
@@ -292,7 +373,12 @@ export class KnowledgeService {
   }
 
   /** Embeds texts with the knowledge base's model; errors name the provider and model, never a secret. */
-  async #embed(config: RagConfiguration, values: readonly string[], signal?: AbortSignal): Promise<Float32Array[]> {
+  async #embed(
+    config: RagConfiguration,
+    purpose: EmbeddingPurpose,
+    values: readonly string[],
+    signal?: AbortSignal,
+  ): Promise<Float32Array[]> {
     const provider = config.embeddingProvider ?? RAG_DEFAULTS.embeddingProvider;
     const parameters: Record<string, string> = {};
     const secretValues: string[] = [];
@@ -311,7 +397,9 @@ export class KnowledgeService {
       const { embeddings } = await embedMany({
         model: this.#options.models.model(provider, parameters),
         values: [...values],
-        ...(dimensions === undefined ? {} : { dimensions }),
+        ...embeddingCall(provider, modelName, purpose, dimensions),
+        // Providers that take one text a call (Bedrock's Titan) get a few calls at once, not one per chunk.
+        maxParallelCalls: PARALLEL_EMBEDDING_CALLS,
         maxRetries: 2,
         abortSignal: signal,
       });
@@ -335,12 +423,60 @@ export class KnowledgeService {
       return previous;
     }
     if (cached && this.#indexes.get(kbId) !== cached) return this.#index(kbId);
-    const loading = this.#load(kbId, previous);
+    const loading = this.#load(kbId, previous).then((index) => {
+      this.#maintainApproximate(kbId, index);
+      return index;
+    });
     this.#indexes.delete(kbId);
     this.#indexes.set(kbId, loading);
     loading.catch(() => this.#indexes.get(kbId) === loading && this.#indexes.delete(kbId));
     while (this.#indexes.size > CACHED_INDEXES) this.#indexes.delete(this.#indexes.keys().next().value!);
     return loading;
+  }
+
+  /**
+   * Starts building an approximate index when the knowledge base is large enough and has none, or too much changed
+   * since its was built; once built, the newest index of the knowledge base searches through it.
+   */
+  #maintainApproximate(kbId: string, index: VectorIndex): void {
+    const min = this.#options.approximateMinChunks;
+    if (min === undefined || index.size < min || this.#building.has(kbId)) return;
+    if (index.approximate && index.approximateLag <= index.size * APPROXIMATE_REBUILD_SHARE) return;
+    const build = index
+      .buildApproximate(this.#stopping.signal)
+      .then(async (layer) => {
+        const newest = await this.#indexes.get(kbId)?.catch(() => undefined);
+        newest?.useApproximate(layer);
+        return newest;
+      })
+      .catch((error: unknown) => {
+        if (!this.#stopping.signal.aborted)
+          this.#options.log.warn(
+            { knowledgeBase: kbId, problem: (error as Error).message },
+            'the approximate search index of a knowledge base could not be built; its searches stay exact',
+          );
+        return undefined;
+      })
+      .then((newest) => {
+        this.#building.delete(kbId);
+        // What changed while it was built may already call for the next one.
+        if (newest && !this.#stopping.signal.aborted) this.#maintainApproximate(kbId, newest);
+      });
+    this.#building.set(kbId, build);
+  }
+
+  /** How this instance searches the knowledge base (its index brought up to date first). */
+  async searchIndexState(kbId: string, caller?: CallerAccess): Promise<SearchIndexState> {
+    await this.knowledgeBase(kbId, undefined, caller);
+    const index = await this.#index(kbId);
+    return {
+      chunks: index.size,
+      dimensions: index.dimensions,
+      search: index.approximate ? 'approximate' : 'exact',
+      building: this.#building.has(kbId),
+      approximateLag: index.approximateLag,
+      approximateMinChunks: this.#options.approximateMinChunks,
+    };
   }
 
   /** The index at the store's revision: built from every chunk, or from `previous` reloading only what changed. */

@@ -106,3 +106,74 @@ describe('vector index', () => {
     assert.deepEqual(VectorIndex.of(0, []).search(Float32Array.from([1]), { maxResults: 3, minScore: 0 }), []);
   });
 });
+
+describe('vector index with an approximate layer', () => {
+  const DIMENSIONS = 32;
+  let state = 7;
+  const random = () => {
+    state = (state * 1_664_525 + 1_013_904_223) >>> 0;
+    return state / 2 ** 32 - 0.5;
+  };
+  const vector = () => Array.from({ length: DIMENSIONS }, random);
+  /** 40 documents of 100 chunks around 40 centres (as embeddings of texts on a few topics cluster). */
+  const centres = Array.from({ length: 40 }, vector);
+  const many: StoredChunk[] = centres.flatMap((centre, document) =>
+    Array.from({ length: 100 }, (_, i) => ({
+      documentId: `doc${document}`,
+      documentName: `doc${document}`,
+      chunkIndex: i,
+      text: `chunk ${i} of ${document}`,
+      embedding: Float32Array.from(centre, (value) => value + random() * 0.6),
+    })),
+  );
+  const revisions = new Map(centres.map((_, document) => [`doc${document}`, 1]));
+
+  it('finds what exact search finds (recall@5 over 100 queries)', async () => {
+    const exact = VectorIndex.of(1, many, revisions);
+    const approximate = VectorIndex.of(1, many, revisions);
+    approximate.useApproximate(await approximate.buildApproximate());
+    assert.equal(approximate.approximate, true);
+    assert.equal(approximate.approximateLag, 0);
+    let found = 0;
+    for (let q = 0; q < 100; q++) {
+      const query = Float32Array.from(centres[q % 40]!, (value) => value + random() * 0.6);
+      const expected = new Set(exact.search(query, { maxResults: 5, minScore: 0 }).map((hit) => hit.text));
+      for (const hit of approximate.search(query, { maxResults: 5, minScore: 0 })) if (expected.has(hit.text)) found++;
+    }
+    assert.ok(found / 500 >= 0.95, `recall@5 ${found / 500}`);
+  });
+
+  it('never answers chunks of documents replaced or removed after it was built, and scores new ones exactly', async () => {
+    const index = VectorIndex.of(1, many, revisions);
+    index.useApproximate(await index.buildApproximate());
+    const replaced = new Map(revisions);
+    replaced.delete('doc1');
+    replaced.set('doc0', 2);
+    replaced.set('late', 2);
+    const query = Float32Array.from(centres[0]!);
+    const next = index.updated(2, replaced, [
+      {
+        documentId: 'doc0',
+        documentName: 'doc0',
+        chunkIndex: 0,
+        text: 'new doc0',
+        embedding: Float32Array.from(centres[1]!),
+      },
+      {
+        documentId: 'late',
+        documentName: 'late',
+        chunkIndex: 0,
+        text: 'late',
+        embedding: Float32Array.from(centres[0]!),
+      },
+    ]);
+    assert.equal(next.approximate, true);
+    assert.equal(next.approximateLag, 100 + 100 + 2);
+    const hits = next.search(query, { maxResults: 5, minScore: 0 });
+    assert.equal(hits[0]?.text, 'late');
+    assert.ok(!hits.some((hit) => hit.text.startsWith('chunk') && hit.documentId === 'doc0'));
+    const nearDoc1 = next.search(Float32Array.from(centres[1]!), { maxResults: 5, minScore: 0 });
+    assert.equal(nearDoc1[0]?.text, 'new doc0');
+    assert.ok(!nearDoc1.some((hit) => hit.documentId === 'doc1'));
+  });
+});

@@ -47,7 +47,20 @@ export interface IngestionDocument {
   readonly error?: string;
 }
 
+/**
+ * Whether the store could search vectors itself: PostgreSQL's `pgvector` extension (`vector` in
+ * `pg_available_extensions`): `absent` from the server, `available` to `CREATE EXTENSION`, or `installed` in this
+ * database; `none` for the embedded store, which has no such extension.
+ */
+export interface VectorExtension {
+  readonly pgvector: 'none' | 'absent' | 'available' | 'installed';
+  /** The installed version, else the version the server would install. */
+  readonly version?: string;
+}
+
 export interface KnowledgeStore {
+  /** What the store offers for vector search (asked once at start). */
+  vectorExtension(): Promise<VectorExtension>;
   /** Replaces the document's chunks (all of them, or none on failure), raises the revision and records it on the document. */
   replaceDocument(kbId: string, document: KnowledgeDocument, chunks: readonly NewChunk[]): Promise<void>;
   /** Removes the document and its chunks; false when it does not exist. */

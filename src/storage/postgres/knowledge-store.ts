@@ -6,6 +6,7 @@ import {
   type KnowledgeStore,
   type NewChunk,
   type StoredChunk,
+  type VectorExtension,
 } from '../knowledge-ports.ts';
 import { DOCUMENT_COLUMNS, documentOfRow } from '../knowledge-rows.ts';
 import { inTransaction, type Queryable } from './transaction.ts';
@@ -24,6 +25,17 @@ export class PostgresKnowledgeStore implements KnowledgeStore {
 
   constructor(db: Queryable) {
     this.#db = db;
+  }
+
+  async vectorExtension(): Promise<VectorExtension> {
+    const { rows } = await this.#db.query(
+      "SELECT default_version, installed_version FROM pg_available_extensions WHERE name = 'vector'",
+    );
+    const [row] = rows as Array<{ default_version: string | null; installed_version: string | null }>;
+    if (!row) return { pgvector: 'absent' };
+    return row.installed_version
+      ? { pgvector: 'installed', version: row.installed_version }
+      : { pgvector: 'available', ...(row.default_version ? { version: row.default_version } : {}) };
   }
 
   async replaceDocument(kbId: string, document: KnowledgeDocument, chunks: readonly NewChunk[]): Promise<void> {

@@ -7,6 +7,7 @@ import {
   type KnowledgeStore,
   type NewChunk,
   type StoredChunk,
+  type VectorExtension,
 } from '../knowledge-ports.ts';
 import { DOCUMENT_COLUMNS, documentOfRow } from '../knowledge-rows.ts';
 import type { GroupCommit } from './group-commit.ts';
@@ -47,6 +48,10 @@ const STATEMENTS = {
 export class SqliteKnowledgeStore extends SqliteStore<keyof typeof STATEMENTS> implements KnowledgeStore {
   constructor(db: DatabaseSync, writes: GroupCommit) {
     super(db, STATEMENTS, writes);
+  }
+
+  async vectorExtension(): Promise<VectorExtension> {
+    return { pgvector: 'none' };
   }
 
   async replaceDocument(kbId: string, document: KnowledgeDocument, chunks: readonly NewChunk[]): Promise<void> {
