@@ -32,6 +32,10 @@ import { TranscriptRunService } from './transcripts/runs.ts';
 import { Scheduler } from './schedules/scheduler.ts';
 import { ChannelService } from './channels/channel-service.ts';
 import { GroupService } from './groups/group-service.ts';
+import { UserMemoryService } from './user-memory/service.ts';
+import { UserDataService } from './user-memory/user-data.ts';
+import { startUserMemoryRetention } from './user-memory/retention.ts';
+import type { PeriodicJob } from './ops/periodic-job.ts';
 import { ResourceCatalogue } from './resources/catalogue.ts';
 import { builtInTasks, createTaskServices, type TaskServiceOptions } from './tasks/index.ts';
 import type { HttpCallExecutorOptions } from './tasks/httpcalls/executor.ts';
@@ -51,6 +55,8 @@ export interface RunningServer {
   readonly scheduler: Scheduler;
   /** Messaging channels (tests call `sweep()` to pick up messages an instance left behind). */
   readonly channels: ChannelService;
+  /** The retention sweep of user memory (undefined while it is off; tests call `runNow()`). */
+  readonly userMemoryRetention: PeriodicJob | undefined;
   /** Stops accepting connections, lets in-flight requests finish, then closes the store. */
   close(): Promise<void>;
 }
@@ -133,10 +139,12 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     log: logger,
     heartbeatMillis: settings['svc.rag.ingestion-heartbeat-millis'],
   });
+  const clock = options.clock ?? Date.now;
+  const userMemories = new UserMemoryService(storage.userMemories, clock);
   const taskServices = createTaskServices({
     secretWriter: vault,
     httpCalls: httpCallsOptions(settings, vault, outbound, logger),
-    llm: llmOptions(settings, vault, toolHistory, outbound, webOutbound, logger, metrics.registry),
+    llm: llmOptions(settings, vault, toolHistory, outbound, webOutbound, logger, metrics.registry, userMemories),
     knowledge,
   });
   closeMcpClients = () => taskServices.mcp?.clients.close() ?? Promise.resolve();
@@ -218,6 +226,12 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     clock: options.clock,
   });
   const triggers = new TriggerService(storage.triggers, conversations, resources);
+  const userData = new UserDataService({
+    memories: userMemories,
+    properties: storage.userProperties,
+    conversations,
+    clock,
+  });
   const backup = new BackupService({
     storage,
     resources,
@@ -251,6 +265,8 @@ export async function startServer(settings: Settings, options: ServerOptions = {
         scheduler,
         channels,
         groups,
+        userMemories,
+        userData,
         tools: toolHistory,
         audit,
         approvalEvents,
@@ -281,6 +297,14 @@ export async function startServer(settings: Settings, options: ServerOptions = {
         })
       : () => undefined;
   scheduler.start(settings['svc.schedules.poll-interval-millis']);
+  const userMemoryRetention = startUserMemoryRetention({
+    days: settings['svc.usermemories.deleteOlderThanDays'],
+    cluster,
+    memories: userMemories,
+    properties: storage.userProperties,
+    clock,
+    log: logger,
+  });
   channels.start(settings['svc.channels.retry-interval-millis']);
   const { port } = running.server.address() as AddressInfo;
   const host = settings['svc.http.host'] === '0.0.0.0' ? '127.0.0.1' : settings['svc.http.host'];
@@ -291,10 +315,12 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     audit,
     scheduler,
     channels,
+    userMemoryRetention,
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     close: () =>
       (closing ??= running.close().then(async () => {
         stopApprovalTimeouts();
+        await userMemoryRetention?.stop();
         await knowledge.close();
         await scheduler.close();
         await channels.close();
@@ -335,10 +361,12 @@ function llmOptions(
   webOutbound: Outbound,
   log: LlmTaskOptions['log'],
   registry: LlmTaskOptions['registry'],
+  userMemory: UserMemoryService,
 ): TaskServiceOptions['llm'] {
   return {
     secrets: vault.resolver(),
     tools,
+    userMemory,
     log,
     registry,
     providerDefaults: { ollamaBaseUrl: settings['svc.ollama.default-base-url'], fetch: outbound.fetch },

@@ -120,7 +120,11 @@ export const settingDefinitions = {
     './data/audit-dead-letter.jsonl',
     'JSONL file receiving audit entries whose write failed after the retries',
   ),
-  'svc.usermemories.deleteOlderThanDays': integer(-1, 'long-term property retention in days; -1 = off', -1),
+  'svc.usermemories.deleteOlderThanDays': integer(
+    -1,
+    'retention in days of user-memory entries and long-term properties (since their last write); -1 = off',
+    -1,
+  ),
   'svc.conversations.redo-cache-size': integer(20, 'undone steps kept per conversation', 0),
   'svc.conversations.retry-window-steps': integer(
     100,

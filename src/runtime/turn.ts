@@ -67,6 +67,8 @@ export class Turn {
   readonly caller: CallerIdentity | undefined;
   /** Answers the turn's HTTP and LLM calls from recordings (a transcript replay); undefined = the real calls. */
   readonly replay: TurnReplay | undefined;
+  /** The group discussion this turn answers in (set by the group service only, never by a client). */
+  readonly groupId: string | undefined;
 
   /** Set by a task that waits for tool approvals; the pipeline then pauses the turn after it. */
   toolApprovalRequest: ToolApprovalRequest | undefined;
@@ -90,6 +92,7 @@ export class Turn {
     onEvent?: ((event: TurnEvent) => void) | undefined;
     caller?: CallerIdentity | undefined;
     replay?: TurnReplay | undefined;
+    groupId?: string | undefined;
     /** A paused turn's step to go on from (`partialStep()` of the turn that paused). */
     resumeFrom?: PartialStep | undefined;
   }) {
@@ -114,6 +117,7 @@ export class Turn {
     this.hasListener = options.onEvent !== undefined;
     this.caller = options.caller;
     this.replay = options.replay;
+    this.groupId = options.groupId;
   }
 
   /** The user's message of this turn. */

@@ -46,6 +46,8 @@ import { mcpToolDefinitions } from './mcp-tools.ts';
 import { retrieveContext } from './knowledge-retrieval.ts';
 import { callModel, type ModelCallResult } from './model-call.ts';
 import { resolveSecrets, SecretValues } from '../httpcalls/field-template.ts';
+import type { UserMemoryService } from '../../user-memory/service.ts';
+import { memoryTools } from '../../user-memory/memory-tools.ts';
 
 /**
  * `svc://ai.svc.llm` (alias `ai.svc.langchain`): calls a language model when one of a task's actions is among the
@@ -73,6 +75,8 @@ export interface LlmTaskOptions {
   readonly web?: WebAccess;
   /** Where the LLM meters (`svc_llm_cascade_attempts_total`) are registered; default: nowhere. */
   readonly registry?: Registry;
+  /** Persistent user memory: the memory tools of agents with `enableMemoryTools`; without it they do not deploy. */
+  readonly userMemory?: UserMemoryService | undefined;
   /** Where a failing pre-request or post-response property instruction is reported (it is skipped). */
   readonly log?: { warn(details: Record<string, unknown>, message: string): void } | undefined;
 }
@@ -121,7 +125,7 @@ export const llmTask = defineTask({
       reference === undefined ? {} : ((await context.resolve(reference, 'llm')) as { tasks?: LlmTaskConfig[] });
     const tasks: CompiledLlmTask[] = [];
     for (const [index, task] of (configuration.tasks ?? []).entries())
-      tasks.push(await compileLlmTask(task, index, context, services.httpCallTools));
+      tasks.push(await compileLlmTask(task, index, context, services.httpCallTools, services.userMemory !== undefined));
     return {
       type: LLM_TASK_TYPE,
       async execute(turn) {
@@ -330,6 +334,13 @@ async function runTask(
   const trace: TraceEntry[] = [];
   const definitions = [
     ...toolDefinitions(task, turn, deps.httpCallTools),
+    ...(task.memory && deps.userMemory
+      ? memoryTools(
+          deps.userMemory,
+          { userId: turn.userId, agentId: turn.agentId, groupId: turn.groupId, conversationId: turn.conversationId },
+          task.memory,
+        )
+      : []),
     ...(await remoteTools(task, deps, data, secrets, turn.signal).catch((error: unknown) => {
       if (turn.signal.aborted) throw turn.signal.reason;
       throw new Error(hide(`LLM task '${task.id}': ${error instanceof Error ? error.message : String(error)}`));
