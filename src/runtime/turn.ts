@@ -10,6 +10,23 @@ export type TurnEvent =
   | { readonly type: 'tool_call'; readonly tool: string; readonly arguments?: unknown }
   /** A task threw: the turn ends in ERROR; `reason` is the one stored in the step (never a secret). */
   | { readonly type: 'task_failed'; readonly task: string; readonly reason: string }
+  /** A step of an LLM task's model cascade starts (`step` counts from 0). */
+  | {
+      readonly type: 'cascade_step_start';
+      readonly task: string;
+      readonly step: number;
+      readonly provider: string;
+      readonly modelName: string;
+    }
+  /** The cascade goes on to the next step: why the previous step's answer was not taken. */
+  | {
+      readonly type: 'cascade_escalation';
+      readonly task: string;
+      readonly fromStep: number;
+      readonly toStep: number;
+      readonly outcome: 'escalated' | 'failed';
+      readonly reason: string | undefined;
+    }
   /** Tokens one model call used (LLM tasks). */
   | { readonly type: 'usage'; readonly inputTokens: number; readonly outputTokens: number };
 

@@ -40,7 +40,7 @@ import {
   type LlmTaskConfig,
   type TaskTool,
 } from './llm-config.ts';
-import { CascadeFailedError, cascadeOutput, runCascade } from './model-cascade.ts';
+import { CascadeFailedError, cascadeOutput, runCascade, type CascadeAttempt } from './model-cascade.ts';
 import type { McpServices } from '../mcpcalls/mcpcalls-task.ts';
 import { mcpToolDefinitions } from './mcp-tools.ts';
 import { retrieveContext } from './knowledge-retrieval.ts';
@@ -431,6 +431,8 @@ async function runTask(
     answerText = recorded;
   } else if (cascade) {
     const output = cascadeOutput(cascade.judge);
+    // The attempts so far, for the live events (the run's record has them too, once it ends).
+    const attempts: CascadeAttempt[] = [];
     const run = await runCascade(
       cascade.judge,
       cascade.steps.map((step) => step.confidenceThreshold),
@@ -444,12 +446,33 @@ async function runTask(
         },
         // Only the last step is retried: for the others, the next step is the fallback. Not streamed, since an
         // answer may still be rejected.
-        call: (model, index) =>
-          call(model, messages, output, index === cascade.steps.length - 1 ? task.retry : NO_RETRY, false),
+        call: (model, index) => {
+          const previous = attempts.at(-1);
+          if (previous !== undefined && previous.outcome !== 'accepted')
+            turn.emit({
+              type: 'cascade_escalation',
+              task: task.id,
+              fromStep: previous.step,
+              toStep: index,
+              outcome: previous.outcome,
+              reason: previous.reason,
+            });
+          turn.emit({
+            type: 'cascade_step_start',
+            task: task.id,
+            step: index,
+            provider: model.provider,
+            modelName: model.modelName,
+          });
+          return call(model, messages, output, index === cascade.steps.length - 1 ? task.retry : NO_RETRY, false);
+        },
         cost: costOf,
         failure: (error, model) => modelFailure(error, model).message,
         now: () => performance.now(),
-        counted: (attempt) => deps.cascadeAttempts.inc({ model: attempt.modelName, outcome: attempt.outcome }),
+        counted: (attempt) => {
+          attempts.push(attempt);
+          deps.cascadeAttempts.inc({ model: attempt.modelName, outcome: attempt.outcome });
+        },
       },
     ).catch((error: unknown) => {
       if (error instanceof CascadeFailedError) throw new Error(hide(`LLM task '${task.id}': ${error.message}`));
