@@ -263,7 +263,7 @@ for (const store of storeTypes) {
         }),
       });
       assert.equal(upstreamDefaults.status, 201, upstreamDefaults.text);
-      const stored = await api.get(new URL(upstreamDefaults.headers.get('location')!).pathname + '?version=1');
+      const stored = await api.get(`${new URL(upstreamDefaults.headers.get('location')!).pathname}?version=1`);
       assert.deepEqual(stored.json.userMemoryConfig, {}, 'the original defaults that ask for nothing are dropped');
 
       // The whitelist names the memory tools, but the agent does not enable them: the deployment says why.
