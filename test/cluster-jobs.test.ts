@@ -82,7 +82,13 @@ function exclusiveJobContract(name: string, twoInstances: () => Promise<[Cluster
         concurrent--;
       };
       const jobs = [first, second].map((cluster) =>
-        startPeriodicJob({ name: 'sweep', intervalMillis: 5, cluster, run, onError: assert.fail }),
+        startPeriodicJob({
+          name: 'sweep',
+          intervalMillis: 5,
+          cluster,
+          run,
+          onError: (error) => assert.fail(String(error)),
+        }),
       );
       while (runs < 6) await new Promise((resolve) => setTimeout(resolve, 10));
       await Promise.all(jobs.map((job) => job.stop()));
