@@ -205,7 +205,12 @@ for (const store of storeTypes) {
         assert.match(refused.json.detail, pattern);
       }
       assert.equal((await api.get('/usermemorystore/memories/alice?category=secret')).status, 400);
-      assert.equal((await api.get('/usermemorystore/memories/alice/visible')).status, 400, 'agentId is required');
+      assert.deepEqual(
+        (await api.get('/usermemorystore/memories/alice/visible')).json.map((e: any) => e.visibility),
+        ['global', 'global'],
+        'without an agent: what every agent sees',
+      );
+      assert.equal((await api.get('/usermemorystore/memories/alice/visible?limit=0')).status, 400);
       assert.equal((await api.get('/usermemorystore/memories/alice/count')).json, 4);
 
       const users = await api.get('/usermemorystore/memories');

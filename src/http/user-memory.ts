@@ -71,7 +71,9 @@ const ListQuery = Type.Object(
 );
 const VisibleQuery = Type.Object(
   {
-    agentId: Type.String({ minLength: 1, description: 'the agent that would read' }),
+    agentId: Type.Optional(
+      Type.String({ minLength: 1, description: 'the agent that would read; without it, what every agent sees' }),
+    ),
     groupId: Type.Optional(Type.String({ description: 'the group discussion it would read in' })),
     order: Type.Optional(
       Type.Union([Type.Literal('most_recent'), Type.Literal('most_accessed')], { description: 'default most_recent' }),
@@ -196,7 +198,8 @@ export async function userMemoryRoutes(
       const { userId } = request.params;
       requireOwnData(request.caller, userId);
       const { agentId, groupId, order, limit } = request.query;
-      return memories.visible({ userId, agentId, groupId }, order ?? 'most_recent', limit);
+      // No agent: only what every agent of the user sees (an agent id is never empty).
+      return memories.visible({ userId, agentId: agentId ?? '', groupId }, order ?? 'most_recent', limit);
     },
   );
 
