@@ -37,6 +37,9 @@ import { TranscriptRunService } from './transcripts/runs.ts';
 import { Scheduler } from './schedules/scheduler.ts';
 import { ChannelService } from './channels/channel-service.ts';
 import { GroupService } from './groups/group-service.ts';
+import { UserMemoryService } from './user-memory/service.ts';
+import { UserDataService } from './user-memory/user-data.ts';
+import type { PeriodicJob } from './ops/periodic-job.ts';
 import { ResourceCatalogue } from './resources/catalogue.ts';
 import { builtInTasks, createTaskServices, type TaskServiceOptions } from './tasks/index.ts';
 import type { HttpCallExecutorOptions } from './tasks/httpcalls/executor.ts';
@@ -180,10 +183,12 @@ export async function startServer(settings: Settings, options: ServerOptions = {
   });
   const vectorSearch = await knowledge.detectVectorSearch();
   logger.info({ vectorSearch }, `knowledge-base vector search: ${vectorSearch.reason}`);
+  const clock = options.clock ?? Date.now;
+  const userMemories = new UserMemoryService(storage.userMemories, clock);
   const taskServices = createTaskServices({
     secretWriter: vault,
     httpCalls: { ...httpCallsOptions(settings, vault, outbound, logger), meters: metrics.httpCalls },
-    llm: llmOptions(settings, vault, toolHistory, outbound, webOutbound, logger, metrics.llm, tracing),
+    llm: llmOptions(settings, vault, toolHistory, outbound, webOutbound, logger, metrics.llm, tracing, userMemories),
     knowledge,
   });
   closeMcpClients = () => taskServices.mcp?.clients.close() ?? Promise.resolve();
@@ -233,7 +238,8 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     userProperties: storage.userProperties,
     endedDays: settings['svc.conversations.deleteEndedConversationsOnceOlderThanDays'],
     idleDays: settings['svc.conversations.deleteIdleConversationsOnceOlderThanDays'],
-    longTermPropertyDays: settings['svc.usermemories.deleteOlderThanDays'],
+    userMemories,
+    userMemoryDays: settings['svc.usermemories.deleteOlderThanDays'],
     batchSize: settings['svc.retention.batch-size'],
     registry: metrics.registry,
     audit,
@@ -283,6 +289,12 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     clock: options.clock,
   });
   const triggers = new TriggerService(storage.triggers, conversations, resources);
+  const userData = new UserDataService({
+    memories: userMemories,
+    properties: storage.userProperties,
+    conversations,
+    clock,
+  });
   const backup = new BackupService({
     storage,
     resources,
@@ -320,6 +332,8 @@ export async function startServer(settings: Settings, options: ServerOptions = {
         scheduler,
         channels,
         groups,
+        userMemories,
+        userData,
         tools: toolHistory,
         audit,
         approvalEvents,
@@ -435,10 +449,12 @@ function llmOptions(
   log: LlmTaskOptions['log'],
   meters: LlmTaskOptions['meters'],
   tracing: LlmTaskOptions['tracing'],
+  userMemory: UserMemoryService,
 ): TaskServiceOptions['llm'] {
   return {
     secrets: vault.resolver(),
     tools,
+    userMemory,
     log,
     meters,
     tracing,

@@ -127,7 +127,7 @@ export const settingDefinitions = {
   ),
   'svc.usermemories.deleteOlderThanDays': integer(
     -1,
-    'long-term properties not written for this many days are deleted by the retention sweep; -1 = off',
+    'user-memory entries and long-term properties not written for this many days are deleted by the retention sweep; -1 = off',
     -1,
   ),
   'svc.conversations.deleteEndedConversationsOnceOlderThanDays': integer(

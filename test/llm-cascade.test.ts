@@ -4,6 +4,7 @@ import { sendMessage } from './support/agents.ts';
 import { startFakeOpenAi, type FakeProvider } from './support/fake-llm/index.ts';
 import { conversationWith, lastStepValue, loopbackOfBlock, openAiTask } from './support/llm-agents.ts';
 import { serverOfBlock, storeTypes } from './support/server.ts';
+import { sseEvents } from './support/groups.ts';
 
 /**
  * Model cascading (`modelCascade`) through the REST API against a loopback OpenAI-compatible fake, on both stores:
@@ -42,12 +43,54 @@ interface CascadeRecord {
 
 for (const store of storeTypes) {
   describe(`LLM model cascades on ${store}`, () => {
-    const { api } = serverOfBlock(store);
+    const block = serverOfBlock(store);
+    const { api } = block;
     const loopback = loopbackOfBlock({ fake: startFakeOpenAi });
 
     async function detailed(id: string) {
       return (await api.get(`/agents/${id}?returnDetailed=true`)).json;
     }
+
+    it('the streamed turn tells each cascade step as it starts and why it escalated', async () => {
+      loopback.fake.reset();
+      const id = await conversationWith(api, cascadeTask(loopback.fake, { evaluationStrategy: 'structured_output' }));
+      loopback.fake.reply(
+        { text: '{"answer":"Maybe Lyon","confidence":0.3}' },
+        { text: '{"answer":"Paris","confidence":0.9}' },
+      );
+      const response = await fetch(`${block.server.url}/agents/${id}/stream`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ input: 'Capital of France?' }),
+      });
+      assert.equal(response.status, 200);
+      const events = sseEvents(await response.text());
+      const cascadeEvents = events.filter((e) => e.event.startsWith('cascade_'));
+      assert.deepEqual(cascadeEvents, [
+        {
+          event: 'cascade_step_start',
+          data: { type: 'cascade_step_start', task: 'chat', step: 0, provider: 'openai', modelName: CHEAP },
+        },
+        {
+          event: 'cascade_escalation',
+          data: {
+            type: 'cascade_escalation',
+            task: 'chat',
+            fromStep: 0,
+            toStep: 1,
+            outcome: 'escalated',
+            reason: 'confidence 0.3 is below 0.7',
+          },
+        },
+        {
+          event: 'cascade_step_start',
+          data: { type: 'cascade_step_start', task: 'chat', step: 1, provider: 'openai', modelName: STRONG },
+        },
+      ]);
+      const done = events.at(-1)!;
+      assert.equal(done.event, 'done');
+      assert.deepEqual(done.data.conversationOutputs[0].output, ['Paris']);
+    });
 
     it('structured_output: a low confidence escalates to the next model; the record, metadata, costs and metrics say so', async () => {
       loopback.fake.reset();

@@ -138,12 +138,14 @@ for (const store of storeTypes) {
         idleConversationsDeleted: 0,
         conversationsSkippedBusy: 0,
         longTermPropertiesDeleted: 0,
+        userMemoriesDeleted: 0,
       });
       assert.deepEqual(entries.json[1].output, {
         endedConversationsDeleted: 0,
         idleConversationsDeleted: 2,
         conversationsSkippedBusy: 1,
         longTermPropertiesDeleted: 1,
+        userMemoriesDeleted: 0,
       });
       assert.equal(entries.json[1].input.idleConversationsAfterDays, 3);
       assert.match(entries.json[1].input.idleCutoff, /^\d{4}-\d\d-\d\dT/);

@@ -142,7 +142,7 @@ export class GroupService {
 
   async #discuss(discussion: Discussion, group: Group, question: Question, events: DiscussionEvents = {}) {
     const index = discussion.questions.push({ input: question.input }) - 1;
-    const ask = this.#asker(group, question.context ?? {}, `group-${discussion.id}`);
+    const ask = this.#asker(group, question.context ?? {}, `group-${discussion.id}`, discussion.groupId);
     // Saves run one after the other, so that an earlier transcript never overwrites a later one.
     let saved = Promise.resolve();
     const save = () => {
@@ -167,7 +167,7 @@ export class GroupService {
   }
 
   /** One participant answering one message through its own conversation, within the group's timeout. */
-  #asker(group: Group, context: Readonly<Record<string, ContextValue>>, userId: string): Ask {
+  #asker(group: Group, context: Readonly<Record<string, ContextValue>>, userId: string, groupId: string): Ask {
     const { conversations } = this.#options;
     const environment = normalizeEnvironment(group.environment);
     const timeoutMillis = (group.protocol?.agentTimeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
@@ -177,7 +177,7 @@ export class GroupService {
         participant.conversationId ??= (
           await conversations.start(participant.agentId, environment, { userId, context: {} })
         ).id;
-        const conversation = await conversations.say(participant.conversationId, { input: message, context });
+        const conversation = await conversations.say(participant.conversationId, { input: message, context, groupId });
         const step = conversation.steps.at(-1);
         if (conversation.state === 'ERROR')
           return {

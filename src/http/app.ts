@@ -55,6 +55,9 @@ import { transcriptRoutes } from './transcripts.ts';
 import type { TranscriptRunService } from '../transcripts/runs.ts';
 import { toolRoutes } from './tools.ts';
 import { workspaceRoutes } from './workspaces.ts';
+import { userMemoryRoutes } from './user-memory.ts';
+import type { UserMemoryService } from '../user-memory/service.ts';
+import type { UserDataService } from '../user-memory/user-data.ts';
 
 export interface AppDependencies {
   readonly settings: Settings;
@@ -80,6 +83,8 @@ export interface AppDependencies {
     readonly scheduler: Scheduler;
     readonly channels: ChannelService;
     readonly groups: GroupService;
+    readonly userMemories: UserMemoryService;
+    readonly userData: UserDataService;
     /** The audit ledger (`/auditstore`); without it the routes are absent. */
     readonly audit?: AuditLedger | undefined;
     /** Live updates of the turns waiting for a person; without it the human-in-the-loop routes are absent. */
@@ -205,6 +210,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(a2aRoutes, { a2a: services.a2a, settings });
   await app.register(mcpRoutes, { tools: services.agentTools });
   await app.register(secretRoutes, { vault: services.vault });
+  await app.register(userMemoryRoutes, { memories: services.userMemories, userData: services.userData });
   if (settings['svc.openai-compat.enabled']) {
     await app.register(apiKeyRoutes, { apiKeys });
     const chat = new OpenAiChat({

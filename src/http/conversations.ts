@@ -260,7 +260,7 @@ export async function conversationRoutes(app: TypedApp, deps: { conversations: C
         tags,
         summary: 'Send a message and follow the turn as server-sent events',
         description:
-          'Events: task_start and task_complete per task, token per streamed LLM text delta, tool_call, task_failed ({task, reason}: the turn ends in ERROR), then done (data: the conversation, as the message endpoint answers it) or error (data: a problem).',
+          'Events: task_start and task_complete per task, token per streamed LLM text delta, tool_call, cascade_step_start ({task, step, provider, modelName}) and cascade_escalation ({task, fromStep, toStep, outcome, reason}) of model cascades, task_failed ({task, reason}: the turn ends in ERROR), then done (data: the conversation, as the message endpoint answers it) or error (data: a problem).',
         params: ConversationParams,
         querystring: SnapshotQuery,
         headers: MessageHeaders,

@@ -132,12 +132,18 @@ function kindOf(operation: PropertyKey, args: readonly unknown[]): string {
 }
 
 /** The runtime stores on `Storage`; their calls are counted with `kind` = the store name. */
-const RUNTIME_STORES = new Set<PropertyKey>(['conversations', 'userProperties', 'deployments', 'triggers']);
+const RUNTIME_STORES = new Set<PropertyKey>([
+  'conversations',
+  'userProperties',
+  'userMemories',
+  'deployments',
+  'triggers',
+]);
 
 /**
  * Wraps a storage so that every `storage.resources` call is counted in `svc_store_operations_total`
  * (operation = method name, outcome `ok` or `error`, kind = the resource kind when the call names one, else
- * `any`), and every call of a runtime store (`conversations`, `userProperties`, `deployments`, `triggers`)
+ * `any`), and every call of a runtime store (`conversations`, `userProperties`, `userMemories`, `deployments`, `triggers`)
  * with kind = the store's name; the stores a transaction's work gets are counted the same way. Everything else is
  * delegated unchanged; methods run with the original object as `this`.
  */

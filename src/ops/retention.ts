@@ -6,7 +6,7 @@ import type { ServiceEvent } from './audit.ts';
 
 /**
  * Retention: deletes ENDED conversations after `endedDays`, conversations in any other state idle (not modified)
- * for `idleDays`, and long-term properties not written for `longTermPropertyDays` (-1 = that part is off).
+ * for `idleDays`, and user-memory entries and long-term properties not written for `userMemoryDays` (-1 = that part is off).
  *
  * A sweep runs on one instance at a time (the server runs it as a periodic job under the cluster's exclusive lock).
  * Conversations go in pages of `batchSize`, oldest first, one delete at a time under the conversation's lock with
@@ -23,9 +23,11 @@ export interface RetentionOptions {
   readonly conversations: ConversationService;
   readonly store: ConversationStore;
   readonly userProperties: UserPropertyStore;
+  readonly userMemories: { deleteWrittenBefore(cutoff: number): Promise<number> };
   readonly endedDays: number;
   readonly idleDays: number;
-  readonly longTermPropertyDays: number;
+  /** `svc.usermemories.deleteOlderThanDays`: user-memory entries and long-term properties (the original keeps both in its user-memory store). */
+  readonly userMemoryDays: number;
   readonly batchSize: number;
   /** Meters go here (`svc_retention_*`). */
   readonly registry: Registry;
@@ -45,9 +47,10 @@ export interface RetentionReport {
   /** Conversations old enough but busy with a turn on this instance; the next sweep looks at them again. */
   readonly conversationsSkippedBusy: number;
   readonly longTermPropertiesDeleted: number;
+  readonly userMemoriesDeleted: number;
 }
 
-type DeletedKind = 'ended_conversations' | 'idle_conversations' | 'long_term_properties';
+type DeletedKind = 'ended_conversations' | 'idle_conversations' | 'long_term_properties' | 'user_memories';
 
 export class Retention {
   readonly #options: RetentionOptions;
@@ -63,7 +66,7 @@ export class Retention {
     const registers = [options.registry];
     this.#deleted = new Counter({
       name: 'svc_retention_deleted_total',
-      help: 'Records deleted by the retention sweep, by kind (ended_conversations, idle_conversations, long_term_properties)',
+      help: 'Records deleted by the retention sweep, by kind (ended_conversations, idle_conversations, long_term_properties, user_memories)',
       labelNames: ['kind'] as const,
       registers,
     });
@@ -87,8 +90,8 @@ export class Retention {
 
   /** Whether any retention setting is on. */
   get enabled(): boolean {
-    const { endedDays, idleDays, longTermPropertyDays } = this.#options;
-    return endedDays >= 0 || idleDays >= 0 || longTermPropertyDays >= 0;
+    const { endedDays, idleDays, userMemoryDays } = this.#options;
+    return endedDays >= 0 || idleDays >= 0 || userMemoryDays >= 0;
   }
 
   /**
@@ -97,19 +100,20 @@ export class Retention {
    */
   async sweep(): Promise<RetentionReport> {
     const started = this.#clock();
-    const { endedDays, idleDays, longTermPropertyDays } = this.#options;
+    const { endedDays, idleDays, userMemoryDays } = this.#options;
     const cutoff = (days: number) => (days < 0 ? undefined : started - days * DAY_MILLIS);
-    const cutoffs = { ended: cutoff(endedDays), idle: cutoff(idleDays), longTerm: cutoff(longTermPropertyDays) };
+    const cutoffs = { ended: cutoff(endedDays), idle: cutoff(idleDays), longTerm: cutoff(userMemoryDays) };
     const report = {
       endedConversationsDeleted: 0,
       idleConversationsDeleted: 0,
       conversationsSkippedBusy: 0,
       longTermPropertiesDeleted: 0,
+      userMemoriesDeleted: 0,
     };
     const input = {
       endedConversationsAfterDays: endedDays,
       idleConversationsAfterDays: idleDays,
-      longTermPropertiesAfterDays: longTermPropertyDays,
+      userMemoriesAfterDays: userMemoryDays,
       ...(cutoffs.ended === undefined ? {} : { endedCutoff: new Date(cutoffs.ended).toISOString() }),
       ...(cutoffs.idle === undefined ? {} : { idleCutoff: new Date(cutoffs.idle).toISOString() }),
       ...(cutoffs.longTerm === undefined ? {} : { longTermPropertiesCutoff: new Date(cutoffs.longTerm).toISOString() }),
@@ -120,6 +124,8 @@ export class Retention {
       if (cutoffs.longTerm !== undefined) {
         report.longTermPropertiesDeleted = await this.#options.userProperties.deleteOlderThan(cutoffs.longTerm);
         this.#count('long_term_properties', report.longTermPropertiesDeleted);
+        report.userMemoriesDeleted = await this.#options.userMemories.deleteWrittenBefore(cutoffs.longTerm);
+        this.#count('user_memories', report.userMemoriesDeleted);
       }
     } catch (error) {
       this.#runs.inc({ outcome: 'failed' });
@@ -132,7 +138,10 @@ export class Retention {
     this.#runs.inc({ outcome: 'completed' });
     this.#lastSuccess.set(this.#clock() / 1000);
     const deleted =
-      report.endedConversationsDeleted + report.idleConversationsDeleted + report.longTermPropertiesDeleted;
+      report.endedConversationsDeleted +
+      report.idleConversationsDeleted +
+      report.longTermPropertiesDeleted +
+      report.userMemoriesDeleted;
     if (deleted > 0 || report.conversationsSkippedBusy > 0) {
       this.#options.log.info({ ...report }, 'retention sweep done');
       await this.#record(input, report, started, null);

@@ -43,9 +43,22 @@ const AGENT: Readonly<Record<string, UnavailableField>> = {
   hitlConfig: notAvailable(
     'human-in-the-loop settings per agent (the timeout policy is svc.hitl.timeout-seconds and svc.hitl.timeout-policy)',
   ),
-  enableMemoryTools: notAvailable('persistent user memory'),
-  userMemoryConfig: notAvailable('persistent user memory'),
   dynamicOrigin: notAvailable('sub-agents created by agents'),
+};
+
+/** Parts of `userMemoryConfig` this service does not have (the rest is implemented, `src/user-memory/config.ts`). */
+const USER_MEMORY_CONFIG: Readonly<Record<string, UnavailableField>> = {
+  // Off, the original's block asks for nothing (its exports carry it with `enabled: false`).
+  dream: notAvailable(
+    'Dream memory consolidation (retention is svc.usermemories.deleteOlderThanDays)',
+    (value) => empty(value) || (isRecord(value) && (value.enabled === false || value.enabled === undefined)),
+  ),
+  // Reserved and not applied in the original either; its store writes the default into every agent.
+  autoRecallCategories: notAvailable(
+    'auto-recall categories',
+    (value) => empty(value) || JSON.stringify(value) === JSON.stringify(['preference', 'fact']),
+  ),
+  contradictionResolution: notAvailable('contradiction resolution', nullOr('keep_newest')),
 };
 
 const ALWAYS_ON = ' (it is always on here)';
@@ -74,7 +87,12 @@ type Holder = readonly [object: JsonObject, path: string, fields: FieldTable];
 
 /** Where each kind's bodies may hold such fields: the objects to look at, with their JSON paths. */
 const HOLDERS: Partial<Record<KindName, (body: JsonObject) => Holder[]>> = {
-  agent: (body) => [[body, '$', AGENT]],
+  agent: (body) => [
+    [body, '$', AGENT],
+    ...(isRecord(body.userMemoryConfig)
+      ? [[body.userMemoryConfig, '$.userMemoryConfig', USER_MEMORY_CONFIG] as Holder]
+      : []),
+  ],
   rag: (body) => [[body, '$', KNOWLEDGE_BASE]],
   llm: (body) =>
     arrayField(body, 'tasks').flatMap((task, i): Holder[] =>

@@ -1,6 +1,7 @@
 import { kindOfUriType, type KindName } from '../resources/kinds.ts';
 import { parseExtensionType, parseReference } from '../resources/uri.ts';
 import { DeploymentError, type CompiledTask, type TaskRegistry } from './tasks.ts';
+import { agentMemoryOptions, type UserMemoryConfig } from '../user-memory/config.ts';
 
 /** One step of a workflow's `packageExtensions`, as stored. */
 interface WorkflowStep {
@@ -57,7 +58,10 @@ export async function compileAgent(
 
   const agent = (await load('agent', agentId, version, `Agent ${agentId} version ${version}`)) as {
     packages?: string[];
+    enableMemoryTools?: boolean;
+    userMemoryConfig?: UserMemoryConfig;
   };
+  const agentMemory = agentMemoryOptions(agent);
   const workflows: CompiledWorkflow[] = [];
   for (const [index, reference] of (agent.packages ?? []).entries()) {
     const parsed = parseReference(reference);
@@ -79,6 +83,7 @@ export async function compileAgent(
           await registry.compile(type, extension.config ?? {}, extension.extensions ?? {}, {
             workflowId: parsed.id,
             workflowSteps,
+            agentMemory,
             resolve,
           }),
         );

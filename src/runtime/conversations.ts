@@ -61,6 +61,8 @@ export interface Message {
   readonly idempotencyKey?: string | undefined;
   /** Answers the turn's external calls from recordings (transcript replays). */
   readonly replay?: TurnReplay | undefined;
+  /** The group discussion the message belongs to (group-visible user memory); only the group service sets it. */
+  readonly groupId?: string | undefined;
 }
 
 export interface ConversationServiceOptions {
@@ -594,11 +596,23 @@ export class ConversationService {
    */
   async deleteOlderThan(filter: Omit<ConversationQuery, 'index' | 'limit'>, days: number): Promise<number> {
     const before = this.#clock() - days * DAY_MILLIS;
+    return this.#deleteWhere(filter, (row) => row.lastModifiedOn < before);
+  }
+
+  /** Deletes every conversation of a user (erasure of the user's data); answers how many. */
+  deleteOfUser(userId: string): Promise<number> {
+    return this.#deleteWhere({ userId }, () => true);
+  }
+
+  async #deleteWhere(
+    filter: Omit<ConversationQuery, 'index' | 'limit'>,
+    selected: (row: ConversationRow) => boolean,
+  ): Promise<number> {
     const page = 1_000;
     const ids: string[] = [];
     for (let index = 0; ; index++) {
       const rows = await this.#store.list({ ...filter, index, limit: page });
-      for (const row of rows) if (row.lastModifiedOn < before) ids.push(row.id);
+      for (const row of rows) if (selected(row)) ids.push(row.id);
       if (rows.length < page) break;
     }
     let deleted = 0;
@@ -702,6 +716,7 @@ export class ConversationService {
       onEvent: message.onEvent,
       caller: message.caller,
       replay: message.replay,
+      groupId: message.groupId,
       resumeFrom: resumed?.pending.step,
     });
     if (!resumed) {

@@ -24,6 +24,8 @@ export class Coordinator {
   /** Whether work of the conversation is queued or running here. */
   isActive(conversationId: string): boolean {
     return this.#queues.has(conversationId);
+  }
+
   /** Work items queued or running over all conversations. */
   get queuedWork(): number {
     let queued = 0;

@@ -4,6 +4,7 @@ import type { KindName, SemanticProblem } from '../resources/kinds.ts';
 import { compileBodyValidator, describeSchemaError } from '../resources/validation.ts';
 import type { TaskServices } from '../tasks/services.ts';
 import type { Turn } from './turn.ts';
+import type { AgentMemoryOptions } from '../user-memory/config.ts';
 
 /**
  * The lifecycle-task plug-in interface. A task module declares its whole contract in one `TaskDefinition`: its
@@ -22,6 +23,8 @@ export interface CompileContext {
    * of its MCP-call sets). Absent when compiled alone.
    */
   readonly workflowSteps?: readonly WorkflowStepView[];
+  /** The user-memory settings of the agent being compiled (`enableMemoryTools`, `userMemoryConfig`); absent when compiled alone. */
+  readonly agentMemory?: AgentMemoryOptions;
   /**
    * Loads a referenced configuration resource by its versioned `svc://` reference, as parsed JSON (spec names).
    * Throws a `DeploymentError` naming the reference when it is malformed, of the wrong kind or missing.

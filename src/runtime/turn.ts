@@ -10,6 +10,23 @@ export type TurnEvent =
   | { readonly type: 'tool_call'; readonly tool: string; readonly arguments?: unknown }
   /** A task threw: the turn ends in ERROR; `reason` is the one stored in the step (never a secret). */
   | { readonly type: 'task_failed'; readonly task: string; readonly reason: string }
+  /** A step of an LLM task's model cascade starts (`step` counts from 0). */
+  | {
+      readonly type: 'cascade_step_start';
+      readonly task: string;
+      readonly step: number;
+      readonly provider: string;
+      readonly modelName: string;
+    }
+  /** The cascade goes on to the next step: why the previous step's answer was not taken. */
+  | {
+      readonly type: 'cascade_escalation';
+      readonly task: string;
+      readonly fromStep: number;
+      readonly toStep: number;
+      readonly outcome: 'escalated' | 'failed';
+      readonly reason: string | undefined;
+    }
   /** Tokens one model call used (LLM tasks). */
   | { readonly type: 'usage'; readonly inputTokens: number; readonly outputTokens: number };
 
@@ -67,6 +84,8 @@ export class Turn {
   readonly caller: CallerIdentity | undefined;
   /** Answers the turn's HTTP and LLM calls from recordings (a transcript replay); undefined = the real calls. */
   readonly replay: TurnReplay | undefined;
+  /** The group discussion this turn answers in (set by the group service only, never by a client). */
+  readonly groupId: string | undefined;
 
   /** Set by a task that waits for tool approvals; the pipeline then pauses the turn after it. */
   toolApprovalRequest: ToolApprovalRequest | undefined;
@@ -92,6 +111,7 @@ export class Turn {
     onEvent?: ((event: TurnEvent) => void) | undefined;
     caller?: CallerIdentity | undefined;
     replay?: TurnReplay | undefined;
+    groupId?: string | undefined;
     /** A paused turn's step to go on from (`partialStep()` of the turn that paused). */
     resumeFrom?: PartialStep | undefined;
   }) {
@@ -116,6 +136,7 @@ export class Turn {
     this.hasListener = options.onEvent !== undefined;
     this.caller = options.caller;
     this.replay = options.replay;
+    this.groupId = options.groupId;
   }
 
   /** The user's message of this turn. */

@@ -14,6 +14,7 @@ import type { ScheduleRunStore } from './schedule-run-ports.ts';
 import type { TranscriptRunStore } from './transcript-run-ports.ts';
 import type { ApiKeyStore, ChatThreadStore } from './openai-ports.ts';
 import type { KnowledgeStore } from './knowledge-ports.ts';
+import type { UserMemoryStore } from './user-memory-ports.ts';
 
 /** Descriptor fields that a caller may set at create time besides name and description. */
 export interface DescriptorOrigin {
@@ -124,6 +125,8 @@ export interface Stores {
   readonly resources: ConfigResourceStore;
   readonly conversations: ConversationStore;
   readonly userProperties: UserPropertyStore;
+  /** Persistent user memory (`src/user-memory/`). */
+  readonly userMemories: UserMemoryStore;
   readonly deployments: DeploymentStore;
   readonly triggers: TriggerStore;
   /** Sealed data of the secrets vault (`src/security/vault.ts`). */

@@ -98,6 +98,8 @@ export interface UserPropertyStore {
   load(userId: string): Promise<Map<string, string>>;
   /** Inserts or replaces the named values. */
   upsert(userId: string, values: ReadonlyMap<string, string>, now: number): Promise<void>;
+  /** Removes every value of a user (erasure); returns how many. */
+  deleteAll(userId: string): Promise<number>;
   /** Retention sweep: removes values last written before `cutoff`; returns how many. */
   deleteOlderThan(cutoff: number): Promise<number>;
 }

@@ -10,6 +10,7 @@ export function stubStorage<T extends Partial<Storage>>(parts: T): Storage & T {
     resources: {} as Storage['resources'],
     conversations: {} as Storage['conversations'],
     userProperties: {} as Storage['userProperties'],
+    userMemories: {} as Storage['userMemories'],
     deployments: {} as Storage['deployments'],
     triggers: {} as Storage['triggers'],
     secrets: {} as Storage['secrets'],

@@ -25,6 +25,7 @@ import { SignIn } from './screens/signin/SignIn.tsx';
 import { RunView } from './screens/transcripts/RunView.tsx';
 import { TranscriptDetail } from './screens/transcripts/TranscriptDetail.tsx';
 import { Triggers } from './screens/triggers/Triggers.tsx';
+import { UserMemory, UserMemoryUsers } from './screens/memory/UserMemory.tsx';
 
 interface Route {
   readonly pattern: string;
@@ -97,6 +98,12 @@ const routes: readonly Route[] = [
   },
   { pattern: `${BASE}/logs`, title: 'Logs', render: () => <Logs /> },
   { pattern: `${BASE}/inbox`, title: 'Inbox', render: () => <Inbox /> },
+  { pattern: `${BASE}/memory`, title: 'User memory', render: () => <UserMemoryUsers /> },
+  {
+    pattern: `${BASE}/memory/:userId`,
+    title: 'User memory',
+    render: (p) => <UserMemory key={p.userId} userId={p.userId!} />,
+  },
 ];
 
 function resolve(pathname: string): { route: Route; params: Record<string, string> } | undefined {

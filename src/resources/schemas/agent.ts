@@ -14,6 +14,7 @@ import { canonicalExtensionType } from '../uri.ts';
 import { isRecord } from '../../shared/json.ts';
 import { SECRET_PARAMETER } from '../../security/secret-scrubbing.ts';
 import { VAULT_REFERENCE } from '../../security/secret-references.ts';
+import { UserMemoryConfigSchema } from '../../user-memory/config.ts';
 
 export const ChannelSchema = closed(
   {
@@ -39,6 +40,13 @@ export const AgentSchema = closed(
     description: Type.Optional(Type.String({ description: 'What the agent does (shown on its agent-to-agent card).' })),
     a2aEnabled: Type.Optional(Type.Boolean({ description: 'Expose the agent over agent-to-agent (default false).' })),
     a2aSkills: Type.Optional(Type.Array(Type.String(), { description: 'Skills listed on the agent-to-agent card.' })),
+    enableMemoryTools: Type.Optional(
+      Type.Boolean({
+        description:
+          "Give the agent's LLM tasks with built-in tools the memory tools rememberFact, recallMemories, searchMemory and forgetFact (default false).",
+      }),
+    ),
+    userMemoryConfig: Type.Optional(UserMemoryConfigSchema),
   },
   { title: 'Agent', description: 'An agent: an ordered list of workflows.' },
 );

@@ -16,6 +16,7 @@ import {
   stringEnum,
 } from './common.ts';
 import { BUILT_IN_TOOL_NAMES, builtInToolName, UNAVAILABLE_BUILT_IN_TOOLS } from '../../llm/built-in-tools.ts';
+import { MEMORY_TOOLS_NAME } from '../../user-memory/memory-tools.ts';
 import { ParameterError } from '../../llm/parameters.ts';
 import { compileAnswerFormat, jsonModeOf, ResponseSchemaError } from '../../llm/structured-answer.ts';
 import { cascadeProblems, EVALUATION_STRATEGIES } from '../../tasks/llm/model-cascade.ts';
@@ -142,7 +143,7 @@ export const LlmTaskSchema = closed(
     ),
     builtInToolsWhitelist: Type.Optional(
       StringList(
-        "Built-in tools offered (default all): calculator, datetime, dataformatter, webscraper, textsummarizer, fetch_page (alias fetch_tool_response_page). The original's websearch, weather and pdfreader are not available here (400).",
+        "Built-in tools offered (default all): calculator, datetime, dataformatter, webscraper, textsummarizer, fetch_page (alias fetch_tool_response_page), and usermemory (the memory tools, for agents with enableMemoryTools). The original's websearch, weather and pdfreader are not available here (400).",
       ),
     ),
     toolApprovals: Type.Optional(
@@ -296,11 +297,12 @@ function checkSemantics(body: unknown): SemanticProblem[] {
 function checkBuiltInTools(list: unknown, path: string): SemanticProblem[] {
   if (!Array.isArray(list)) return [];
   return list.flatMap((name, i): SemanticProblem[] => {
-    if (typeof name !== 'string' || BUILT_IN_TOOL_NAMES.includes(builtInToolName(name))) return [];
+    if (typeof name !== 'string' || name.trim() === MEMORY_TOOLS_NAME) return [];
+    if (BUILT_IN_TOOL_NAMES.includes(builtInToolName(name))) return [];
     const at = indexPath(path, i);
     const message = UNAVAILABLE_BUILT_IN_TOOLS.includes(name.trim())
       ? `The built-in tool '${name}' at ${at} is not available here; use an HTTP-call set under 'tools' for it.`
-      : `'${name}' at ${at} is not a built-in tool; the built-in tools are ${BUILT_IN_TOOL_NAMES.join(', ')}.`;
+      : `'${name}' at ${at} is not a built-in tool; the built-in tools are ${[...BUILT_IN_TOOL_NAMES, MEMORY_TOOLS_NAME].join(', ')}.`;
     return [{ path: at, message }];
   });
 }

@@ -295,4 +295,26 @@ export const postgresMigrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    name: 'persistent user memory: entries per user, unique by key and owning agent (none for global entries)',
+    sql: `
+      CREATE TABLE user_memories (
+        id text NOT NULL PRIMARY KEY,
+        user_id text NOT NULL,
+        key text NOT NULL,
+        owner text NOT NULL,
+        value text NOT NULL,
+        category text NOT NULL,
+        visibility text NOT NULL,
+        source_agent_id text,
+        group_ids text NOT NULL,
+        source_conversation_id text,
+        access_count bigint NOT NULL,
+        created_at bigint NOT NULL,
+        updated_at bigint NOT NULL,
+        UNIQUE (user_id, key, owner)
+      );
+      CREATE INDEX user_memories_by_update ON user_memories (updated_at);
+    `,
+  },
 ];

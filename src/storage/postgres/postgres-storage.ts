@@ -18,6 +18,7 @@ import { PostgresTranscriptRunStore } from './transcript-run-store.ts';
 import { PostgresTriggerStore } from './trigger-store.ts';
 import { PostgresApiKeyStore, PostgresChatThreadStore } from './openai-store.ts';
 import { PostgresUserPropertyStore } from './user-property-store.ts';
+import { PostgresUserMemoryStore } from './user-memory-store.ts';
 
 export interface PostgresStorage extends Storage {
   readonly pool: pg.Pool;
@@ -88,6 +89,7 @@ function storesOver(db: Queryable): Stores {
     resources: new PostgresResourceStore(db),
     conversations: new PostgresConversationStore(db),
     userProperties: new PostgresUserPropertyStore(db),
+    userMemories: new PostgresUserMemoryStore(db),
     deployments: new PostgresDeploymentStore(db),
     triggers: new PostgresTriggerStore(db),
     secrets: new PostgresSecretStore(db),

@@ -26,6 +26,11 @@ export class PostgresUserPropertyStore implements UserPropertyStore {
     );
   }
 
+  async deleteAll(userId: string): Promise<number> {
+    const { rowCount } = await this.#db.query('DELETE FROM user_properties WHERE user_id = $1', [userId]);
+    return rowCount ?? 0;
+  }
+
   async deleteOlderThan(cutoff: number): Promise<number> {
     const { rowCount } = await this.#db.query('DELETE FROM user_properties WHERE updated_on < $1', [cutoff]);
     return rowCount ?? 0;

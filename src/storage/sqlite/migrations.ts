@@ -332,4 +332,26 @@ export const sqliteMigrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    name: 'persistent user memory: entries per user, unique by key and owning agent (none for global entries)',
+    sql: `
+      CREATE TABLE user_memories (
+        id TEXT NOT NULL PRIMARY KEY,
+        user_id TEXT NOT NULL,
+        key TEXT NOT NULL,
+        owner TEXT NOT NULL,
+        value TEXT NOT NULL,
+        category TEXT NOT NULL,
+        visibility TEXT NOT NULL,
+        source_agent_id TEXT,
+        group_ids TEXT NOT NULL,
+        source_conversation_id TEXT,
+        access_count INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        UNIQUE (user_id, key, owner)
+      );
+      CREATE INDEX user_memories_by_update ON user_memories (updated_at);
+    `,
+  },
 ];

@@ -21,6 +21,7 @@ import { SqliteTranscriptRunStore } from './transcript-run-store.ts';
 import { SqliteTriggerStore } from './trigger-store.ts';
 import { SqliteApiKeyStore, SqliteChatThreadStore } from './openai-store.ts';
 import { SqliteUserPropertyStore } from './user-property-store.ts';
+import { SqliteUserMemoryStore } from './user-memory-store.ts';
 
 /** Page cache of the serving connection: the hot conversations' pages stay in memory (the default is 2 MiB). */
 const CACHE_KIB = 16_384;
@@ -84,6 +85,7 @@ function sqliteStorage(db: DatabaseSync, checkpointer: Checkpointer | undefined)
     resources: new SqliteResourceStore(db, writes),
     conversations: new SqliteConversationStore(db, writes),
     userProperties: new SqliteUserPropertyStore(db, writes),
+    userMemories: new SqliteUserMemoryStore(db, writes),
     deployments: new SqliteDeploymentStore(db, writes),
     triggers: new SqliteTriggerStore(db, writes),
     secrets: new SqliteSecretStore(db, writes),

@@ -7,6 +7,7 @@ const STATEMENTS = {
   load: 'SELECT name, value FROM user_properties WHERE user_id = ? ORDER BY name',
   upsert: `INSERT INTO user_properties (user_id, name, value, updated_on) VALUES (?, ?, ?, ?)
     ON CONFLICT (user_id, name) DO UPDATE SET value = excluded.value, updated_on = excluded.updated_on`,
+  deleteAll: 'DELETE FROM user_properties WHERE user_id = ?',
   deleteOlderThan: 'DELETE FROM user_properties WHERE updated_on < ?',
 };
 
@@ -27,7 +28,11 @@ export class SqliteUserPropertyStore extends SqliteStore<keyof typeof STATEMENTS
     });
   }
 
+  async deleteAll(userId: string): Promise<number> {
+    return this.write(() => Number(this.sql.deleteAll.run(userId).changes));
+  }
+
   async deleteOlderThan(cutoff: number): Promise<number> {
-    return Number(this.sql.deleteOlderThan.run(cutoff).changes);
+    return this.write(() => Number(this.sql.deleteOlderThan.run(cutoff).changes));
   }
 }

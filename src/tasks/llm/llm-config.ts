@@ -20,6 +20,8 @@ import {
 } from './model-cascade.ts';
 import { DEFAULT_RETRY, type RetryPolicy } from '../../llm/retry.ts';
 import type { ToolDefinition } from '../../llm/tool-definitions.ts';
+import type { UserMemorySettings } from '../../user-memory/config.ts';
+import { MEMORY_TOOL_NAMES, MEMORY_TOOLS_NAME } from '../../user-memory/memory-tools.ts';
 import { needsRendering, TemplateSyntaxError } from '../../templating/engine.ts';
 import { DeploymentError, type CompileContext } from '../../runtime/tasks.ts';
 import { compileFieldTemplate, type FieldTemplate } from '../httpcalls/field-template.ts';
@@ -116,6 +118,8 @@ export interface CompiledLlmTask {
   readonly a2aAgents: readonly A2aAgentConfig[];
   /** The MCP-call sets of the workflow whose tools are offered (mcp-tools.ts). */
   readonly mcpSets: readonly CompiledMcpSet[];
+  /** The agent's memory settings when the task offers the memory tools (made per turn, user-memory/memory-tools.ts). */
+  readonly memory: UserMemorySettings | undefined;
   readonly tools: readonly TaskTool[];
   /** Names of the tools whose calls wait for a person's approval. */
   readonly toolApprovals: ReadonlySet<string>;
@@ -208,11 +212,38 @@ function compileCascade(config: LlmTaskConfig, where: string): CompiledCascade |
   }
 }
 
+/**
+ * The memory tools go to a task with built-in tools (whose whitelist, if any, names `usermemory`) of an agent with
+ * `enableMemoryTools`, as in the original. A whitelist naming `usermemory` in an agent without them, or in a
+ * service without user memory, does not deploy: the tools would silently be missing.
+ */
+function memoryToolsOf(
+  config: LlmTaskConfig,
+  where: string,
+  context: CompileContext,
+  available: boolean,
+): UserMemorySettings | undefined {
+  const whitelist = (config.builtInToolsWhitelist ?? []).map((name) => name.trim());
+  const named = whitelist.includes(MEMORY_TOOLS_NAME);
+  if (config.enableBuiltInTools !== true || !(named || whitelist.length === 0)) return undefined;
+  const agent = context.agentMemory;
+  if (!agent?.toolsEnabled) {
+    if (named && agent !== undefined)
+      throw new DeploymentError(
+        `${where}: builtInToolsWhitelist names '${MEMORY_TOOLS_NAME}', but the agent does not set enableMemoryTools: true.`,
+      );
+    return undefined;
+  }
+  if (!available) throw new DeploymentError(`${where}: persistent user memory is not available in this service.`);
+  return agent.settings;
+}
+
 export async function compileLlmTask(
   config: LlmTaskConfig,
   index: number,
   context: CompileContext,
   httpCallTools: HttpCallTools | undefined,
+  memoryAvailable = false,
 ): Promise<CompiledLlmTask> {
   const id = config.id ?? config.type;
   const where = `LLM task '${id}' (tasks[${index}])`;
@@ -261,6 +292,7 @@ export async function compileLlmTask(
   }
 
   const mcpSets = config.enableMcpCallTools === false ? [] : await workflowMcpSets(context);
+  const memory = memoryToolsOf(config, where, context, memoryAvailable);
   const agentMode =
     config.enableBuiltInTools === true ||
     references.length > 0 ||
@@ -270,7 +302,7 @@ export async function compileLlmTask(
   const searchTool = agentMode ? knowledgeTool(retrieval) : undefined;
   if (searchTool) tools.push({ definition: searchTool });
 
-  const toolNames = tools.map((tool) => tool.definition.name);
+  const toolNames = [...tools.map((tool) => tool.definition.name), ...(memory ? MEMORY_TOOL_NAMES : [])];
   const approvals = config.toolApprovals ?? [];
   for (const name of approvals)
     if (name !== '*' && !toolNames.includes(name))
@@ -307,6 +339,7 @@ export async function compileLlmTask(
     agentMode,
     a2aAgents: config.a2aAgents ?? [],
     mcpSets,
+    memory,
     tools,
     toolApprovals: new Set(approvals.includes('*') ? toolNames : approvals),
     retrieval,

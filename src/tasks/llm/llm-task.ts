@@ -41,12 +41,14 @@ import {
   type LlmTaskConfig,
   type TaskTool,
 } from './llm-config.ts';
-import { CascadeFailedError, cascadeOutput, runCascade } from './model-cascade.ts';
+import { CascadeFailedError, cascadeOutput, runCascade, type CascadeAttempt } from './model-cascade.ts';
 import type { McpServices } from '../mcpcalls/mcpcalls-task.ts';
 import { mcpToolDefinitions } from './mcp-tools.ts';
 import { retrieveContext } from './knowledge-retrieval.ts';
 import { callModel, type ModelCallResult } from './model-call.ts';
 import { resolveSecrets, SecretValues } from '../httpcalls/field-template.ts';
+import type { UserMemoryService } from '../../user-memory/service.ts';
+import { memoryTools } from '../../user-memory/memory-tools.ts';
 
 /**
  * `svc://ai.svc.llm` (alias `ai.svc.langchain`): calls a language model when one of a task's actions is among the
@@ -76,6 +78,8 @@ export interface LlmTaskOptions {
   readonly meters?: LlmMeters;
   /** A span per model request when traces are on. */
   readonly tracing?: Tracing | undefined;
+  /** Persistent user memory: the memory tools of agents with `enableMemoryTools`; without it they do not deploy. */
+  readonly userMemory?: UserMemoryService | undefined;
   /** Where a failing pre-request or post-response property instruction is reported (it is skipped). */
   readonly log?: { warn(details: Record<string, unknown>, message: string): void } | undefined;
 }
@@ -119,7 +123,7 @@ export const llmTask = defineTask({
       reference === undefined ? {} : ((await context.resolve(reference, 'llm')) as { tasks?: LlmTaskConfig[] });
     const tasks: CompiledLlmTask[] = [];
     for (const [index, task] of (configuration.tasks ?? []).entries())
-      tasks.push(await compileLlmTask(task, index, context, services.httpCallTools));
+      tasks.push(await compileLlmTask(task, index, context, services.httpCallTools, services.userMemory !== undefined));
     return {
       type: LLM_TASK_TYPE,
       async execute(turn) {
@@ -328,6 +332,13 @@ async function runTask(
   const trace: TraceEntry[] = [];
   const definitions = [
     ...toolDefinitions(task, turn, deps.httpCallTools),
+    ...(task.memory && deps.userMemory
+      ? memoryTools(
+          deps.userMemory,
+          { userId: turn.userId, agentId: turn.agentId, groupId: turn.groupId, conversationId: turn.conversationId },
+          task.memory,
+        )
+      : []),
     ...(await remoteTools(task, deps, data, secrets, turn.signal).catch((error: unknown) => {
       if (turn.signal.aborted) throw turn.signal.reason;
       throw new Error(hide(`LLM task '${task.id}': ${error instanceof Error ? error.message : String(error)}`));
@@ -433,6 +444,8 @@ async function runTask(
     answerText = recorded;
   } else if (cascade) {
     const output = cascadeOutput(cascade.judge);
+    // The attempts so far, for the live events (the run's record has them too, once it ends).
+    const attempts: CascadeAttempt[] = [];
     const run = await runCascade(
       cascade.judge,
       cascade.steps.map((step) => step.confidenceThreshold),
@@ -446,12 +459,33 @@ async function runTask(
         },
         // Only the last step is retried: for the others, the next step is the fallback. Not streamed, since an
         // answer may still be rejected.
-        call: (model, index) =>
-          call(model, messages, output, index === cascade.steps.length - 1 ? task.retry : NO_RETRY, false),
+        call: (model, index) => {
+          const previous = attempts.at(-1);
+          if (previous !== undefined && previous.outcome !== 'accepted')
+            turn.emit({
+              type: 'cascade_escalation',
+              task: task.id,
+              fromStep: previous.step,
+              toStep: index,
+              outcome: previous.outcome,
+              reason: previous.reason,
+            });
+          turn.emit({
+            type: 'cascade_step_start',
+            task: task.id,
+            step: index,
+            provider: model.provider,
+            modelName: model.modelName,
+          });
+          return call(model, messages, output, index === cascade.steps.length - 1 ? task.retry : NO_RETRY, false);
+        },
         cost: costOf,
         failure: (error, model) => modelFailure(error, model).message,
         now: () => performance.now(),
-        counted: (attempt) => deps.meters.cascadeAttempts.inc({ model: attempt.modelName, outcome: attempt.outcome }),
+        counted: (attempt) => {
+          attempts.push(attempt);
+          deps.meters.cascadeAttempts.inc({ model: attempt.modelName, outcome: attempt.outcome });
+        },
       },
     ).catch((error: unknown) => {
       if (error instanceof CascadeFailedError) throw new Error(hide(`LLM task '${task.id}': ${error.message}`));

@@ -22,6 +22,7 @@ const operations: readonly { to: string; label: string; allowed: (p: Permissions
   { to: `${BASE}/inbox`, label: 'Inbox', allowed: (p) => p.canApprove },
   { to: `${BASE}/triggers`, label: 'Triggers', allowed: () => true },
   { to: `${BASE}/channels`, label: 'Channels', allowed: () => true },
+  { to: `${BASE}/memory`, label: 'User memory', allowed: () => true },
   { to: `${BASE}/logs`, label: 'Logs', allowed: (p) => p.isAdmin },
 ];
 

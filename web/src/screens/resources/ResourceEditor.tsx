@@ -13,6 +13,8 @@ import { jsonSyntaxIssue, problemIssue, type JsonIssue } from '../../lib/json-lo
 import { parseResourceUri } from '../../lib/uri.ts';
 import { BASE, Link, navigate, useLocation } from '../../router.tsx';
 import { KnowledgePanel } from './KnowledgePanel.tsx';
+import { AgentMemoryForm } from './AgentMemoryForm.tsx';
+import { LlmForm } from './LlmForm.tsx';
 import { VersionDiff } from './VersionDiff.tsx';
 
 const pretty = (value: unknown) => JSON.stringify(value, null, 2);
@@ -105,6 +107,7 @@ function CreateNew({ kind }: { kind: ResourceKind }) {
           <Field label="Name" value={name} onChange={setName} />
           <Field label="Description" value={description} onChange={setDescription} />
         </div>
+        <DocumentForms kindName={kind.name} text={doc.text} onChange={doc.change} readOnly={false} />
         <JsonEditor label={`${kind.title} JSON`} value={doc.text} onChange={doc.change} issues={doc.issues} />
         <ErrorMessage error={error} />
         <div className="form-actions">
@@ -273,6 +276,7 @@ function EditExisting({ kind, id, canWrite }: { kind: ResourceKind; id: string; 
             <Link to={`${BASE}/resources/${kind.slug}/${id}`}>Open the current version</Link>.
           </Notice>
         )}
+        <DocumentForms kindName={kind.name} text={doc.text} onChange={doc.change} readOnly={!canWrite} />
         <JsonEditor
           label={`${kind.title} JSON`}
           value={doc.text}
@@ -308,4 +312,12 @@ function EditExisting({ kind, id, canWrite }: { kind: ResourceKind; id: string; 
       {current.data !== undefined && <VersionDiff storePath={kind.storePath} id={id} current={current.data} />}
     </>
   );
+}
+
+/** Forms above the JSON for the kinds that have them (they edit the same document text). */
+function DocumentForms(props: { kindName: string; text: string; onChange: (text: string) => void; readOnly: boolean }) {
+  const { kindName, ...form } = props;
+  if (kindName === 'llm') return <LlmForm {...form} />;
+  if (kindName === 'agent') return <AgentMemoryForm {...form} />;
+  return null;
 }
