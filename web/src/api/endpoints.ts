@@ -1,4 +1,5 @@
 /** The service's endpoints as typed functions over the client. No DOM. */
+import type { MetricsSeries, SeriesWindow } from '../lib/series.ts';
 import { sseEvents } from '../lib/sse.ts';
 import { ApiError, type ApiClient, type Problem } from './client.ts';
 import type { ResourceKind } from './resources.ts';
@@ -192,6 +193,8 @@ export function endpoints(client: ApiClient) {
     // Operations
     health: () => client.get<HealthReport>('/q/health/ready'),
     metrics: () => client.get<string>('/q/metrics', { as: 'text' }),
+    /** The service's turns, latency, errors and LLM cost over the last hour or day. */
+    metricsSeries: (window: SeriesWindow) => client.get<MetricsSeries>('/q/metrics/series', { query: { window } }),
     logs: (query: { level?: string; search?: string; limit?: number }) =>
       client.get<LogEntry[]>('/administration/logs', { query }),
     logStream: (query: { level?: string; search?: string }, signal: AbortSignal) =>

@@ -4,6 +4,7 @@ import { useEffect, useState } from 'react';
 import { environments, extensionLabels, useResourceKinds } from '../../api/resources.ts';
 import type { Agent, DeploymentStatus, Workflow, WorkflowExtension } from '../../api/types.ts';
 import { useAuth, usePermissions } from '../../auth.tsx';
+import { t } from '../../i18n/index.ts';
 import {
   Badge,
   ConfirmButton,
@@ -13,6 +14,7 @@ import {
   PageHeader,
   formatTime,
   saveBlob,
+  TableBox,
 } from '../../components/ui.tsx';
 import { keyed } from '../../lib/keys.ts';
 import { parseResourceUri } from '../../lib/uri.ts';
@@ -184,82 +186,84 @@ function Deployments({ agentId, version }: { agentId: string; version: number })
     <section className="panel" aria-labelledby="deploy-h">
       <h2 id="deploy-h">Deployment</h2>
       <ErrorMessage error={deploy.error ?? undeploy.error} />
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Environment</th>
-            <th scope="col">Version {version}</th>
-            <th scope="col">Other versions deployed</th>
-            {canWrite && (
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            )}
-          </tr>
-        </thead>
-        <tbody>
-          {environments.map((environment, i) => {
-            const status = statuses[i]?.data;
-            const others = (all.data?.environments[environment] ?? []).filter(
-              (d) => d.agentVersion !== version && d.status !== 'NOT_FOUND',
-            );
-            const state = status?.status ?? 'NOT_FOUND';
-            return (
-              <tr key={environment}>
-                <th scope="row">{environment}</th>
-                <td aria-live="polite" data-testid={`status-${environment}`}>
-                  <Badge status={state} />
-                  {status?.error && <div className="field-error small">{status.error}</div>}
-                </td>
-                <td>
-                  {others.length === 0 ? (
-                    <span className="muted">none</span>
-                  ) : (
-                    others.map((d) => (
-                      <span key={d.agentVersion} className="nowrap">
-                        v{d.agentVersion} <Badge status={d.status} />{' '}
-                        {canWrite && (
-                          <>
-                            <button
-                              type="button"
-                              className="small"
-                              onClick={() => undeploy.mutate({ environment, v: d.agentVersion })}
-                            >
-                              Undeploy v{d.agentVersion}
-                            </button>{' '}
-                          </>
-                        )}
-                      </span>
-                    ))
-                  )}
-                </td>
-                {canWrite && (
-                  <td className="nowrap">
-                    {state === 'READY' || state === 'IN_PROGRESS' ? (
-                      <button
-                        type="button"
-                        onClick={() => undeploy.mutate({ environment, v: version })}
-                        disabled={undeploy.isPending}
-                      >
-                        Undeploy from {environment}
-                      </button>
+      <TableBox label={t('table.deployment')}>
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Environment</th>
+              <th scope="col">Version {version}</th>
+              <th scope="col">Other versions deployed</th>
+              {canWrite && (
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              )}
+            </tr>
+          </thead>
+          <tbody>
+            {environments.map((environment, i) => {
+              const status = statuses[i]?.data;
+              const others = (all.data?.environments[environment] ?? []).filter(
+                (d) => d.agentVersion !== version && d.status !== 'NOT_FOUND',
+              );
+              const state = status?.status ?? 'NOT_FOUND';
+              return (
+                <tr key={environment}>
+                  <th scope="row">{environment}</th>
+                  <td aria-live="polite" data-testid={`status-${environment}`}>
+                    <Badge status={state} />
+                    {status?.error && <div className="field-error small">{status.error}</div>}
+                  </td>
+                  <td>
+                    {others.length === 0 ? (
+                      <span className="muted">none</span>
                     ) : (
-                      <button
-                        type="button"
-                        className="primary"
-                        onClick={() => deploy.mutate(environment)}
-                        disabled={deploy.isPending}
-                      >
-                        Deploy to {environment}
-                      </button>
+                      others.map((d) => (
+                        <span key={d.agentVersion} className="nowrap">
+                          v{d.agentVersion} <Badge status={d.status} />{' '}
+                          {canWrite && (
+                            <>
+                              <button
+                                type="button"
+                                className="small"
+                                onClick={() => undeploy.mutate({ environment, v: d.agentVersion })}
+                              >
+                                Undeploy v{d.agentVersion}
+                              </button>{' '}
+                            </>
+                          )}
+                        </span>
+                      ))
                     )}
                   </td>
-                )}
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
+                  {canWrite && (
+                    <td className="nowrap">
+                      {state === 'READY' || state === 'IN_PROGRESS' ? (
+                        <button
+                          type="button"
+                          onClick={() => undeploy.mutate({ environment, v: version })}
+                          disabled={undeploy.isPending}
+                        >
+                          Undeploy from {environment}
+                        </button>
+                      ) : (
+                        <button
+                          type="button"
+                          className="primary"
+                          onClick={() => deploy.mutate(environment)}
+                          disabled={deploy.isPending}
+                        >
+                          Deploy to {environment}
+                        </button>
+                      )}
+                    </td>
+                  )}
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </TableBox>
     </section>
   );
 }

@@ -2,7 +2,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { useAuth } from '../../auth.tsx';
-import { Badge, ErrorMessage, Notice, PageHeader, Select, saveBlob, shortId } from '../../components/ui.tsx';
+import { t } from '../../i18n/index.ts';
+import { Badge, ErrorMessage, Notice, PageHeader, Select, saveBlob, shortId, TableBox } from '../../components/ui.tsx';
 import { parseResourceUri } from '../../lib/uri.ts';
 import { BASE, Link } from '../../router.tsx';
 import { useAgentDescriptors } from '../agents/useAgentNames.ts';
@@ -152,51 +153,53 @@ function ImportPanel() {
           {rows.length === 0 ? (
             <pre className="raw">{JSON.stringify(preview.data, null, 2)}</pre>
           ) : (
-            <table>
-              <thead>
-                <tr>
-                  {selectable && <th scope="col">Update</th>}
-                  <th scope="col">Resource</th>
-                  <th scope="col">Action</th>
-                  <th scope="col" className="hide-narrow">
-                    Origin id
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((r, i) => (
-                  <tr key={r.originId ?? i}>
-                    {selectable && (
-                      <td>
-                        {r.action === 'UPDATE' && r.originId && (
-                          <input
-                            type="checkbox"
-                            aria-label={`Update ${r.label}`}
-                            checked={selected.has(r.originId)}
-                            onChange={(e) => {
-                              const next = new Set(selected);
-                              if (e.target.checked) next.add(r.originId!);
-                              else next.delete(r.originId!);
-                              setSelected(next);
-                            }}
-                          />
-                        )}
-                      </td>
-                    )}
-                    <td>
-                      {r.label}
-                      {r.target && <div className="muted small">into {r.target}</div>}
-                    </td>
-                    <td>
-                      <Badge status={r.action} />
-                    </td>
-                    <td className="hide-narrow">
-                      <code>{r.originId}</code>
-                    </td>
+            <TableBox label={t('table.importPreview')}>
+              <table>
+                <thead>
+                  <tr>
+                    {selectable && <th scope="col">Update</th>}
+                    <th scope="col">Resource</th>
+                    <th scope="col">Action</th>
+                    <th scope="col" className="hide-narrow">
+                      Origin id
+                    </th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {rows.map((r, i) => (
+                    <tr key={r.originId ?? i}>
+                      {selectable && (
+                        <td>
+                          {r.action === 'UPDATE' && r.originId && (
+                            <input
+                              type="checkbox"
+                              aria-label={`Update ${r.label}`}
+                              checked={selected.has(r.originId)}
+                              onChange={(e) => {
+                                const next = new Set(selected);
+                                if (e.target.checked) next.add(r.originId!);
+                                else next.delete(r.originId!);
+                                setSelected(next);
+                              }}
+                            />
+                          )}
+                        </td>
+                      )}
+                      <td>
+                        {r.label}
+                        {r.target && <div className="muted small">into {r.target}</div>}
+                      </td>
+                      <td>
+                        <Badge status={r.action} />
+                      </td>
+                      <td className="hide-narrow">
+                        <code>{r.originId}</code>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableBox>
           )}
           {ignored.length > 0 && <p className="muted small">Ignored entries: {ignored.join(', ')}</p>}
           <div className="form-actions">

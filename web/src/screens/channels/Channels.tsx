@@ -6,7 +6,18 @@
 import { useQuery } from '@tanstack/react-query';
 import type { AgentChannel } from '../../api/types.ts';
 import { useAuth } from '../../auth.tsx';
-import { Badge, Empty, ErrorMessage, Loading, PageHeader, Select, formatTime, shortId } from '../../components/ui.tsx';
+import { t } from '../../i18n/index.ts';
+import {
+  Badge,
+  Empty,
+  ErrorMessage,
+  Loading,
+  PageHeader,
+  Select,
+  formatTime,
+  shortId,
+  TableBox,
+} from '../../components/ui.tsx';
 import { BASE, Link, navigate } from '../../router.tsx';
 import { useAgentNames } from '../agents/useAgentNames.ts';
 
@@ -100,39 +111,41 @@ function AgentChannels({ agentId }: { agentId: string }) {
         <ErrorMessage error={messages.error} />
         {messages.data?.length === 0 && <Empty>No messages yet.</Empty>}
         {messages.data && messages.data.length > 0 && (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Received</th>
-                <th scope="col">Platform</th>
-                <th scope="col">From</th>
-                <th scope="col">Message</th>
-                <th scope="col">State</th>
-                <th scope="col">Conversation</th>
-              </tr>
-            </thead>
-            <tbody>
-              {messages.data.map((message) => (
-                <tr key={message.id}>
-                  <td>{formatTime(message.receivedOn)}</td>
-                  <td>{message.platform}</td>
-                  <td>{message.senderKey}</td>
-                  <td>{message.input}</td>
-                  <td>
-                    <Badge status={message.state} />
-                    {message.detail && <div className="muted small">{message.detail}</div>}
-                  </td>
-                  <td>
-                    {message.conversationId && (
-                      <Link to={`${BASE}/conversations/${message.conversationId}`}>
-                        {shortId(message.conversationId)}
-                      </Link>
-                    )}
-                  </td>
+          <TableBox label={t('table.messages')}>
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Received</th>
+                  <th scope="col">Platform</th>
+                  <th scope="col">From</th>
+                  <th scope="col">Message</th>
+                  <th scope="col">State</th>
+                  <th scope="col">Conversation</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {messages.data.map((message) => (
+                  <tr key={message.id}>
+                    <td>{formatTime(message.receivedOn)}</td>
+                    <td>{message.platform}</td>
+                    <td>{message.senderKey}</td>
+                    <td>{message.input}</td>
+                    <td>
+                      <Badge status={message.state} />
+                      {message.detail && <div className="muted small">{message.detail}</div>}
+                    </td>
+                    <td>
+                      {message.conversationId && (
+                        <Link to={`${BASE}/conversations/${message.conversationId}`}>
+                          {shortId(message.conversationId)}
+                        </Link>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableBox>
         )}
       </section>
     </>

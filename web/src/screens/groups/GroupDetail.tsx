@@ -6,7 +6,18 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { Group, GroupContribution, GroupDiscussion } from '../../api/types.ts';
 import { useAuth, usePermissions } from '../../auth.tsx';
-import { Badge, Empty, ErrorMessage, Field, Loading, PageHeader, formatTime, shortId } from '../../components/ui.tsx';
+import { t } from '../../i18n/index.ts';
+import {
+  Badge,
+  Empty,
+  ErrorMessage,
+  Field,
+  Loading,
+  PageHeader,
+  formatTime,
+  shortId,
+  TableBox,
+} from '../../components/ui.tsx';
 import { BASE, Link, navigate } from '../../router.tsx';
 import { useAgentNames } from '../agents/useAgentNames.ts';
 
@@ -41,35 +52,37 @@ export function GroupDetail({ id, discussionId }: { id: string; discussionId?: s
       </PageHeader>
       <section className="panel" aria-labelledby="members-h">
         <h2 id="members-h">Members</h2>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Agent</th>
-              <th scope="col">Role</th>
-            </tr>
-          </thead>
-          <tbody>
-            {group.data.members.map((member) => (
-              <tr key={`${member.agentId} ${member.displayName}`}>
-                <td>{member.displayName}</td>
-                <td>
-                  <Link to={`${BASE}/agents/${member.agentId}`}>{agentName(member.agentId)}</Link>
-                </td>
-                <td>{member.role ?? ''}</td>
+        <TableBox label={t('table.members')}>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Agent</th>
+                <th scope="col">Role</th>
               </tr>
-            ))}
-            <tr>
-              <td>Moderator</td>
-              <td>
-                <Link to={`${BASE}/agents/${group.data.moderatorAgentId}`}>
-                  {agentName(group.data.moderatorAgentId)}
-                </Link>
-              </td>
-              <td>synthesises</td>
-            </tr>
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {group.data.members.map((member) => (
+                <tr key={`${member.agentId} ${member.displayName}`}>
+                  <td>{member.displayName}</td>
+                  <td>
+                    <Link to={`${BASE}/agents/${member.agentId}`}>{agentName(member.agentId)}</Link>
+                  </td>
+                  <td>{member.role ?? ''}</td>
+                </tr>
+              ))}
+              <tr>
+                <td>Moderator</td>
+                <td>
+                  <Link to={`${BASE}/agents/${group.data.moderatorAgentId}`}>
+                    {agentName(group.data.moderatorAgentId)}
+                  </Link>
+                </td>
+                <td>synthesises</td>
+              </tr>
+            </tbody>
+          </table>
+        </TableBox>
       </section>
       {discussionId ? <DiscussionView groupId={id} discussionId={discussionId} /> : <Discussions groupId={id} />}
     </>
@@ -135,28 +148,30 @@ function Discussions({ groupId }: { groupId: string }) {
         <ErrorMessage error={list.error} />
         {list.data?.length === 0 && <Empty>No discussions yet.</Empty>}
         {list.data && list.data.length > 0 && (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Question</th>
-                <th scope="col">State</th>
-                <th scope="col">Started</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.map((d) => (
-                <tr key={d.id}>
-                  <td>
-                    <Link to={`${BASE}/groups/${groupId}/discussions/${d.id}`}>{d.questions[0]?.input ?? d.id}</Link>
-                  </td>
-                  <td>
-                    <Badge status={d.state === 'DONE' ? 'READY' : 'IN_PROGRESS'} label={d.state.toLowerCase()} />
-                  </td>
-                  <td>{formatTime(d.createdOn)}</td>
+          <TableBox label={t('table.discussions')}>
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Question</th>
+                  <th scope="col">State</th>
+                  <th scope="col">Started</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {list.data.map((d) => (
+                  <tr key={d.id}>
+                    <td>
+                      <Link to={`${BASE}/groups/${groupId}/discussions/${d.id}`}>{d.questions[0]?.input ?? d.id}</Link>
+                    </td>
+                    <td>
+                      <Badge status={d.state === 'DONE' ? 'READY' : 'IN_PROGRESS'} label={d.state.toLowerCase()} />
+                    </td>
+                    <td>{formatTime(d.createdOn)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableBox>
         )}
       </section>
     </>

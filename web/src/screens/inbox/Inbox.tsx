@@ -6,7 +6,8 @@
 import { useEffect, useState } from 'react';
 import type { Decision, PendingApproval } from '../../api/types.ts';
 import { useAuth } from '../../auth.tsx';
-import { ErrorMessage, Field, formatTime, PageHeader, shortId } from '../../components/ui.tsx';
+import { Empty, ErrorMessage, Field, formatTime, PageHeader, shortId } from '../../components/ui.tsx';
+import { t } from '../../i18n/index.ts';
 import { sseEvents } from '../../lib/sse.ts';
 import { BASE, Link } from '../../router.tsx';
 
@@ -49,7 +50,9 @@ export function Inbox() {
       </p>
       <ErrorMessage error={error} title="The inbox stream stopped." />
       {items.length === 0 ? (
-        <p className="muted">Nothing waits for a decision.</p>
+        <Empty>
+          {t('inbox.empty')} <Link to={`${BASE}/conversations`}>{t('inbox.emptyAction')}</Link>
+        </Empty>
       ) : (
         <ul className="inbox" aria-label="Waiting turns">
           {items.map((item) => (

@@ -7,7 +7,17 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useAuth } from '../../auth.tsx';
 import type { Ingestion, SearchHit } from '../../api/types.ts';
-import { Badge, ConfirmButton, Empty, ErrorMessage, Field, formatTime, describeError } from '../../components/ui.tsx';
+import { t } from '../../i18n/index.ts';
+import {
+  Badge,
+  ConfirmButton,
+  Empty,
+  ErrorMessage,
+  Field,
+  formatTime,
+  describeError,
+  TableBox,
+} from '../../components/ui.tsx';
 
 interface Upload {
   readonly name: string;
@@ -124,36 +134,38 @@ export function KnowledgePanel({ id, canWrite }: { id: string; canWrite: boolean
       <ErrorMessage error={documents.error ?? error} />
       {documents.data && documents.data.length === 0 && <Empty>No documents yet.</Empty>}
       {documents.data && documents.data.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              <th>Document</th>
-              <th>Type</th>
-              <th>Chunks</th>
-              <th>Size</th>
-              <th>Ingested</th>
-              {canWrite && <th aria-label="Actions" />}
-            </tr>
-          </thead>
-          <tbody>
-            {documents.data.map((d) => (
-              <tr key={d.id}>
-                <td>{d.name}</td>
-                <td>{d.contentType}</td>
-                <td>{d.chunkCount}</td>
-                <td>{d.sizeBytes} bytes</td>
-                <td>{formatTime(d.updatedOn)}</td>
-                {canWrite && (
-                  <td>
-                    <ConfirmButton question={`Delete ${d.name} and its chunks?`} onConfirm={() => remove(d.id)}>
-                      Delete
-                    </ConfirmButton>
-                  </td>
-                )}
+        <TableBox label={t('table.documents')}>
+          <table>
+            <thead>
+              <tr>
+                <th>Document</th>
+                <th>Type</th>
+                <th>Chunks</th>
+                <th>Size</th>
+                <th>Ingested</th>
+                {canWrite && <th aria-label="Actions" />}
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {documents.data.map((d) => (
+                <tr key={d.id}>
+                  <td>{d.name}</td>
+                  <td>{d.contentType}</td>
+                  <td>{d.chunkCount}</td>
+                  <td>{d.sizeBytes} bytes</td>
+                  <td>{formatTime(d.updatedOn)}</td>
+                  {canWrite && (
+                    <td>
+                      <ConfirmButton question={`Delete ${d.name} and its chunks?`} onConfirm={() => remove(d.id)}>
+                        Delete
+                      </ConfirmButton>
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableBox>
       )}
       <form onSubmit={search} aria-label="Search the knowledge base">
         <Field label="Search" value={query} onChange={setQuery} placeholder="A question the agent might get" />

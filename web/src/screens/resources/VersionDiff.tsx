@@ -60,7 +60,8 @@ export function VersionDiff({ storePath, id, current }: { storePath: string; id:
           <figcaption className="visually-hidden">
             Differences between version {from} and version {to}
           </figcaption>
-          <pre className="diff">
+          {/* biome-ignore lint/a11y/noNoninteractiveTabindex: the diff scrolls in its own box, which keyboard users must reach to scroll it */}
+          <pre className="diff" tabIndex={0}>
             {lines.map((l, i) => (
               // biome-ignore lint/suspicious/noArrayIndexKey: the diff is computed once per pair of versions and its lines (which may repeat) are never reordered
               <div key={i} className={`diff-${l.kind}`}>

@@ -5,7 +5,17 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { Schedule } from '../../api/types.ts';
 import { useAuth, usePermissions } from '../../auth.tsx';
-import { Badge, Empty, ErrorMessage, Loading, PageHeader, formatTime, shortId } from '../../components/ui.tsx';
+import { t } from '../../i18n/index.ts';
+import {
+  Badge,
+  Empty,
+  ErrorMessage,
+  Loading,
+  PageHeader,
+  formatTime,
+  shortId,
+  TableBox,
+} from '../../components/ui.tsx';
 import { BASE, Link } from '../../router.tsx';
 
 const STORE = '/schedulestore/schedules';
@@ -90,34 +100,36 @@ export function ScheduleDetail({ id }: { id: string }) {
         <ErrorMessage error={history.error} />
         {history.data?.runs.length === 0 && <Empty>No runs yet.</Empty>}
         {history.data && history.data.runs.length > 0 && (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Due</th>
-                <th scope="col">Outcome</th>
-                <th scope="col">Conversation</th>
-                <th scope="col" className="hide-narrow">
-                  Detail
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {history.data.runs.map((run) => (
-                <tr key={run.id}>
-                  <td>{formatTime(run.dueOn)}</td>
-                  <td>
-                    <Badge status={run.outcome} />
-                  </td>
-                  <td>
-                    {run.conversationId && (
-                      <Link to={`${BASE}/conversations/${run.conversationId}`}>{shortId(run.conversationId)}</Link>
-                    )}
-                  </td>
-                  <td className="hide-narrow">{run.detail}</td>
+          <TableBox label={t('table.runs')}>
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Due</th>
+                  <th scope="col">Outcome</th>
+                  <th scope="col">Conversation</th>
+                  <th scope="col" className="hide-narrow">
+                    Detail
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {history.data.runs.map((run) => (
+                  <tr key={run.id}>
+                    <td>{formatTime(run.dueOn)}</td>
+                    <td>
+                      <Badge status={run.outcome} />
+                    </td>
+                    <td>
+                      {run.conversationId && (
+                        <Link to={`${BASE}/conversations/${run.conversationId}`}>{shortId(run.conversationId)}</Link>
+                      )}
+                    </td>
+                    <td className="hide-narrow">{run.detail}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableBox>
         )}
       </section>
     </>

@@ -3,15 +3,18 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ApiError } from '../../api/client.ts';
 import { useAuth } from '../../auth.tsx';
+import { t } from '../../i18n/index.ts';
 import {
   ConfirmButton,
   Empty,
+  FocusFormButton,
   ErrorMessage,
   Field,
   Loading,
   Notice,
   PageHeader,
   formatTime,
+  TableBox,
 } from '../../components/ui.tsx';
 
 const NAME = /^[A-Za-z0-9_.-]+$/;
@@ -76,7 +79,7 @@ export function Secrets() {
         </div>
       ) : (
         <>
-          <form className="panel" onSubmit={submit} aria-labelledby="secret-h">
+          <form id="secret-form" className="panel" onSubmit={submit} aria-labelledby="secret-h">
             <h2 id="secret-h">Store a secret</h2>
             <div className="grid-3">
               <Field label="Name" value={name} onChange={setName} required error={nameError} autoComplete="off" />
@@ -103,52 +106,56 @@ export function Secrets() {
             {secrets.isPending ? (
               <Loading />
             ) : secrets.data?.length === 0 ? (
-              <Empty>No secrets stored.</Empty>
+              <Empty>
+                {t('secrets.empty')} <FocusFormButton formId="secret-form">{t('secrets.emptyAction')}</FocusFormButton>
+              </Empty>
             ) : (
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Reference</th>
-                    <th scope="col" className="hide-narrow">
-                      Description
-                    </th>
-                    <th scope="col" className="hide-narrow">
-                      Changed
-                    </th>
-                    <th scope="col">
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {secrets.data?.map((s) => {
-                    const name = String(s.name ?? s.keyName ?? s.id ?? '');
-                    const changed = (s.lastModifiedAt ?? s.lastModifiedOn ?? s.createdAt) as
-                      | number
-                      | string
-                      | undefined;
-                    const reference = typeof s.reference === 'string' ? s.reference : `\${vault:${name}}`;
-                    return (
-                      <tr key={name}>
-                        <td>
-                          <code>{name}</code>
-                        </td>
-                        <td>
-                          <code>{reference}</code>
-                        </td>
-                        <td className="hide-narrow">{s.description}</td>
-                        <td className="hide-narrow">{formatTime(changed)}</td>
-                        <td>
-                          <ConfirmButton question={`Delete ${name}?`} onConfirm={() => remove.mutate(name)}>
-                            Delete
-                          </ConfirmButton>
-                        </td>
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
+              <TableBox label={t('nav.secrets')}>
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">Name</th>
+                      <th scope="col">Reference</th>
+                      <th scope="col" className="hide-narrow">
+                        Description
+                      </th>
+                      <th scope="col" className="hide-narrow">
+                        Changed
+                      </th>
+                      <th scope="col">
+                        <span className="visually-hidden">Actions</span>
+                      </th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {secrets.data?.map((s) => {
+                      const name = String(s.name ?? s.keyName ?? s.id ?? '');
+                      const changed = (s.lastModifiedAt ?? s.lastModifiedOn ?? s.createdAt) as
+                        | number
+                        | string
+                        | undefined;
+                      const reference = typeof s.reference === 'string' ? s.reference : `\${vault:${name}}`;
+                      return (
+                        <tr key={name}>
+                          <td>
+                            <code>{name}</code>
+                          </td>
+                          <td>
+                            <code>{reference}</code>
+                          </td>
+                          <td className="hide-narrow">{s.description}</td>
+                          <td className="hide-narrow">{formatTime(changed)}</td>
+                          <td>
+                            <ConfirmButton question={`Delete ${name}?`} onConfirm={() => remove.mutate(name)}>
+                              Delete
+                            </ConfirmButton>
+                          </td>
+                        </tr>
+                      );
+                    })}
+                  </tbody>
+                </table>
+              </TableBox>
             )}
           </section>
         </>

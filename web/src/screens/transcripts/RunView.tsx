@@ -1,7 +1,8 @@
 /** One run of a transcript: per step and field, the expected and the actual value side by side, and the diff. */
 import { useQuery } from '@tanstack/react-query';
 import { useAuth } from '../../auth.tsx';
-import { Badge, ErrorMessage, Loading, PageHeader, formatTime } from '../../components/ui.tsx';
+import { t } from '../../i18n/index.ts';
+import { Badge, ErrorMessage, Loading, PageHeader, formatTime, TableBox } from '../../components/ui.tsx';
 import { BASE, Link } from '../../router.tsx';
 
 const show = (value: unknown) => (value === undefined ? '—' : JSON.stringify(value, null, 2));
@@ -45,36 +46,38 @@ export function RunView({ id, runId }: { id: string; runId: string }) {
             {step.step === 0 ? 'Step 0: conversation start' : `Step ${step.step}: ${step.input}`}{' '}
             <Badge status={step.passed ? 'READY' : 'ERROR'} label={step.passed ? 'passed' : 'failed'} />
           </h2>
-          <table className="run-diff">
-            <thead>
-              <tr>
-                <th scope="col">Field</th>
-                <th scope="col">Comparison</th>
-                <th scope="col">Expected</th>
-                <th scope="col">Actual</th>
-                <th scope="col">Result</th>
-              </tr>
-            </thead>
-            <tbody>
-              {step.fields.map((field, i) => (
-                // biome-ignore lint/suspicious/noArrayIndexKey: a stored run never changes; a field name may repeat (several recording mismatches)
-                <tr key={i} className={field.passed ? 'passed' : 'failed'}>
-                  <th scope="row">{field.field}</th>
-                  <td>{field.compare}</td>
-                  <td>
-                    <pre>{show(field.expected)}</pre>
-                  </td>
-                  <td>
-                    <pre>{show(field.actual)}</pre>
-                  </td>
-                  <td>
-                    <Badge status={field.passed ? 'READY' : 'ERROR'} label={field.passed ? 'passed' : 'failed'} />
-                    {field.diff && <pre className="field-diff">{field.diff}</pre>}
-                  </td>
+          <TableBox label={t('table.runStep', { step: step.step })}>
+            <table className="run-diff">
+              <thead>
+                <tr>
+                  <th scope="col">Field</th>
+                  <th scope="col">Comparison</th>
+                  <th scope="col">Expected</th>
+                  <th scope="col">Actual</th>
+                  <th scope="col">Result</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {step.fields.map((field, i) => (
+                  // biome-ignore lint/suspicious/noArrayIndexKey: a stored run never changes; a field name may repeat (several recording mismatches)
+                  <tr key={i} className={field.passed ? 'passed' : 'failed'}>
+                    <th scope="row">{field.field}</th>
+                    <td>{field.compare}</td>
+                    <td>
+                      <pre>{show(field.expected)}</pre>
+                    </td>
+                    <td>
+                      <pre>{show(field.actual)}</pre>
+                    </td>
+                    <td>
+                      <Badge status={field.passed ? 'READY' : 'ERROR'} label={field.passed ? 'passed' : 'failed'} />
+                      {field.diff && <pre className="field-diff">{field.diff}</pre>}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableBox>
         </section>
       ))}
     </>

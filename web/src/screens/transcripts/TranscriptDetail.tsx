@@ -6,7 +6,18 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { COMPARISONS, type Transcript } from '../../api/types.ts';
 import { useAuth, usePermissions } from '../../auth.tsx';
-import { Badge, ErrorMessage, Field, Loading, Notice, PageHeader, Select, formatTime } from '../../components/ui.tsx';
+import { t } from '../../i18n/index.ts';
+import {
+  Badge,
+  ErrorMessage,
+  Field,
+  Loading,
+  Notice,
+  PageHeader,
+  Select,
+  formatTime,
+  TableBox,
+} from '../../components/ui.tsx';
 import { BASE, Link, navigate } from '../../router.tsx';
 import { rowsOf, withExpectations, type ExpectationRow } from './expectations.ts';
 
@@ -223,30 +234,32 @@ function RunList({ id }: { id: string }) {
       <ErrorMessage error={runs.error} />
       {runs.data?.length === 0 && <p className="empty">No runs yet.</p>}
       {runs.data && runs.data.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Run</th>
-              <th scope="col">Result</th>
-              <th scope="col">Agent version</th>
-              <th scope="col">Calls</th>
-            </tr>
-          </thead>
-          <tbody>
-            {runs.data.map((run) => (
-              <tr key={run.id}>
-                <td>
-                  <Link to={`${BASE}/transcripts/${id}/runs/${run.id}`}>{formatTime(run.startedOn)}</Link>
-                </td>
-                <td>
-                  <Badge status={run.passed ? 'READY' : 'ERROR'} label={run.passed ? 'passed' : 'failed'} />
-                </td>
-                <td>{run.agentVersion}</td>
-                <td>{run.mode}</td>
+        <TableBox label={t('table.runs')}>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Run</th>
+                <th scope="col">Result</th>
+                <th scope="col">Agent version</th>
+                <th scope="col">Calls</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {runs.data.map((run) => (
+                <tr key={run.id}>
+                  <td>
+                    <Link to={`${BASE}/transcripts/${id}/runs/${run.id}`}>{formatTime(run.startedOn)}</Link>
+                  </td>
+                  <td>
+                    <Badge status={run.passed ? 'READY' : 'ERROR'} label={run.passed ? 'passed' : 'failed'} />
+                  </td>
+                  <td>{run.agentVersion}</td>
+                  <td>{run.mode}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableBox>
       )}
     </section>
   );

@@ -4,15 +4,18 @@ import { useState } from 'react';
 import { environments } from '../../api/resources.ts';
 import type { BotTrigger } from '../../api/types.ts';
 import { useAuth, usePermissions } from '../../auth.tsx';
+import { t } from '../../i18n/index.ts';
 import {
   ConfirmButton,
   Empty,
+  FocusFormButton,
   ErrorMessage,
   Field,
   Loading,
   PageHeader,
   Select,
   shortId,
+  TableBox,
 } from '../../components/ui.tsx';
 import { BASE, Link } from '../../router.tsx';
 import { useAgentNames } from '../agents/useAgentNames.ts';
@@ -105,7 +108,7 @@ export function Triggers() {
         }
       />
       {canWrite && (
-        <form className="panel" onSubmit={submit} aria-labelledby="trigger-h">
+        <form id="trigger-form" className="panel" onSubmit={submit} aria-labelledby="trigger-h">
           <h2 id="trigger-h">{editing ? `Edit trigger ${editing}` : 'New trigger'}</h2>
           {formError && (
             <div className="message error" role="alert">
@@ -166,49 +169,53 @@ export function Triggers() {
         {triggers.isPending ? (
           <Loading />
         ) : triggers.data?.length === 0 ? (
-          <Empty>No triggers.</Empty>
+          <Empty>
+            {t('triggers.empty')} <FocusFormButton formId="trigger-form">{t('triggers.emptyAction')}</FocusFormButton>
+          </Empty>
         ) : (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Intent</th>
-                <th scope="col">Deployments</th>
-                {canWrite && (
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                )}
-              </tr>
-            </thead>
-            <tbody>
-              {triggers.data?.map((t) => (
-                <tr key={t.intent}>
-                  <td>
-                    <code>{t.intent}</code>
-                  </td>
-                  <td>
-                    {t.botDeployments.map((d, i) => (
-                      // biome-ignore lint/suspicious/noArrayIndexKey: a deployment may repeat (repeats weight the random choice), so no field is unique; these rows are stateless text redrawn from the fetched trigger
-                      <div key={i}>
-                        <Link to={`${BASE}/agents/${d.botId}`}>{names.get(d.botId) || shortId(d.botId)}</Link>{' '}
-                        <span className="muted">({d.environment})</span>
-                      </div>
-                    ))}
-                  </td>
+          <TableBox label={t('nav.triggers')}>
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Intent</th>
+                  <th scope="col">Deployments</th>
                   {canWrite && (
-                    <td className="nowrap">
-                      <button type="button" onClick={() => edit(t)}>
-                        Edit
-                      </button>{' '}
-                      <ConfirmButton question={`Delete ${t.intent}?`} onConfirm={() => remove.mutate(t.intent)}>
-                        Delete
-                      </ConfirmButton>
-                    </td>
+                    <th scope="col">
+                      <span className="visually-hidden">Actions</span>
+                    </th>
                   )}
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {triggers.data?.map((t) => (
+                  <tr key={t.intent}>
+                    <td>
+                      <code>{t.intent}</code>
+                    </td>
+                    <td>
+                      {t.botDeployments.map((d, i) => (
+                        // biome-ignore lint/suspicious/noArrayIndexKey: a deployment may repeat (repeats weight the random choice), so no field is unique; these rows are stateless text redrawn from the fetched trigger
+                        <div key={i}>
+                          <Link to={`${BASE}/agents/${d.botId}`}>{names.get(d.botId) || shortId(d.botId)}</Link>{' '}
+                          <span className="muted">({d.environment})</span>
+                        </div>
+                      ))}
+                    </td>
+                    {canWrite && (
+                      <td className="nowrap">
+                        <button type="button" onClick={() => edit(t)}>
+                          Edit
+                        </button>{' '}
+                        <ConfirmButton question={`Delete ${t.intent}?`} onConfirm={() => remove.mutate(t.intent)}>
+                          Delete
+                        </ConfirmButton>
+                      </td>
+                    )}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableBox>
         )}
       </section>
     </>
