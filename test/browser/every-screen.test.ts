@@ -65,8 +65,10 @@ describe('web manager: every screen at both sizes', { timeout: 600_000 }, () => 
     problems = [];
     assert.deepEqual(found, [], found.join('\n'));
   };
+  /** Whether the service answers the dashboard's metrics over time (issue 23 item 4; its endpoint lands separately). */
+  let seriesServed = true;
   const assertNoConsoleErrors = () => {
-    const errors = consoleErrors.take();
+    const errors = consoleErrors.take().filter((e) => seriesServed || !/404 .*\/q\/metrics\/series/.test(e));
     assert.deepEqual(errors, [], `console errors:\n${errors.join('\n')}`);
   };
 
@@ -76,6 +78,7 @@ describe('web manager: every screen at both sizes', { timeout: 600_000 }, () => 
     page = await (await browser.newContext({ viewport: WIDE })).newPage();
     page.setDefaultTimeout(10_000);
     consoleErrors = watchConsole(page);
+    seriesServed = (await api.get('/q/metrics/series?window=hour')).status !== 404;
   });
   after(async () => {
     await browser?.close();
@@ -199,6 +202,68 @@ describe('web manager: every screen at both sizes', { timeout: 600_000 }, () => 
     assert.ok(secret.status < 300, secret.text);
   });
 
+  it('offers in the chat only what a start runs, and shows a failed turn with its reason and step details', async () => {
+    await page.goto(url(`/manager/chat/${seeded.greeter}`));
+    const agent = main().getByLabel('Agent', { exact: true });
+    await agent.locator('option').first().waitFor({ state: 'attached' });
+    const options = await agent.locator('option').allTextContents();
+    // Greeter has versions 1 to 3 deployed: a start runs the newest, so only that one is offered.
+    assert.deepEqual(
+      options.filter((o) => o.startsWith('Greeter')),
+      ['Greeter v3 (production)'],
+    );
+    assert.ok(!options.some((o) => /[0-9a-f]{24}/.test(o)), options.join(', '));
+
+    await page.goto(url(`/manager/chat/${seeded.weatherDesk}?conversation=${seeded.failedConversation}`));
+    await main().getByRole('heading', { name: 'Conversation with Weather desk' }).waitFor();
+    const failure = main().locator('.turn-error');
+    await failure.getByText("ai.svc.httpcalls: HTTP call 'forecast' failed: the connection was refused").waitFor();
+    await failure.getByRole('button', { name: 'See what failed in step 2' }).click();
+    const drawer = page.getByRole('dialog', { name: 'Step 2' });
+    await drawer.getByRole('heading', { name: 'Why the turn failed' }).waitFor();
+    await drawer
+      .getByText(/connection was refused/)
+      .first()
+      .waitFor();
+    await page.keyboard.press('Escape');
+    await drawer.waitFor({ state: 'detached' });
+    assertNoConsoleErrors();
+  });
+
+  it('draws the pipeline as a flow of steps linking to their resources, with the last errors at their step', async () => {
+    await page.goto(url(`/manager/agents/${seeded.weatherDesk}`));
+    const flow = main().getByRole('list', { name: /^Steps of / });
+    await flow.locator('.flow-step').nth(2).waitFor();
+    assert.deepEqual(await flow.locator('.flow-step > strong').allTextContents(), [
+      'Behavior rules',
+      'HTTP calls',
+      'Output',
+    ]);
+    const failing = flow.locator('.flow-step.failing');
+    await failing.getByText(/connection was refused/).waitFor();
+    assert.equal(await failing.count(), 1);
+    assert.equal(await failing.locator('strong').textContent(), 'HTTP calls');
+    // The step links to its resource by name, and the failure to the step of the conversation.
+    await failing.getByRole('link', { name: 'Weather API v1' }).waitFor();
+    await failing.getByRole('link', { name: /^step 2,/ }).click();
+    await page.waitForURL(new RegExp(`/manager/conversations/${seeded.failedConversation}#step-2$`));
+    await main().getByRole('heading', { name: 'Step 2' }).waitFor();
+    await main().getByRole('heading', { name: 'Why the turn failed' }).waitFor();
+    assertNoConsoleErrors();
+  });
+
+  it('shows ids short, whole on hover, with a copy button', async () => {
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+    await page.goto(url('/manager/agents'));
+    const row = main().locator('tbody tr', { hasText: 'Weather desk' });
+    await row.locator('.id code').waitFor();
+    assert.equal(await row.locator('.id code').getAttribute('title'), seeded.weatherDesk);
+    await row.getByRole('button', { name: 'Copy the agent id' }).click();
+    await row.getByText('Copied').waitFor();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), seeded.weatherDesk);
+    assertNoConsoleErrors();
+  });
+
   it('meets the layout and accessibility rules on every screen', async () => {
     const kinds = (await api.get('/resourcekinds')).json as { slug: string }[];
     const screens: [string, string][] = [
@@ -232,6 +297,27 @@ describe('web manager: every screen at both sizes', { timeout: 600_000 }, () => 
     ];
     for (const [path, name] of screens) await visit(path, name);
     assertNoProblems();
+    assertNoConsoleErrors();
+  });
+
+  it('draws the dashboard charts from the metrics over time, agents by name', async (t) => {
+    if (!seriesServed) {
+      t.skip('GET /q/metrics/series is not served by this build yet');
+      return;
+    }
+    await page.goto(url('/manager'));
+    const overTime = main().getByRole('region', { name: 'Over time' });
+    await overTime.locator('.line-chart canvas').first().waitFor();
+    assert.equal(await overTime.locator('.line-chart').count(), 3);
+    await overTime
+      .getByRole('img', { name: /Turns per minute over the last hour: \d+ turns, [1-9]\d* failed/ })
+      .waitFor();
+    await overTime.locator('.bars').getByRole('link', { name: 'Weather desk' }).waitFor();
+    await overTime.getByLabel('Last day').check();
+    await overTime
+      .getByRole('img', { name: /over the last day/ })
+      .first()
+      .waitFor();
     assertNoConsoleErrors();
   });
 

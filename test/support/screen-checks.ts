@@ -35,6 +35,21 @@ export async function seriousAxeViolations(page: Page): Promise<string[]> {
     );
 }
 
+/** The innermost elements reaching past the right edge of the window (what makes a page scroll sideways). */
+function widest(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const past = [...document.querySelectorAll('body *')].filter(
+      (e) =>
+        e.getBoundingClientRect().right > window.innerWidth + 1 && e.closest('.table-box, pre, .cm-editor') === null,
+    );
+    const innermost = past.filter((e) => !past.some((other) => other !== e && e.contains(other)));
+    return innermost
+      .slice(0, 5)
+      .map((e) => `${e.tagName.toLowerCase()}${e.className ? `.${String(e.className).split(' ').join('.')}` : ''}`)
+      .join(', ');
+  });
+}
+
 /** How far the page scrolls sideways (0 when it does not). */
 export function sidewaysScroll(page: Page): Promise<number> {
   return page.evaluate(() => Math.max(0, document.documentElement.scrollWidth - window.innerWidth));
@@ -53,7 +68,7 @@ export async function screenProblems(page: Page, name: string): Promise<string[]
     await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
     const where = `${name} at ${size.width}×${size.height}`;
     const overflow = await sidewaysScroll(page);
-    if (overflow > 0) problems.push(`${where} scrolls sideways by ${overflow} px`);
+    if (overflow > 0) problems.push(`${where} scrolls sideways by ${overflow} px: ${await widest(page)}`);
     for (const violation of await seriousAxeViolations(page)) problems.push(`${where}: ${violation}`);
   }
   await screenshots(page, name);

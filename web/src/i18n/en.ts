@@ -7,6 +7,7 @@ export const en = {
 
   'common.loading': 'Loading…',
   'common.none': 'none',
+  'common.delete': 'Delete',
   'common.agent': 'Agent',
   'common.environment': 'Environment',
   'common.status': 'Status',
@@ -23,6 +24,22 @@ export const en = {
   'table.discussions': 'Discussions',
   'count.steps.one': '{count} step',
   'count.steps.other': '{count} steps',
+
+  'route.newResource': 'New resource',
+  'route.resource': 'Resource',
+  'route.transcript': 'Transcript',
+  'route.transcriptRun': 'Transcript run',
+  'route.group': 'Group',
+  'route.groupDiscussion': 'Group discussion',
+  'route.schedule': 'Schedule',
+  'route.signingIn': 'Signing in',
+  'route.signedOut': 'Signed out',
+  'route.signIn': 'Sign in',
+  'route.notFound': 'Not found',
+  'route.redirecting': 'Going to the identity provider…',
+  'route.pageNotFound': 'Page not found',
+  'route.nothingAt': 'Nothing lives at',
+  'route.toDashboard': 'Go to the dashboard.',
 
   'nav.label': 'Main',
   'nav.skip': 'Skip to content',
@@ -84,6 +101,8 @@ export const en = {
   'resources.createFirst': 'Create the first {kind}.',
   'resources.seeAgents': 'See the agents that use resources.',
   'resources.unnamed': '(unnamed {kind})',
+  'resources.nameRequired': 'Give the {kind} a name.',
+  'resources.description': 'Description',
 
   'secrets.empty': 'No secrets stored.',
   'secrets.emptyAction': 'Store the first one with the form above.',
@@ -91,6 +110,27 @@ export const en = {
   'triggers.emptyAction': 'Map an intent to an agent with the form above.',
   'inbox.empty': 'Nothing waits for a decision. Turns wait here when a rule or a tool call asks a person first.',
   'inbox.emptyAction': 'See the conversations',
+
+  'deployment.versionColumn': 'Version {version}',
+  'deployment.others': 'Other versions deployed',
+
+  'pipeline.title': 'Pipeline',
+  'pipeline.description':
+    'Every message runs these workflows in order, each step in turn. A step that failed in recent turns shows why, with a link to the failed step.',
+  'pipeline.empty': 'This agent has no workflows.',
+  'pipeline.emptyAction': 'Add one in its JSON.',
+  'pipeline.workflow': 'Workflow',
+  'pipeline.steps': 'Steps of {workflow}',
+  'pipeline.noSteps': 'This workflow has no steps yet.',
+  'pipeline.addSteps': 'Add steps to it.',
+  'pipeline.failures': 'failed {count}×',
+  'pipeline.failureLink': 'step {step}, {when}',
+
+  'conversationDetail.where': 'v{version} in {environment}',
+  'conversationDetail.user': ', user {user}',
+  'conversationDetail.continue': 'Continue in chat',
+  'conversationDetail.deleteQuestion': 'Delete this conversation?',
+  'conversationDetail.times': 'started {started} · last activity {last}',
 
   'pager.previous': 'Previous page',
   'pager.next': 'Next page',

@@ -11,6 +11,7 @@ import { JsonEditor } from '../../components/JsonEditor.tsx';
 import { ConfirmButton, ErrorMessage, Field, Loading, Notice, PageHeader } from '../../components/ui.tsx';
 import { jsonSyntaxIssue, problemIssue, type JsonIssue } from '../../lib/json-locate.ts';
 import { parseResourceUri } from '../../lib/uri.ts';
+import { t } from '../../i18n/index.ts';
 import { BASE, Link, navigate, useLocation } from '../../router.tsx';
 import { KnowledgePanel } from './KnowledgePanel.tsx';
 import { VersionDiff } from './VersionDiff.tsx';
@@ -72,19 +73,26 @@ function CreateNew({ kind }: { kind: ResourceKind }) {
   const queryClient = useQueryClient();
   const doc = useDocument(pretty(kind.template));
   const [name, setName] = useState('');
+  const [nameError, setNameError] = useState<string>();
   const [description, setDescription] = useState('');
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
 
   const save = async (event: React.FormEvent) => {
     event.preventDefault();
+    // Everything is shown by its name: a new resource gets one from the start.
+    if (name.trim() === '') {
+      setNameError(t('resources.nameRequired', { kind: kind.title }));
+      return;
+    }
+    setNameError(undefined);
     if (doc.syntax) return;
     setBusy(true);
     setError(undefined);
     try {
       const uri = await api.create(kind.storePath, JSON.parse(doc.text));
       const ref = parseResourceUri(uri);
-      if (ref && (name || description)) await api.describe(ref.id, ref.version, { name, description });
+      if (ref) await api.describe(ref.id, ref.version, { name: name.trim(), description });
       await queryClient.invalidateQueries({ queryKey: ['descriptors'] });
       navigate(`${BASE}/resources/${kind.slug}/${ref?.id ?? ''}`, { replace: true });
     } catch (e) {
@@ -100,10 +108,10 @@ function CreateNew({ kind }: { kind: ResourceKind }) {
         title={`New ${kind.title}`}
         description="Start from the example below; the service checks the document strictly when you save."
       />
-      <form onSubmit={save}>
+      <form onSubmit={save} noValidate>
         <div className="grid-2">
-          <Field label="Name" value={name} onChange={setName} />
-          <Field label="Description" value={description} onChange={setDescription} />
+          <Field label={t('list.name')} value={name} onChange={setName} required error={nameError} />
+          <Field label={t('resources.description')} value={description} onChange={setDescription} />
         </div>
         <JsonEditor label={`${kind.title} JSON`} value={doc.text} onChange={doc.change} issues={doc.issues} />
         <ErrorMessage error={error} />
