@@ -260,7 +260,7 @@ describe('web manager: every screen at both sizes', { timeout: 600_000 }, () => 
     assert.equal(await row.locator('.id code').getAttribute('title'), seeded.weatherDesk);
     await row.getByRole('button', { name: 'Copy the agent id' }).click();
     await row.getByText('Copied').waitFor();
-    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), seeded.weatherDesk);
+    assert.equal(await page.evaluate<string>('navigator.clipboard.readText()'), seeded.weatherDesk);
     assertNoConsoleErrors();
   });
 
@@ -331,7 +331,7 @@ describe('web manager: every screen at both sizes', { timeout: 600_000 }, () => 
         [`/manager/resources/httpcalls/${seeded.weatherCalls}`, 'dark-resource-editor'],
       ] as const) {
         await visit(path, name);
-        const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+        const background = await page.evaluate<string>('getComputedStyle(document.body).backgroundColor');
         if (background === 'rgb(246, 247, 249)') problems.push(`${path} keeps the light background`);
       }
       assertNoProblems();

@@ -16,14 +16,17 @@ interface AxeViolation {
   readonly nodes: readonly { readonly target: readonly unknown[]; readonly failureSummary?: string }[];
 }
 
+/*
+ * The code run in the page is given as text: this project's type-check has no DOM library (it checks the server),
+ * and Playwright evaluates a string as an expression in the page.
+ */
+
 /** The serious and critical axe violations of the page as it is now, one line each (empty when none). */
 export async function seriousAxeViolations(page: Page): Promise<string[]> {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ path: AXE_SCRIPT });
-  const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(context: Document, options: unknown): Promise<unknown> } }).axe;
-    const result = (await axe.run(document, { resultTypes: ['violations'] })) as { violations: AxeViolation[] };
-    return result.violations;
-  });
+  if (!(await page.evaluate<boolean>("'axe' in window"))) await page.addScriptTag({ path: AXE_SCRIPT });
+  const violations = await page.evaluate<AxeViolation[]>(
+    "axe.run(document, { resultTypes: ['violations'] }).then((result) => result.violations)",
+  );
   return violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map(
@@ -37,22 +40,21 @@ export async function seriousAxeViolations(page: Page): Promise<string[]> {
 
 /** The innermost elements reaching past the right edge of the window (what makes a page scroll sideways). */
 function widest(page: Page): Promise<string> {
-  return page.evaluate(() => {
+  return page.evaluate<string>(`(() => {
     const past = [...document.querySelectorAll('body *')].filter(
-      (e) =>
-        e.getBoundingClientRect().right > window.innerWidth + 1 && e.closest('.table-box, pre, .cm-editor') === null,
+      (e) => e.getBoundingClientRect().right > window.innerWidth + 1 && e.parentElement.closest('.table-box, pre, .cm-editor') === null,
     );
     const innermost = past.filter((e) => !past.some((other) => other !== e && e.contains(other)));
     return innermost
       .slice(0, 5)
-      .map((e) => `${e.tagName.toLowerCase()}${e.className ? `.${String(e.className).split(' ').join('.')}` : ''}`)
+      .map((e) => e.tagName.toLowerCase() + (e.className ? '.' + String(e.className).split(' ').join('.') : ''))
       .join(', ');
-  });
+  })()`);
 }
 
 /** How far the page scrolls sideways (0 when it does not). */
 export function sidewaysScroll(page: Page): Promise<number> {
-  return page.evaluate(() => Math.max(0, document.documentElement.scrollWidth - window.innerWidth));
+  return page.evaluate<number>('Math.max(0, document.documentElement.scrollWidth - window.innerWidth)');
 }
 
 /**
@@ -65,7 +67,7 @@ export async function screenProblems(page: Page, name: string): Promise<string[]
   for (const size of [WIDE, PHONE]) {
     await page.setViewportSize(size);
     // Layout settles in the frame after a resize.
-    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))');
     const where = `${name} at ${size.width}×${size.height}`;
     const overflow = await sidewaysScroll(page);
     if (overflow > 0) problems.push(`${where} scrolls sideways by ${overflow} px: ${await widest(page)}`);
