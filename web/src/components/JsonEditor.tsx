@@ -3,6 +3,7 @@
  * and a list below whose entries move the cursor there. The issues come from the caller (a local parse error
  * from lib/json-locate.ts, or a server problem mapped to its line).
  */
+import { t } from '../i18n/index.ts';
 import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
 import { HighlightStyle, bracketMatching, syntaxHighlighting } from '@codemirror/language';
 import { json } from '@codemirror/lang-json';
@@ -185,7 +186,7 @@ export function JsonEditor({
             {issues.map((issue) => (
               <li key={`${issue.offset}:${issue.message}`}>
                 <button type="button" className="link" onClick={() => goTo(issue)}>
-                  Line {issue.line}
+                  {t('jsonEditor.line', { line: issue.line })}
                 </button>
                 : {issue.message}
               </li>

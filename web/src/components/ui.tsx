@@ -347,10 +347,10 @@ export function ConfirmButton({
     >
       <legend>{question}</legend>
       <button ref={yes} type="button" className="danger" onClick={() => answer(true)}>
-        Yes
+        {t('ui.yes')}
       </button>
       <button type="button" onClick={() => answer(false)}>
-        No
+        {t('ui.no')}
       </button>
     </fieldset>
   );

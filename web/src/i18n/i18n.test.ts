@@ -7,6 +7,7 @@ describe('manager texts', () => {
   it('fills parameters and leaves unknown ones visible', () => {
     assert.equal(t('id.copy', { what: 'agent id' }), 'Copy the agent id');
     assert.equal(t('id.copy'), 'Copy the {what}');
+    assert.equal(t('id.copy', { what: undefined }), 'Copy the ');
   });
   it('chooses the plural form by count', () => {
     assert.equal(plural(1, 'count.steps.one', 'count.steps.other'), '1 step');

@@ -8,10 +8,13 @@ export type MessageKey = keyof Messages;
 
 const table: Messages = en;
 
-/** The message of `key`, with each `{name}` replaced by `params.name` (left as it is when not given). */
-export function t(key: MessageKey, params: Readonly<Record<string, string | number>> = {}): string {
+/**
+ * The message of `key`, with each `{name}` replaced by `params.name`: a value given as undefined or null shows as
+ * nothing (as React shows it); a name not given at all stays visible, so a forgotten value is noticed.
+ */
+export function t(key: MessageKey, params: Readonly<Record<string, string | number | undefined | null>> = {}): string {
   return table[key].replace(/\{(\w+)\}/g, (whole, name: string) =>
-    params[name] === undefined ? whole : String(params[name]),
+    name in params ? String(params[name] ?? '') : whole,
   );
 }
 

@@ -76,7 +76,7 @@ export function AgentDetail({ id }: { id: string }) {
   if (current.error)
     return (
       <>
-        <PageHeader title="Agent" />
+        <PageHeader title={t('agentDetail.agent')} />
         <ErrorMessage error={current.error} />
       </>
     );
@@ -88,7 +88,7 @@ export function AgentDetail({ id }: { id: string }) {
       <PageHeader title={name} description={descriptor.data?.description}>
         {canConverse && (
           <Link className="button primary" to={`${BASE}/chat/${id}`}>
-            Chat
+            {t('agentDetail.chat')}
           </Link>
         )}
         {canWrite && (
@@ -101,26 +101,27 @@ export function AgentDetail({ id }: { id: string }) {
         </Link>
         {canWrite && (
           <ConfirmButton
-            question="Delete this agent?"
+            question={t('agentDetail.deleteThisAgent')}
             onConfirm={() => remove.mutate()}
             disabled={current.data === undefined}
           >
-            Delete
+            {t('agentDetail.delete')}
           </ConfirmButton>
         )}
       </PageHeader>
-      {search.get('created') && (
-        <Notice kind="success">The agent was created. Deploy it below, then chat with it.</Notice>
-      )}
-      <ErrorMessage error={exportError} title="Export failed." />
-      <ErrorMessage error={remove.error} title="Delete failed." />
+      {search.get('created') && <Notice kind="success">{t('agentDetail.theAgentWasCreated')}</Notice>}
+      <ErrorMessage error={exportError} title={t('agentDetail.exportFailed')} />
+      <ErrorMessage error={remove.error} title={t('agentDetail.deleteFailed')} />
       <p className="muted small">
-        <Id value={id} what={t('id.agent')} /> · created {formatTime(descriptor.data?.createdOn)} · modified{' '}
-        {formatTime(descriptor.data?.lastModifiedOn)}
+        <Id value={id} what={t('id.agent')} />{' '}
+        {t('agentDetail.createdModified', {
+          time: formatTime(descriptor.data?.createdOn),
+          time2: formatTime(descriptor.data?.lastModifiedOn),
+        })}
       </p>
 
       <div className="field narrow">
-        <label htmlFor="agent-version">Version</label>
+        <label htmlFor="agent-version">{t('agentDetail.version')}</label>
         <select id="agent-version" value={version ?? ''} onChange={(e) => setVersion(Number(e.target.value))}>
           {versions.map((v) => (
             <option key={v} value={v}>
@@ -191,18 +192,18 @@ function Deployments({ agentId, version }: { agentId: string; version: number })
 
   return (
     <section className="panel" aria-labelledby="deploy-h">
-      <h2 id="deploy-h">Deployment</h2>
+      <h2 id="deploy-h">{t('agentDetail.deployment')}</h2>
       <ErrorMessage error={deploy.error ?? undeploy.error} />
       <TableBox label={t('table.deployment')} stack>
         <table>
           <thead>
             <tr>
-              <th scope="col">Environment</th>
-              <th scope="col">Version {version}</th>
-              <th scope="col">Other versions deployed</th>
+              <th scope="col">{t('agentDetail.environment')}</th>
+              <th scope="col">{t('agentDetail.version2', { version })}</th>
+              <th scope="col">{t('agentDetail.otherVersionsDeployed')}</th>
               {canWrite && (
                 <th scope="col">
-                  <span className="visually-hidden">Actions</span>
+                  <span className="visually-hidden">{t('agentDetail.actions')}</span>
                 </th>
               )}
             </tr>
@@ -227,7 +228,7 @@ function Deployments({ agentId, version }: { agentId: string; version: number })
                   </td>
                   <td data-label={t('deployment.others')}>
                     {others.length === 0 ? (
-                      <span className="muted">none</span>
+                      <span className="muted">{t('agentDetail.none')}</span>
                     ) : (
                       others.map((d) => (
                         <span key={d.agentVersion} className="nowrap">
@@ -239,7 +240,7 @@ function Deployments({ agentId, version }: { agentId: string; version: number })
                                 className="small"
                                 onClick={() => undeploy.mutate({ environment, v: d.agentVersion })}
                               >
-                                Undeploy v{d.agentVersion}
+                                {t('agentDetail.undeployV', { agentVersion: d.agentVersion })}
                               </button>{' '}
                             </>
                           )}
@@ -255,7 +256,7 @@ function Deployments({ agentId, version }: { agentId: string; version: number })
                           onClick={() => undeploy.mutate({ environment, v: version })}
                           disabled={undeploy.isPending}
                         >
-                          Undeploy from {environment}
+                          {t('agentDetail.undeployFrom', { environment })}
                         </button>
                       ) : (
                         <button
@@ -264,7 +265,7 @@ function Deployments({ agentId, version }: { agentId: string; version: number })
                           onClick={() => deploy.mutate(environment)}
                           disabled={deploy.isPending}
                         >
-                          Deploy to {environment}
+                          {t('agentDetail.deployTo', { environment })}
                         </button>
                       )}
                     </td>

@@ -18,10 +18,7 @@ const strategies = [
 export function ImportExport() {
   return (
     <>
-      <PageHeader
-        title="Import / Export"
-        description="Move agents between services as ZIP files (the agent, its workflows and resources; no conversations)."
-      />
+      <PageHeader title={t('importExport.importExport')} description={t('importExport.moveAgentsBetweenServices')} />
       <div className="columns">
         <ExportPanel />
         <ImportPanel />
@@ -52,9 +49,9 @@ function ExportPanel() {
   });
   return (
     <section className="panel" aria-labelledby="export-h">
-      <h2 id="export-h">Export</h2>
+      <h2 id="export-h">{t('importExport.export')}</h2>
       {options.length === 0 ? (
-        <p className="muted">No agents to export.</p>
+        <p className="muted">{t('importExport.noAgentsToExport')}</p>
       ) : (
         <form
           onSubmit={(e) => {
@@ -62,14 +59,14 @@ function ExportPanel() {
             run.mutate();
           }}
         >
-          <Select label="Agent" value={selected} onChange={setChoice} options={options} />
+          <Select label={t('importExport.agent')} value={selected} onChange={setChoice} options={options} />
           <button type="submit" className="primary" disabled={run.isPending}>
             {run.isPending ? 'Exporting…' : 'Export and download'}
           </button>
         </form>
       )}
-      {run.data && <Notice kind="success">Downloaded {run.data}.</Notice>}
-      <ErrorMessage error={run.error} title="Export failed." />
+      {run.data && <Notice kind="success">{t('importExport.downloaded', { data: run.data })}</Notice>}
+      <ErrorMessage error={run.error} title={t('importExport.exportFailed')} />
     </section>
   );
 }
@@ -110,9 +107,9 @@ function ImportPanel() {
 
   return (
     <section className="panel" aria-labelledby="import-h">
-      <h2 id="import-h">Import</h2>
+      <h2 id="import-h">{t('importExport.import')}</h2>
       <div className="field">
-        <label htmlFor={fileId}>ZIP file</label>
+        <label htmlFor={fileId}>{t('importExport.zipFile')}</label>
         <input
           id={fileId}
           type="file"
@@ -125,7 +122,7 @@ function ImportPanel() {
         />
       </div>
       <fieldset className="radio-list">
-        <legend>Strategy</legend>
+        <legend>{t('importExport.strategy')}</legend>
         {strategies.map((s) => (
           <label key={s.value}>
             <input
@@ -146,10 +143,10 @@ function ImportPanel() {
       >
         {preview.isPending ? 'Checking…' : 'Preview'}
       </button>
-      <ErrorMessage error={preview.error} title="Preview failed." />
+      <ErrorMessage error={preview.error} title={t('importExport.previewFailed')} />
       {preview.data !== undefined && (
         <>
-          <h3>What the import would do</h3>
+          <h3>{t('importExport.whatTheImportWould')}</h3>
           {rows.length === 0 ? (
             <pre className="raw">{JSON.stringify(preview.data, null, 2)}</pre>
           ) : (
@@ -157,11 +154,11 @@ function ImportPanel() {
               <table>
                 <thead>
                   <tr>
-                    {selectable && <th scope="col">Update</th>}
-                    <th scope="col">Resource</th>
-                    <th scope="col">Action</th>
+                    {selectable && <th scope="col">{t('importExport.update')}</th>}
+                    <th scope="col">{t('importExport.resource')}</th>
+                    <th scope="col">{t('importExport.action')}</th>
                     <th scope="col" className="hide-narrow">
-                      Origin id
+                      {t('importExport.originId')}
                     </th>
                   </tr>
                 </thead>
@@ -173,7 +170,7 @@ function ImportPanel() {
                           {r.action === 'UPDATE' && r.originId && (
                             <input
                               type="checkbox"
-                              aria-label={`Update ${r.label}`}
+                              aria-label={t('importExport.update2', { label: r.label })}
                               checked={selected.has(r.originId)}
                               onChange={(e) => {
                                 const next = new Set(selected);
@@ -187,7 +184,7 @@ function ImportPanel() {
                       )}
                       <td>
                         {r.label}
-                        {r.target && <div className="muted small">into {r.target}</div>}
+                        {r.target && <div className="muted small">{t('importExport.into', { target: r.target })}</div>}
                       </td>
                       <td>
                         <Badge status={r.action} />
@@ -201,7 +198,9 @@ function ImportPanel() {
               </table>
             </TableBox>
           )}
-          {ignored.length > 0 && <p className="muted small">Ignored entries: {ignored.join(', ')}</p>}
+          {ignored.length > 0 && (
+            <p className="muted small">{t('importExport.ignoredEntries', { value: ignored.join(', ') })}</p>
+          )}
           <div className="form-actions">
             <button type="button" className="primary" onClick={() => run.mutate()} disabled={run.isPending}>
               {run.isPending ? 'Importing…' : `Import (${strategy})`}
@@ -209,13 +208,14 @@ function ImportPanel() {
           </div>
         </>
       )}
-      <ErrorMessage error={run.error} title="Import failed." />
+      <ErrorMessage error={run.error} title={t('importExport.importFailed')} />
       {run.data && (
         <Notice kind="success">
-          Imported.{' '}
+          {t('importExport.imported')}{' '}
           {importedId ? (
             <Link to={`${BASE}/agents/${importedId}`}>
-              Open the imported agent{run.data.agentVersion ? ` (v${run.data.agentVersion})` : ''}
+              {t('importExport.openTheImportedAgent')}
+              {run.data.agentVersion ? ` (v${run.data.agentVersion})` : ''}
             </Link>
           ) : (
             run.data.location

@@ -38,13 +38,10 @@ export function Channels({ agentId }: { agentId?: string }) {
   ];
   return (
     <>
-      <PageHeader
-        title="Channels"
-        description="Messaging platforms an agent answers on: Facebook Messenger and Slack, set in the agent's channels."
-      />
+      <PageHeader title={t('channels.channels')} description={t('channels.messagingPlatformsAnAgent')} />
       <div className="toolbar">
         <Select
-          label="Agent"
+          label={t('channels.agent')}
           value={agentId ?? ''}
           onChange={(id) => navigate(id ? `${BASE}/channels/${id}` : `${BASE}/channels`)}
           options={options}
@@ -77,20 +74,20 @@ function AgentChannels({ agentId }: { agentId: string }) {
   return (
     <>
       <section className="panel" aria-labelledby="channels-h">
-        <h2 id="channels-h">Channels of version {version.data}</h2>
+        <h2 id="channels-h">{t('channels.channelsOfVersion', { data: version.data })}</h2>
         {channels.length === 0 && (
           <Empty>
-            This agent has no channels. Add them to the agent's <code>channels</code> (
-            <Link to={`${BASE}/resources/agents/${agentId}`}>edit as JSON</Link>).
+            {t('channels.thisAgentHasNo')} <code>{t('channels.channels2')}</code> (
+            <Link to={`${BASE}/resources/agents/${agentId}`}>{t('channels.editAsJson')}</Link>).
           </Empty>
         )}
         {channels.map((channel) => {
           const webhook = webhookOf(channel.type, agentId);
           return (
             <dl className="summary" key={`${channel.type} ${JSON.stringify(channel.config)}`} data-testid="channel">
-              <dt>Type</dt>
+              <dt>{t('channels.type')}</dt>
               <dd>{channel.type}</dd>
-              <dt>Webhook</dt>
+              <dt>{t('channels.webhook')}</dt>
               <dd>{webhook ? <code>{webhook}</code> : 'not a channel this service serves'}</dd>
               {Object.entries(channel.config ?? {}).map(([name, value]) => [
                 <dt key={`${name}-dt`}>{name}</dt>,
@@ -102,25 +99,24 @@ function AgentChannels({ agentId }: { agentId: string }) {
           );
         })}
         <p className="muted">
-          Channels answer while the agent is deployed in production. Secrets are vault references: store their values
-          under <Link to={`${BASE}/secrets`}>Secrets</Link>.
+          {t('channels.channelsAnswerWhileThe')} <Link to={`${BASE}/secrets`}>{t('channels.secrets')}</Link>.
         </p>
       </section>
       <section className="panel" aria-labelledby="messages-h">
-        <h2 id="messages-h">Messages received</h2>
+        <h2 id="messages-h">{t('channels.messagesReceived')}</h2>
         <ErrorMessage error={messages.error} />
-        {messages.data?.length === 0 && <Empty>No messages yet.</Empty>}
+        {messages.data?.length === 0 && <Empty>{t('channels.noMessagesYet')}</Empty>}
         {messages.data && messages.data.length > 0 && (
           <TableBox label={t('table.messages')}>
             <table>
               <thead>
                 <tr>
-                  <th scope="col">Received</th>
-                  <th scope="col">Platform</th>
-                  <th scope="col">From</th>
-                  <th scope="col">Message</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Conversation</th>
+                  <th scope="col">{t('channels.received')}</th>
+                  <th scope="col">{t('channels.platform')}</th>
+                  <th scope="col">{t('channels.from')}</th>
+                  <th scope="col">{t('channels.message')}</th>
+                  <th scope="col">{t('channels.state')}</th>
+                  <th scope="col">{t('channels.conversation')}</th>
                 </tr>
               </thead>
               <tbody>

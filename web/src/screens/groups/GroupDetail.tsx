@@ -40,25 +40,21 @@ export function GroupDetail({ id, discussionId }: { id: string; discussionId?: s
     <>
       <PageHeader
         title={descriptor.data?.name || group.data.name || 'Group'}
-        description={
-          <>
-            A group discussing in the style {group.data.style}, version {version.data}.
-          </>
-        }
+        description={<>{t('groupDetail.aGroupDiscussingIn', { style: group.data.style, data: version.data })}</>}
       >
         <Link className="button" to={`${BASE}/resources/groups/${id}`}>
-          Edit as JSON
+          {t('groupDetail.editAsJson')}
         </Link>
       </PageHeader>
       <section className="panel" aria-labelledby="members-h">
-        <h2 id="members-h">Members</h2>
+        <h2 id="members-h">{t('groupDetail.members')}</h2>
         <TableBox label={t('table.members')}>
           <table>
             <thead>
               <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Agent</th>
-                <th scope="col">Role</th>
+                <th scope="col">{t('groupDetail.name')}</th>
+                <th scope="col">{t('groupDetail.agent')}</th>
+                <th scope="col">{t('groupDetail.role')}</th>
               </tr>
             </thead>
             <tbody>
@@ -72,13 +68,13 @@ export function GroupDetail({ id, discussionId }: { id: string; discussionId?: s
                 </tr>
               ))}
               <tr>
-                <td>Moderator</td>
+                <td>{t('groupDetail.moderator')}</td>
                 <td>
                   <Link to={`${BASE}/agents/${group.data.moderatorAgentId}`}>
                     {agentName(group.data.moderatorAgentId)}
                   </Link>
                 </td>
-                <td>synthesises</td>
+                <td>{t('groupDetail.synthesises')}</td>
               </tr>
             </tbody>
           </table>
@@ -118,12 +114,12 @@ function Ask({ groupId, discussionId, label }: { groupId: string; discussionId?:
         if (input.trim() !== '') ask.mutate();
       }}
     >
-      <Field label="Question" value={input} onChange={setInput} />
+      <Field label={t('groupDetail.question')} value={input} onChange={setInput} />
       <button type="submit" className="primary" disabled={ask.isPending || input.trim() === ''}>
         {ask.isPending ? 'Discussing…' : label}
       </button>
       {live.length > 0 && (
-        <ol className="steps" aria-label="Answers so far">
+        <ol className="steps" aria-label={t('groupDetail.answersSoFar')}>
           {live.map((c, i) => (
             // biome-ignore lint/suspicious/noArrayIndexKey: the live list only grows
             <li key={i}>
@@ -142,19 +138,19 @@ function Discussions({ groupId }: { groupId: string }) {
   const list = useQuery({ queryKey: ['group-discussions', groupId], queryFn: () => api.groupDiscussions(groupId) });
   return (
     <>
-      <Ask groupId={groupId} label="Ask the group" />
+      <Ask groupId={groupId} label={t('groupDetail.askTheGroup')} />
       <section className="panel" aria-labelledby="discussions-h">
-        <h2 id="discussions-h">Discussions</h2>
+        <h2 id="discussions-h">{t('groupDetail.discussions')}</h2>
         <ErrorMessage error={list.error} />
-        {list.data?.length === 0 && <Empty>No discussions yet.</Empty>}
+        {list.data?.length === 0 && <Empty>{t('groupDetail.noDiscussionsYet')}</Empty>}
         {list.data && list.data.length > 0 && (
           <TableBox label={t('table.discussions')}>
             <table>
               <thead>
                 <tr>
-                  <th scope="col">Question</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Started</th>
+                  <th scope="col">{t('groupDetail.question')}</th>
+                  <th scope="col">{t('groupDetail.state')}</th>
+                  <th scope="col">{t('groupDetail.started')}</th>
                 </tr>
               </thead>
               <tbody>
@@ -189,12 +185,12 @@ function DiscussionView({ groupId, discussionId }: { groupId: string; discussion
   return (
     <>
       <p>
-        <Link to={`${BASE}/groups/${groupId}`}>Back to the group</Link>
+        <Link to={`${BASE}/groups/${groupId}`}>{t('groupDetail.backToTheGroup')}</Link>
       </p>
       {discussion.data.questions.map((question, index) => (
         <QuestionView key={question.input + String(index)} discussion={discussion.data} index={index} />
       ))}
-      <Ask groupId={groupId} discussionId={discussionId} label="Ask a follow-up" />
+      <Ask groupId={groupId} discussionId={discussionId} label={t('groupDetail.askAFollowUp')} />
     </>
   );
 }
@@ -204,11 +200,11 @@ function QuestionView({ discussion, index }: { discussion: GroupDiscussion; inde
   const contributions = discussion.contributions.filter((c) => c.question === index);
   const phases = [...new Set(contributions.map((c) => c.phase))];
   return (
-    <section className="panel" aria-label={`Question ${index + 1}`}>
+    <section className="panel" aria-label={t('groupDetail.question2', { value: index + 1 })}>
       <h2>{question.input}</h2>
       {question.synthesis !== undefined && (
         <div className="message success" data-testid="synthesis">
-          <strong>Conclusion:</strong> {question.synthesis}
+          <strong>{t('groupDetail.conclusion')}</strong> {question.synthesis}
         </div>
       )}
       {phases.map((phase) => (
@@ -230,7 +226,7 @@ function QuestionView({ discussion, index }: { discussion: GroupDiscussion; inde
                   {c.conversationId && (
                     <>
                       {' '}
-                      <Link to={`${BASE}/conversations/${c.conversationId}`}>conversation</Link>
+                      <Link to={`${BASE}/conversations/${c.conversationId}`}>{t('groupDetail.conversation')}</Link>
                     </>
                   )}
                 </li>

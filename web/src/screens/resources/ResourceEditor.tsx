@@ -23,13 +23,13 @@ export function ResourceEditor({ kindSlug, id }: { kindSlug: string; id?: string
   const kind = kinds?.bySlug(kindSlug);
   const { canWrite } = usePermissions();
   if (!kinds) return <Loading />;
-  if (!kind) return <PageHeader title="Unknown resource type" />;
+  if (!kind) return <PageHeader title={t('resourceEditor.unknownResourceType')} />;
   if (id) return <EditExisting kind={kind} id={id} canWrite={canWrite} />;
   return canWrite ? (
     <CreateNew kind={kind} />
   ) : (
     <>
-      <PageHeader title={`New ${kind.title}`} />
+      <PageHeader title={t('resourceEditor.new', { title: kind.title })} />
       <ReadOnlyNote />
     </>
   );
@@ -37,11 +37,7 @@ export function ResourceEditor({ kindSlug, id }: { kindSlug: string; id?: string
 
 /** For roles that may not write (svc-viewer): what they see instead of the controls. */
 export function ReadOnlyNote() {
-  return (
-    <p className="read-only-note">
-      Read only: creating, editing, deploying and deleting need the svc-editor or svc-admin role.
-    </p>
-  );
+  return <p className="read-only-note">{t('resourceEditor.readOnlyCreatingEditing')}</p>;
 }
 
 /** The document editor with local and server issues, shared by create and edit. */
@@ -105,22 +101,27 @@ function CreateNew({ kind }: { kind: ResourceKind }) {
   return (
     <>
       <PageHeader
-        title={`New ${kind.title}`}
-        description="Start from the example below; the service checks the document strictly when you save."
+        title={t('resourceEditor.new', { title: kind.title })}
+        description={t('resourceEditor.startFromTheExample')}
       />
       <form onSubmit={save} noValidate>
         <div className="grid-2">
           <Field label={t('list.name')} value={name} onChange={setName} required error={nameError} />
           <Field label={t('resources.description')} value={description} onChange={setDescription} />
         </div>
-        <JsonEditor label={`${kind.title} JSON`} value={doc.text} onChange={doc.change} issues={doc.issues} />
+        <JsonEditor
+          label={t('resourceEditor.json', { title: kind.title })}
+          value={doc.text}
+          onChange={doc.change}
+          issues={doc.issues}
+        />
         <ErrorMessage error={error} />
         <div className="form-actions">
           <button type="submit" className="primary" disabled={busy || doc.syntax !== undefined}>
             {busy ? 'Creating…' : `Create ${kind.title}`}
           </button>
           <Link to={kind.slug === 'agents' ? `${BASE}/agents` : `${BASE}/resources/${kind.slug}`} className="button">
-            Cancel
+            {t('resourceEditor.cancel')}
           </Link>
         </div>
       </form>
@@ -236,23 +237,28 @@ function EditExisting({ kind, id, canWrite }: { kind: ResourceKind; id: string; 
         title={descriptor.data?.name || `(unnamed ${kind.title})`}
         description={
           <>
-            {kind.title} <code>{id}</code>, version {version} of {current.data}
+            {kind.title} <code>{id}</code>
+            {t('resourceEditor.versionOf', { version, data: current.data })}
           </>
         }
       >
         {kind.slug === 'agents' && (
           <Link to={`${BASE}/agents/${id}`} className="button">
-            Agent overview
+            {t('resourceEditor.agentOverview')}
           </Link>
         )}
         {canWrite && (
           <button type="button" onClick={duplicate} disabled={busy}>
-            Duplicate
+            {t('resourceEditor.duplicate')}
           </button>
         )}
         {canWrite && (
-          <ConfirmButton question={`Delete this ${kind.title}?`} onConfirm={remove} disabled={busy}>
-            Delete
+          <ConfirmButton
+            question={t('resourceEditor.deleteThis', { title: kind.title })}
+            onConfirm={remove}
+            disabled={busy}
+          >
+            {t('resourceEditor.delete')}
           </ConfirmButton>
         )}
       </PageHeader>
@@ -262,27 +268,27 @@ function EditExisting({ kind, id, canWrite }: { kind: ResourceKind; id: string; 
 
       {canWrite && (
         <form className="panel" onSubmit={saveDescriptor} aria-labelledby="common-h">
-          <h2 id="common-h">Name and description</h2>
+          <h2 id="common-h">{t('resourceEditor.nameAndDescription')}</h2>
           <div className="grid-2">
-            <Field label="Name" value={name} onChange={setName} />
-            <Field label="Description" value={description} onChange={setDescription} />
+            <Field label={t('resourceEditor.name')} value={name} onChange={setName} />
+            <Field label={t('resourceEditor.description')} value={description} onChange={setDescription} />
           </div>
           <button type="submit" disabled={busy}>
-            Save name and description
+            {t('resourceEditor.saveNameAndDescription')}
           </button>
         </form>
       )}
 
       <section className="panel" aria-labelledby="doc-h">
-        <h2 id="doc-h">Document</h2>
+        <h2 id="doc-h">{t('resourceEditor.document')}</h2>
         {old && canWrite && (
           <Notice kind="warning">
-            You are looking at version {version}; saving makes version {(current.data ?? 0) + 1} from this text.{' '}
-            <Link to={`${BASE}/resources/${kind.slug}/${id}`}>Open the current version</Link>.
+            {t('resourceEditor.youAreLookingAt', { version, value: (current.data ?? 0) + 1 })}{' '}
+            <Link to={`${BASE}/resources/${kind.slug}/${id}`}>{t('resourceEditor.openTheCurrentVersion')}</Link>.
           </Notice>
         )}
         <JsonEditor
-          label={`${kind.title} JSON`}
+          label={t('resourceEditor.json', { title: kind.title })}
           value={doc.text}
           onChange={doc.change}
           issues={doc.issues}
@@ -296,7 +302,7 @@ function EditExisting({ kind, id, canWrite }: { kind: ResourceKind; id: string; 
               onClick={saveDocument}
               disabled={busy || doc.syntax !== undefined}
             >
-              Save as new version
+              {t('resourceEditor.saveAsNewVersion')}
             </button>
             <button
               type="button"
@@ -305,7 +311,7 @@ function EditExisting({ kind, id, canWrite }: { kind: ResourceKind; id: string; 
               }}
               disabled={busy}
             >
-              Revert changes
+              {t('resourceEditor.revertChanges')}
             </button>
           </div>
         )}

@@ -58,57 +58,60 @@ export function ScheduleDetail({ id }: { id: string }) {
   const enabled = body.enabled !== false;
   return (
     <>
-      <PageHeader title={descriptor.data?.name || 'Schedule'} description={<>A schedule, version {current}.</>}>
+      <PageHeader
+        title={descriptor.data?.name || 'Schedule'}
+        description={<>{t('scheduleDetail.aScheduleVersion', { current })}</>}
+      >
         {canWrite && (
           <button type="button" onClick={() => toggle.mutate()} disabled={toggle.isPending}>
             {enabled ? 'Disable' : 'Enable'}
           </button>
         )}
         <Link className="button" to={`${BASE}/resources/schedules/${id}`}>
-          Edit as JSON
+          {t('scheduleDetail.editAsJson')}
         </Link>
       </PageHeader>
       <ErrorMessage error={toggle.error} />
       <section className="panel" aria-labelledby="schedule-h">
-        <h2 id="schedule-h">What it sends, and when</h2>
+        <h2 id="schedule-h">{t('scheduleDetail.whatItSendsAnd')}</h2>
         <dl className="summary">
-          <dt>State</dt>
+          <dt>{t('scheduleDetail.state')}</dt>
           <dd>
             <Badge status={enabled ? 'READY' : 'ENDED'} label={enabled ? 'enabled' : 'disabled'} />
           </dd>
-          <dt>When</dt>
+          <dt>{t('scheduleDetail.when')}</dt>
           <dd data-testid="schedule-timing">{timingOf(body)}</dd>
-          <dt>Next run</dt>
+          <dt>{t('scheduleDetail.nextRun')}</dt>
           <dd data-testid="schedule-next-run">
             {history.data?.nextRunOn === undefined ? '—' : formatTime(history.data.nextRunOn)}
           </dd>
-          <dt>Agent</dt>
+          <dt>{t('scheduleDetail.agent')}</dt>
           <dd>
-            <Link to={`${BASE}/agents/${body.agentId}`}>{shortId(body.agentId)}</Link> in{' '}
+            <Link to={`${BASE}/agents/${body.agentId}`}>{shortId(body.agentId)}</Link> {t('scheduleDetail.in')}{' '}
             {body.environment ?? 'production'}
           </dd>
-          <dt>Message</dt>
+          <dt>{t('scheduleDetail.message')}</dt>
           <dd>{body.message}</dd>
-          <dt>Conversation</dt>
+          <dt>{t('scheduleDetail.conversation')}</dt>
           <dd>{body.conversation === 'persistent' ? 'one persistent conversation' : 'a new one per run'}</dd>
-          <dt>Missed runs</dt>
+          <dt>{t('scheduleDetail.missedRuns')}</dt>
           <dd>{body.missedRuns === 'catchUp' ? 'caught up once' : 'skipped'}</dd>
         </dl>
       </section>
       <section className="panel" aria-labelledby="runs-h">
-        <h2 id="runs-h">Runs</h2>
+        <h2 id="runs-h">{t('scheduleDetail.runs')}</h2>
         <ErrorMessage error={history.error} />
-        {history.data?.runs.length === 0 && <Empty>No runs yet.</Empty>}
+        {history.data?.runs.length === 0 && <Empty>{t('scheduleDetail.noRunsYet')}</Empty>}
         {history.data && history.data.runs.length > 0 && (
           <TableBox label={t('table.runs')}>
             <table>
               <thead>
                 <tr>
-                  <th scope="col">Due</th>
-                  <th scope="col">Outcome</th>
-                  <th scope="col">Conversation</th>
+                  <th scope="col">{t('scheduleDetail.due')}</th>
+                  <th scope="col">{t('scheduleDetail.outcome')}</th>
+                  <th scope="col">{t('scheduleDetail.conversation')}</th>
                   <th scope="col" className="hide-narrow">
-                    Detail
+                    {t('scheduleDetail.detail')}
                   </th>
                 </tr>
               </thead>

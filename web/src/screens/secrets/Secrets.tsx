@@ -59,49 +59,56 @@ export function Secrets() {
   return (
     <>
       <PageHeader
-        title="Secrets"
+        title={t('secrets.secrets')}
         description={
           <>
-            Values are write-only: once saved they are never shown again. Refer to a secret in HTTP calls and LLM
-            parameters as <code>{'${vault:NAME}'}</code>.
+            {t('secrets.valuesAreWriteOnly')} <code>{'${vault:NAME}'}</code>.
           </>
         }
       />
       {disabled ? (
         <div className="message warning" role="alert">
-          <strong>The vault is disabled.</strong> The service answers 503 because no master key is configured. Set{' '}
-          <code>svc.vault.master-key</code> (environment <code>SVC_VAULT_MASTER_KEY</code>) and restart the service to
-          store secrets.
+          <strong>{t('secrets.theVaultIsDisabled')}</strong> {t('secrets.theServiceAnswers503')}{' '}
+          <code>{t('secrets.svcVaultMasterKey')}</code> {t('secrets.environment')}{' '}
+          <code>{t('secrets.svcVaultMasterKey2')}</code>
+          {t('secrets.andRestartTheService')}
         </div>
       ) : missing ? (
         <div className="message warning" role="alert">
-          This service has no secrets endpoint yet (404).
+          {t('secrets.thisServiceHasNo')}
         </div>
       ) : (
         <>
           <form id="secret-form" className="panel" onSubmit={submit} aria-labelledby="secret-h">
-            <h2 id="secret-h">Store a secret</h2>
+            <h2 id="secret-h">{t('secrets.storeASecret')}</h2>
             <div className="grid-3">
-              <Field label="Name" value={name} onChange={setName} required error={nameError} autoComplete="off" />
               <Field
-                label="Value"
+                label={t('secrets.name')}
+                value={name}
+                onChange={setName}
+                required
+                error={nameError}
+                autoComplete="off"
+              />
+              <Field
+                label={t('secrets.value')}
                 value={value}
                 onChange={setValue}
                 type="password"
                 required
                 autoComplete="new-password"
-                hint="Saving an existing name replaces its value."
+                hint={t('secrets.savingAnExistingName')}
               />
-              <Field label="Description" value={description} onChange={setDescription} />
+              <Field label={t('secrets.description')} value={description} onChange={setDescription} />
             </div>
             <button type="submit" className="primary" disabled={save.isPending || name.trim() === '' || value === ''}>
-              Save secret
+              {t('secrets.saveSecret')}
             </button>
-            {saved && <Notice kind="success">Secret {saved} saved.</Notice>}
+            {saved && <Notice kind="success">{t('secrets.secretSaved', { saved })}</Notice>}
             <ErrorMessage error={save.error} />
           </form>
           <section className="panel" aria-labelledby="secrets-h">
-            <h2 id="secrets-h">Stored secrets</h2>
+            <h2 id="secrets-h">{t('secrets.storedSecrets')}</h2>
             <ErrorMessage error={secrets.error ?? remove.error} />
             {secrets.isPending ? (
               <Loading />
@@ -114,16 +121,16 @@ export function Secrets() {
                 <table>
                   <thead>
                     <tr>
-                      <th scope="col">Name</th>
-                      <th scope="col">Reference</th>
+                      <th scope="col">{t('secrets.name')}</th>
+                      <th scope="col">{t('secrets.reference')}</th>
                       <th scope="col" className="hide-narrow">
-                        Description
+                        {t('secrets.description')}
                       </th>
                       <th scope="col" className="hide-narrow">
-                        Changed
+                        {t('secrets.changed')}
                       </th>
                       <th scope="col">
-                        <span className="visually-hidden">Actions</span>
+                        <span className="visually-hidden">{t('secrets.actions')}</span>
                       </th>
                     </tr>
                   </thead>
@@ -146,8 +153,11 @@ export function Secrets() {
                           <td className="hide-narrow">{s.description}</td>
                           <td className="hide-narrow">{formatTime(changed)}</td>
                           <td>
-                            <ConfirmButton question={`Delete ${name}?`} onConfirm={() => remove.mutate(name)}>
-                              Delete
+                            <ConfirmButton
+                              question={t('secrets.delete2', { name })}
+                              onConfirm={() => remove.mutate(name)}
+                            >
+                              {t('secrets.delete')}
                             </ConfirmButton>
                           </td>
                         </tr>

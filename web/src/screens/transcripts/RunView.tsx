@@ -17,20 +17,24 @@ export function RunView({ id, runId }: { id: string; runId: string }) {
   return (
     <>
       <PageHeader
-        title={`Run of ${r.transcriptName || 'transcript'}`}
+        title={t('runView.runOf', { value: r.transcriptName || 'transcript' })}
         description={
           <>
-            Against agent v{r.agentVersion}, calls {r.mode}, {formatTime(r.startedOn)}.{' '}
+            {t('runView.againstAgentVCalls', {
+              agentVersion: r.agentVersion,
+              mode: r.mode,
+              time: formatTime(r.startedOn),
+            })}{' '}
             <Badge status={r.passed ? 'READY' : 'ERROR'} label={r.passed ? 'passed' : `${failed} step(s) failed`} />
           </>
         }
       >
         <Link className="button" to={`${BASE}/transcripts/${id}`}>
-          Back to the transcript
+          {t('runView.backToTheTranscript')}
         </Link>
         {r.conversationId && (
           <Link className="button" to={`${BASE}/conversations/${r.conversationId}`}>
-            Replayed conversation
+            {t('runView.replayedConversation')}
           </Link>
         )}
       </PageHeader>
@@ -50,11 +54,11 @@ export function RunView({ id, runId }: { id: string; runId: string }) {
             <table className="run-diff">
               <thead>
                 <tr>
-                  <th scope="col">Field</th>
-                  <th scope="col">Comparison</th>
-                  <th scope="col">Expected</th>
-                  <th scope="col">Actual</th>
-                  <th scope="col">Result</th>
+                  <th scope="col">{t('runView.field')}</th>
+                  <th scope="col">{t('runView.comparison')}</th>
+                  <th scope="col">{t('runView.expected')}</th>
+                  <th scope="col">{t('runView.actual')}</th>
+                  <th scope="col">{t('runView.result')}</th>
                 </tr>
               </thead>
               <tbody>

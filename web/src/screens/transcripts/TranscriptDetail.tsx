@@ -43,11 +43,12 @@ export function TranscriptDetail({ id }: { id: string }) {
         title={descriptor.data?.name || 'Transcript'}
         description={
           <>
-            A conversation regression test, version {current}
+            {t('transcriptDetail.aConversationRegressionTest', { current })}
             {transcript.data.agentId && (
               <>
                 {' '}
-                · recorded from <Link to={`${BASE}/agents/${transcript.data.agentId}`}>its agent</Link> v
+                {t('transcriptDetail.recordedFrom')}{' '}
+                <Link to={`${BASE}/agents/${transcript.data.agentId}`}>{t('transcriptDetail.itsAgent')}</Link> v
                 {transcript.data.agentVersion}
               </>
             )}
@@ -56,11 +57,11 @@ export function TranscriptDetail({ id }: { id: string }) {
         }
       >
         <Link className="button" to={`${BASE}/resources/transcripts/${id}`}>
-          Edit as JSON
+          {t('transcriptDetail.editAsJson')}
         </Link>
       </PageHeader>
       <RunForm id={id} version={current} transcript={transcript.data} />
-      {savedVersion === current && <Notice kind="success">Saved as version {current}.</Notice>}
+      {savedVersion === current && <Notice kind="success">{t('transcriptDetail.savedAsVersion', { current })}</Notice>}
       <Expectations key={current} id={id} version={current} transcript={transcript.data} onSaved={setSavedVersion} />
       <RunList id={id} />
     </>
@@ -111,11 +112,8 @@ function Expectations({
         save.mutate();
       }}
     >
-      <h2 id="expectations-h">Expected results</h2>
-      <p className="muted">
-        Per step and field: the expected value (JSON; for a regular expression the pattern) and how the replay is
-        compared with it. A field set to “not checked” is not compared.
-      </p>
+      <h2 id="expectations-h">{t('transcriptDetail.expectedResults')}</h2>
+      <p className="muted">{t('transcriptDetail.perStepAndField')}</p>
       {steps.map((step, stepIndex) => {
         const number = stepIndex + offset;
         const title = number === 0 ? 'Step 0: conversation start' : `Step ${number}: ${step.input}`;
@@ -125,21 +123,21 @@ function Expectations({
             {rows[stepIndex]!.map((row, rowIndex) => (
               <div key={row.field} className="toolbar expectation" data-field={row.field}>
                 <Select
-                  label={`${row.field} comparison`}
+                  label={t('transcriptDetail.comparison', { field: row.field })}
                   value={row.compare}
                   onChange={(compare) => change(stepIndex, rowIndex, { compare: compare as ExpectationRow['compare'] })}
                   options={[{ value: '', label: 'not checked' }, ...COMPARISONS]}
                 />
                 {row.compare !== '' && row.compare !== 'ignore' && row.compare !== 'judge' && (
                   <Field
-                    label={`${row.field} expected`}
+                    label={t('transcriptDetail.expected', { field: row.field })}
                     value={row.value}
                     onChange={(value) => change(stepIndex, rowIndex, { value })}
                   />
                 )}
                 {row.compare === 'tolerance' && (
                   <Field
-                    label={`${row.field} tolerance`}
+                    label={t('transcriptDetail.tolerance', { field: row.field })}
                     type="number"
                     value={row.tolerance}
                     onChange={(tolerance) => change(stepIndex, rowIndex, { tolerance })}
@@ -147,7 +145,7 @@ function Expectations({
                 )}
                 {row.compare === 'judge' && (
                   <Field
-                    label={`${row.field} rubric`}
+                    label={t('transcriptDetail.rubric', { field: row.field })}
                     value={row.rubric}
                     onChange={(rubric) => change(stepIndex, rowIndex, { rubric })}
                   />
@@ -159,7 +157,7 @@ function Expectations({
       })}
       {canWrite && (
         <button type="submit" className="primary" disabled={save.isPending}>
-          Save as a new version
+          {t('transcriptDetail.saveAsANew')}
         </button>
       )}
       <ErrorMessage error={save.error} />
@@ -194,21 +192,21 @@ function RunForm({ id, version, transcript }: { id: string; version: number; tra
   return (
     <form
       className="panel toolbar"
-      aria-label="Run the transcript"
+      aria-label={t('transcriptDetail.runTheTranscript')}
       onSubmit={(event) => {
         event.preventDefault();
         run.mutate();
       }}
     >
-      <Field label="Agent id" value={agentId} onChange={setAgentId} />
+      <Field label={t('transcriptDetail.agentId')} value={agentId} onChange={setAgentId} />
       <Select
-        label="Agent version"
+        label={t('transcriptDetail.agentVersion')}
         value={agentVersion}
         onChange={setAgentVersion}
         options={Array.from({ length: newest ?? 0 }, (_, i) => String((newest ?? 0) - i))}
       />
       <Select
-        label="External calls"
+        label={t('transcriptDetail.externalCalls')}
         value={mode}
         onChange={setMode}
         options={[
@@ -230,18 +228,18 @@ function RunList({ id }: { id: string }) {
   const runs = useQuery({ queryKey: ['transcript-runs', id], queryFn: () => api.transcriptRuns(id) });
   return (
     <section className="panel" aria-labelledby="runs-h">
-      <h2 id="runs-h">Runs</h2>
+      <h2 id="runs-h">{t('transcriptDetail.runs')}</h2>
       <ErrorMessage error={runs.error} />
-      {runs.data?.length === 0 && <p className="empty">No runs yet.</p>}
+      {runs.data?.length === 0 && <p className="empty">{t('transcriptDetail.noRunsYet')}</p>}
       {runs.data && runs.data.length > 0 && (
         <TableBox label={t('table.runs')}>
           <table>
             <thead>
               <tr>
-                <th scope="col">Run</th>
-                <th scope="col">Result</th>
-                <th scope="col">Agent version</th>
-                <th scope="col">Calls</th>
+                <th scope="col">{t('transcriptDetail.run')}</th>
+                <th scope="col">{t('transcriptDetail.result')}</th>
+                <th scope="col">{t('transcriptDetail.agentVersion')}</th>
+                <th scope="col">{t('transcriptDetail.calls')}</th>
               </tr>
             </thead>
             <tbody>

@@ -99,11 +99,11 @@ export function Triggers() {
   return (
     <>
       <PageHeader
-        title="Triggers"
+        title={t('triggers.triggers')}
         description={
           <>
-            A trigger maps an intent to deployed agents; <code>/managedbots/&lt;intent&gt;/&lt;userId&gt;</code> then
-            keeps one conversation per user.
+            {t('triggers.aTriggerMapsAn')} <code>{t('triggers.managedbotsLtIntentGt')}</code>{' '}
+            {t('triggers.thenKeepsOneConversation')}
           </>
         }
       />
@@ -115,40 +115,40 @@ export function Triggers() {
               {formError}
             </div>
           )}
-          <Field label="Intent" value={intent} onChange={setIntent} required />
+          <Field label={t('triggers.intent')} value={intent} onChange={setIntent} required />
           {rows.map((r, i) => (
             <fieldset key={r.key} className="row-edit three">
-              <legend className="visually-hidden">Deployment {i + 1}</legend>
+              <legend className="visually-hidden">{t('triggers.deployment', { value: i + 1 })}</legend>
               <Select
-                label={`Deployment ${i + 1} environment`}
+                label={t('triggers.deploymentEnvironment', { value: i + 1 })}
                 value={r.environment}
                 onChange={(v) => setRows(rows.map((x, j) => (j === i ? { ...x, environment: v } : x)))}
                 options={[...environments]}
               />
               <Select
-                label={`Deployment ${i + 1} agent`}
+                label={t('triggers.deploymentAgent', { value: i + 1 })}
                 value={r.botId}
                 onChange={(v) => setRows(rows.map((x, j) => (j === i ? { ...x, botId: v } : x)))}
                 options={agentOptions}
               />
               <Field
-                label={`Deployment ${i + 1} initial context (JSON)`}
+                label={t('triggers.deploymentInitialContextJson', { value: i + 1 })}
                 value={r.context}
                 onChange={(v) => setRows(rows.map((x, j) => (j === i ? { ...x, context: v } : x)))}
               />
               <button
                 type="button"
                 className="icon"
-                aria-label={`Remove deployment ${i + 1}`}
+                aria-label={t('triggers.removeDeployment', { value: i + 1 })}
                 onClick={() => setRows(rows.filter((_, j) => j !== i))}
                 disabled={rows.length === 1}
               >
-                Remove
+                {t('triggers.remove')}
               </button>
             </fieldset>
           ))}
           <button type="button" onClick={() => setRows([...rows, newRow()])}>
-            Add deployment
+            {t('triggers.addDeployment')}
           </button>
           <div className="form-actions">
             <button type="submit" className="primary" disabled={save.isPending}>
@@ -156,7 +156,7 @@ export function Triggers() {
             </button>
             {editing && (
               <button type="button" onClick={reset}>
-                Cancel
+                {t('triggers.cancel')}
               </button>
             )}
           </div>
@@ -164,7 +164,7 @@ export function Triggers() {
         </form>
       )}
       <section className="panel" aria-labelledby="triggers-h">
-        <h2 id="triggers-h">Triggers</h2>
+        <h2 id="triggers-h">{t('triggers.triggers')}</h2>
         <ErrorMessage error={triggers.error ?? remove.error} />
         {triggers.isPending ? (
           <Loading />
@@ -177,23 +177,23 @@ export function Triggers() {
             <table>
               <thead>
                 <tr>
-                  <th scope="col">Intent</th>
-                  <th scope="col">Deployments</th>
+                  <th scope="col">{t('triggers.intent')}</th>
+                  <th scope="col">{t('triggers.deployments')}</th>
                   {canWrite && (
                     <th scope="col">
-                      <span className="visually-hidden">Actions</span>
+                      <span className="visually-hidden">{t('triggers.actions')}</span>
                     </th>
                   )}
                 </tr>
               </thead>
               <tbody>
-                {triggers.data?.map((t) => (
-                  <tr key={t.intent}>
+                {triggers.data?.map((trigger) => (
+                  <tr key={trigger.intent}>
                     <td>
-                      <code>{t.intent}</code>
+                      <code>{trigger.intent}</code>
                     </td>
                     <td>
-                      {t.botDeployments.map((d, i) => (
+                      {trigger.botDeployments.map((d, i) => (
                         // biome-ignore lint/suspicious/noArrayIndexKey: a deployment may repeat (repeats weight the random choice), so no field is unique; these rows are stateless text redrawn from the fetched trigger
                         <div key={i}>
                           <Link to={`${BASE}/agents/${d.botId}`}>{names.get(d.botId) || shortId(d.botId)}</Link>{' '}
@@ -203,11 +203,14 @@ export function Triggers() {
                     </td>
                     {canWrite && (
                       <td className="nowrap">
-                        <button type="button" onClick={() => edit(t)}>
-                          Edit
+                        <button type="button" onClick={() => edit(trigger)}>
+                          {t('triggers.edit')}
                         </button>{' '}
-                        <ConfirmButton question={`Delete ${t.intent}?`} onConfirm={() => remove.mutate(t.intent)}>
-                          Delete
+                        <ConfirmButton
+                          question={t('triggers.delete2', { intent: trigger.intent })}
+                          onConfirm={() => remove.mutate(trigger.intent)}
+                        >
+                          {t('triggers.delete')}
                         </ConfirmButton>
                       </td>
                     )}
