@@ -1,4 +1,5 @@
 /** The service's endpoints as typed functions over the client. No DOM. */
+import { t } from '../i18n/index.ts';
 import type { MetricsSeries, SeriesWindow } from '../lib/series.ts';
 import { sseEvents } from '../lib/sse.ts';
 import { ApiError, type ApiClient, type Problem } from './client.ts';
@@ -108,7 +109,8 @@ export function endpoints(client: ApiClient) {
         else if (event.event === 'error') failure = new ApiError((data as Problem).status ?? 500, data as Problem);
       }
       if (failure) throw failure;
-      if (!result) throw new ApiError(0, { title: 'Incomplete answer', detail: 'The turn ended without a result.' });
+      if (!result)
+        throw new ApiError(0, { title: t('endpoints.incompleteAnswer'), detail: t('endpoints.theTurnEndedWithout') });
       return result;
     },
     conversation: (conversationId: string) =>
@@ -178,7 +180,10 @@ export function endpoints(client: ApiClient) {
       }
       if (failure) throw failure;
       if (!result)
-        throw new ApiError(0, { title: 'Incomplete answer', detail: 'The discussion ended without a result.' });
+        throw new ApiError(0, {
+          title: t('endpoints.incompleteAnswer'),
+          detail: t('endpoints.theDiscussionEndedWithout'),
+        });
       return result;
     },
 

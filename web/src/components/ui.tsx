@@ -27,7 +27,7 @@ export function PageHeader({
 export function describeError(error: unknown): string {
   if (error instanceof ApiError) {
     const where = error.problem.path ? ` (at ${error.problem.path})` : '';
-    return `${error.status ? `${error.status} ` : ''}${error.problem.title ?? 'Error'}: ${error.problem.detail ?? error.message}${where}`;
+    return `${error.status ? `${error.status} ` : ''}${error.problem.title ?? t('ui.error')}: ${error.problem.detail ?? error.message}${where}`;
   }
   return error instanceof Error ? error.message : String(error);
 }

@@ -241,9 +241,16 @@ export const en = {
   // components/JsonEditor.tsx
   'jsonEditor.line': 'Line {line}',
   // components/ui.tsx
+  'ui.error': 'Error',
   'ui.yes': 'Yes',
   'ui.no': 'No',
   // screens/agents/AgentCreate.tsx
+  'agentCreate.theConfigurationKindsAre': 'The configuration kinds are still loading; try again.',
+  'agentCreate.giveTheAgentA': 'Give the agent a name.',
+  'agentCreate.oneLetterOff': 'One letter off',
+  'agentCreate.twoLettersOff': 'Two letters off',
+  'agentCreate.creating': 'Creating…',
+  'agentCreate.createAgent': 'Create agent',
   'agentCreate.newAgent': 'New agent',
   'agentCreate.describeWhatPeopleSay':
     'Describe what people say and how the agent answers; the manager creates the configuration resources for you.',
@@ -290,6 +297,10 @@ export const en = {
   'agentCreate.theAgentCouldNot': 'The agent could not be created.',
   'agentCreate.clearTheForm': 'Clear the form',
   // screens/agents/AgentDetail.tsx
+  'agentDetail.exporting': 'Exporting…',
+  'agentDetail.export': 'Export',
+  'agentDetail.edit': 'Edit',
+  'agentDetail.viewJson': 'View JSON',
   'agentDetail.agent': 'Agent',
   'agentDetail.chat': 'Chat',
   'agentDetail.delete': 'Delete',
@@ -309,6 +320,15 @@ export const en = {
   'agentDetail.undeployFrom': 'Undeploy from {environment}',
   'agentDetail.deployTo': 'Deploy to {environment}',
   // screens/backup/ImportExport.tsx
+  'importExport.createANewAgent': 'Create: a new agent with new ids (a copy)',
+  'importExport.mergeUpdateResourcesWith': 'Merge: update resources with the same origin, keep the agent id',
+  'importExport.upgradeMatchExistingResources': 'Upgrade: match existing resources by structure',
+  'importExport.exporting': 'Exporting…',
+  'importExport.exportAndDownload': 'Export and download',
+  'importExport.checking': 'Checking…',
+  'importExport.preview': 'Preview',
+  'importExport.importing': 'Importing…',
+  'importExport.import2': 'Import ({strategy})',
   'importExport.importExport': 'Import / Export',
   'importExport.moveAgentsBetweenServices':
     'Move agents between services as ZIP files (the agent, its workflows and resources; no conversations).',
@@ -333,6 +353,7 @@ export const en = {
   'importExport.imported': 'Imported.',
   'importExport.openTheImportedAgent': 'Open the imported agent',
   // screens/channels/Channels.tsx
+  'channels.chooseAnAgent': 'Choose an agent',
   'channels.channels': 'Channels',
   'channels.messagingPlatformsAnAgent':
     "Messaging platforms an agent answers on: Facebook Messenger and Slack, set in the agent's channels.",
@@ -355,7 +376,9 @@ export const en = {
   'channels.state': 'State',
   'channels.conversation': 'Conversation',
   // screens/groups/GroupDetail.tsx
-  'groupDetail.aGroupDiscussingIn': 'A group discussing in the style {style}, version {data}.',
+  'groupDetail.group': 'Group',
+  'groupDetail.discussing': 'Discussing…',
+  'groupDetail.aGroupDiscussingIn': 'A group discussing in the style {style}, version {version}.',
   'groupDetail.editAsJson': 'Edit as JSON',
   'groupDetail.members': 'Members',
   'groupDetail.name': 'Name',
@@ -376,6 +399,9 @@ export const en = {
   'groupDetail.conclusion': 'Conclusion:',
   'groupDetail.conversation': 'conversation',
   // screens/inbox/Inbox.tsx
+  'inbox.theArgumentsMustBe': 'The arguments must be JSON objects.',
+  'inbox.toolCalls': 'Tool calls',
+  'inbox.pausedTurn': 'Paused turn',
   'inbox.inbox': 'Inbox',
   'inbox.turnsWaitingForA':
     'Turns waiting for a person. Decide, and the turn goes on where it paused; messages sent meanwhile run after it.',
@@ -398,6 +424,8 @@ export const en = {
   'inbox.sendAnswer': 'Send answer',
   'inbox.theDecisionWasNot': 'The decision was not taken.',
   // screens/logs/Logs.tsx
+  'logs.resume': 'Resume',
+  'logs.pause': 'Pause',
   'logs.logs': 'Logs',
   'logs.theServiceSLog': "The service's log, live. Older entries are at /administration/logs.",
   'logs.filterLogs': 'Filter logs',
@@ -436,6 +464,10 @@ export const en = {
   'knowledgePanel.searchResults': 'Search results',
   'knowledgePanel.chunkScore': ', chunk {value}, score {value2}',
   // screens/resources/ResourceEditor.tsx
+  'resourceEditor.creating': 'Creating…',
+  'resourceEditor.create': 'Create {title}',
+  'resourceEditor.savedAsVersion': 'Saved as version {next}.',
+  'resourceEditor.nameAndDescriptionSaved': 'Name and description saved.',
   'resourceEditor.unknownResourceType': 'Unknown resource type',
   'resourceEditor.new': 'New {title}',
   'resourceEditor.readOnlyCreatingEditing':
@@ -460,6 +492,7 @@ export const en = {
   'resourceEditor.saveAsNewVersion': 'Save as new version',
   'resourceEditor.revertChanges': 'Revert changes',
   // screens/resources/VersionDiff.tsx
+  'versionDiff.noDifferences': 'No differences.',
   'versionDiff.versionHistory': 'Version history',
   'versionDiff.version': '{current} version',
   'versionDiff.everySaveCreatesA': '; every save creates a new one. Older versions stay readable.',
@@ -467,6 +500,9 @@ export const en = {
   'versionDiff.withVersion': 'with version',
   'versionDiff.differencesBetweenVersionAnd': 'Differences between version {from} and version {to}',
   // screens/schedules/ScheduleDetail.tsx
+  'scheduleDetail.schedule': 'Schedule',
+  'scheduleDetail.disable': 'Disable',
+  'scheduleDetail.enable': 'Enable',
   'scheduleDetail.aScheduleVersion': 'A schedule, version {current}.',
   'scheduleDetail.editAsJson': 'Edit as JSON',
   'scheduleDetail.whatItSendsAnd': 'What it sends, and when',
@@ -484,6 +520,7 @@ export const en = {
   'scheduleDetail.outcome': 'Outcome',
   'scheduleDetail.detail': 'Detail',
   // screens/secrets/Secrets.tsx
+  'secrets.useLettersDigitsAnd': 'Use letters, digits, _ . and -.',
   'secrets.secrets': 'Secrets',
   'secrets.valuesAreWriteOnly':
     'Values are write-only: once saved they are never shown again. Refer to a secret in HTTP calls and LLM parameters as',
@@ -508,8 +545,15 @@ export const en = {
   'secrets.delete': 'Delete',
   'secrets.delete2': 'Delete {name}?',
   // screens/signin/SignIn.tsx
+  'signIn.signedOut': 'Signed out',
+  'signIn.signIn': 'Sign in',
+  'signIn.youAreSignedOut': 'You are signed out of the agent manager and of the identity provider.',
+  'signIn.theServiceRequiresYou': 'The service requires you to sign in with your identity provider.',
+  'signIn.signInAgain': 'Sign in again',
   'signIn.signingInTakesYou': 'Signing in takes you to the identity provider and back here.',
   // screens/transcripts/RunView.tsx
+  'runView.step0ConversationStart': 'Step 0: conversation start',
+  'runView.step': 'Step {step}: {input}',
   'runView.runOf': 'Run of {value}',
   'runView.againstAgentVCalls': 'Against agent v{agentVersion}, calls {mode}, {time}.',
   'runView.backToTheTranscript': 'Back to the transcript',
@@ -520,6 +564,10 @@ export const en = {
   'runView.actual': 'Actual',
   'runView.result': 'Result',
   // screens/transcripts/TranscriptDetail.tsx
+  'transcriptDetail.transcript': 'Transcript',
+  'transcriptDetail.step0ConversationStart': 'Step 0: conversation start',
+  'transcriptDetail.step': 'Step {number}: {input}',
+  'transcriptDetail.running': 'Running…',
   'transcriptDetail.aConversationRegressionTest': 'A conversation regression test, version {current}',
   'transcriptDetail.recordedFrom': '· recorded from',
   'transcriptDetail.itsAgent': 'its agent',
@@ -543,6 +591,15 @@ export const en = {
   'transcriptDetail.result': 'Result',
   'transcriptDetail.calls': 'Calls',
   // screens/triggers/Triggers.tsx
+  'triggers.chooseAnAgent': 'Choose an agent',
+  'triggers.nameTheIntent': 'Name the intent.',
+  'triggers.chooseAnAgentFor': 'Choose an agent for every deployment.',
+  'triggers.theInitialContextMust':
+    'The initial context must be JSON, e.g. {"lang": {"type": "string", "value": "en"}}.',
+  'triggers.editTrigger': 'Edit trigger {editing}',
+  'triggers.newTrigger': 'New trigger',
+  'triggers.saveTrigger': 'Save trigger',
+  'triggers.createTrigger': 'Create trigger',
   'triggers.triggers': 'Triggers',
   'triggers.aTriggerMapsAn': 'A trigger maps an intent to deployed agents;',
   'triggers.thenKeepsOneConversation': 'then keeps one conversation per user.',
@@ -561,6 +618,66 @@ export const en = {
   'triggers.edit': 'Edit',
   'triggers.delete': 'Delete',
   'triggers.delete2': 'Delete {intent}?',
+  // api/client.ts
+  'client.networkError': 'Network error',
+  'client.theServiceCouldNot': 'The service could not be reached ({message}).',
+  // api/endpoints.ts
+  'endpoints.incompleteAnswer': 'Incomplete answer',
+  'endpoints.theTurnEndedWithout': 'The turn ended without a result.',
+  'endpoints.theDiscussionEndedWithout': 'The discussion ended without a result.',
+  // api/resources.ts
+  'resources.parser': 'Parser',
+  'resources.behaviorRules': 'Behavior rules',
+  'resources.propertySetter': 'Property setter',
+  'resources.output': 'Output',
+  'resources.templating': 'Templating',
+  // auth.tsx
+  'auth.yourSessionHasEnded': 'Your session has ended. Sign in again to continue.',
+  'auth.theServiceDidNot': 'The service did not accept your sign-in (401). Sign in again.',
+  'auth.theServiceRequiresAuthentication':
+    'The service requires authentication (401), but its sign-in configuration could not be read.',
+  'auth.theAnswerOfThe':
+    'The answer of the identity provider does not belong to a sign-in started here. Sign in again.',
+  'auth.theServiceRequiresSign':
+    'The service requires sign-in, but names no identity provider or client id (svc.oidc.auth-server-url / svc.oidc.public-url, svc.oidc.client-id).',
+  'auth.theIdentityProviderAt': 'The identity provider at {issuer} could not be reached ({message}).',
+  // lib/agent-builder.ts
+  'agentBuilder.greeter': 'Greeter',
+  'agentBuilder.saysHelloAndGoodbye': 'Says hello and goodbye.',
+  'agentBuilder.welcomeSayHello': 'Welcome! Say hello.',
+  'agentBuilder.helloHowCanI': 'Hello! How can I help you?',
+  'agentBuilder.goodbyeSeeYouSoon': 'Goodbye, see you soon!',
+  'agentBuilder.giveTheAgentA': 'Give the agent a name.',
+  'agentBuilder.intentUseLettersDigits': 'Intent {number}: use letters, digits and _ (starting with a letter).',
+  'agentBuilder.intentIsListedTwice': 'Intent {number}: "{intent}" is listed twice.',
+  'agentBuilder.intentListAtLeast': 'Intent {number}: list at least one word or phrase.',
+  'agentBuilder.ruleChooseOneOf': 'Rule {number}: choose one of the intents above.',
+  'agentBuilder.ruleNameTheAction': 'Rule {number}: name the action with letters, digits and _.',
+  'agentBuilder.replyChooseAnAction': 'Reply {number}: choose an action produced by a rule.',
+  'agentBuilder.replyWriteTheReply': 'Reply {number}: write the reply text.',
+  'agentBuilder.addAtLeastOne': 'Add at least one intent, or a welcome message.',
+  'agentBuilder.creating': 'Creating {title}',
+  // lib/json-locate.ts
+  'jsonLocate.commentsAreNotAllowed': 'Comments are not allowed in JSON',
+  'jsonLocate.unterminatedString': 'Unterminated string',
+  'jsonLocate.lineBreakInsideA': 'Line break inside a string (unterminated string?)',
+  'jsonLocate.invalidEscapeInString': 'Invalid escape in string',
+  'jsonLocate.trailingCommaBefore': 'Trailing comma before }',
+  'jsonLocate.expectedAPropertyName': 'Expected a property name in quotes, found {found}',
+  'jsonLocate.expectedAfterPropertyName': "Expected ':' after property name, found {found}",
+  'jsonLocate.expectedOrAfterA': "Expected ',' or '}' after a property value, found {found}",
+  'jsonLocate.trailingCommaBefore2': 'Trailing comma before ]',
+  'jsonLocate.expectedOrAfterAn': "Expected ',' or ']' after an array element, found {found}",
+  'jsonLocate.unexpectedEndOfText': 'Unexpected end of text: a value is missing',
+  'jsonLocate.unexpectedExpectedAValue': 'Unexpected {found}: expected a value',
+  'jsonLocate.unexpectedAfterTheEnd': 'Unexpected {found} after the end of the JSON value',
+  'jsonLocate.theServiceRefusedThis': 'The service refused this document.',
+  // lib/oidc.ts
+  'oidc.signingInNeedsA': 'Signing in needs a secure context (HTTPS or localhost) for the PKCE code challenge.',
+  'oidc.theIdentityProviderNames': 'The identity provider names no authorization endpoint.',
+  'oidc.theRefreshedIdToken': 'The refreshed ID token names another user.',
+  'oidc.theIdentityProviderRefused': 'The identity provider refused ({error}{value}).',
+  'oidc.signingInFailed': 'Signing in failed: {value}.',
 } as const satisfies Record<string, string>;
 
 export type Messages = { readonly [K in keyof typeof en]: string };

@@ -54,7 +54,7 @@ function AgentCreateForm() {
   const kinds = useResourceKinds();
   const ports: CreationPorts = {
     create: (kind, body) => {
-      if (!kinds) throw new Error('The configuration kinds are still loading; try again.');
+      if (!kinds) throw new Error(t('agentCreate.theConfigurationKindsAre'));
       return api.create(kinds.named(kind).storePath, body);
     },
     describe: async (uri, name, description) => {
@@ -72,7 +72,7 @@ function AgentCreateForm() {
       mode === 'guided'
         ? validateForm(form)
         : form.name.trim() === ''
-          ? [{ field: 'name', message: 'Give the agent a name.' }]
+          ? [{ field: 'name', message: t('agentCreate.giveTheAgentA') }]
           : [];
     setProblems(found);
     if (found.length > 0) {
@@ -244,8 +244,8 @@ function AgentCreateForm() {
                   }
                   options={[
                     { value: '0', label: 'No' },
-                    { value: '1', label: 'One letter off' },
-                    { value: '2', label: 'Two letters off' },
+                    { value: '1', label: t('agentCreate.oneLetterOff') },
+                    { value: '2', label: t('agentCreate.twoLettersOff') },
                   ]}
                 />
               </div>
@@ -361,7 +361,7 @@ function AgentCreateForm() {
         <ErrorMessage error={error} title={t('agentCreate.theAgentCouldNot')} />
         <div className="form-actions">
           <button type="submit" className="primary" disabled={busy}>
-            {busy ? 'Creating…' : 'Create agent'}
+            {busy ? t('agentCreate.creating') : t('agentCreate.createAgent')}
           </button>
           {mode === 'guided' && (
             <button

@@ -93,11 +93,11 @@ export function AgentDetail({ id }: { id: string }) {
         )}
         {canWrite && (
           <button type="button" onClick={exportAgent} disabled={exporting || version === undefined}>
-            {exporting ? 'Exporting…' : 'Export'}
+            {exporting ? t('agentDetail.exporting') : t('agentDetail.export')}
           </button>
         )}
         <Link className="button" to={`${BASE}/resources/agents/${id}`}>
-          {canWrite ? 'Edit' : 'View JSON'}
+          {canWrite ? t('agentDetail.edit') : t('agentDetail.viewJson')}
         </Link>
         {canWrite && (
           <ConfirmButton

@@ -10,9 +10,9 @@ import { useAgentDescriptors } from '../agents/useAgentNames.ts';
 import { ignoredEntries, previewRows } from './preview.ts';
 
 const strategies = [
-  { value: 'create', label: 'Create: a new agent with new ids (a copy)' },
-  { value: 'merge', label: 'Merge: update resources with the same origin, keep the agent id' },
-  { value: 'upgrade', label: 'Upgrade: match existing resources by structure' },
+  { value: 'create', label: t('importExport.createANewAgent') },
+  { value: 'merge', label: t('importExport.mergeUpdateResourcesWith') },
+  { value: 'upgrade', label: t('importExport.upgradeMatchExistingResources') },
 ];
 
 export function ImportExport() {
@@ -61,7 +61,7 @@ function ExportPanel() {
         >
           <Select label={t('importExport.agent')} value={selected} onChange={setChoice} options={options} />
           <button type="submit" className="primary" disabled={run.isPending}>
-            {run.isPending ? 'Exporting…' : 'Export and download'}
+            {run.isPending ? t('importExport.exporting') : t('importExport.exportAndDownload')}
           </button>
         </form>
       )}
@@ -141,7 +141,7 @@ function ImportPanel() {
         onClick={() => file && preview.mutate({ zip: file, strategy })}
         disabled={!file || preview.isPending}
       >
-        {preview.isPending ? 'Checking…' : 'Preview'}
+        {preview.isPending ? t('importExport.checking') : t('importExport.preview')}
       </button>
       <ErrorMessage error={preview.error} title={t('importExport.previewFailed')} />
       {preview.data !== undefined && (
@@ -203,7 +203,7 @@ function ImportPanel() {
           )}
           <div className="form-actions">
             <button type="button" className="primary" onClick={() => run.mutate()} disabled={run.isPending}>
-              {run.isPending ? 'Importing…' : `Import (${strategy})`}
+              {run.isPending ? t('importExport.importing') : t('importExport.import2', { strategy })}
             </button>
           </div>
         </>

@@ -33,7 +33,7 @@ function webhookOf(type: string, agentId: string): string | undefined {
 export function Channels({ agentId }: { agentId?: string }) {
   const names = useAgentNames();
   const options = [
-    { value: '', label: 'Choose an agent' },
+    { value: '', label: t('channels.chooseAnAgent') },
     ...[...names.entries()].map(([id, name]) => ({ value: id, label: name || shortId(id) })),
   ];
   return (

@@ -39,8 +39,8 @@ export function GroupDetail({ id, discussionId }: { id: string; discussionId?: s
   return (
     <>
       <PageHeader
-        title={descriptor.data?.name || group.data.name || 'Group'}
-        description={<>{t('groupDetail.aGroupDiscussingIn', { style: group.data.style, data: version.data })}</>}
+        title={descriptor.data?.name || group.data.name || t('groupDetail.group')}
+        description={t('groupDetail.aGroupDiscussingIn', { style: group.data.style, version: version.data })}
       >
         <Link className="button" to={`${BASE}/resources/groups/${id}`}>
           {t('groupDetail.editAsJson')}
@@ -116,7 +116,7 @@ function Ask({ groupId, discussionId, label }: { groupId: string; discussionId?:
     >
       <Field label={t('groupDetail.question')} value={input} onChange={setInput} />
       <button type="submit" className="primary" disabled={ask.isPending || input.trim() === ''}>
-        {ask.isPending ? 'Discussing…' : label}
+        {ask.isPending ? t('groupDetail.discussing') : label}
       </button>
       {live.length > 0 && (
         <ol className="steps" aria-label={t('groupDetail.answersSoFar')}>

@@ -80,7 +80,7 @@ function InboxItem({ item }: { item: PendingApproval }) {
           item.toolCalls.map((call) => [call.toolCallId, JSON.parse(edited[call.toolCallId] ?? '{}')]),
         );
     } catch {
-      setError(new Error('The arguments must be JSON objects.'));
+      setError(new Error(t('inbox.theArgumentsMustBe')));
       return;
     }
     setBusy(true);
@@ -99,7 +99,7 @@ function InboxItem({ item }: { item: PendingApproval }) {
     }
   };
 
-  const heading = `${item.pauseType === 'tool-approval' ? 'Tool calls' : 'Paused turn'} · ${item.userId}`;
+  const heading = `${item.pauseType === 'tool-approval' ? t('inbox.toolCalls') : t('inbox.pausedTurn')} · ${item.userId}`;
   return (
     <li className="card" aria-label={heading}>
       <h2>

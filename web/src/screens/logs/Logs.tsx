@@ -78,7 +78,7 @@ export function Logs() {
         <Select label={t('logs.lowestLevel')} value={level} onChange={setLevel} options={LEVELS} />
         <Field label={t('logs.search')} value={searchText} onChange={setSearchText} type="search" />
         <button type="button" onClick={() => setPaused(!paused)} aria-pressed={paused}>
-          {paused ? 'Resume' : 'Pause'}
+          {paused ? t('logs.resume') : t('logs.pause')}
         </button>
         <button type="button" onClick={() => setEntries([])}>
           {t('logs.clear')}

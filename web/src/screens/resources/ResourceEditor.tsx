@@ -118,7 +118,7 @@ function CreateNew({ kind }: { kind: ResourceKind }) {
         <ErrorMessage error={error} />
         <div className="form-actions">
           <button type="submit" className="primary" disabled={busy || doc.syntax !== undefined}>
-            {busy ? 'Creating…' : `Create ${kind.title}`}
+            {busy ? t('resourceEditor.creating') : t('resourceEditor.create', { title: kind.title })}
           </button>
           <Link to={kind.slug === 'agents' ? `${BASE}/agents` : `${BASE}/resources/${kind.slug}`} className="button">
             {t('resourceEditor.cancel')}
@@ -193,7 +193,7 @@ function EditExisting({ kind, id, canWrite }: { kind: ResourceKind; id: string; 
       await refresh();
       setLoadedFor(next);
       navigate(`${BASE}/resources/${kind.slug}/${id}?version=${next}`, { replace: true });
-      setMessage(`Saved as version ${next}.`);
+      setMessage(t('resourceEditor.savedAsVersion', { next }));
     });
 
   const saveDescriptor = (event: React.FormEvent) => {
@@ -201,7 +201,7 @@ function EditExisting({ kind, id, canWrite }: { kind: ResourceKind; id: string; 
     void run(async () => {
       await api.describe(id, current.data, { name, description });
       await refresh();
-      setMessage('Name and description saved.');
+      setMessage(t('resourceEditor.nameAndDescriptionSaved'));
     });
   };
 

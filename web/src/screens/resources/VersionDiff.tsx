@@ -52,7 +52,7 @@ export function VersionDiff({ storePath, id, current }: { storePath: string; id:
         {summary && (
           <p role="status" className="muted">
             {summary.added === 0 && summary.removed === 0
-              ? 'No differences.'
+              ? t('versionDiff.noDifferences')
               : `${summary.added} lines added, ${summary.removed} removed.`}
           </p>
         )}

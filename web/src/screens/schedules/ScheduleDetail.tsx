@@ -59,12 +59,12 @@ export function ScheduleDetail({ id }: { id: string }) {
   return (
     <>
       <PageHeader
-        title={descriptor.data?.name || 'Schedule'}
-        description={<>{t('scheduleDetail.aScheduleVersion', { current })}</>}
+        title={descriptor.data?.name || t('scheduleDetail.schedule')}
+        description={t('scheduleDetail.aScheduleVersion', { current })}
       >
         {canWrite && (
           <button type="button" onClick={() => toggle.mutate()} disabled={toggle.isPending}>
-            {enabled ? 'Disable' : 'Enable'}
+            {enabled ? t('scheduleDetail.disable') : t('scheduleDetail.enable')}
           </button>
         )}
         <Link className="button" to={`${BASE}/resources/schedules/${id}`}>

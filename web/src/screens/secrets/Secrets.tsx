@@ -49,7 +49,7 @@ export function Secrets() {
   const submit = (e: React.FormEvent) => {
     e.preventDefault();
     if (!NAME.test(name.trim())) {
-      setNameError('Use letters, digits, _ . and -.');
+      setNameError(t('secrets.useLettersDigitsAnd'));
       return;
     }
     setNameError(undefined);

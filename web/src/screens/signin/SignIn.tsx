@@ -15,12 +15,8 @@ export function SignIn() {
   return (
     <>
       <PageHeader
-        title={signedOut ? 'Signed out' : 'Sign in'}
-        description={
-          signedOut
-            ? 'You are signed out of the agent manager and of the identity provider.'
-            : 'The service requires you to sign in with your identity provider.'
-        }
+        title={signedOut ? t('signIn.signedOut') : t('signIn.signIn')}
+        description={signedOut ? t('signIn.youAreSignedOut') : t('signIn.theServiceRequiresYou')}
       />
       {message && (
         <div className="message warning" role="alert">
@@ -31,7 +27,7 @@ export function SignIn() {
         <p>{t('signIn.signingInTakesYou')}</p>
         <div className="form-actions">
           <button type="button" className="primary" onClick={() => void signIn(returnTo)}>
-            {signedOut ? 'Sign in' : 'Sign in again'}
+            {signedOut ? t('signIn.signIn') : t('signIn.signInAgain')}
           </button>
         </div>
       </div>

@@ -47,7 +47,9 @@ export function RunView({ id, runId }: { id: string; runId: string }) {
           data-passed={String(step.passed)}
         >
           <h2 id={`step-${step.step}`}>
-            {step.step === 0 ? 'Step 0: conversation start' : `Step ${step.step}: ${step.input}`}{' '}
+            {step.step === 0
+              ? t('runView.step0ConversationStart')
+              : t('runView.step', { step: step.step, input: step.input })}{' '}
             <Badge status={step.passed ? 'READY' : 'ERROR'} label={step.passed ? 'passed' : 'failed'} />
           </h2>
           <TableBox label={t('table.runStep', { step: step.step })}>

@@ -40,7 +40,7 @@ export function TranscriptDetail({ id }: { id: string }) {
   return (
     <>
       <PageHeader
-        title={descriptor.data?.name || 'Transcript'}
+        title={descriptor.data?.name || t('transcriptDetail.transcript')}
         description={
           <>
             {t('transcriptDetail.aConversationRegressionTest', { current })}
@@ -116,7 +116,10 @@ function Expectations({
       <p className="muted">{t('transcriptDetail.perStepAndField')}</p>
       {steps.map((step, stepIndex) => {
         const number = stepIndex + offset;
-        const title = number === 0 ? 'Step 0: conversation start' : `Step ${number}: ${step.input}`;
+        const title =
+          number === 0
+            ? t('transcriptDetail.step0ConversationStart')
+            : t('transcriptDetail.step', { number, input: step.input });
         return (
           <fieldset key={title} className="transcript-step" disabled={!canWrite}>
             <legend>{title}</legend>
@@ -216,7 +219,7 @@ function RunForm({ id, version, transcript }: { id: string; version: number; tra
         ]}
       />
       <button type="submit" className="primary" disabled={run.isPending || agentVersion === ''}>
-        {run.isPending ? 'Running…' : 'Run'}
+        {run.isPending ? t('transcriptDetail.running') : t('transcriptDetail.run')}
       </button>
       <ErrorMessage error={run.error ?? agentVersions.error} />
     </form>

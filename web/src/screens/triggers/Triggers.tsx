@@ -54,7 +54,7 @@ export function Triggers() {
   });
   const remove = useMutation({ mutationFn: (i: string) => api.deleteTrigger(i), onSettled: refresh });
   const agentOptions = [
-    { value: '', label: 'Choose an agent' },
+    { value: '', label: t('triggers.chooseAnAgent') },
     ...[...names.entries()].map(([id, name]) => ({ value: id, label: name || shortId(id) })),
   ];
 
@@ -81,8 +81,8 @@ export function Triggers() {
 
   const submit = (e: React.FormEvent) => {
     e.preventDefault();
-    if (intent.trim() === '') return setFormError('Name the intent.');
-    if (rows.some((r) => r.botId === '')) return setFormError('Choose an agent for every deployment.');
+    if (intent.trim() === '') return setFormError(t('triggers.nameTheIntent'));
+    if (rows.some((r) => r.botId === '')) return setFormError(t('triggers.chooseAnAgentFor'));
     try {
       const botDeployments = rows.map((r) => ({
         environment: r.environment,
@@ -92,7 +92,7 @@ export function Triggers() {
       setFormError(undefined);
       save.mutate({ intent: intent.trim(), botDeployments });
     } catch {
-      setFormError('The initial context must be JSON, e.g. {"lang": {"type": "string", "value": "en"}}.');
+      setFormError(t('triggers.theInitialContextMust'));
     }
   };
 
@@ -109,7 +109,7 @@ export function Triggers() {
       />
       {canWrite && (
         <form id="trigger-form" className="panel" onSubmit={submit} aria-labelledby="trigger-h">
-          <h2 id="trigger-h">{editing ? `Edit trigger ${editing}` : 'New trigger'}</h2>
+          <h2 id="trigger-h">{editing ? t('triggers.editTrigger', { editing }) : t('triggers.newTrigger')}</h2>
           {formError && (
             <div className="message error" role="alert">
               {formError}
@@ -152,7 +152,7 @@ export function Triggers() {
           </button>
           <div className="form-actions">
             <button type="submit" className="primary" disabled={save.isPending}>
-              {editing ? 'Save trigger' : 'Create trigger'}
+              {editing ? t('triggers.saveTrigger') : t('triggers.createTrigger')}
             </button>
             {editing && (
               <button type="button" onClick={reset}>
