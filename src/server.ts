@@ -223,6 +223,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     resources,
     limits: { maxUnpackedBytes: settings['svc.backup.max-zip-bytes'], maxEntries: settings['svc.backup.max-entries'] },
     maxJsonDepth: settings['svc.http.max-json-depth'],
+    clock: options.clock,
   });
   const agentDirectory = new AgentDirectory({ resources, deployments });
   const agentChat = new AgentChat(conversations);

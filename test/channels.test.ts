@@ -3,6 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { createResource, deployAgent } from './support/agents.ts';
 import {
   messengerDelivery,
+  slackButtonTap,
+  slackFormRequest,
   slackMessageEvent,
   slackRequest,
   startFakeChannelApis,
@@ -59,6 +61,20 @@ const outputs = {
     },
   ],
 };
+
+/** The Block Kit blocks of a reply with the output set's quick replies as buttons. */
+function quickReplyBlocks(text: string) {
+  const button = (value: string, index: number) => ({
+    type: 'button',
+    action_id: `quick_reply_${index}`,
+    text: { type: 'plain_text', text: value },
+    value,
+  });
+  return [
+    { type: 'section', text: { type: 'plain_text', text } },
+    { type: 'actions', block_id: 'quick_replies', elements: [button('Yes', 0), button('No, thank you very much', 1)] },
+  ];
+}
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
   for (let tries = 0; ; tries++) {
@@ -251,7 +267,7 @@ for (const store of storeTypes) {
       const replies = fake.sent.slice(sentBefore).map((m) => m.body);
       assert.deepEqual(replies, [
         { channel: 'C1', text: 'Welcome!', thread_ts: '1700000001.000100' },
-        { channel: 'C1', text: 'Got it.', thread_ts: '1700000001.000100' },
+        { channel: 'C1', text: 'Got it.', thread_ts: '1700000001.000100', blocks: quickReplyBlocks('Got it.') },
       ]);
 
       const inThread = slackMessageEvent({
@@ -292,6 +308,62 @@ for (const store of storeTypes) {
       assert.equal(list[1].conversationId, list[2].conversationId);
       assert.notEqual(list[0].conversationId, list[1].conversationId);
       assert.equal(fake.sent.length, sentBefore + 5);
+      assert.deepEqual(fake.refused, []);
+    });
+
+    it("Slack: a reply's quick replies are buttons; a tap is answered in the thread's conversation, once", async () => {
+      const slackPost = (request: { body: string; headers: Record<string, string> }) =>
+        call(url(), 'POST', `/channels/slack/${agentId}`, request);
+      const thread = '1700000010.000100';
+      const sentBefore = fake.sent.length;
+      const opening = slackMessageEvent({ eventId: 'Ev10', channel: 'C2', user: 'U1', ts: thread, text: 'hi' });
+      assert.equal((await slackPost(slackRequest(SECRETS.SLACK_SIGNING, opening))).status, 200);
+      await fake.waitForSent(sentBefore + 2);
+
+      const tap = slackButtonTap(SECRETS.SLACK_SIGNING, {
+        channel: 'C2',
+        user: 'U1',
+        replyTs: '1700000011.000200',
+        threadTs: thread,
+        value: 'Yes',
+        actionTs: '1700000012.000300',
+      });
+      assert.equal((await slackPost(tap)).status, 200);
+      assert.equal((await slackPost(tap)).status, 200, 'a delivery Slack retries is acknowledged again');
+      await fake.waitForSent(sentBefore + 3);
+      assert.deepEqual(fake.sent[sentBefore + 2]?.body, {
+        channel: 'C2',
+        text: 'Got it.',
+        thread_ts: thread,
+        blocks: quickReplyBlocks('Got it.'),
+      });
+      const list = (await settled()).filter((m: { senderKey: string }) => m.senderKey === `C2:${thread}`);
+      assert.deepEqual(
+        list.map((m: { input: string; state: string }) => [m.input, m.state]),
+        [
+          ['Yes', 'DONE'],
+          ['hi', 'DONE'],
+        ],
+        'the tap is one message, in the conversation of its thread',
+      );
+      assert.equal(list[0].conversationId, list[1].conversationId);
+      const conversation = await api.get(`/agents/${list[0].conversationId}?returnCurrentStepOnly=false`);
+      assert.equal(conversation.json.userId, 'slack:U1');
+      assert.deepEqual(
+        conversation.json.conversationOutputs.slice(1).map((step: { input: string }) => step.input),
+        ['hi', 'Yes'],
+        'the button value is the input of the turn',
+      );
+
+      const unsigned = await call(url(), 'POST', `/channels/slack/${agentId}`, {
+        body: tap.body,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      assert.equal(unsigned.status, 403);
+      const noPayload = slackFormRequest(SECRETS.SLACK_SIGNING, 'nothing=here');
+      const refused = await slackPost(noPayload);
+      assert.equal(refused.status, 400, refused.text);
+      assert.equal(fake.sent.length, sentBefore + 3);
       assert.deepEqual(fake.refused, []);
     });
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { unzipSync } from 'fflate';
 import { deployAgent, idFromLocation, sayContext } from './support/agents.ts';
 import { serverOfBlock, storeTypes } from './support/server.ts';
 
@@ -164,6 +165,46 @@ for (const store of storeTypes) {
       );
       await refused({ agentId, intervalSeconds: 60, message: 'x', repeat: true }, /repeat/);
       assert.equal((await api.get('/schedulestore/schedules/0123456789abcdef01234567/runs')).status, 404);
+    });
+
+    it('is exported with the agent it messages and imported for the imported agent, where it runs', async () => {
+      now = start;
+      const agentId = await echoAgent();
+      const id = await createSchedule({ agentId, intervalSeconds: 60, message: 'exported', context: sayContext('ok') });
+      const otherAgent = await echoAgent();
+      await createSchedule({ agentId: otherAgent, intervalSeconds: 60, message: 'not mine' });
+
+      const exported = await api.post(`/backup/export/${agentId}?agentVersion=1`);
+      assert.equal(exported.status, 200, exported.text);
+      const zip = await (await fetch(`${block.server.url}${exported.headers.get('location')}`)).arrayBuffer();
+      const scheduleFiles = Object.keys(unzipSync(new Uint8Array(zip))).filter((name) =>
+        name.endsWith('.schedule.json'),
+      );
+      assert.deepEqual(scheduleFiles, [`${id}/1/${id}.schedule.json`], 'only the schedule of the exported agent');
+
+      const imported = await fetch(`${block.server.url}/backup/import?strategy=create`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/zip' },
+        body: zip,
+      });
+      const result = (await imported.json()) as any;
+      assert.equal(imported.status, 201, JSON.stringify(result));
+      const copy = result.resources.find((resource: { kind: string }) => resource.kind === 'schedule');
+      assert.equal(copy.originId, id);
+      const body = (await api.get(`/schedulestore/schedules/${copy.targetId}?version=1`)).json;
+      assert.equal(body.agentId, result.agentId);
+      assert.equal(body.message, 'exported');
+
+      assert.equal(
+        (await api.post(`/administration/production/deploy/${result.agentId}?version=1&waitForCompletion=true`)).status,
+        200,
+      );
+      now = start + MINUTE + 1000;
+      await tick();
+      const [run] = (await history(copy.targetId)).runs;
+      assert.equal(run?.outcome, 'OK', JSON.stringify(run));
+      const conversation = await api.get(`/agents/${run.conversationId}?returnDetailed=false`);
+      assert.equal(conversation.json.agentId, result.agentId);
     });
 
     it('an edited schedule runs on its new timing from the edit on; a deleted one stops', async () => {

@@ -119,11 +119,32 @@ export type SlackDelivery =
   | { readonly kind: 'messages'; readonly messages: InboundMessage[] };
 
 /**
+ * A request to the Slack webhook: an Events API delivery (JSON) or an interaction (a form with a JSON `payload`,
+ * sent when a person taps a button of a reply). Slack signs both the same way.
+ */
+export function slackDelivery(raw: string, contentType: string | undefined): SlackDelivery {
+  if (contentType?.startsWith('application/x-www-form-urlencoded')) {
+    const payload = new URLSearchParams(raw).get('payload');
+    if (payload === null) throw invalid('A Slack interaction is a form with a payload field.', { path: '$.payload' });
+    return { kind: 'messages', messages: slackInteraction(parsedJson(payload)) };
+  }
+  return slackEvent(parsedJson(raw));
+}
+
+export function parsedJson(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw invalid('The request body is not JSON.');
+  }
+}
+
+/**
  * An Events API delivery: the `url_verification` handshake, or an `event_callback` whose `message` or
  * `app_mention` event from a person becomes a message (bots' own messages and edits are left out). A thread is one
  * conversation: a message outside a thread starts one, and the reply goes into it.
  */
-export function slackDelivery(body: unknown): SlackDelivery {
+function slackEvent(body: unknown): SlackDelivery {
   if (!isRecord(body) || text(body.type) === undefined)
     throw invalid('A Slack Events API delivery is a JSON object with a type.', { path: '$.type' });
   if (body.type === 'url_verification') {
@@ -155,16 +176,71 @@ export function slackDelivery(body: unknown): SlackDelivery {
   };
 }
 
+/**
+ * A `block_actions` interaction: each tapped quick-reply button of a reply becomes a message with the button's
+ * value, in the conversation of the reply's thread. Other interactions carry no message.
+ */
+function slackInteraction(payload: unknown): InboundMessage[] {
+  if (!isRecord(payload) || text(payload.type) === undefined)
+    throw invalid('A Slack interaction payload is a JSON object with a type.', { path: '$.payload.type' });
+  if (payload.type !== 'block_actions') return [];
+  const { channel, user, message, actions } = payload;
+  const channelId = isRecord(channel) ? text(channel.id) : undefined;
+  const userId = isRecord(user) ? text(user.id) : undefined;
+  const threadTs = isRecord(message) ? (text(message.thread_ts) ?? text(message.ts)) : undefined;
+  if (!channelId || !userId || !threadTs || !Array.isArray(actions)) return [];
+  return actions.flatMap((action) => {
+    const [value, actionTs] = isRecord(action) ? [text(action.value), text(action.action_ts)] : [];
+    if (value === undefined || value.trim() === '' || actionTs === undefined) return [];
+    return [
+      {
+        messageKey: `${channelId}:action:${actionTs}`,
+        senderKey: `${channelId}:${threadTs}`,
+        userId: `slack:${userId}`,
+        replyTo: { channel: channelId, threadTs },
+        input: value,
+      },
+    ];
+  });
+}
+
+/** Block Kit limits: 3,000 characters a section text, 25 elements an actions block, 75 characters a button label. */
+const SLACK_SECTION_TEXT = 3000;
+const SLACK_MAX_BUTTONS = 25;
+const SLACK_BUTTON_LABEL = 75;
+const SLACK_BUTTON_VALUE = 2000;
+
+/** The reply text in sections, then the quick replies as buttons whose value comes back when tapped. */
+function slackBlocks(replyText: string, quickReplies: readonly string[]): unknown[] {
+  const sections: unknown[] = [];
+  for (let start = 0; start < replyText.length; start += SLACK_SECTION_TEXT) {
+    const part = replyText.slice(start, start + SLACK_SECTION_TEXT);
+    sections.push({ type: 'section', text: { type: 'plain_text', text: part } });
+  }
+  const buttons = quickReplies
+    .filter((value) => value.length <= SLACK_BUTTON_VALUE)
+    .slice(0, SLACK_MAX_BUTTONS)
+    .map((value, index) => ({
+      type: 'button',
+      action_id: `quick_reply_${index}`,
+      text: { type: 'plain_text', text: value.slice(0, SLACK_BUTTON_LABEL) },
+      value,
+    }));
+  return [...sections, { type: 'actions', block_id: 'quick_replies', elements: buttons }];
+}
+
 export const slack: ChannelPlatform = {
   name: 'slack',
   channelType: 'svc://ai.svc.channel.slack',
   settings: ['signingSecret', 'botToken'],
   async send(reply, replyTo, config, api) {
-    for (const replyText of reply.texts) {
+    for (const [index, replyText] of reply.texts.entries()) {
+      const last = index === reply.texts.length - 1;
+      const blocks = last && reply.quickReplies.length > 0 ? slackBlocks(replyText, reply.quickReplies) : undefined;
       const answer = await api.fetch(`${api.baseUrl}/chat.postMessage`, {
         method: 'POST',
         headers: { authorization: `Bearer ${config.botToken}`, 'content-type': 'application/json; charset=utf-8' },
-        body: JSON.stringify({ channel: replyTo.channel, text: replyText, thread_ts: replyTo.threadTs }),
+        body: JSON.stringify({ channel: replyTo.channel, text: replyText, thread_ts: replyTo.threadTs, blocks }),
       });
       const result = (await answer.json().catch(() => undefined)) as { ok?: unknown; error?: unknown } | undefined;
       if (!answer.ok || result?.ok !== true)

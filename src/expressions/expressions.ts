@@ -93,14 +93,19 @@ export function matches(pattern: Expression, actual: Expression): boolean {
   if (pattern.name === '*' && pattern.args.length === 0) return true;
   if (actual.name === '*' && actual.args.length === 0) return true;
   if (!sameName(pattern, actual) || pattern.args.length !== actual.args.length) return false;
-  return pattern.args.every((arg, index) => matches(arg, actual.args[index]!));
+  for (let index = 0; index < pattern.args.length; index++)
+    if (!matches(pattern.args[index]!, actual.args[index]!)) return false;
+  return true;
 }
 
 /** True when `pattern` occurs in `list` as a contiguous, ordered run. An empty pattern is always contained. */
 export function containsSequence(list: readonly Expression[], pattern: readonly Expression[]): boolean {
   if (pattern.length === 0) return true;
+  // Plain loops: rules evaluate this for every rule of every turn, and closures here were most of a turn's garbage.
   for (let start = 0; start + pattern.length <= list.length; start++) {
-    if (pattern.every((expected, offset) => matches(expected, list[start + offset]!))) return true;
+    let offset = 0;
+    while (offset < pattern.length && matches(pattern[offset]!, list[start + offset]!)) offset++;
+    if (offset === pattern.length) return true;
   }
   return false;
 }

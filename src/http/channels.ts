@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { ChannelService } from '../channels/channel-service.ts';
-import { facebook, messengerMessages, slack, slackDelivery } from '../channels/platforms.ts';
+import { facebook, messengerMessages, parsedJson, slack, slackDelivery } from '../channels/platforms.ts';
 import { facebookSignatureValid, sameSecret, slackSignatureValid } from '../channels/signatures.ts';
 import { AppError, invalid } from '../errors.ts';
 import { CHANNEL_MESSAGE_STATES } from '../storage/channel-message-ports.ts';
@@ -23,14 +23,6 @@ const badSignature = () =>
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
   return typeof value === 'string' ? value : undefined;
-}
-
-function json(raw: Buffer): unknown {
-  try {
-    return JSON.parse(raw.toString('utf8'));
-  } catch {
-    throw invalid('The request body is not JSON.');
-  }
 }
 
 const ChannelMessageSchema = Type.Object(
@@ -116,7 +108,7 @@ export async function channelRoutes(app: TypedApp, deps: { channels: ChannelServ
         const raw = rawBody(request.body);
         const signed = { sha256: header(request, 'x-hub-signature-256'), sha1: header(request, 'x-hub-signature') };
         if (!facebookSignatureValid(raw, signed, config.appSecret!)) throw badSignature();
-        await channels.accept(facebook, agentId, messengerMessages(json(raw)));
+        await channels.accept(facebook, agentId, messengerMessages(parsedJson(raw.toString('utf8'))));
         return reply.type('text/plain; charset=utf-8').send('EVENT_RECEIVED');
       },
     );
@@ -133,7 +125,7 @@ export async function channelRoutes(app: TypedApp, deps: { channels: ChannelServ
         schema: {
           tags,
           summary:
-            'Slack Events API: url_verification, and messages persisted, acknowledged, then answered in their thread',
+            'Slack Events API and interactivity: url_verification; messages and quick-reply button taps persisted, acknowledged, then answered in their thread',
           params: AgentParams,
         },
       },
@@ -147,7 +139,7 @@ export async function channelRoutes(app: TypedApp, deps: { channels: ChannelServ
         };
         if (!slackSignatureValid(raw, signed, config.signingSecret!, Date.now(), deps.slackWindowSeconds))
           throw badSignature();
-        const delivery = slackDelivery(json(raw));
+        const delivery = slackDelivery(raw.toString('utf8'), header(request, 'content-type'));
         if (delivery.kind === 'url_verification') return reply.send({ challenge: delivery.challenge });
         await channels.accept(slack, agentId, delivery.messages);
         return reply.code(200).send();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { canonicalJson } from '../shared/json.ts';
-import { hasValidSignature, sign, type AuditDraft } from './audit-entry.ts';
+import { hasValidSignature, redactText, sign, type AuditDraft } from './audit-entry.ts';
 
 /**
  * The signature format is pinned: chains already written must still verify after any change to the code. If this
@@ -56,5 +56,28 @@ describe('audit signature format (v1)', () => {
     assert.equal(hasValidSignature(key, { ...stored, userId: 'eve' }), false);
     assert.equal(hasValidSignature(key, { ...stored, previousHmac: null }), false);
     assert.equal(hasValidSignature(Buffer.alloc(32, 8), stored), false);
+  });
+});
+
+describe('redactText', () => {
+  it('masks every credential shape, whatever the case of its keyword', () => {
+    const cases: ReadonlyArray<readonly [string, string]> = [
+      ['key sk-abcdefghijklmnopqrstuvwx0123', 'key sk-<REDACTED>'],
+      ['key sk-ant-abcdefghijklmnopqrstuvwx0123', 'key sk-ant-<REDACTED>'],
+      ['Authorization: BEARER abc.def-ghi_jkl', 'Authorization: BEARER <REDACTED>'],
+      ['basic dXNlcjpwYXNzd29yZA==', 'basic <REDACTED>'],
+      ['{"ApiKey": "abcdefgh1234"}', '{"ApiKey": "<REDACTED>"}'],
+      ['api-key=abcdefgh1234&x=1', 'api-key=<REDACTED>&x=1'],
+      ['TOKEN: abcdefgh1234', 'TOKEN: <REDACTED>'],
+      ['Secret=abcdefgh1234', 'Secret=<REDACTED>'],
+      ['password="abcdefgh1234"', 'password="<REDACTED>"'],
+    ];
+    for (const [text, masked] of cases) assert.equal(redactText(text), masked, text);
+  });
+
+  it('leaves texts without credentials and vault references as they are', () => {
+    for (const text of ['hello world', 'token: ${vault:openai}', 'the basics of tokens', '']) {
+      assert.equal(redactText(text), text);
+    }
   });
 });

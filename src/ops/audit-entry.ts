@@ -110,8 +110,12 @@ const SECRET_PATTERNS: ReadonlyArray<readonly [RegExp, string]> = [
   ],
 ];
 
+/** Matches wherever one of `SECRET_PATTERNS` could: most texts have none of these words and skip the patterns. */
+const MAY_HOLD_SECRET = /sk-|bearer|basic|api[_-]?key|token|secret|password|authorization/i;
+
 /** Masks well-known credential shapes in free text (`${vault:...}` references are pointers and stay). */
 export function redactText(text: string): string {
+  if (!MAY_HOLD_SECRET.test(text)) return text;
   let result = text;
   for (const [pattern, replacement] of SECRET_PATTERNS) result = result.replace(pattern, replacement);
   return result;

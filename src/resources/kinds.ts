@@ -327,12 +327,12 @@ export interface KindBody {
    * with what makes two entries the same one. Kinds without it take no PATCH.
    */
   readonly patchLists?: Readonly<Record<string, (entry: Record<string, unknown>) => string>>;
-  /**
-   * Kinds whose resources belong to an agent without the agent referencing them (transcripts): an agent's export
-   * carries those whose `ownerOf` is the agent, and an import binds them to the agent it writes.
-   */
   /** Where a body names agents by id (schedules): writing it needs USE on each, as for references. */
   readonly agentTargets?: (body: unknown) => readonly { readonly path: string; readonly agentId: string }[];
+  /**
+   * Kinds whose resources belong to an agent without the agent referencing them (transcripts, schedules): an
+   * agent's export carries those whose `ownerOf` is the agent, and an import binds them to the agent it writes.
+   */
   readonly agentOwned?: {
     /** The agent id a body belongs to, if any. */
     ownerOf(body: unknown): string | undefined;

@@ -122,22 +122,19 @@ export async function runPipeline(
   return { kind: 'completed' };
 }
 
-/** Runs one task and tells the observer what it did (also when it threw). Walks only the current step. */
+/** Runs one task and tells the observer what it did (also when it threw): the keys it wrote, from the turn's write log. */
 async function observed(
   observer: PipelineObserver,
   turn: Turn,
   task: CompiledAgent['workflows'][number]['tasks'][number],
   where: Pick<TaskObservation, 'workflowId' | 'taskType' | 'taskIndex' | 'workflowTaskIndex'>,
 ): Promise<void> {
-  const before = new Map(turn.entriesWithPrefix('').map((entry) => [entry.key, entry]));
+  const mark = turn.writeMark;
   const actionsBefore = turn.actions;
   const started = performance.now();
   const report = (error?: unknown) => {
     const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
-    const writtenKeys = turn
-      .entriesWithPrefix('')
-      .filter((entry) => before.get(entry.key) !== entry)
-      .map((entry) => entry.key);
+    const writtenKeys = turn.writtenSince(mark);
     const observation: TaskObservation =
       error === undefined
         ? { ...where, durationMs, writtenKeys, actionsBefore }

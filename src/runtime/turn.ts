@@ -77,6 +77,8 @@ export class Turn {
   resumption: unknown;
 
   readonly #entries = new Map<string, StepEntry>();
+  /** Keys in the order `set` wrote them (repeats included): what a task wrote is the tail after a mark. */
+  readonly #writes: string[] = [];
   readonly #output: Record<string, unknown> = {};
   readonly #properties: Map<string, Property>;
   readonly #clock: () => number;
@@ -147,6 +149,22 @@ export class Turn {
         ? { key, value, timestamp: this.#clock(), public: isPublic }
         : { key, value, timestamp: this.#clock(), originWorkflowId: this.originWorkflowId, public: isPublic };
     this.#entries.set(key, entry);
+    this.#writes.push(key);
+  }
+
+  /** A mark for `writtenSince`. */
+  get writeMark(): number {
+    return this.#writes.length;
+  }
+
+  /** The keys `set` since `mark` that are still in the step, each once, in the order they were first written. */
+  writtenSince(mark: number): string[] {
+    const keys = new Set<string>();
+    for (let index = mark; index < this.#writes.length; index++) {
+      const key = this.#writes[index]!;
+      if (this.#entries.has(key)) keys.add(key);
+    }
+    return [...keys];
   }
 
   get(key: string): unknown {

@@ -11,6 +11,12 @@ export interface ClusterCoordination {
    * requests reached the store. A holder that stops answering loses the lock after `claimMillis`.
    */
   withConversationLock<T>(conversationId: string, claimMillis: number, work: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` only if no instance is running the job `jobName` right now, and answers whether it ran; a job
+   * that is busy elsewhere is skipped, not queued (periodic sweeps run again at their next tick). A holder that
+   * stops answering loses the job after `claimMillis`.
+   */
+  runExclusive(jobName: string, claimMillis: number, work: () => Promise<void>): Promise<boolean>;
   /** Sends `payload` to the subscribers of `channel` on every instance (this one included). */
   publish(channel: string, payload: string): Promise<void>;
   /** Calls `listener` for every payload published on `channel`; returns the unsubscribe function. */

@@ -4,9 +4,21 @@ import type { ClusterCoordination } from './cluster-ports.ts';
 export class LocalCluster implements ClusterCoordination {
   readonly shared = false;
   readonly #listeners = new Map<string, Set<(payload: string) => void>>();
+  readonly #runningJobs = new Set<string>();
 
   withConversationLock<T>(_conversationId: string, _claimMillis: number, work: () => Promise<T>): Promise<T> {
     return work();
+  }
+
+  async runExclusive(jobName: string, _claimMillis: number, work: () => Promise<void>): Promise<boolean> {
+    if (this.#runningJobs.has(jobName)) return false;
+    this.#runningJobs.add(jobName);
+    try {
+      await work();
+      return true;
+    } finally {
+      this.#runningJobs.delete(jobName);
+    }
   }
 
   async publish(channel: string, payload: string): Promise<void> {

@@ -91,6 +91,11 @@ export function startFakeChannelApis(tokens: { pageAccessToken: string; botToken
         if (typeof body.channel !== 'string' || body.channel === '')
           return answer(200, { ok: false, error: 'channel_not_found' });
         if (typeof body.text !== 'string' || body.text === '') return answer(200, { ok: false, error: 'no_text' });
+        const blocksProblem = body.blocks === undefined ? undefined : slackBlocksProblem(body.blocks);
+        if (blocksProblem !== undefined) {
+          refused.push(`slack: ${blocksProblem}`);
+          return answer(200, { ok: false, error: 'invalid_blocks', errors: [blocksProblem] });
+        }
         accept({ platform: 'slack', body });
         return answer(200, {
           ok: true,
@@ -149,6 +154,32 @@ function messengerProblem(url: URL, body: any, pageAccessToken: string): string 
   return undefined;
 }
 
+/** Block Kit as `chat.postMessage` checks it, for the blocks replies use: sections of text, actions with buttons. */
+function slackBlocksProblem(blocks: any): string | undefined {
+  if (!Array.isArray(blocks) || blocks.length === 0 || blocks.length > 50) return 'blocks must hold 1 to 50 blocks';
+  const plainText = (value: any, max: number) =>
+    value?.type === 'plain_text' && typeof value.text === 'string' && value.text.length > 0 && value.text.length <= max;
+  for (const block of blocks) {
+    if (block.type === 'section') {
+      if (!plainText(block.text, 3000) && block.text?.type !== 'mrkdwn')
+        return 'section text must have 1 to 3000 chars';
+    } else if (block.type === 'actions') {
+      const elements = block.elements;
+      if (!Array.isArray(elements) || elements.length === 0 || elements.length > 25)
+        return 'actions hold 1 to 25 elements';
+      const ids = new Set<string>();
+      for (const element of elements) {
+        if (element.type !== 'button') return `unknown element type ${element.type}`;
+        if (!plainText(element.text, 75)) return 'button text must be plain_text of 1 to 75 chars';
+        if (typeof element.value !== 'string' || element.value.length > 2000) return 'button value over 2000 chars';
+        if (typeof element.action_id !== 'string' || ids.has(element.action_id)) return 'action_id missing or repeated';
+        ids.add(element.action_id);
+      }
+    } else return `unknown block type ${block.type}`;
+  }
+  return undefined;
+}
+
 /** A Messenger webhook delivery of text messages (`[sender PSID, mid, text]`), and its signature headers. */
 export function messengerDelivery(
   appSecret: string,
@@ -179,12 +210,55 @@ export function slackRequest(
   payload: unknown,
   timestamp = Math.floor(Date.now() / 1000),
 ): { body: string; headers: Record<string, string> } {
-  const body = JSON.stringify(payload);
+  return slackSigned(signingSecret, JSON.stringify(payload), 'application/json', timestamp);
+}
+
+/**
+ * The interaction Slack sends when a person taps a button of the bot's reply `replyTs` in thread `threadTs`: a
+ * form with a JSON `payload` of type `block_actions`, signed like every Slack request.
+ */
+export function slackButtonTap(
+  signingSecret: string,
+  options: { channel: string; user: string; replyTs: string; threadTs: string; value: string; actionTs: string },
+): { body: string; headers: Record<string, string> } {
+  const payload = {
+    type: 'block_actions',
+    user: { id: options.user, username: options.user.toLowerCase(), team_id: 'T0001' },
+    api_app_id: 'A0001',
+    team: { id: 'T0001' },
+    container: { type: 'message', message_ts: options.replyTs, channel_id: options.channel, is_ephemeral: false },
+    trigger_id: '1.2.3',
+    channel: { id: options.channel, name: 'general' },
+    message: { type: 'message', ts: options.replyTs, thread_ts: options.threadTs, text: 'reply', bot_id: 'B0001' },
+    response_url: 'https://hooks.slack.com/actions/T0001/1/x',
+    actions: [
+      {
+        type: 'button',
+        action_id: 'quick_reply_0',
+        block_id: 'quick_replies',
+        text: { type: 'plain_text', text: options.value },
+        value: options.value,
+        action_ts: options.actionTs,
+      },
+    ],
+  };
+  return slackFormRequest(signingSecret, new URLSearchParams({ payload: JSON.stringify(payload) }).toString());
+}
+
+/** A form-encoded request signed as Slack signs it (interactions arrive so). */
+export function slackFormRequest(
+  signingSecret: string,
+  body: string,
+): { body: string; headers: Record<string, string> } {
+  return slackSigned(signingSecret, body, 'application/x-www-form-urlencoded', Math.floor(Date.now() / 1000));
+}
+
+function slackSigned(signingSecret: string, body: string, contentType: string, timestamp: number) {
   const signature = createHmac('sha256', signingSecret).update(`v0:${timestamp}:${body}`).digest('hex');
   return {
     body,
     headers: {
-      'content-type': 'application/json',
+      'content-type': contentType,
       'x-slack-request-timestamp': String(timestamp),
       'x-slack-signature': `v0=${signature}`,
     },

@@ -54,6 +54,12 @@ export const scheduleKind: ResourceKindDefinition = {
   renameAliases: aliasRenamer({}, ScheduleSchema),
   agentTargets: (body) =>
     isRecord(body) && typeof body.agentId === 'string' ? [{ path: '$.agentId', agentId: body.agentId }] : [],
+  // Exported with the agent it messages; imported for the agent the import writes (it messages whichever version
+  // is deployed, so the version is not bound).
+  agentOwned: {
+    ownerOf: (body) => (isRecord(body) && typeof body.agentId === 'string' ? body.agentId : undefined),
+    bind: (body, agentId) => (isRecord(body) ? { ...body, agentId } : body),
+  },
   checkSemantics: (body) => (isRecord(body) ? scheduleProblems(body as Schedule) : []),
 };
 

@@ -6,10 +6,16 @@ import type { ClusterCoordination } from '../cluster-ports.ts';
  * - A turn holds a transaction-scoped advisory lock on its conversation (`pg_advisory_xact_lock`); PostgreSQL
  *   grants waiting lock requests in the order they arrived. The lock lives on a connection of a pool of its own,
  *   so turns waiting for locks can never starve the queries of the turns that hold them.
+ * - A periodic job (a retention sweep) runs under a try-lock of its own name: an instance that finds it taken skips
+ *   that run.
  * - A holder that stops answering is cut off by `idle_in_transaction_session_timeout` (the claim), and a holder
  *   that dies loses its connection: either way the lock is released and the next turn proceeds.
  * - Notifications use LISTEN/NOTIFY on one dedicated connection.
  */
+/** Second keys of `hashtextextended`, so a conversation id and a job name never share an advisory lock. */
+const CONVERSATION_LOCKS = 7262;
+const JOB_LOCKS = 7263;
+
 export class PostgresCluster implements ClusterCoordination {
   readonly shared = true;
   readonly #locks: pg.Pool;
@@ -26,16 +32,46 @@ export class PostgresCluster implements ClusterCoordination {
   }
 
   async withConversationLock<T>(conversationId: string, claimMillis: number, work: () => Promise<T>): Promise<T> {
+    const locked = await this.#holdingAdvisoryLock(
+      (key) => `pg_advisory_xact_lock(hashtextextended(${key}, ${CONVERSATION_LOCKS}))`,
+      conversationId,
+      claimMillis,
+      work,
+    );
+    return (locked as { value: T }).value;
+  }
+
+  async runExclusive(jobName: string, claimMillis: number, work: () => Promise<void>): Promise<boolean> {
+    const locked = await this.#holdingAdvisoryLock(
+      (key) => `pg_try_advisory_xact_lock(hashtextextended(${key}, ${JOB_LOCKS})) AS locked`,
+      jobName,
+      claimMillis,
+      work,
+    );
+    return locked !== undefined;
+  }
+
+  /**
+   * Takes an advisory lock inside a transaction of a lock-pool connection, runs `work` while holding it and
+   * releases it with the transaction. Answers undefined when a try-lock (`... AS locked`) was not granted.
+   */
+  async #holdingAdvisoryLock<T>(
+    lockCall: (quotedKey: string) => string,
+    key: string,
+    claimMillis: number,
+    work: () => Promise<T>,
+  ): Promise<{ value: T } | undefined> {
     const client = await this.#locks.connect();
     let healthy = true;
     try {
-      // One round trip: begin, bound the claim, wait for the lock.
-      await client.query(
+      // One round trip: begin, bound the claim, take (or try) the lock.
+      const results = (await client.query(
         `BEGIN; SET LOCAL idle_in_transaction_session_timeout = ${Math.max(1000, Math.ceil(claimMillis))};
-         SELECT pg_advisory_xact_lock(hashtextextended(${client.escapeLiteral(conversationId)}, 7262))`,
-      );
+         SELECT ${lockCall(client.escapeLiteral(key))}`,
+      )) as unknown as pg.QueryResult<{ locked?: boolean }>[];
       try {
-        return await work();
+        if (results.at(-1)?.rows[0]?.locked === false) return undefined;
+        return { value: await work() };
       } finally {
         await client.query('COMMIT').catch(() => {
           healthy = false; // the claim expired and the server ended the session: the lock is gone already
