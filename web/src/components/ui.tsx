@@ -187,7 +187,7 @@ export function Named({
 export function TableBox({ label, stack, children }: { label: string; stack?: boolean; children: ReactNode }) {
   return (
     // biome-ignore lint/a11y/noNoninteractiveTabindex: a box that can scroll sideways must be reachable by keyboard to be scrolled
-    <section className={`table-box${stack ? ' stack' : ''}`} aria-label={label} tabIndex={0}>
+    <section className={`table-box${stack ? ' stack' : ''}`} aria-label={t('table.box', { label })} tabIndex={0}>
       {children}
     </section>
   );

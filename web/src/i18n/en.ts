@@ -14,6 +14,7 @@ export const en = {
   'common.actions': 'Actions',
   'common.version.short': 'v{version}',
 
+  'table.box': '{label}, table',
   'table.runs': 'Runs',
   'table.deployment': 'Deployment',
   'table.runStep': 'Step {step} compared',
