@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { en } from './en.ts';
 import { plural, t } from './index.ts';
 
@@ -15,5 +18,14 @@ describe('manager texts', () => {
   });
   it('has no empty message', () => {
     for (const [key, text] of Object.entries(en)) assert.ok(text.trim() !== '', key);
+  });
+  it('holds only messages some screen asks for', () => {
+    const src = fileURLToPath(new URL('..', import.meta.url));
+    const code = (readdirSync(src, { recursive: true }) as string[])
+      .filter((f) => /\.tsx?$/.test(f) && !f.startsWith('i18n') && !f.endsWith('.test.ts'))
+      .map((f) => readFileSync(join(src, f), 'utf8'))
+      .join('\n');
+    const unused = Object.keys(en).filter((key) => !code.includes(`'${key}'`));
+    assert.deepEqual(unused, []);
   });
 });

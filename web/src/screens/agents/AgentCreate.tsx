@@ -197,9 +197,9 @@ function AgentCreateForm() {
               <p className="muted">{t('agentCreate.eachIntentIsRecognised')}</p>
               {form.intents.map((row, i) => (
                 <fieldset className="row-edit" key={rowKeys.intents.keys[i]}>
-                  <legend className="visually-hidden">{t('agentCreate.intent', { value: i + 1 })}</legend>
+                  <legend className="visually-hidden">{t('agentCreate.intent', { number: i + 1 })}</legend>
                   <Field
-                    label={t('agentCreate.intentName', { value: i + 1 })}
+                    label={t('agentCreate.intentName', { number: i + 1 })}
                     value={row.intent}
                     onChange={(v) =>
                       update((d) => {
@@ -210,7 +210,7 @@ function AgentCreateForm() {
                     error={errorOf(`intents.${i}.intent`)}
                   />
                   <Field
-                    label={t('agentCreate.intentWords', { value: i + 1 })}
+                    label={t('agentCreate.intentWords', { number: i + 1 })}
                     value={row.words}
                     onChange={(v) =>
                       update((d) => {
@@ -223,7 +223,7 @@ function AgentCreateForm() {
                   <button
                     type="button"
                     className="icon"
-                    aria-label={t('agentCreate.removeIntent', { value: i + 1 })}
+                    aria-label={t('agentCreate.removeIntent', { number: i + 1 })}
                     onClick={() => removeRow('intents', i)}
                   >
                     {t('agentCreate.remove')}
@@ -261,9 +261,9 @@ function AgentCreateForm() {
               </datalist>
               {form.rules.map((row, i) => (
                 <fieldset className="row-edit" key={rowKeys.rules.keys[i]}>
-                  <legend className="visually-hidden">{t('agentCreate.rule', { value: i + 1 })}</legend>
+                  <legend className="visually-hidden">{t('agentCreate.rule', { number: i + 1 })}</legend>
                   <RowInput
-                    label={t('agentCreate.ruleWhenIntent', { value: i + 1 })}
+                    label={t('agentCreate.ruleWhenIntent', { number: i + 1 })}
                     list="intent-names"
                     value={row.intent}
                     onChange={(v) =>
@@ -274,7 +274,7 @@ function AgentCreateForm() {
                     error={errorOf(`rules.${i}.intent`)}
                   />
                   <RowInput
-                    label={t('agentCreate.ruleThenAction', { value: i + 1 })}
+                    label={t('agentCreate.ruleThenAction', { number: i + 1 })}
                     value={row.action}
                     onChange={(v) =>
                       update((d) => {
@@ -286,7 +286,7 @@ function AgentCreateForm() {
                   <button
                     type="button"
                     className="icon"
-                    aria-label={t('agentCreate.removeRule', { value: i + 1 })}
+                    aria-label={t('agentCreate.removeRule', { number: i + 1 })}
                     onClick={() => removeRow('rules', i)}
                   >
                     {t('agentCreate.remove')}
@@ -308,9 +308,9 @@ function AgentCreateForm() {
               </datalist>
               {form.replies.map((row, i) => (
                 <fieldset className="row-edit three" key={rowKeys.replies.keys[i]}>
-                  <legend className="visually-hidden">{t('agentCreate.reply', { value: i + 1 })}</legend>
+                  <legend className="visually-hidden">{t('agentCreate.reply', { number: i + 1 })}</legend>
                   <RowInput
-                    label={t('agentCreate.replyForAction', { value: i + 1 })}
+                    label={t('agentCreate.replyForAction', { number: i + 1 })}
                     list="action-names"
                     value={row.action}
                     onChange={(v) =>
@@ -321,7 +321,7 @@ function AgentCreateForm() {
                     error={errorOf(`replies.${i}.action`)}
                   />
                   <RowInput
-                    label={t('agentCreate.replyText', { value: i + 1 })}
+                    label={t('agentCreate.replyText', { number: i + 1 })}
                     value={row.text}
                     onChange={(v) =>
                       update((d) => {
@@ -331,7 +331,7 @@ function AgentCreateForm() {
                     error={errorOf(`replies.${i}.text`)}
                   />
                   <RowInput
-                    label={t('agentCreate.replyQuickReplies', { value: i + 1 })}
+                    label={t('agentCreate.replyQuickReplies', { number: i + 1 })}
                     value={row.quickReplies}
                     onChange={(v) =>
                       update((d) => {
@@ -342,7 +342,7 @@ function AgentCreateForm() {
                   <button
                     type="button"
                     className="icon"
-                    aria-label={t('agentCreate.removeReply', { value: i + 1 })}
+                    aria-label={t('agentCreate.removeReply', { number: i + 1 })}
                     onClick={() => removeRow('replies', i)}
                   >
                     {t('agentCreate.remove')}

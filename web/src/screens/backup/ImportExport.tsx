@@ -65,7 +65,7 @@ function ExportPanel() {
           </button>
         </form>
       )}
-      {run.data && <Notice kind="success">{t('importExport.downloaded', { data: run.data })}</Notice>}
+      {run.data && <Notice kind="success">{t('importExport.downloaded', { file: run.data })}</Notice>}
       <ErrorMessage error={run.error} title={t('importExport.exportFailed')} />
     </section>
   );
@@ -199,7 +199,7 @@ function ImportPanel() {
             </TableBox>
           )}
           {ignored.length > 0 && (
-            <p className="muted small">{t('importExport.ignoredEntries', { value: ignored.join(', ') })}</p>
+            <p className="muted small">{t('importExport.ignoredEntries', { entries: ignored.join(', ') })}</p>
           )}
           <div className="form-actions">
             <button type="button" className="primary" onClick={() => run.mutate()} disabled={run.isPending}>

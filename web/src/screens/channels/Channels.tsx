@@ -74,7 +74,7 @@ function AgentChannels({ agentId }: { agentId: string }) {
   return (
     <>
       <section className="panel" aria-labelledby="channels-h">
-        <h2 id="channels-h">{t('channels.channelsOfVersion', { data: version.data })}</h2>
+        <h2 id="channels-h">{t('channels.channelsOfVersion', { version: version.data })}</h2>
         {channels.length === 0 && (
           <Empty>
             {t('channels.thisAgentHasNo')} <code>{t('channels.channels2')}</code> (

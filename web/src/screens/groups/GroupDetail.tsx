@@ -200,7 +200,7 @@ function QuestionView({ discussion, index }: { discussion: GroupDiscussion; inde
   const contributions = discussion.contributions.filter((c) => c.question === index);
   const phases = [...new Set(contributions.map((c) => c.phase))];
   return (
-    <section className="panel" aria-label={t('groupDetail.question2', { value: index + 1 })}>
+    <section className="panel" aria-label={t('groupDetail.question2', { number: index + 1 })}>
       <h2>{question.input}</h2>
       {question.synthesis !== undefined && (
         <div className="message success" data-testid="synthesis">

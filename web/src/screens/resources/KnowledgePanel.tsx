@@ -185,7 +185,7 @@ export function KnowledgePanel({ id, canWrite }: { id: string; canWrite: boolean
           {results.map((hit) => (
             <li key={`${hit.documentName}-${hit.chunkIndex}`}>
               <strong>{hit.documentName}</strong>
-              {t('knowledgePanel.chunkScore', { value: hit.chunkIndex + 1, value2: hit.score.toFixed(3) })}
+              {t('knowledgePanel.chunkScore', { chunk: hit.chunkIndex + 1, score: hit.score.toFixed(3) })}
               <p>{hit.text}</p>
             </li>
           ))}

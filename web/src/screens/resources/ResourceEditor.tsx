@@ -238,7 +238,7 @@ function EditExisting({ kind, id, canWrite }: { kind: ResourceKind; id: string; 
         description={
           <>
             {kind.title} <code>{id}</code>
-            {t('resourceEditor.versionOf', { version, data: current.data })}
+            {t('resourceEditor.versionOf', { version, current: current.data })}
           </>
         }
       >

@@ -17,7 +17,7 @@ export function RunView({ id, runId }: { id: string; runId: string }) {
   return (
     <>
       <PageHeader
-        title={t('runView.runOf', { value: r.transcriptName || 'transcript' })}
+        title={t('runView.runOf', { transcript: r.transcriptName || 'transcript' })}
         description={
           <>
             {t('runView.againstAgentVCalls', {

@@ -118,28 +118,28 @@ export function Triggers() {
           <Field label={t('triggers.intent')} value={intent} onChange={setIntent} required />
           {rows.map((r, i) => (
             <fieldset key={r.key} className="row-edit three">
-              <legend className="visually-hidden">{t('triggers.deployment', { value: i + 1 })}</legend>
+              <legend className="visually-hidden">{t('triggers.deployment', { number: i + 1 })}</legend>
               <Select
-                label={t('triggers.deploymentEnvironment', { value: i + 1 })}
+                label={t('triggers.deploymentEnvironment', { number: i + 1 })}
                 value={r.environment}
                 onChange={(v) => setRows(rows.map((x, j) => (j === i ? { ...x, environment: v } : x)))}
                 options={[...environments]}
               />
               <Select
-                label={t('triggers.deploymentAgent', { value: i + 1 })}
+                label={t('triggers.deploymentAgent', { number: i + 1 })}
                 value={r.botId}
                 onChange={(v) => setRows(rows.map((x, j) => (j === i ? { ...x, botId: v } : x)))}
                 options={agentOptions}
               />
               <Field
-                label={t('triggers.deploymentInitialContextJson', { value: i + 1 })}
+                label={t('triggers.deploymentInitialContextJson', { number: i + 1 })}
                 value={r.context}
                 onChange={(v) => setRows(rows.map((x, j) => (j === i ? { ...x, context: v } : x)))}
               />
               <button
                 type="button"
                 className="icon"
-                aria-label={t('triggers.removeDeployment', { value: i + 1 })}
+                aria-label={t('triggers.removeDeployment', { number: i + 1 })}
                 onClick={() => setRows(rows.filter((_, j) => j !== i))}
                 disabled={rows.length === 1}
               >
