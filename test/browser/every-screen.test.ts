@@ -264,6 +264,27 @@ describe('web manager: every screen at both sizes', { timeout: 600_000 }, () => 
     assertNoConsoleErrors();
   });
 
+  it('works by keyboard: a skip link to the content, a visible focus, the table boxes reachable', async () => {
+    await page.goto(url('/manager/agents'));
+    await main().locator('tbody tr').first().waitFor();
+    await page.keyboard.press('Tab');
+    const skip = page.getByRole('link', { name: 'Skip to content' });
+    assert.equal(await skip.evaluate((e) => e === e.ownerDocument.activeElement), true);
+    assert.ok((await skip.boundingBox())!.x >= 0, 'the focused skip link is on the screen');
+    await page.keyboard.press('Enter');
+    assert.equal(await page.evaluate<string>('document.activeElement.id'), 'main');
+    // Tab on from the content reaches the header's action, the search field, then the list's box, each with a ring.
+    for (const name of ['New agent', 'Search agents', 'Agents, table']) {
+      await page.keyboard.press('Tab');
+      const focused = await page.evaluate<{ label: string; outline: string }>(
+        "(({ activeElement: e }) => ({ label: e.getAttribute('aria-label') ?? e.labels?.[0]?.textContent ?? e.textContent.trim(), outline: getComputedStyle(e).outlineStyle }))(document)",
+      );
+      assert.equal(focused.label, name);
+      assert.notEqual(focused.outline, 'none', `${name} shows its focus`);
+    }
+    assertNoConsoleErrors();
+  });
+
   it('meets the layout and accessibility rules on every screen', async () => {
     const kinds = (await api.get('/resourcekinds')).json as { slug: string }[];
     const screens: [string, string][] = [

@@ -19,7 +19,7 @@ import {
   TableBox,
 } from '../../components/ui.tsx';
 import { BASE, Link, navigate } from '../../router.tsx';
-import { useAgentNames } from '../agents/useAgentNames.ts';
+import { agentLabel, useAgentNames } from '../agents/useAgentNames.ts';
 
 const AGENTS = '/agentstore/agents';
 const REFRESH_MILLIS = 5000;
@@ -34,7 +34,7 @@ export function Channels({ agentId }: { agentId?: string }) {
   const names = useAgentNames();
   const options = [
     { value: '', label: t('channels.chooseAnAgent') },
-    ...[...names.entries()].map(([id, name]) => ({ value: id, label: name || shortId(id) })),
+    ...[...names.entries()].map(([id, name]) => ({ value: id, label: name || agentLabel(names, id) })),
   ];
   return (
     <>

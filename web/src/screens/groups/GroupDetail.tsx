@@ -7,19 +7,9 @@ import { useState } from 'react';
 import type { Group, GroupContribution, GroupDiscussion } from '../../api/types.ts';
 import { useAuth, usePermissions } from '../../auth.tsx';
 import { t } from '../../i18n/index.ts';
-import {
-  Badge,
-  Empty,
-  ErrorMessage,
-  Field,
-  Loading,
-  PageHeader,
-  formatTime,
-  shortId,
-  TableBox,
-} from '../../components/ui.tsx';
+import { Badge, Empty, ErrorMessage, Field, Loading, PageHeader, formatTime, TableBox } from '../../components/ui.tsx';
 import { BASE, Link, navigate } from '../../router.tsx';
-import { useAgentNames } from '../agents/useAgentNames.ts';
+import { agentLabel, useAgentNames } from '../agents/useAgentNames.ts';
 
 const STORE = '/groupstore/groups';
 
@@ -35,7 +25,7 @@ export function GroupDetail({ id, discussionId }: { id: string; discussionId?: s
   const descriptor = useQuery({ queryKey: ['descriptor', id], queryFn: () => api.descriptor(id) });
   if (version.error || group.error) return <ErrorMessage error={version.error ?? group.error} />;
   if (!group.data) return <Loading />;
-  const agentName = (agentId: string) => names.get(agentId) || shortId(agentId);
+  const agentName = (agentId: string) => agentLabel(names, agentId);
   return (
     <>
       <PageHeader

@@ -6,9 +6,10 @@
 import { useEffect, useState } from 'react';
 import type { Decision, PendingApproval } from '../../api/types.ts';
 import { useAuth } from '../../auth.tsx';
-import { Empty, ErrorMessage, Field, formatTime, PageHeader, shortId } from '../../components/ui.tsx';
+import { Empty, ErrorMessage, Field, formatTime, Id, PageHeader } from '../../components/ui.tsx';
 import { t } from '../../i18n/index.ts';
 import { sseEvents } from '../../lib/sse.ts';
+import { agentLabel, useAgentNames } from '../agents/useAgentNames.ts';
 import { BASE, Link } from '../../router.tsx';
 
 type StreamState = 'connecting' | 'live' | 'closed';
@@ -63,6 +64,7 @@ export function Inbox() {
 
 function InboxItem({ item }: { item: PendingApproval }) {
   const { api } = useAuth();
+  const names = useAgentNames();
   const [answer, setAnswer] = useState('');
   const [reason, setReason] = useState('');
   const [edited, setEdited] = useState<Record<string, string>>(() =>
@@ -108,14 +110,13 @@ function InboxItem({ item }: { item: PendingApproval }) {
       </h2>
       <p className="muted small">
         {t('inbox.agentVSince', {
-          shortId: shortId(item.agentId),
+          agent: agentLabel(names, item.agentId),
           agentVersion: item.agentVersion,
           environment: item.environment,
           time: formatTime(item.pausedAt),
         })}{' '}
-        <Link to={`${BASE}/conversations/${item.conversationId}`}>
-          {t('inbox.conversation', { shortId: shortId(item.conversationId) })}
-        </Link>
+        <Link to={`${BASE}/conversations/${item.conversationId}`}>{t('inbox.conversation')}</Link>{' '}
+        <Id value={item.conversationId} what={t('id.conversation')} />
         {item.queuedMessages > 0 && ` · ${item.queuedMessages} message(s) queued`}
       </p>
       <dl>

@@ -11,11 +11,13 @@ import {
   Empty,
   ErrorMessage,
   Loading,
+  Named,
   PageHeader,
+  TableBox,
   formatTime,
   shortId,
-  TableBox,
 } from '../../components/ui.tsx';
+import { useAgentNames } from '../agents/useAgentNames.ts';
 import { BASE, Link } from '../../router.tsx';
 
 const STORE = '/schedulestore/schedules';
@@ -29,6 +31,7 @@ function timingOf(schedule: Schedule): string {
 
 export function ScheduleDetail({ id }: { id: string }) {
   const { api } = useAuth();
+  const names = useAgentNames();
   const { canWrite } = usePermissions();
   const queryClient = useQueryClient();
   const version = useQuery({ queryKey: ['currentversion', STORE, id], queryFn: () => api.currentVersion(STORE, id) });
@@ -87,8 +90,14 @@ export function ScheduleDetail({ id }: { id: string }) {
           </dd>
           <dt>{t('scheduleDetail.agent')}</dt>
           <dd>
-            <Link to={`${BASE}/agents/${body.agentId}`}>{shortId(body.agentId)}</Link> {t('scheduleDetail.in')}{' '}
-            {body.environment ?? 'production'}
+            <Named
+              name={names.get(body.agentId)}
+              id={body.agentId}
+              unnamed={t('agent.unnamed')}
+              what={t('id.agent')}
+              to={`${BASE}/agents/${body.agentId}`}
+            />{' '}
+            {t('scheduleDetail.in')} {body.environment ?? 'production'}
           </dd>
           <dt>{t('scheduleDetail.message')}</dt>
           <dd>{body.message}</dd>

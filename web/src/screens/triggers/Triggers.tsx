@@ -14,11 +14,10 @@ import {
   Loading,
   PageHeader,
   Select,
-  shortId,
   TableBox,
 } from '../../components/ui.tsx';
 import { BASE, Link } from '../../router.tsx';
-import { useAgentNames } from '../agents/useAgentNames.ts';
+import { agentLabel, useAgentNames } from '../agents/useAgentNames.ts';
 
 interface Row {
   /** A React key that stays with the row while rows are added and removed. */
@@ -55,7 +54,7 @@ export function Triggers() {
   const remove = useMutation({ mutationFn: (i: string) => api.deleteTrigger(i), onSettled: refresh });
   const agentOptions = [
     { value: '', label: t('triggers.chooseAnAgent') },
-    ...[...names.entries()].map(([id, name]) => ({ value: id, label: name || shortId(id) })),
+    ...[...names.entries()].map(([id, name]) => ({ value: id, label: name || agentLabel(names, id) })),
   ];
 
   function reset() {
@@ -196,7 +195,7 @@ export function Triggers() {
                       {trigger.botDeployments.map((d, i) => (
                         // biome-ignore lint/suspicious/noArrayIndexKey: a deployment may repeat (repeats weight the random choice), so no field is unique; these rows are stateless text redrawn from the fetched trigger
                         <div key={i}>
-                          <Link to={`${BASE}/agents/${d.botId}`}>{names.get(d.botId) || shortId(d.botId)}</Link>{' '}
+                          <Link to={`${BASE}/agents/${d.botId}`}>{agentLabel(names, d.botId)}</Link>{' '}
                           <span className="muted">({d.environment})</span>
                         </div>
                       ))}
