@@ -25,7 +25,7 @@ describe('manager texts', () => {
       .filter((f) => /\.tsx?$/.test(f) && !f.startsWith('i18n') && !f.endsWith('.test.ts'))
       .map((f) => readFileSync(join(src, f), 'utf8'))
       .join('\n');
-    const unused = Object.keys(en).filter((key) => !code.includes(`'${key}'`));
+    const unused = Object.keys(en).filter((key) => !code.includes(`'${key}'`) && !code.includes(`"${key}"`));
     assert.deepEqual(unused, []);
   });
 });

@@ -7,6 +7,7 @@ import { useQuery } from '@tanstack/react-query';
 import type { AgentChannel } from '../../api/types.ts';
 import { useAuth } from '../../auth.tsx';
 import { t } from '../../i18n/index.ts';
+import { Tx } from '../../i18n/Tx.tsx';
 import {
   Badge,
   Empty,
@@ -77,8 +78,13 @@ function AgentChannels({ agentId }: { agentId: string }) {
         <h2 id="channels-h">{t('channels.channelsOfVersion', { version: version.data })}</h2>
         {channels.length === 0 && (
           <Empty>
-            {t('channels.thisAgentHasNo')} <code>{t('channels.channels2')}</code> (
-            <Link to={`${BASE}/resources/agents/${agentId}`}>{t('channels.editAsJson')}</Link>).
+            <Tx
+              k="channels.noChannels"
+              values={{
+                field: <code>channels</code>,
+                edit: <Link to={`${BASE}/resources/agents/${agentId}`}>{t('channels.editAsJson')}</Link>,
+              }}
+            />
           </Empty>
         )}
         {channels.map((channel) => {

@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useAuth, usePermissions } from '../../auth.tsx';
 import { Badge, Empty, ErrorMessage, Loading, Named, PageHeader, TableBox, formatTime } from '../../components/ui.tsx';
 import { plural, t } from '../../i18n/index.ts';
+import { Tx } from '../../i18n/Tx.tsx';
 import { formatBytes, formatDuration, keyMetrics, parsePrometheus } from '../../lib/metrics.ts';
 import { BASE, Link } from '../../router.tsx';
 import { useAgentNames } from '../agents/useAgentNames.ts';
@@ -91,10 +92,10 @@ export function Dashboard() {
             <Empty>
               {t('dashboard.deployed.empty')}{' '}
               {canWrite ? (
-                <>
-                  <Link to={`${BASE}/agents/new`}>{t('dashboard.build')}</Link>
-                  {t('dashboard.deployed.emptyThen')}
-                </>
+                <Tx
+                  k="dashboard.deployed.emptyThen"
+                  values={{ build: <Link to={`${BASE}/agents/new`}>{t('dashboard.build')}</Link> }}
+                />
               ) : (
                 <Link to={`${BASE}/agents`}>{t('dashboard.deployed.seeAgents')}</Link>
               )}

@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { ApiError } from '../../api/client.ts';
 import { useAuth } from '../../auth.tsx';
 import { t } from '../../i18n/index.ts';
+import { Tx } from '../../i18n/Tx.tsx';
 import {
   ConfirmButton,
   Empty,
@@ -68,10 +69,11 @@ export function Secrets() {
       />
       {disabled ? (
         <div className="message warning" role="alert">
-          <strong>{t('secrets.theVaultIsDisabled')}</strong> {t('secrets.theServiceAnswers503')}{' '}
-          <code>{t('secrets.svcVaultMasterKey')}</code> {t('secrets.environment')}{' '}
-          <code>{t('secrets.svcVaultMasterKey2')}</code>
-          {t('secrets.andRestartTheService')}
+          <strong>{t('secrets.theVaultIsDisabled')}</strong>{' '}
+          <Tx
+            k="secrets.vaultDisabled"
+            values={{ setting: <code>svc.vault.master-key</code>, variable: <code>SVC_VAULT_MASTER_KEY</code> }}
+          />
         </div>
       ) : missing ? (
         <div className="message warning" role="alert">

@@ -7,6 +7,7 @@ import { useEffect, useState } from 'react';
 import { COMPARISONS, type Transcript } from '../../api/types.ts';
 import { useAuth, usePermissions } from '../../auth.tsx';
 import { t } from '../../i18n/index.ts';
+import { Tx } from '../../i18n/Tx.tsx';
 import {
   Badge,
   ErrorMessage,
@@ -47,9 +48,15 @@ export function TranscriptDetail({ id }: { id: string }) {
             {transcript.data.agentId && (
               <>
                 {' '}
-                {t('transcriptDetail.recordedFrom')}{' '}
-                <Link to={`${BASE}/agents/${transcript.data.agentId}`}>{t('transcriptDetail.itsAgent')}</Link> v
-                {transcript.data.agentVersion}
+                <Tx
+                  k="transcriptDetail.recordedFromAgent"
+                  values={{
+                    agent: (
+                      <Link to={`${BASE}/agents/${transcript.data.agentId}`}>{t('transcriptDetail.itsAgent')}</Link>
+                    ),
+                    version: transcript.data.agentVersion,
+                  }}
+                />
               </>
             )}
             .
