@@ -7,7 +7,17 @@ import { useState } from 'react';
 import type { Group, GroupContribution, GroupDiscussion } from '../../api/types.ts';
 import { useAuth, usePermissions } from '../../auth.tsx';
 import { t } from '../../i18n/index.ts';
-import { Badge, Empty, ErrorMessage, Field, Loading, PageHeader, formatTime, TableBox } from '../../components/ui.tsx';
+import {
+  Badge,
+  Empty,
+  ErrorMessage,
+  Field,
+  Loading,
+  PageHeader,
+  formatTime,
+  TableBox,
+  FocusFormButton,
+} from '../../components/ui.tsx';
 import { BASE, Link, navigate } from '../../router.tsx';
 import { agentLabel, useAgentNames } from '../agents/useAgentNames.ts';
 
@@ -97,6 +107,7 @@ function Ask({ groupId, discussionId, label }: { groupId: string; discussionId?:
   if (!canConverse) return null;
   return (
     <form
+      id="ask-form"
       className="panel"
       aria-label={label}
       onSubmit={(event) => {
@@ -132,7 +143,12 @@ function Discussions({ groupId }: { groupId: string }) {
       <section className="panel" aria-labelledby="discussions-h">
         <h2 id="discussions-h">{t('groupDetail.discussions')}</h2>
         <ErrorMessage error={list.error} />
-        {list.data?.length === 0 && <Empty>{t('groupDetail.noDiscussionsYet')}</Empty>}
+        {list.data?.length === 0 && (
+          <Empty>
+            {t('groupDetail.noDiscussionsYet')}{' '}
+            <FocusFormButton formId="ask-form">{t('groupDetail.askFirst')}</FocusFormButton>
+          </Empty>
+        )}
         {list.data && list.data.length > 0 && (
           <TableBox label={t('table.discussions')}>
             <table>

@@ -17,6 +17,7 @@ import {
   formatTime,
   describeError,
   TableBox,
+  FocusFormButton,
 } from '../../components/ui.tsx';
 
 interface Upload {
@@ -95,7 +96,7 @@ export function KnowledgePanel({ id, canWrite }: { id: string; canWrite: boolean
     <section className="panel" aria-labelledby="knowledge-h">
       <h2 id="knowledge-h">{t('knowledgePanel.documents')}</h2>
       {canWrite && (
-        <form onSubmit={upload} aria-label={t('knowledgePanel.uploadDocuments')}>
+        <form id="upload-form" onSubmit={upload} aria-label={t('knowledgePanel.uploadDocuments')}>
           <div className="field">
             <label htmlFor="knowledge-files">{t('knowledgePanel.textMarkdownHtmlOr')}</label>
             <input
@@ -130,7 +131,12 @@ export function KnowledgePanel({ id, canWrite }: { id: string; canWrite: boolean
         </section>
       )}
       <ErrorMessage error={documents.error ?? error} />
-      {documents.data && documents.data.length === 0 && <Empty>{t('knowledgePanel.noDocumentsYet')}</Empty>}
+      {documents.data && documents.data.length === 0 && (
+        <Empty>
+          {t('knowledgePanel.noDocumentsYet')}{' '}
+          <FocusFormButton formId="upload-form">{t('knowledgePanel.uploadFirst')}</FocusFormButton>
+        </Empty>
+      )}
       {documents.data && documents.data.length > 0 && (
         <TableBox label={t('table.documents')}>
           <table>

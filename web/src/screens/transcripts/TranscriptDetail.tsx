@@ -10,6 +10,7 @@ import { t } from '../../i18n/index.ts';
 import { Tx } from '../../i18n/Tx.tsx';
 import {
   Badge,
+  Empty,
   ErrorMessage,
   Field,
   Loading,
@@ -18,6 +19,7 @@ import {
   Select,
   formatTime,
   TableBox,
+  FocusFormButton,
 } from '../../components/ui.tsx';
 import { BASE, Link, navigate } from '../../router.tsx';
 import { rowsOf, withExpectations, type ExpectationRow } from './expectations.ts';
@@ -201,6 +203,7 @@ function RunForm({ id, version, transcript }: { id: string; version: number; tra
   if (!canWrite) return null;
   return (
     <form
+      id="run-form"
       className="panel toolbar"
       aria-label={t('transcriptDetail.runTheTranscript')}
       onSubmit={(event) => {
@@ -240,7 +243,12 @@ function RunList({ id }: { id: string }) {
     <section className="panel" aria-labelledby="runs-h">
       <h2 id="runs-h">{t('transcriptDetail.runs')}</h2>
       <ErrorMessage error={runs.error} />
-      {runs.data?.length === 0 && <p className="empty">{t('transcriptDetail.noRunsYet')}</p>}
+      {runs.data?.length === 0 && (
+        <Empty>
+          {t('transcriptDetail.noRunsYet')}{' '}
+          <FocusFormButton formId="run-form">{t('transcriptDetail.runFirst')}</FocusFormButton>
+        </Empty>
+      )}
       {runs.data && runs.data.length > 0 && (
         <TableBox label={t('table.runs')}>
           <table>
