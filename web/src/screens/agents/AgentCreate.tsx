@@ -141,9 +141,7 @@ function AgentCreateForm() {
       <form onSubmit={submit} noValidate aria-describedby="form-problems">
         {problems.length > 0 && (
           <div id="form-problems" className="message error" role="alert" tabIndex={-1}>
-            <strong>
-              {t('agentCreate.pleaseFix')} {problems.length === 1 ? 'this' : 'these'} {t('agentCreate.first')}
-            </strong>
+            <strong>{problems.length === 1 ? t('agentCreate.fixThis') : t('agentCreate.fixThese')}</strong>
             <ul>
               {problems.map((p) => (
                 <li key={p.field + p.message}>{p.message}</li>

@@ -94,7 +94,7 @@ function AgentChannels({ agentId }: { agentId: string }) {
               <dt>{t('channels.type')}</dt>
               <dd>{channel.type}</dd>
               <dt>{t('channels.webhook')}</dt>
-              <dd>{webhook ? <code>{webhook}</code> : 'not a channel this service serves'}</dd>
+              <dd>{webhook ? <code>{webhook}</code> : t('channels.notServed')}</dd>
               {Object.entries(channel.config ?? {}).map(([name, value]) => [
                 <dt key={`${name}-dt`}>{name}</dt>,
                 <dd key={`${name}-dd`}>

@@ -7,7 +7,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useAuth } from '../../auth.tsx';
 import type { Ingestion, SearchHit } from '../../api/types.ts';
-import { t } from '../../i18n/index.ts';
+import { plural, t } from '../../i18n/index.ts';
 import {
   Badge,
   ConfirmButton,
@@ -28,7 +28,7 @@ interface Upload {
 
 const POLL_MILLIS = 300;
 const finished = (status: Ingestion['status']) => status !== 'pending' && status !== 'processing';
-const chunks = (count: number) => `${count} ${count === 1 ? 'chunk' : 'chunks'}`;
+const chunks = (count: number) => plural(count, 'knowledgePanel.chunkCountOne', 'knowledgePanel.chunkCount');
 
 export function KnowledgePanel({ id, canWrite }: { id: string; canWrite: boolean }) {
   const { api } = useAuth();

@@ -25,8 +25,8 @@ const REFRESH_MILLIS = 5000;
 
 function timingOf(schedule: Schedule): string {
   return schedule.cron !== undefined
-    ? `cron ${schedule.cron} (${schedule.timeZone ?? 'UTC'})`
-    : `every ${schedule.intervalSeconds} s`;
+    ? t('scheduleDetail.cron', { cron: schedule.cron, timeZone: schedule.timeZone ?? 'UTC' })
+    : t('scheduleDetail.every', { seconds: schedule.intervalSeconds });
 }
 
 export function ScheduleDetail({ id }: { id: string }) {
@@ -80,7 +80,10 @@ export function ScheduleDetail({ id }: { id: string }) {
         <dl className="summary">
           <dt>{t('scheduleDetail.state')}</dt>
           <dd>
-            <Badge status={enabled ? 'READY' : 'ENDED'} label={enabled ? 'enabled' : 'disabled'} />
+            <Badge
+              status={enabled ? 'READY' : 'ENDED'}
+              label={enabled ? t('scheduleDetail.enabled') : t('scheduleDetail.disabled')}
+            />
           </dd>
           <dt>{t('scheduleDetail.when')}</dt>
           <dd data-testid="schedule-timing">{timingOf(body)}</dd>
@@ -102,9 +105,9 @@ export function ScheduleDetail({ id }: { id: string }) {
           <dt>{t('scheduleDetail.message')}</dt>
           <dd>{body.message}</dd>
           <dt>{t('scheduleDetail.conversation')}</dt>
-          <dd>{body.conversation === 'persistent' ? 'one persistent conversation' : 'a new one per run'}</dd>
+          <dd>{body.conversation === 'persistent' ? t('scheduleDetail.persistent') : t('scheduleDetail.newPerRun')}</dd>
           <dt>{t('scheduleDetail.missedRuns')}</dt>
-          <dd>{body.missedRuns === 'catchUp' ? 'caught up once' : 'skipped'}</dd>
+          <dd>{body.missedRuns === 'catchUp' ? t('scheduleDetail.caughtUp') : t('scheduleDetail.skipped')}</dd>
         </dl>
       </section>
       <section className="panel" aria-labelledby="runs-h">

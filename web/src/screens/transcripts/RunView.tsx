@@ -50,7 +50,7 @@ export function RunView({ id, runId }: { id: string; runId: string }) {
             {step.step === 0
               ? t('runView.step0ConversationStart')
               : t('runView.step', { step: step.step, input: step.input })}{' '}
-            <Badge status={step.passed ? 'READY' : 'ERROR'} label={step.passed ? 'passed' : 'failed'} />
+            <Badge status={step.passed ? 'READY' : 'ERROR'} label={step.passed ? t('run.passed') : t('run.failed')} />
           </h2>
           <TableBox label={t('table.runStep', { step: step.step })}>
             <table className="run-diff">
@@ -76,7 +76,10 @@ export function RunView({ id, runId }: { id: string; runId: string }) {
                       <pre>{show(field.actual)}</pre>
                     </td>
                     <td>
-                      <Badge status={field.passed ? 'READY' : 'ERROR'} label={field.passed ? 'passed' : 'failed'} />
+                      <Badge
+                        status={field.passed ? 'READY' : 'ERROR'}
+                        label={field.passed ? t('run.passed') : t('run.failed')}
+                      />
                       {field.diff && <pre className="field-diff">{field.diff}</pre>}
                     </td>
                   </tr>

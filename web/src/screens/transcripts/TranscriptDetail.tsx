@@ -138,7 +138,7 @@ function Expectations({
                   label={t('transcriptDetail.comparison', { field: row.field })}
                   value={row.compare}
                   onChange={(compare) => change(stepIndex, rowIndex, { compare: compare as ExpectationRow['compare'] })}
-                  options={[{ value: '', label: 'not checked' }, ...COMPARISONS]}
+                  options={[{ value: '', label: t('transcriptDetail.notChecked') }, ...COMPARISONS]}
                 />
                 {row.compare !== '' && row.compare !== 'ignore' && row.compare !== 'judge' && (
                   <Field
@@ -223,9 +223,9 @@ function RunForm({ id, version, transcript }: { id: string; version: number; tra
         value={mode}
         onChange={setMode}
         options={[
-          { value: 'recorded', label: 'from the recordings' },
-          { value: 'live-llm', label: 'LLM live, HTTP from the recordings' },
-          { value: 'live', label: 'all live' },
+          { value: 'recorded', label: t('transcriptDetail.modeRecorded') },
+          { value: 'live-llm', label: t('transcriptDetail.modeLiveLlm') },
+          { value: 'live', label: t('transcriptDetail.modeLive') },
         ]}
       />
       <button type="submit" className="primary" disabled={run.isPending || agentVersion === ''}>
@@ -267,7 +267,10 @@ function RunList({ id }: { id: string }) {
                     <Link to={`${BASE}/transcripts/${id}/runs/${run.id}`}>{formatTime(run.startedOn)}</Link>
                   </td>
                   <td>
-                    <Badge status={run.passed ? 'READY' : 'ERROR'} label={run.passed ? 'passed' : 'failed'} />
+                    <Badge
+                      status={run.passed ? 'READY' : 'ERROR'}
+                      label={run.passed ? t('run.passed') : t('run.failed')}
+                    />
                   </td>
                   <td>{run.agentVersion}</td>
                   <td>{run.mode}</td>
