@@ -3,6 +3,7 @@ import { useEffect, type ReactNode } from 'react';
 import { useResourceKinds } from './api/resources.ts';
 import { useAuth } from './auth.tsx';
 import { Layout } from './components/Layout.tsx';
+import { t } from './i18n/index.ts';
 import { PageHeader } from './components/ui.tsx';
 import { BASE, Link, match, useLocation } from './router.tsx';
 import { AgentCreate } from './screens/agents/AgentCreate.tsx';
@@ -34,74 +35,74 @@ interface Route {
 }
 
 const routes: readonly Route[] = [
-  { pattern: '/', title: 'Dashboard', render: () => <Dashboard /> },
-  { pattern: BASE, title: 'Dashboard', render: () => <Dashboard /> },
-  { pattern: `${BASE}/agents`, title: 'Agents', render: () => <AgentList /> },
-  { pattern: `${BASE}/agents/new`, title: 'New agent', render: () => <AgentCreate /> },
-  { pattern: `${BASE}/agents/:id`, title: 'Agent', render: (p) => <AgentDetail key={p.id} id={p.id!} /> },
+  { pattern: '/', title: t('nav.dashboard'), render: () => <Dashboard /> },
+  { pattern: BASE, title: t('nav.dashboard'), render: () => <Dashboard /> },
+  { pattern: `${BASE}/agents`, title: t('nav.agents'), render: () => <AgentList /> },
+  { pattern: `${BASE}/agents/new`, title: t('agents.new'), render: () => <AgentCreate /> },
+  { pattern: `${BASE}/agents/:id`, title: t('common.agent'), render: (p) => <AgentDetail key={p.id} id={p.id!} /> },
   {
     pattern: `${BASE}/resources/:kind`,
-    title: 'Resources',
+    title: t('nav.resources'),
     render: (p) => <ResourceList key={p.kind} kindSlug={p.kind!} />,
   },
   {
     pattern: `${BASE}/resources/:kind/new`,
-    title: 'New resource',
+    title: t('route.newResource'),
     render: (p) => <ResourceEditor key={`${p.kind}-new`} kindSlug={p.kind!} />,
   },
   {
     pattern: `${BASE}/resources/:kind/:id`,
-    title: 'Resource',
+    title: t('route.resource'),
     render: (p) => <ResourceEditor key={`${p.kind}-${p.id}`} kindSlug={p.kind!} id={p.id!} />,
   },
-  { pattern: `${BASE}/chat`, title: 'Chat', render: () => <Chat /> },
-  { pattern: `${BASE}/chat/:agentId`, title: 'Chat', render: (p) => <Chat agentId={p.agentId} /> },
-  { pattern: `${BASE}/conversations`, title: 'Conversations', render: () => <ConversationList /> },
+  { pattern: `${BASE}/chat`, title: t('nav.chat'), render: () => <Chat /> },
+  { pattern: `${BASE}/chat/:agentId`, title: t('nav.chat'), render: (p) => <Chat agentId={p.agentId} /> },
+  { pattern: `${BASE}/conversations`, title: t('nav.conversations'), render: () => <ConversationList /> },
   {
     pattern: `${BASE}/conversations/:id`,
-    title: 'Conversation',
+    title: t('conversations.conversation'),
     render: (p) => <ConversationDetail key={p.id} id={p.id!} />,
   },
   {
     pattern: `${BASE}/transcripts/:id`,
-    title: 'Transcript',
+    title: t('route.transcript'),
     render: (p) => <TranscriptDetail key={p.id} id={p.id!} />,
   },
   {
     pattern: `${BASE}/transcripts/:id/runs/:runId`,
-    title: 'Transcript run',
+    title: t('route.transcriptRun'),
     render: (p) => <RunView key={p.runId} id={p.id!} runId={p.runId!} />,
   },
   {
     pattern: `${BASE}/groups/:id`,
-    title: 'Group',
+    title: t('route.group'),
     render: (p) => <GroupDetail key={p.id} id={p.id!} />,
   },
   {
     pattern: `${BASE}/groups/:id/discussions/:discussionId`,
-    title: 'Group discussion',
+    title: t('route.groupDiscussion'),
     render: (p) => <GroupDetail key={p.id} id={p.id!} discussionId={p.discussionId} />,
   },
   {
     pattern: `${BASE}/schedules/:id`,
-    title: 'Schedule',
+    title: t('route.schedule'),
     render: (p) => <ScheduleDetail key={p.id} id={p.id!} />,
   },
-  { pattern: `${BASE}/backup`, title: 'Import / Export', render: () => <ImportExport /> },
-  { pattern: `${BASE}/secrets`, title: 'Secrets', render: () => <Secrets /> },
-  { pattern: `${BASE}/triggers`, title: 'Triggers', render: () => <Triggers /> },
-  { pattern: `${BASE}/channels`, title: 'Channels', render: () => <Channels /> },
+  { pattern: `${BASE}/backup`, title: t('nav.backup'), render: () => <ImportExport /> },
+  { pattern: `${BASE}/secrets`, title: t('nav.secrets'), render: () => <Secrets /> },
+  { pattern: `${BASE}/triggers`, title: t('nav.triggers'), render: () => <Triggers /> },
+  { pattern: `${BASE}/channels`, title: t('nav.channels'), render: () => <Channels /> },
   {
     pattern: `${BASE}/channels/:agentId`,
-    title: 'Channels',
+    title: t('nav.channels'),
     render: (p) => <Channels key={p.agentId} agentId={p.agentId} />,
   },
-  { pattern: `${BASE}/logs`, title: 'Logs', render: () => <Logs /> },
-  { pattern: `${BASE}/inbox`, title: 'Inbox', render: () => <Inbox /> },
-  { pattern: `${BASE}/memory`, title: 'User memory', render: () => <UserMemoryUsers /> },
+  { pattern: `${BASE}/logs`, title: t('nav.logs'), render: () => <Logs /> },
+  { pattern: `${BASE}/inbox`, title: t('nav.inbox'), render: () => <Inbox /> },
+  { pattern: `${BASE}/memory`, title: t('nav.userMemory'), render: () => <UserMemoryUsers /> },
   {
     pattern: `${BASE}/memory/:userId`,
-    title: 'User memory',
+    title: t('nav.userMemory'),
     render: (p) => <UserMemory key={p.userId} userId={p.userId!} />,
   },
 ];
@@ -123,15 +124,15 @@ export function App() {
   const waiting = status === 'starting' || status === 'redirecting';
   const signInRequired = status === 'signed-out' || status === 'needs-sign-in';
   const title = waiting
-    ? 'Signing in'
+    ? t('route.signingIn')
     : signInRequired
       ? status === 'signed-out'
-        ? 'Signed out'
-        : 'Sign in'
-      : ((kind ? `${kind.label}` : found?.route.title) ?? 'Not found');
+        ? t('route.signedOut')
+        : t('route.signIn')
+      : ((kind ? `${kind.label}` : found?.route.title) ?? t('route.notFound'));
 
   useEffect(() => {
-    document.title = `${title} · Agent manager`;
+    document.title = `${title} · ${t('app.name')}`;
   }, [title]);
 
   // Nothing asks the service anything before the sign-in configuration is read (and, with authentication on, a
@@ -139,7 +140,7 @@ export function App() {
   if (waiting) {
     return (
       <div className="splash" role="status">
-        {status === 'redirecting' ? 'Going to the identity provider…' : 'Loading…'}
+        {status === 'redirecting' ? t('route.redirecting') : t('common.loading')}
       </div>
     );
   }
@@ -152,9 +153,9 @@ export function App() {
         found.route.render(found.params)
       ) : (
         <>
-          <PageHeader title="Page not found" />
-          <p>
-            Nothing lives at <code>{pathname}</code>. <Link to={BASE}>Go to the dashboard</Link>.
+          <PageHeader title={t('route.pageNotFound')} />
+          <p className="empty">
+            {t('route.nothingAt')} <code>{pathname}</code>. <Link to={BASE}>{t('route.toDashboard')}</Link>
           </p>
         </>
       )}

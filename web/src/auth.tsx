@@ -20,6 +20,7 @@
  * Signing out forgets the tokens and ends the provider's session (`end_session_endpoint`), which sends the
  * browser back to `/manager/signed-out`.
  */
+import { t } from './i18n/index.ts';
 import { createContext, useContext, useMemo, useSyncExternalStore, type ReactNode } from 'react';
 import { createApiClient } from './api/client.ts';
 import { endpoints, type Api } from './api/endpoints.ts';
@@ -144,7 +145,7 @@ function refresh(): Promise<boolean> {
       return true;
     } catch {
       forget();
-      update('needs-sign-in', 'Your session has ended. Sign in again to continue.');
+      update('needs-sign-in', t('auth.yourSessionHasEnded'));
       return false;
     }
   })().finally(() => {
@@ -170,9 +171,7 @@ async function unauthorized(sentToken: string | undefined, canRetry: boolean): P
   forget();
   update(
     'needs-sign-in',
-    config?.authEnabled
-      ? 'The service did not accept your sign-in (401). Sign in again.'
-      : 'The service requires authentication (401), but its sign-in configuration could not be read.',
+    config?.authEnabled ? t('auth.theServiceDidNot') : t('auth.theServiceRequiresAuthentication'),
   );
   return false;
 }
@@ -227,8 +226,7 @@ async function completeSignIn(activeProvider: OidcProvider): Promise<void> {
     navigate(SIGNED_OUT_PATH, { replace: true });
     update('needs-sign-in', message);
   };
-  if (!pending)
-    return fail('The answer of the identity provider does not belong to a sign-in started here. Sign in again.');
+  if (!pending) return fail(t('auth.theAnswerOfThe'));
   try {
     const tokens = await exchangeCode(activeProvider, new URL(window.location.href), pending, redirectUri());
     navigate(pending.returnTo, { replace: true });
@@ -247,17 +245,14 @@ async function start(): Promise<void> {
   }
   if (!config.authEnabled) return update('off');
   if (!config.issuer || !config.clientId) {
-    return update(
-      'needs-sign-in',
-      'The service requires sign-in, but names no identity provider or client id (svc.oidc.auth-server-url / svc.oidc.public-url, svc.oidc.client-id).',
-    );
+    return update('needs-sign-in', t('auth.theServiceRequiresSign'));
   }
   try {
     provider = await discover(config.issuer, config.clientId);
   } catch (error) {
     return update(
       'needs-sign-in',
-      `The identity provider at ${config.issuer} could not be reached (${(error as Error).message}).`,
+      t('auth.theIdentityProviderAt', { issuer: config.issuer, message: (error as Error).message }),
     );
   }
   const path = window.location.pathname.replace(/\/+$/, '');

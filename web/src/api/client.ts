@@ -100,8 +100,8 @@ export function createApiClient(options: ApiClientOptions = {}): ApiClient {
     } catch (error) {
       if ((error as Error).name === 'AbortError') throw error;
       throw new ApiError(0, {
-        title: 'Network error',
-        detail: `The service could not be reached (${(error as Error).message}).`,
+        title: t('client.networkError'),
+        detail: t('client.theServiceCouldNot', { message: (error as Error).message }),
       });
     }
     if (response.status === 401 && options.onUnauthorized) {
@@ -146,3 +146,4 @@ export function createApiClient(options: ApiClientOptions = {}): ApiClient {
     stream: (path: string, o: RequestOptions = {}, method = 'GET') => send(method, path, { ...o, as: 'text' }),
   };
 }
+import { t } from '../i18n/index.ts';

@@ -1,4 +1,6 @@
 /** The service's endpoints as typed functions over the client. No DOM. */
+import { t } from '../i18n/index.ts';
+import type { MetricsSeries, SeriesWindow } from '../lib/series.ts';
 import { sseEvents } from '../lib/sse.ts';
 import { ApiError, type ApiClient, type Problem } from './client.ts';
 import type { ResourceKind } from './resources.ts';
@@ -107,7 +109,8 @@ export function endpoints(client: ApiClient) {
         else if (event.event === 'error') failure = new ApiError((data as Problem).status ?? 500, data as Problem);
       }
       if (failure) throw failure;
-      if (!result) throw new ApiError(0, { title: 'Incomplete answer', detail: 'The turn ended without a result.' });
+      if (!result)
+        throw new ApiError(0, { title: t('endpoints.incompleteAnswer'), detail: t('endpoints.theTurnEndedWithout') });
       return result;
     },
     conversation: (conversationId: string) =>
@@ -177,7 +180,10 @@ export function endpoints(client: ApiClient) {
       }
       if (failure) throw failure;
       if (!result)
-        throw new ApiError(0, { title: 'Incomplete answer', detail: 'The discussion ended without a result.' });
+        throw new ApiError(0, {
+          title: t('endpoints.incompleteAnswer'),
+          detail: t('endpoints.theDiscussionEndedWithout'),
+        });
       return result;
     },
 
@@ -192,6 +198,8 @@ export function endpoints(client: ApiClient) {
     // Operations
     health: () => client.get<HealthReport>('/q/health/ready'),
     metrics: () => client.get<string>('/q/metrics', { as: 'text' }),
+    /** The service's turns, latency, errors and LLM cost over the last hour or day. */
+    metricsSeries: (window: SeriesWindow) => client.get<MetricsSeries>('/q/metrics/series', { query: { window } }),
     logs: (query: { level?: string; search?: string; limit?: number }) =>
       client.get<LogEntry[]>('/administration/logs', { query }),
     logStream: (query: { level?: string; search?: string }, signal: AbortSignal) =>

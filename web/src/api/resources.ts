@@ -1,3 +1,4 @@
+import { t } from '../i18n/index.ts';
 import { useQuery } from '@tanstack/react-query';
 import { useAuth } from '../auth.tsx';
 
@@ -58,13 +59,13 @@ export function useResourceKinds(): ResourceKinds | undefined {
 
 /** Known extension types, for people. */
 export const extensionLabels: Record<string, string> = {
-  'svc://ai.svc.parser': 'Parser',
-  'svc://ai.svc.behavior': 'Behavior rules',
-  'svc://ai.svc.property': 'Property setter',
+  'svc://ai.svc.parser': t('resources.parser'),
+  'svc://ai.svc.behavior': t('resources.behaviorRules'),
+  'svc://ai.svc.property': t('resources.propertySetter'),
   'svc://ai.svc.httpcalls': 'HTTP calls',
   'svc://ai.svc.llm': 'LLM',
-  'svc://ai.svc.output': 'Output',
-  'svc://ai.svc.templating': 'Templating',
+  'svc://ai.svc.output': t('resources.output'),
+  'svc://ai.svc.templating': t('resources.templating'),
 };
 
 export const environments = ['production', 'test'] as const;

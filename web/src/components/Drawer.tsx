@@ -2,6 +2,7 @@
  * A side panel: a modal <dialog>, so the page behind it is inert and focus stays inside. Escape, the close button or
  * a click on the dimmed page beside it closes it; focus then goes back where it was.
  */
+import { t } from '../i18n/index.ts';
 import { type MouseEvent, type ReactNode, useEffect, useId, useRef } from 'react';
 
 export function Drawer({
@@ -55,7 +56,7 @@ export function Drawer({
     >
       <div className="drawer-head">
         <h2 id={titleId}>{title}</h2>
-        <button type="button" onClick={onClose} aria-label="Close details">
+        <button type="button" onClick={onClose} aria-label={t('drawer.closeDetails')}>
           ✕
         </button>
       </div>

@@ -3,8 +3,9 @@
  * and a list below whose entries move the cursor there. The issues come from the caller (a local parse error
  * from lib/json-locate.ts, or a server problem mapped to its line).
  */
+import { t } from '../i18n/index.ts';
 import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
-import { bracketMatching, defaultHighlightStyle, syntaxHighlighting } from '@codemirror/language';
+import { HighlightStyle, bracketMatching, syntaxHighlighting } from '@codemirror/language';
 import { json } from '@codemirror/lang-json';
 import { EditorState, RangeSet, StateEffect, StateField, type Extension } from '@codemirror/state';
 import {
@@ -18,6 +19,7 @@ import {
   lineNumbers,
   type DecorationSet,
 } from '@codemirror/view';
+import { tags } from '@lezer/highlight';
 import { useEffect, useId, useRef } from 'react';
 import type { JsonIssue } from '../lib/json-locate.ts';
 
@@ -81,6 +83,14 @@ const theme = EditorView.theme({
   '.cm-activeLine': { background: 'var(--active-line)' },
 });
 
+/** JSON's tokens in the theme's colours (CSS variables), so they stay readable in light and dark mode. */
+const jsonHighlight = HighlightStyle.define([
+  { tag: tags.propertyName, color: 'var(--code-key)' },
+  { tag: tags.string, color: 'var(--code-string)' },
+  { tag: [tags.number, tags.bool, tags.null], color: 'var(--code-literal)' },
+  { tag: tags.invalid, color: 'var(--error)' },
+]);
+
 export interface JsonEditorProps {
   readonly label: string;
   readonly value: string;
@@ -117,7 +127,7 @@ export function JsonEditor({
       highlightActiveLineGutter(),
       highlightActiveLine(),
       json(),
-      syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
+      syntaxHighlighting(jsonHighlight),
       bracketMatching(),
       issueField,
       theme,
@@ -176,7 +186,7 @@ export function JsonEditor({
             {issues.map((issue) => (
               <li key={`${issue.offset}:${issue.message}`}>
                 <button type="button" className="link" onClick={() => goTo(issue)}>
-                  Line {issue.line}
+                  {t('jsonEditor.line', { line: issue.line })}
                 </button>
                 : {issue.message}
               </li>

@@ -6,24 +6,25 @@
 import { type ReactNode, useState } from 'react';
 import { useResourceKinds } from '../api/resources.ts';
 import { signOut, useAuth } from '../auth.tsx';
+import { t } from '../i18n/index.ts';
 import type { Permissions } from '../lib/oidc.ts';
 import { BASE, Link, useLocation } from '../router.tsx';
 
 const sections: readonly { to: string; label: string }[] = [
-  { to: BASE, label: 'Dashboard' },
-  { to: `${BASE}/agents`, label: 'Agents' },
-  { to: `${BASE}/chat`, label: 'Chat' },
-  { to: `${BASE}/conversations`, label: 'Conversations' },
+  { to: BASE, label: t('nav.dashboard') },
+  { to: `${BASE}/agents`, label: t('nav.agents') },
+  { to: `${BASE}/chat`, label: t('nav.chat') },
+  { to: `${BASE}/conversations`, label: t('nav.conversations') },
 ];
 
 const operations: readonly { to: string; label: string; allowed: (p: Permissions) => boolean }[] = [
-  { to: `${BASE}/backup`, label: 'Import / Export', allowed: (p) => p.canWrite },
-  { to: `${BASE}/secrets`, label: 'Secrets', allowed: (p) => p.isAdmin },
-  { to: `${BASE}/inbox`, label: 'Inbox', allowed: (p) => p.canApprove },
-  { to: `${BASE}/triggers`, label: 'Triggers', allowed: () => true },
-  { to: `${BASE}/channels`, label: 'Channels', allowed: () => true },
-  { to: `${BASE}/memory`, label: 'User memory', allowed: () => true },
-  { to: `${BASE}/logs`, label: 'Logs', allowed: (p) => p.isAdmin },
+  { to: `${BASE}/backup`, label: t('nav.backup'), allowed: (p) => p.canWrite },
+  { to: `${BASE}/secrets`, label: t('nav.secrets'), allowed: (p) => p.isAdmin },
+  { to: `${BASE}/inbox`, label: t('nav.inbox'), allowed: (p) => p.canApprove },
+  { to: `${BASE}/triggers`, label: t('nav.triggers'), allowed: () => true },
+  { to: `${BASE}/channels`, label: t('nav.channels'), allowed: () => true },
+  { to: `${BASE}/memory`, label: t('nav.userMemory'), allowed: () => true },
+  { to: `${BASE}/logs`, label: t('nav.logs'), allowed: (p) => p.isAdmin },
 ];
 
 function isCurrent(to: string, pathname: string): boolean {
@@ -50,23 +51,23 @@ export function Layout({ children }: { children: ReactNode }) {
   return (
     <div className="app">
       <a className="skip-link" href="#main">
-        Skip to content
+        {t('nav.skip')}
       </a>
       <header className="topbar">
         <Link to={BASE} className="brand">
-          Agent manager
+          {t('app.name')}
         </Link>
         {status === 'signed-in' && (
           <div className="account">
             <span className="account-name" data-testid="signed-in-user">
-              {user?.name ?? 'Signed in'}
+              {user?.name ?? t('account.signedIn')}
               <span className="account-roles">
                 {' '}
-                · {user?.roles.length ? user.roles.join(', ') : 'no role of this service'}
+                · {user?.roles.length ? user.roles.join(', ') : t('account.noRole')}
               </span>
             </span>
             <button type="button" className="sign-out" onClick={signOut}>
-              Sign out
+              {t('account.signOut')}
             </button>
           </div>
         )}
@@ -77,17 +78,17 @@ export function Layout({ children }: { children: ReactNode }) {
           aria-controls="nav"
           onClick={() => setMenuOpenOn(menuOpen ? undefined : pathname)}
         >
-          Menu
+          {t('nav.menu')}
         </button>
       </header>
-      <nav id="nav" aria-label="Main" className={menuOpen ? 'open' : ''}>
+      <nav id="nav" aria-label={t('nav.label')} className={menuOpen ? 'open' : ''}>
         <ul>{sections.map(link)}</ul>
-        <h2 className="nav-heading">Resources</h2>
+        <h2 className="nav-heading">{t('nav.resources')}</h2>
         <ul>{(kinds?.configuration ?? []).map((k) => link({ to: `${BASE}/resources/${k.slug}`, label: k.label }))}</ul>
-        <h2 className="nav-heading">Operations</h2>
+        <h2 className="nav-heading">{t('nav.operations')}</h2>
         <ul>{operations.filter((o) => o.allowed(permissions)).map(link)}</ul>
         <p className="nav-foot">
-          <a href="/q/swagger-ui">API documentation</a>
+          <a href="/q/swagger-ui">{t('nav.apiDocs')}</a>
         </p>
       </nav>
       <main id="main" tabIndex={-1}>

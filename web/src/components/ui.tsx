@@ -1,6 +1,8 @@
-/** Small shared pieces: headers, messages, badges, form fields. */
+/** Small shared pieces: headers, messages, badges, ids, tables, form fields. */
 import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { ApiError } from '../api/client.ts';
+import { t } from '../i18n/index.ts';
+import { Link } from '../router.tsx';
 
 export function PageHeader({
   title,
@@ -25,7 +27,7 @@ export function PageHeader({
 export function describeError(error: unknown): string {
   if (error instanceof ApiError) {
     const where = error.problem.path ? ` (at ${error.problem.path})` : '';
-    return `${error.status ? `${error.status} ` : ''}${error.problem.title ?? 'Error'}: ${error.problem.detail ?? error.message}${where}`;
+    return `${error.status ? `${error.status} ` : ''}${error.problem.title ?? t('ui.error')}: ${error.problem.detail ?? error.message}${where}`;
   }
   return error instanceof Error ? error.message : String(error);
 }
@@ -48,11 +50,25 @@ export function Notice({ children, kind = 'info' }: { children: ReactNode; kind?
   );
 }
 
-export function Loading({ label = 'Loading…' }: { label?: string }) {
+export function Loading({ label = t('common.loading') }: { label?: string }) {
   return (
     <p className="muted" role="status" aria-live="polite">
       {label}
     </p>
+  );
+}
+
+/** A button that moves the focus to the first field of the form with `formId` (the next action of an empty list). */
+export function FocusFormButton({ formId, children }: { formId: string; children: ReactNode }) {
+  const focus = () => {
+    const form = document.getElementById(formId);
+    form?.scrollIntoView?.({ block: 'nearest' });
+    form?.querySelector<HTMLElement>('input, select, textarea')?.focus();
+  };
+  return (
+    <button type="button" className="link" onClick={focus}>
+      {children}
+    </button>
   );
 }
 
@@ -93,6 +109,88 @@ export function formatTime(value: number | string | undefined): string {
 
 export function shortId(id: string): string {
   return id.length > 10 ? `…${id.slice(-8)}` : id;
+}
+
+/**
+ * A long id shortened (`…d39503a`), the full value on hover and for screen readers, with a button that copies it.
+ * `what` names it in the button's label ("agent id").
+ */
+export function Id({ value, what = t('id.default') }: { value: string; what?: string }) {
+  const [copied, setCopied] = useState(false);
+  useEffect(() => {
+    if (!copied) return;
+    const timer = setTimeout(() => setCopied(false), 2_000);
+    return () => clearTimeout(timer);
+  }, [copied]);
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(value);
+      setCopied(true);
+    } catch {
+      // No clipboard (an insecure origin): the full value stays in the title and the accessible name.
+    }
+  };
+  const short = shortId(value);
+  return (
+    <span className="id">
+      <code title={value}>
+        {short === value ? value : <span aria-hidden="true">{short}</span>}
+        {short !== value && <span className="visually-hidden">{value}</span>}
+      </code>
+      <button
+        type="button"
+        className="copy"
+        onClick={copy}
+        aria-label={t('id.copy', { what })}
+        title={t('id.copy', { what })}
+      >
+        <svg aria-hidden="true" viewBox="0 0 16 16" width="14" height="14">
+          <rect x="5" y="5" width="9" height="9" rx="1.5" fill="none" stroke="currentColor" strokeWidth="1.5" />
+          <path d="M3 11V3.5A1.5 1.5 0 0 1 4.5 2H11" fill="none" stroke="currentColor" strokeWidth="1.5" />
+        </svg>
+      </button>
+      <span className="copied" role="status">
+        {copied ? t('id.copied') : ''}
+      </span>
+    </span>
+  );
+}
+
+/**
+ * Something shown by its name (a link when `to` is given; a placeholder when it has none) with its short id beside it.
+ */
+export function Named({
+  name,
+  id,
+  unnamed,
+  what,
+  to,
+}: {
+  name?: string;
+  id: string;
+  unnamed: string;
+  what?: string;
+  to?: string;
+}) {
+  const label = name || <span className="unnamed">{unnamed}</span>;
+  return (
+    <span className="named">
+      {to ? <Link to={to}>{label}</Link> : label} <Id value={id} what={what} />
+    </span>
+  );
+}
+
+/**
+ * A table that never widens the page: on narrow screens it scrolls inside its own (focusable, labelled) box, or,
+ * with `stack`, each row becomes a card whose cells carry their column's name (`data-label`).
+ */
+export function TableBox({ label, stack, children }: { label: string; stack?: boolean; children: ReactNode }) {
+  return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a box that can scroll sideways must be reachable by keyboard to be scrolled
+    <section className={`table-box${stack ? ' stack' : ''}`} aria-label={t('table.box', { label })} tabIndex={0}>
+      {children}
+    </section>
+  );
 }
 
 interface FieldProps {
@@ -249,10 +347,10 @@ export function ConfirmButton({
     >
       <legend>{question}</legend>
       <button ref={yes} type="button" className="danger" onClick={() => answer(true)}>
-        Yes
+        {t('ui.yes')}
       </button>
       <button type="button" onClick={() => answer(false)}>
-        No
+        {t('ui.no')}
       </button>
     </fieldset>
   );

@@ -36,9 +36,9 @@ export interface SimpleAgentForm {
 }
 
 export const exampleForm = (): SimpleAgentForm => ({
-  name: 'Greeter',
-  description: 'Says hello and goodbye.',
-  welcome: 'Welcome! Say hello.',
+  name: t('agentBuilder.greeter'),
+  description: t('agentBuilder.saysHelloAndGoodbye'),
+  welcome: t('agentBuilder.welcomeSayHello'),
   intents: [
     { intent: 'greeting', words: 'hello, hi, good morning' },
     { intent: 'goodbye', words: 'bye, see you' },
@@ -48,8 +48,8 @@ export const exampleForm = (): SimpleAgentForm => ({
     { intent: 'goodbye', action: 'say_goodbye' },
   ],
   replies: [
-    { action: 'greet', text: 'Hello! How can I help you?', quickReplies: 'bye' },
-    { action: 'say_goodbye', text: 'Goodbye, see you soon!', quickReplies: '' },
+    { action: 'greet', text: t('agentBuilder.helloHowCanI'), quickReplies: 'bye' },
+    { action: 'say_goodbye', text: t('agentBuilder.goodbyeSeeYouSoon'), quickReplies: '' },
   ],
   typoDistance: 0,
 });
@@ -94,45 +94,48 @@ const isBlankRow = (row: object) => Object.values(row).every((v) => String(v).tr
 /** What keeps the form from making a working agent; empty when it can be built. */
 export function validateForm(form: SimpleAgentForm): FormProblem[] {
   const problems: FormProblem[] = [];
-  if (form.name.trim() === '') problems.push({ field: 'name', message: 'Give the agent a name.' });
+  if (form.name.trim() === '') problems.push({ field: 'name', message: t('agentBuilder.giveTheAgentA') });
   const intents = new Set<string>();
   form.intents.forEach((row, i) => {
     if (isBlankRow(row)) return;
     if (!NAME.test(row.intent.trim()))
       problems.push({
         field: `intents.${i}.intent`,
-        message: `Intent ${i + 1}: use letters, digits and _ (starting with a letter).`,
+        message: t('agentBuilder.intentUseLettersDigits', { number: i + 1 }),
       });
     if (intents.has(row.intent.trim()))
       problems.push({
         field: `intents.${i}.intent`,
-        message: `Intent ${i + 1}: "${row.intent.trim()}" is listed twice.`,
+        message: t('agentBuilder.intentIsListedTwice', { number: i + 1, intent: row.intent.trim() }),
       });
     intents.add(row.intent.trim());
     if (splitList(row.words).length === 0)
-      problems.push({ field: `intents.${i}.words`, message: `Intent ${i + 1}: list at least one word or phrase.` });
+      problems.push({ field: `intents.${i}.words`, message: t('agentBuilder.intentListAtLeast', { number: i + 1 }) });
   });
   const actions = new Set<string>();
   form.rules.forEach((row, i) => {
     if (isBlankRow(row)) return;
     if (!intents.has(row.intent.trim()))
-      problems.push({ field: `rules.${i}.intent`, message: `Rule ${i + 1}: choose one of the intents above.` });
+      problems.push({ field: `rules.${i}.intent`, message: t('agentBuilder.ruleChooseOneOf', { number: i + 1 }) });
     if (!NAME.test(row.action.trim()))
       problems.push({
         field: `rules.${i}.action`,
-        message: `Rule ${i + 1}: name the action with letters, digits and _.`,
+        message: t('agentBuilder.ruleNameTheAction', { number: i + 1 }),
       });
     actions.add(row.action.trim());
   });
   form.replies.forEach((row, i) => {
     if (isBlankRow(row)) return;
     if (!actions.has(row.action.trim()))
-      problems.push({ field: `replies.${i}.action`, message: `Reply ${i + 1}: choose an action produced by a rule.` });
+      problems.push({
+        field: `replies.${i}.action`,
+        message: t('agentBuilder.replyChooseAnAction', { number: i + 1 }),
+      });
     if (row.text.trim() === '')
-      problems.push({ field: `replies.${i}.text`, message: `Reply ${i + 1}: write the reply text.` });
+      problems.push({ field: `replies.${i}.text`, message: t('agentBuilder.replyWriteTheReply', { number: i + 1 }) });
   });
   if (!form.intents.some((r) => !isBlankRow(r)) && form.welcome.trim() === '') {
-    problems.push({ field: 'intents.0.intent', message: 'Add at least one intent, or a welcome message.' });
+    problems.push({ field: 'intents.0.intent', message: t('agentBuilder.addAtLeastOne') });
   }
   return problems;
 }
@@ -264,7 +267,7 @@ export async function createSimpleAgent(
   const name = form.name.trim();
   const created: { kind: string; uri: string }[] = [];
   const make = async (kind: string, title: string, body: unknown, label: string) => {
-    progress(`Creating ${title}`);
+    progress(t('agentBuilder.creating', { title }));
     const uri = await ports.create(kind, body);
     await ports.describe(uri, label, kind === 'agent' ? form.description.trim() : `${title} of the agent ${name}`);
     created.push({ kind: title, uri });
@@ -297,3 +300,4 @@ export async function createBlankAgent(name: string, description: string, ports:
     ],
   };
 }
+import { t } from '../i18n/index.ts';

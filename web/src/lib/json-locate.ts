@@ -54,7 +54,7 @@ function scan(text: string): Map<string, number> {
     for (;;) {
       const c = text[i];
       if (c === ' ' || c === '\t' || c === '\n' || c === '\r') i++;
-      else if (c === '/' && (text[i + 1] === '/' || text[i + 1] === '*')) fail('Comments are not allowed in JSON');
+      else if (c === '/' && (text[i + 1] === '/' || text[i + 1] === '*')) fail(t('jsonLocate.commentsAreNotAllowed'));
       else return;
     }
   };
@@ -65,12 +65,12 @@ function scan(text: string): Map<string, number> {
     let out = '';
     for (;;) {
       const c = text[i];
-      if (c === undefined) fail('Unterminated string', start);
+      if (c === undefined) fail(t('jsonLocate.unterminatedString'), start);
       if (c === '"') {
         i++;
         return out;
       }
-      if (c === '\n') fail('Line break inside a string (unterminated string?)', start);
+      if (c === '\n') fail(t('jsonLocate.lineBreakInsideA'), start);
       if (c === '\\') {
         const e = text[i + 1];
         const simple: Record<string, string> = {
@@ -89,7 +89,7 @@ function scan(text: string): Map<string, number> {
         } else if (e === 'u' && /^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) {
           out += String.fromCharCode(parseInt(text.slice(i + 2, i + 6), 16));
           i += 6;
-        } else fail('Invalid escape in string');
+        } else fail(t('jsonLocate.invalidEscapeInString'));
       } else {
         out += c;
         i++;
@@ -112,14 +112,14 @@ function scan(text: string): Map<string, number> {
         if (text[i] !== '"')
           fail(
             text[i] === '}'
-              ? 'Trailing comma before }'
-              : `Expected a property name in quotes, found ${describe(text[i])}`,
+              ? t('jsonLocate.trailingCommaBefore')
+              : t('jsonLocate.expectedAPropertyName', { found: describe(text[i]) }),
           );
         const keyAt = i;
         const key = string();
         const child = /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
         space();
-        if (text[i] !== ':') fail(`Expected ':' after property name, found ${describe(text[i])}`);
+        if (text[i] !== ':') fail(t('jsonLocate.expectedAfterPropertyName', { found: describe(text[i]) }));
         i++;
         value(child);
         where.set(`${child}#key`, keyAt);
@@ -132,7 +132,7 @@ function scan(text: string): Map<string, number> {
           i++;
           return;
         }
-        fail(`Expected ',' or '}' after a property value, found ${describe(text[i])}`);
+        fail(t('jsonLocate.expectedOrAfterA', { found: describe(text[i]) }));
       }
     }
     if (c === '[') {
@@ -144,7 +144,7 @@ function scan(text: string): Map<string, number> {
       }
       for (let index = 0; ; index++) {
         space();
-        if (text[i] === ']') fail('Trailing comma before ]');
+        if (text[i] === ']') fail(t('jsonLocate.trailingCommaBefore2'));
         value(`${path}[${index}]`);
         space();
         if (text[i] === ',') {
@@ -155,7 +155,7 @@ function scan(text: string): Map<string, number> {
           i++;
           return;
         }
-        fail(`Expected ',' or ']' after an array element, found ${describe(text[i])}`);
+        fail(t('jsonLocate.expectedOrAfterAn', { found: describe(text[i]) }));
       }
     }
     if (c === '"') {
@@ -168,12 +168,14 @@ function scan(text: string): Map<string, number> {
       return;
     }
     fail(
-      c === undefined ? 'Unexpected end of text: a value is missing' : `Unexpected ${describe(c)}: expected a value`,
+      c === undefined
+        ? t('jsonLocate.unexpectedEndOfText')
+        : t('jsonLocate.unexpectedExpectedAValue', { found: describe(c) }),
     );
   };
   value('$');
   space();
-  if (i < text.length) fail(`Unexpected ${describe(text[i])} after the end of the JSON value`);
+  if (i < text.length) fail(t('jsonLocate.unexpectedAfterTheEnd', { found: describe(text[i]) }));
   return where;
 }
 
@@ -249,7 +251,8 @@ export function lineOfPath(text: string, path: string): Located | undefined {
 
 /** A server problem (`{detail, path}`) as an issue at its line; without a usable path, at line 1. */
 export function problemIssue(text: string, problem: { detail?: unknown; title?: unknown; path?: unknown }): JsonIssue {
-  const message = String(problem.detail ?? problem.title ?? 'The service refused this document.');
+  const message = String(problem.detail ?? problem.title ?? t('jsonLocate.theServiceRefusedThis'));
   const at = typeof problem.path === 'string' ? lineOfPath(text, problem.path) : undefined;
   return { ...(at ?? locate(text, 0)), message };
 }
+import { t } from '../i18n/index.ts';

@@ -5,6 +5,7 @@
  * end-session URL. Then the pure parts: reading a token's claims, its roles, and when to refresh it. No DOM beyond
  * fetch and Web Crypto (both also in Node), so it is unit-tested in Node against a loopback provider.
  */
+import { t } from '../i18n/index.ts';
 import * as oauth from 'oauth4webapi';
 
 /** The scopes the manager asks for: an ID token, a username, and a refresh token. */
@@ -58,10 +59,8 @@ export async function authorizationRequest(
   provider: OidcProvider,
   redirectUri: string,
 ): Promise<{ url: string; pending: PendingSignIn }> {
-  if (!crypto.subtle)
-    throw new Error('Signing in needs a secure context (HTTPS or localhost) for the PKCE code challenge.');
-  if (!provider.server.authorization_endpoint)
-    throw new Error('The identity provider names no authorization endpoint.');
+  if (!crypto.subtle) throw new Error(t('oidc.signingInNeedsA'));
+  if (!provider.server.authorization_endpoint) throw new Error(t('oidc.theIdentityProviderNames'));
   const pending: PendingSignIn = {
     state: oauth.generateRandomState(),
     nonce: oauth.generateRandomNonce(),
@@ -123,7 +122,7 @@ export async function refreshTokens(
   const claims = oauth.getValidatedIdTokenClaims(tokens);
   if (claims) {
     await oauth.validateApplicationLevelSignature(server, response, requestOptions);
-    if (subject !== undefined && claims.sub !== subject) throw new Error('The refreshed ID token names another user.');
+    if (subject !== undefined && claims.sub !== subject) throw new Error(t('oidc.theRefreshedIdToken'));
   }
   return tokens;
 }
@@ -150,9 +149,12 @@ export function endSessionUrl(
 /** A sentence for a failed protocol step: the provider's own error where it gave one. */
 export function describeFailure(error: unknown): string {
   if (error instanceof oauth.ResponseBodyError || error instanceof oauth.AuthorizationResponseError) {
-    return `The identity provider refused (${error.error}${error.error_description ? `: ${error.error_description}` : ''}).`;
+    return t('oidc.theIdentityProviderRefused', {
+      error: error.error,
+      value: error.error_description ? `: ${error.error_description}` : '',
+    });
   }
-  return `Signing in failed: ${error instanceof Error ? error.message : String(error)}.`;
+  return t('oidc.signingInFailed', { value: error instanceof Error ? error.message : String(error) });
 }
 
 /** The claims of a JWT (not verified: the service verifies access tokens; the browser only reads them). */

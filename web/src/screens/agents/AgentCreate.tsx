@@ -2,6 +2,7 @@
  * New agent: a guided form (words -> intents, intent -> action, action -> reply) that creates the dictionary,
  * behavior set, output set, workflow and agent; or a blank agent with one empty workflow.
  */
+import { t } from '../../i18n/index.ts';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useResourceKinds } from '../../api/resources.ts';
@@ -29,7 +30,7 @@ export function AgentCreate() {
     <AgentCreateForm />
   ) : (
     <>
-      <PageHeader title="New agent" />
+      <PageHeader title={t('agentCreate.newAgent')} />
       <ReadOnlyNote />
     </>
   );
@@ -53,7 +54,7 @@ function AgentCreateForm() {
   const kinds = useResourceKinds();
   const ports: CreationPorts = {
     create: (kind, body) => {
-      if (!kinds) throw new Error('The configuration kinds are still loading; try again.');
+      if (!kinds) throw new Error(t('agentCreate.theConfigurationKindsAre'));
       return api.create(kinds.named(kind).storePath, body);
     },
     describe: async (uri, name, description) => {
@@ -71,7 +72,7 @@ function AgentCreateForm() {
       mode === 'guided'
         ? validateForm(form)
         : form.name.trim() === ''
-          ? [{ field: 'name', message: 'Give the agent a name.' }]
+          ? [{ field: 'name', message: t('agentCreate.giveTheAgentA') }]
           : [];
     setProblems(found);
     if (found.length > 0) {
@@ -124,25 +125,23 @@ function AgentCreateForm() {
 
   return (
     <>
-      <PageHeader
-        title="New agent"
-        description="Describe what people say and how the agent answers; the manager creates the configuration resources for you."
-      />
+      <PageHeader title={t('agentCreate.newAgent')} description={t('agentCreate.describeWhatPeopleSay')} />
       <fieldset className="segmented">
-        <legend className="visually-hidden">Kind of agent</legend>
+        <legend className="visually-hidden">{t('agentCreate.kindOfAgent')}</legend>
         <label>
-          <input type="radio" name="mode" checked={mode === 'guided'} onChange={() => setMode('guided')} /> Guided
-          (simple agent)
+          <input type="radio" name="mode" checked={mode === 'guided'} onChange={() => setMode('guided')} />{' '}
+          {t('agentCreate.guidedSimpleAgent')}
         </label>
         <label>
-          <input type="radio" name="mode" checked={mode === 'blank'} onChange={() => setMode('blank')} /> Blank agent
+          <input type="radio" name="mode" checked={mode === 'blank'} onChange={() => setMode('blank')} />{' '}
+          {t('agentCreate.blankAgent')}
         </label>
       </fieldset>
 
       <form onSubmit={submit} noValidate aria-describedby="form-problems">
         {problems.length > 0 && (
           <div id="form-problems" className="message error" role="alert" tabIndex={-1}>
-            <strong>Please fix {problems.length === 1 ? 'this' : 'these'} first:</strong>
+            <strong>{problems.length === 1 ? t('agentCreate.fixThis') : t('agentCreate.fixThese')}</strong>
             <ul>
               {problems.map((p) => (
                 <li key={p.field + p.message}>{p.message}</li>
@@ -152,10 +151,10 @@ function AgentCreateForm() {
         )}
 
         <section className="panel" aria-labelledby="about-h">
-          <h2 id="about-h">About the agent</h2>
+          <h2 id="about-h">{t('agentCreate.aboutTheAgent')}</h2>
           <div className="grid-2">
             <Field
-              label="Name"
+              label={t('agentCreate.name')}
               value={form.name}
               onChange={(v) =>
                 update((d) => {
@@ -166,7 +165,7 @@ function AgentCreateForm() {
               error={errorOf('name')}
             />
             <Field
-              label="Description"
+              label={t('agentCreate.description')}
               value={form.description}
               onChange={(v) =>
                 update((d) => {
@@ -177,14 +176,14 @@ function AgentCreateForm() {
           </div>
           {mode === 'guided' && (
             <Field
-              label="Welcome message"
+              label={t('agentCreate.welcomeMessage')}
               value={form.welcome}
               onChange={(v) =>
                 update((d) => {
                   d.welcome = v;
                 })
               }
-              hint="Said when a conversation starts. Leave empty for none."
+              hint={t('agentCreate.saidWhenAConversation')}
             />
           )}
         </section>
@@ -192,49 +191,49 @@ function AgentCreateForm() {
         {mode === 'guided' && (
           <>
             <section className="panel" aria-labelledby="intents-h">
-              <h2 id="intents-h">1. What people say (dictionary)</h2>
-              <p className="muted">Each intent is recognised from its words or phrases (comma-separated).</p>
+              <h2 id="intents-h">{t('agentCreate.1WhatPeopleSay')}</h2>
+              <p className="muted">{t('agentCreate.eachIntentIsRecognised')}</p>
               {form.intents.map((row, i) => (
                 <fieldset className="row-edit" key={rowKeys.intents.keys[i]}>
-                  <legend className="visually-hidden">Intent {i + 1}</legend>
+                  <legend className="visually-hidden">{t('agentCreate.intent', { number: i + 1 })}</legend>
                   <Field
-                    label={`Intent ${i + 1} name`}
+                    label={t('agentCreate.intentName', { number: i + 1 })}
                     value={row.intent}
                     onChange={(v) =>
                       update((d) => {
                         d.intents[i]!.intent = v;
                       })
                     }
-                    placeholder="greeting"
+                    placeholder={t('agentCreate.greeting')}
                     error={errorOf(`intents.${i}.intent`)}
                   />
                   <Field
-                    label={`Intent ${i + 1} words`}
+                    label={t('agentCreate.intentWords', { number: i + 1 })}
                     value={row.words}
                     onChange={(v) =>
                       update((d) => {
                         d.intents[i]!.words = v;
                       })
                     }
-                    placeholder="hello, hi, good morning"
+                    placeholder={t('agentCreate.helloHiGoodMorning')}
                     error={errorOf(`intents.${i}.words`)}
                   />
                   <button
                     type="button"
                     className="icon"
-                    aria-label={`Remove intent ${i + 1}`}
+                    aria-label={t('agentCreate.removeIntent', { number: i + 1 })}
                     onClick={() => removeRow('intents', i)}
                   >
-                    Remove
+                    {t('agentCreate.remove')}
                   </button>
                 </fieldset>
               ))}
               <button type="button" onClick={() => addRow('intents', { intent: '', words: '' })}>
-                Add intent
+                {t('agentCreate.addIntent')}
               </button>
               <div className="field narrow">
                 <Select
-                  label="Tolerate typos"
+                  label={t('agentCreate.tolerateTypos')}
                   value={String(form.typoDistance)}
                   onChange={(v) =>
                     update((d) => {
@@ -243,16 +242,16 @@ function AgentCreateForm() {
                   }
                   options={[
                     { value: '0', label: 'No' },
-                    { value: '1', label: 'One letter off' },
-                    { value: '2', label: 'Two letters off' },
+                    { value: '1', label: t('agentCreate.oneLetterOff') },
+                    { value: '2', label: t('agentCreate.twoLettersOff') },
                   ]}
                 />
               </div>
             </section>
 
             <section className="panel" aria-labelledby="rules-h">
-              <h2 id="rules-h">2. What the agent does (behavior rules)</h2>
-              <p className="muted">When an intent is recognised, the rule produces an action.</p>
+              <h2 id="rules-h">{t('agentCreate.2WhatTheAgent')}</h2>
+              <p className="muted">{t('agentCreate.whenAnIntentIs')}</p>
               <datalist id="intent-names">
                 {intents.map((n) => (
                   <option key={n} value={n} />
@@ -260,9 +259,9 @@ function AgentCreateForm() {
               </datalist>
               {form.rules.map((row, i) => (
                 <fieldset className="row-edit" key={rowKeys.rules.keys[i]}>
-                  <legend className="visually-hidden">Rule {i + 1}</legend>
+                  <legend className="visually-hidden">{t('agentCreate.rule', { number: i + 1 })}</legend>
                   <RowInput
-                    label={`Rule ${i + 1}: when intent`}
+                    label={t('agentCreate.ruleWhenIntent', { number: i + 1 })}
                     list="intent-names"
                     value={row.intent}
                     onChange={(v) =>
@@ -273,7 +272,7 @@ function AgentCreateForm() {
                     error={errorOf(`rules.${i}.intent`)}
                   />
                   <RowInput
-                    label={`Rule ${i + 1}: then action`}
+                    label={t('agentCreate.ruleThenAction', { number: i + 1 })}
                     value={row.action}
                     onChange={(v) =>
                       update((d) => {
@@ -285,23 +284,21 @@ function AgentCreateForm() {
                   <button
                     type="button"
                     className="icon"
-                    aria-label={`Remove rule ${i + 1}`}
+                    aria-label={t('agentCreate.removeRule', { number: i + 1 })}
                     onClick={() => removeRow('rules', i)}
                   >
-                    Remove
+                    {t('agentCreate.remove')}
                   </button>
                 </fieldset>
               ))}
               <button type="button" onClick={() => addRow('rules', { intent: '', action: '' })}>
-                Add rule
+                {t('agentCreate.addRule')}
               </button>
             </section>
 
             <section className="panel" aria-labelledby="replies-h">
-              <h2 id="replies-h">3. What the agent answers (output)</h2>
-              <p className="muted">
-                The reply for each action, with optional quick replies (comma-separated) offered as buttons.
-              </p>
+              <h2 id="replies-h">{t('agentCreate.3WhatTheAgent')}</h2>
+              <p className="muted">{t('agentCreate.theReplyForEach')}</p>
               <datalist id="action-names">
                 {actions.map((n) => (
                   <option key={n} value={n} />
@@ -309,9 +306,9 @@ function AgentCreateForm() {
               </datalist>
               {form.replies.map((row, i) => (
                 <fieldset className="row-edit three" key={rowKeys.replies.keys[i]}>
-                  <legend className="visually-hidden">Reply {i + 1}</legend>
+                  <legend className="visually-hidden">{t('agentCreate.reply', { number: i + 1 })}</legend>
                   <RowInput
-                    label={`Reply ${i + 1}: for action`}
+                    label={t('agentCreate.replyForAction', { number: i + 1 })}
                     list="action-names"
                     value={row.action}
                     onChange={(v) =>
@@ -322,7 +319,7 @@ function AgentCreateForm() {
                     error={errorOf(`replies.${i}.action`)}
                   />
                   <RowInput
-                    label={`Reply ${i + 1}: text`}
+                    label={t('agentCreate.replyText', { number: i + 1 })}
                     value={row.text}
                     onChange={(v) =>
                       update((d) => {
@@ -332,7 +329,7 @@ function AgentCreateForm() {
                     error={errorOf(`replies.${i}.text`)}
                   />
                   <RowInput
-                    label={`Reply ${i + 1}: quick replies`}
+                    label={t('agentCreate.replyQuickReplies', { number: i + 1 })}
                     value={row.quickReplies}
                     onChange={(v) =>
                       update((d) => {
@@ -343,30 +340,26 @@ function AgentCreateForm() {
                   <button
                     type="button"
                     className="icon"
-                    aria-label={`Remove reply ${i + 1}`}
+                    aria-label={t('agentCreate.removeReply', { number: i + 1 })}
                     onClick={() => removeRow('replies', i)}
                   >
-                    Remove
+                    {t('agentCreate.remove')}
                   </button>
                 </fieldset>
               ))}
               <button type="button" onClick={() => addRow('replies', { action: '', text: '', quickReplies: '' })}>
-                Add reply
+                {t('agentCreate.addReply')}
               </button>
             </section>
-            <p className="muted">The workflow runs: parser → behavior rules → output → templating.</p>
+            <p className="muted">{t('agentCreate.theWorkflowRunsParser')}</p>
           </>
         )}
-        {mode === 'blank' && (
-          <p className="muted">
-            A blank agent gets one empty workflow; add extensions to it under Resources → Workflows.
-          </p>
-        )}
+        {mode === 'blank' && <p className="muted">{t('agentCreate.aBlankAgentGets')}</p>}
 
-        <ErrorMessage error={error} title="The agent could not be created." />
+        <ErrorMessage error={error} title={t('agentCreate.theAgentCouldNot')} />
         <div className="form-actions">
           <button type="submit" className="primary" disabled={busy}>
-            {busy ? 'Creating…' : 'Create agent'}
+            {busy ? t('agentCreate.creating') : t('agentCreate.createAgent')}
           </button>
           {mode === 'guided' && (
             <button
@@ -380,7 +373,7 @@ function AgentCreateForm() {
                 setProblems([]);
               }}
             >
-              Clear the form
+              {t('agentCreate.clearTheForm')}
             </button>
           )}
           <span role="status" aria-live="polite" className="muted">

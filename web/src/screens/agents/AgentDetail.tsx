@@ -7,14 +7,19 @@ import { useAuth, usePermissions } from '../../auth.tsx';
 import {
   Badge,
   ConfirmButton,
+  Empty,
   ErrorMessage,
+  Id,
   Loading,
   Notice,
   PageHeader,
   formatTime,
   saveBlob,
+  TableBox,
 } from '../../components/ui.tsx';
+import { t } from '../../i18n/index.ts';
 import { keyed } from '../../lib/keys.ts';
+import { type StepError, stepErrors, stepKey } from '../../lib/step-errors.ts';
 import { parseResourceUri } from '../../lib/uri.ts';
 import { BASE, Link, navigate, useLocation } from '../../router.tsx';
 import { VersionDiff } from '../resources/VersionDiff.tsx';
@@ -40,6 +45,7 @@ export function AgentDetail({ id }: { id: string }) {
     queryFn: () => api.read<Agent>(agentPath!, id, version!),
     enabled: version !== undefined && agentPath !== undefined,
   });
+  const errors = useStepErrors(id);
   const [exportError, setExportError] = useState<unknown>();
   const [exporting, setExporting] = useState(false);
 
@@ -70,7 +76,7 @@ export function AgentDetail({ id }: { id: string }) {
   if (current.error)
     return (
       <>
-        <PageHeader title="Agent" />
+        <PageHeader title={t('agentDetail.agent')} />
         <ErrorMessage error={current.error} />
       </>
     );
@@ -82,39 +88,40 @@ export function AgentDetail({ id }: { id: string }) {
       <PageHeader title={name} description={descriptor.data?.description}>
         {canConverse && (
           <Link className="button primary" to={`${BASE}/chat/${id}`}>
-            Chat
+            {t('agentDetail.chat')}
           </Link>
         )}
         {canWrite && (
           <button type="button" onClick={exportAgent} disabled={exporting || version === undefined}>
-            {exporting ? 'Exporting…' : 'Export'}
+            {exporting ? t('agentDetail.exporting') : t('agentDetail.export')}
           </button>
         )}
         <Link className="button" to={`${BASE}/resources/agents/${id}`}>
-          {canWrite ? 'Edit' : 'View JSON'}
+          {canWrite ? t('agentDetail.edit') : t('agentDetail.viewJson')}
         </Link>
         {canWrite && (
           <ConfirmButton
-            question="Delete this agent?"
+            question={t('agentDetail.deleteThisAgent')}
             onConfirm={() => remove.mutate()}
             disabled={current.data === undefined}
           >
-            Delete
+            {t('agentDetail.delete')}
           </ConfirmButton>
         )}
       </PageHeader>
-      {search.get('created') && (
-        <Notice kind="success">The agent was created. Deploy it below, then chat with it.</Notice>
-      )}
-      <ErrorMessage error={exportError} title="Export failed." />
-      <ErrorMessage error={remove.error} title="Delete failed." />
+      {search.get('created') && <Notice kind="success">{t('agentDetail.theAgentWasCreated')}</Notice>}
+      <ErrorMessage error={exportError} title={t('agentDetail.exportFailed')} />
+      <ErrorMessage error={remove.error} title={t('agentDetail.deleteFailed')} />
       <p className="muted small">
-        Id <code>{id}</code> · created {formatTime(descriptor.data?.createdOn)} · modified{' '}
-        {formatTime(descriptor.data?.lastModifiedOn)}
+        <Id value={id} what={t('id.agent')} />{' '}
+        {t('agentDetail.createdModified', {
+          time: formatTime(descriptor.data?.createdOn),
+          time2: formatTime(descriptor.data?.lastModifiedOn),
+        })}
       </p>
 
       <div className="field narrow">
-        <label htmlFor="agent-version">Version</label>
+        <label htmlFor="agent-version">{t('agentDetail.version')}</label>
         <select id="agent-version" value={version ?? ''} onChange={(e) => setVersion(Number(e.target.value))}>
           {versions.map((v) => (
             <option key={v} value={v}>
@@ -128,16 +135,19 @@ export function AgentDetail({ id }: { id: string }) {
       {version !== undefined && <Deployments agentId={id} version={version} />}
 
       <section className="panel" aria-labelledby="pipeline-h">
-        <h2 id="pipeline-h">Workflows (pipeline order)</h2>
+        <h2 id="pipeline-h">{t('pipeline.title')}</h2>
+        <p className="muted small">{t('pipeline.description')}</p>
         <ErrorMessage error={agent.error} />
         {agent.isPending ? (
           <Loading />
         ) : agent.data && agent.data.packages.length === 0 ? (
-          <p className="muted">This agent has no workflows.</p>
+          <Empty>
+            {t('pipeline.empty')} <Link to={`${BASE}/resources/agents/${id}`}>{t('pipeline.emptyAction')}</Link>
+          </Empty>
         ) : (
           <ol className="pipeline">
             {keyed(agent.data?.packages ?? [], (uri) => uri).map(({ key, item: uri }) => (
-              <WorkflowItem key={key} uri={uri} />
+              <WorkflowItem key={key} uri={uri} errors={errors} />
             ))}
           </ol>
         )}
@@ -182,84 +192,90 @@ function Deployments({ agentId, version }: { agentId: string; version: number })
 
   return (
     <section className="panel" aria-labelledby="deploy-h">
-      <h2 id="deploy-h">Deployment</h2>
+      <h2 id="deploy-h">{t('agentDetail.deployment')}</h2>
       <ErrorMessage error={deploy.error ?? undeploy.error} />
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Environment</th>
-            <th scope="col">Version {version}</th>
-            <th scope="col">Other versions deployed</th>
-            {canWrite && (
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            )}
-          </tr>
-        </thead>
-        <tbody>
-          {environments.map((environment, i) => {
-            const status = statuses[i]?.data;
-            const others = (all.data?.environments[environment] ?? []).filter(
-              (d) => d.agentVersion !== version && d.status !== 'NOT_FOUND',
-            );
-            const state = status?.status ?? 'NOT_FOUND';
-            return (
-              <tr key={environment}>
-                <th scope="row">{environment}</th>
-                <td aria-live="polite" data-testid={`status-${environment}`}>
-                  <Badge status={state} />
-                  {status?.error && <div className="field-error small">{status.error}</div>}
-                </td>
-                <td>
-                  {others.length === 0 ? (
-                    <span className="muted">none</span>
-                  ) : (
-                    others.map((d) => (
-                      <span key={d.agentVersion} className="nowrap">
-                        v{d.agentVersion} <Badge status={d.status} />{' '}
-                        {canWrite && (
-                          <>
-                            <button
-                              type="button"
-                              className="small"
-                              onClick={() => undeploy.mutate({ environment, v: d.agentVersion })}
-                            >
-                              Undeploy v{d.agentVersion}
-                            </button>{' '}
-                          </>
-                        )}
-                      </span>
-                    ))
-                  )}
-                </td>
-                {canWrite && (
-                  <td className="nowrap">
-                    {state === 'READY' || state === 'IN_PROGRESS' ? (
-                      <button
-                        type="button"
-                        onClick={() => undeploy.mutate({ environment, v: version })}
-                        disabled={undeploy.isPending}
-                      >
-                        Undeploy from {environment}
-                      </button>
+      <TableBox label={t('table.deployment')} stack>
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">{t('agentDetail.environment')}</th>
+              <th scope="col">{t('agentDetail.version2', { version })}</th>
+              <th scope="col">{t('agentDetail.otherVersionsDeployed')}</th>
+              {canWrite && (
+                <th scope="col">
+                  <span className="visually-hidden">{t('agentDetail.actions')}</span>
+                </th>
+              )}
+            </tr>
+          </thead>
+          <tbody>
+            {environments.map((environment, i) => {
+              const status = statuses[i]?.data;
+              const others = (all.data?.environments[environment] ?? []).filter(
+                (d) => d.agentVersion !== version && d.status !== 'NOT_FOUND',
+              );
+              const state = status?.status ?? 'NOT_FOUND';
+              return (
+                <tr key={environment}>
+                  <th scope="row">{environment}</th>
+                  <td
+                    aria-live="polite"
+                    data-testid={`status-${environment}`}
+                    data-label={t('deployment.versionColumn', { version })}
+                  >
+                    <Badge status={state} />
+                    {status?.error && <div className="field-error small">{status.error}</div>}
+                  </td>
+                  <td data-label={t('deployment.others')}>
+                    {others.length === 0 ? (
+                      <span className="muted">{t('agentDetail.none')}</span>
                     ) : (
-                      <button
-                        type="button"
-                        className="primary"
-                        onClick={() => deploy.mutate(environment)}
-                        disabled={deploy.isPending}
-                      >
-                        Deploy to {environment}
-                      </button>
+                      others.map((d) => (
+                        <span key={d.agentVersion} className="nowrap">
+                          v{d.agentVersion} <Badge status={d.status} />{' '}
+                          {canWrite && (
+                            <>
+                              <button
+                                type="button"
+                                className="small"
+                                onClick={() => undeploy.mutate({ environment, v: d.agentVersion })}
+                              >
+                                {t('agentDetail.undeployV', { agentVersion: d.agentVersion })}
+                              </button>{' '}
+                            </>
+                          )}
+                        </span>
+                      ))
                     )}
                   </td>
-                )}
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
+                  {canWrite && (
+                    <td className="nowrap">
+                      {state === 'READY' || state === 'IN_PROGRESS' ? (
+                        <button
+                          type="button"
+                          onClick={() => undeploy.mutate({ environment, v: version })}
+                          disabled={undeploy.isPending}
+                        >
+                          {t('agentDetail.undeployFrom', { environment })}
+                        </button>
+                      ) : (
+                        <button
+                          type="button"
+                          className="primary"
+                          onClick={() => deploy.mutate(environment)}
+                          disabled={deploy.isPending}
+                        >
+                          {t('agentDetail.deployTo', { environment })}
+                        </button>
+                      )}
+                    </td>
+                  )}
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </TableBox>
     </section>
   );
 }
@@ -283,18 +299,39 @@ function referencesOf(extension: WorkflowExtension): { label: string; uri: strin
 }
 
 function ResourceLink({ uri, label }: { uri: string; label: string }) {
+  const { api } = useAuth();
   const kinds = useResourceKinds();
   const ref = parseResourceUri(uri);
   const kind = ref && kinds?.byStorePath(ref.storePath);
+  const name = useQuery({
+    queryKey: ['descriptor', ref?.id],
+    queryFn: () => api.descriptor(ref!.id),
+    enabled: ref !== undefined,
+  });
   if (!ref || !kind) return <code>{uri}</code>;
   return (
     <Link to={`${BASE}/resources/${kind.slug}/${ref.id}?version=${ref.version ?? ''}`}>
-      {label}: {kind.title} v{ref.version}
+      {name.data?.name || `${label}: ${kind.title}`} {t('common.version.short', { version: ref.version ?? '' })}
     </Link>
   );
 }
 
-function WorkflowItem({ uri }: { uri: string }) {
+/** The failures of the agent's latest failed conversations, by workflow step (for the pipeline picture). */
+function useStepErrors(agentId: string): Map<string, StepError[]> {
+  const { api } = useAuth();
+  const failed = useQuery({
+    queryKey: ['step-errors', agentId],
+    queryFn: async () => {
+      const list = await api.conversations({ agentId, conversationState: 'ERROR', limit: 10 });
+      return stepErrors(await Promise.all(list.map((c) => api.conversation(c.conversationId))));
+    },
+    refetchInterval: 15_000,
+  });
+  return failed.data ?? new Map();
+}
+
+/** One workflow as a flow of its steps, in the order they run; each step links to its resources and its errors. */
+function WorkflowItem({ uri, errors }: { uri: string; errors: Map<string, StepError[]> }) {
   const { api } = useAuth();
   const ref = parseResourceUri(uri);
   const workflow = useQuery({
@@ -308,26 +345,56 @@ function WorkflowItem({ uri }: { uri: string }) {
     enabled: ref !== undefined,
   });
   return (
-    <li>
-      <Link to={`${BASE}/resources/workflows/${ref?.id}?version=${ref?.version ?? ''}`}>
-        {name.data?.name || 'Workflow'} v{ref?.version}
-      </Link>
+    <li className="workflow">
+      <h3>
+        <Link to={`${BASE}/resources/workflows/${ref?.id}?version=${ref?.version ?? ''}`}>
+          {name.data?.name || t('pipeline.workflow')} {t('common.version.short', { version: ref?.version ?? '' })}
+        </Link>
+      </h3>
       <ErrorMessage error={workflow.error} />
-      {workflow.data && (
-        <ol className="extensions">
-          {workflow.data.packageExtensions.length === 0 && <li className="muted">No extensions yet.</li>}
-          {keyed(workflow.data.packageExtensions, (e) => e.type).map(({ key, item: e }) => (
-            <li key={key}>
-              <strong>{extensionLabels[e.type] ?? e.type}</strong> <span className="muted small">{e.type}</span>
-              <ul>
-                {referencesOf(e).map((r) => (
-                  <li key={r.uri}>
-                    <ResourceLink uri={r.uri} label={r.label} />
-                  </li>
-                ))}
-              </ul>
-            </li>
-          ))}
+      {workflow.data && workflow.data.packageExtensions.length === 0 && (
+        <Empty>
+          {t('pipeline.noSteps')} <Link to={`${BASE}/resources/workflows/${ref?.id}`}>{t('pipeline.addSteps')}</Link>
+        </Empty>
+      )}
+      {workflow.data && workflow.data.packageExtensions.length > 0 && (
+        <ol
+          className="flow extensions"
+          aria-label={t('pipeline.steps', { workflow: name.data?.name || t('pipeline.workflow') })}
+        >
+          {keyed(workflow.data.packageExtensions, (e) => e.type).map(({ key, item: e }) => {
+            const failures = ref ? (errors.get(stepKey(ref.id, e.type)) ?? []) : [];
+            return (
+              <li key={key} className={`flow-step${failures.length > 0 ? ' failing' : ''}`}>
+                <strong>{extensionLabels[e.type] ?? e.type}</strong>
+                <span className="muted small flow-type">{e.type.replace('svc://', '')}</span>
+                {referencesOf(e).length > 0 && (
+                  <ul>
+                    {referencesOf(e).map((r) => (
+                      <li key={r.uri}>
+                        <ResourceLink uri={r.uri} label={r.label} />
+                      </li>
+                    ))}
+                  </ul>
+                )}
+                {failures.length > 0 && (
+                  <div className="flow-errors">
+                    <Badge status="ERROR" label={t('pipeline.failures', { count: failures.length })} />
+                    <ul>
+                      {failures.map((f) => (
+                        <li key={`${f.conversationId}-${f.step}`}>
+                          <span className="flow-reason">{f.reason}</span>{' '}
+                          <Link to={`${BASE}/conversations/${f.conversationId}#step-${f.step}`}>
+                            {t('pipeline.failureLink', { step: f.step, when: formatTime(f.at) })}
+                          </Link>
+                        </li>
+                      ))}
+                    </ul>
+                  </div>
+                )}
+              </li>
+            );
+          })}
         </ol>
       )}
     </li>

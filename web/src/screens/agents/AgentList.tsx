@@ -3,7 +3,18 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useResourceKinds } from '../../api/resources.ts';
 import { useAuth, usePermissions } from '../../auth.tsx';
-import { Badge, Empty, ErrorMessage, Field, Loading, PageHeader, formatTime } from '../../components/ui.tsx';
+import { t } from '../../i18n/index.ts';
+import {
+  Badge,
+  Empty,
+  ErrorMessage,
+  Field,
+  Loading,
+  Named,
+  PageHeader,
+  TableBox,
+  formatTime,
+} from '../../components/ui.tsx';
 import { parseResourceUri } from '../../lib/uri.ts';
 import { BASE, Link } from '../../router.tsx';
 import { useDebounced } from '../../useDebounced.ts';
@@ -23,23 +34,20 @@ export function AgentList() {
 
   return (
     <>
-      <PageHeader
-        title="Agents"
-        description="Each agent runs one or more workflows. Build one with the guided form, deploy it, then chat with it."
-      >
+      <PageHeader title={t('agents.title')} description={t('agents.description')}>
         {canWrite && (
           <Link to={`${BASE}/agents/new`} className="button primary">
-            New agent
+            {t('agents.new')}
           </Link>
         )}
       </PageHeader>
       <div className="toolbar">
         <Field
-          label="Search agents"
+          label={t('agents.search')}
           value={search}
           onChange={setSearch}
           type="search"
-          placeholder="Name or description"
+          placeholder={t('agents.searchPlaceholder')}
         />
       </div>
       <ErrorMessage error={agents.error} />
@@ -47,58 +55,74 @@ export function AgentList() {
         <Loading />
       ) : agents.data?.length === 0 ? (
         <Empty>
-          {filter ? `No agent matches "${filter}".` : 'No agents yet.'}
-          {canWrite && (
+          {filter ? (
             <>
-              {' '}
-              <Link to={`${BASE}/agents/new`}>Create one</Link>.
+              {t('agents.noMatch', { filter })}{' '}
+              <button type="button" className="link" onClick={() => setSearch('')}>
+                {t('list.clearSearch')}
+              </button>
+            </>
+          ) : (
+            <>
+              {t('agents.empty')}{' '}
+              {canWrite ? (
+                <Link to={`${BASE}/agents/new`}>{t('agents.createOne')}</Link>
+              ) : (
+                <Link to={`${BASE}/backup`}>{t('agents.importOne')}</Link>
+              )}
             </>
           )}
         </Empty>
       ) : (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Version</th>
-              <th scope="col">Deployed</th>
-              <th scope="col" className="hide-narrow">
-                Modified
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {agents.data?.map((d) => {
-              const ref = parseResourceUri(d.resource);
-              if (!ref) return null;
-              const deployed = deployments.data?.filter((x) => x.agentId === ref.id) ?? [];
-              return (
-                <tr key={ref.id}>
-                  <td>
-                    <Link to={`${BASE}/agents/${ref.id}`}>{d.name || '(unnamed agent)'}</Link>
-                    {d.description && <div className="muted small">{d.description}</div>}
-                  </td>
-                  <td>{ref.version}</td>
-                  <td>
-                    {deployed.length === 0 ? (
-                      <span className="muted">not deployed</span>
-                    ) : (
-                      deployed.map((x) => (
-                        <span key={`${x.environment}-${x.agentVersion}`} className="nowrap">
-                          <Badge
-                            status={x.status}
-                            label={`${x.environment} v${x.agentVersion}: ${x.status.replace('_', ' ')}`}
-                          />{' '}
-                        </span>
-                      ))
-                    )}
-                  </td>
-                  <td className="hide-narrow">{formatTime(d.lastModifiedOn)}</td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+        <TableBox label={t('nav.agents')} stack>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">{t('list.name')}</th>
+                <th scope="col">{t('list.version')}</th>
+                <th scope="col">{t('list.deployed')}</th>
+                <th scope="col">{t('list.modified')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {agents.data?.map((d) => {
+                const ref = parseResourceUri(d.resource);
+                if (!ref) return null;
+                const deployed = deployments.data?.filter((x) => x.agentId === ref.id) ?? [];
+                return (
+                  <tr key={ref.id}>
+                    <td data-label={t('list.name')}>
+                      <Named
+                        name={d.name}
+                        id={ref.id}
+                        unnamed={t('agent.unnamed')}
+                        what={t('id.agent')}
+                        to={`${BASE}/agents/${ref.id}`}
+                      />
+                      {d.description && <div className="muted small">{d.description}</div>}
+                    </td>
+                    <td data-label={t('list.version')}>{ref.version}</td>
+                    <td data-label={t('list.deployed')}>
+                      {deployed.length === 0 ? (
+                        <span className="muted">{t('list.notDeployed')}</span>
+                      ) : (
+                        deployed.map((x) => (
+                          <span key={`${x.environment}-${x.agentVersion}`} className="nowrap">
+                            <Badge
+                              status={x.status}
+                              label={`${x.environment} v${x.agentVersion}: ${x.status.replace('_', ' ')}`}
+                            />{' '}
+                          </span>
+                        ))
+                      )}
+                    </td>
+                    <td data-label={t('list.modified')}>{formatTime(d.lastModifiedOn)}</td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </TableBox>
       )}
     </>
   );

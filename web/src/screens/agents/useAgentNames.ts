@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useResourceKinds } from '../../api/resources.ts';
 import type { Descriptor } from '../../api/types.ts';
 import { useAuth } from '../../auth.tsx';
+import { t } from '../../i18n/index.ts';
 import { parseResourceUri } from '../../lib/uri.ts';
 
 export function useAgentDescriptors() {
@@ -27,4 +28,9 @@ export function namesOf(descriptors: readonly Descriptor[]): Map<string, string>
     if (ref) names.set(ref.id, d.name ?? '');
   }
   return names;
+}
+
+/** An agent for people: its name, or "Unnamed agent …<end of its id>" (in plain text, e.g. an option). */
+export function agentLabel(names: ReadonlyMap<string, string>, agentId: string): string {
+  return names.get(agentId) || t('agent.unnamedWithId', { id: agentId.slice(-8) });
 }

@@ -2,25 +2,23 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { useAuth } from '../../auth.tsx';
-import { Badge, ErrorMessage, Notice, PageHeader, Select, saveBlob, shortId } from '../../components/ui.tsx';
+import { t } from '../../i18n/index.ts';
+import { Badge, ErrorMessage, Notice, PageHeader, Select, saveBlob, shortId, TableBox } from '../../components/ui.tsx';
 import { parseResourceUri } from '../../lib/uri.ts';
 import { BASE, Link } from '../../router.tsx';
 import { useAgentDescriptors } from '../agents/useAgentNames.ts';
 import { ignoredEntries, previewRows } from './preview.ts';
 
 const strategies = [
-  { value: 'create', label: 'Create: a new agent with new ids (a copy)' },
-  { value: 'merge', label: 'Merge: update resources with the same origin, keep the agent id' },
-  { value: 'upgrade', label: 'Upgrade: match existing resources by structure' },
+  { value: 'create', label: t('importExport.createANewAgent') },
+  { value: 'merge', label: t('importExport.mergeUpdateResourcesWith') },
+  { value: 'upgrade', label: t('importExport.upgradeMatchExistingResources') },
 ];
 
 export function ImportExport() {
   return (
     <>
-      <PageHeader
-        title="Import / Export"
-        description="Move agents between services as ZIP files (the agent, its workflows and resources; no conversations)."
-      />
+      <PageHeader title={t('importExport.importExport')} description={t('importExport.moveAgentsBetweenServices')} />
       <div className="columns">
         <ExportPanel />
         <ImportPanel />
@@ -51,9 +49,9 @@ function ExportPanel() {
   });
   return (
     <section className="panel" aria-labelledby="export-h">
-      <h2 id="export-h">Export</h2>
+      <h2 id="export-h">{t('importExport.export')}</h2>
       {options.length === 0 ? (
-        <p className="muted">No agents to export.</p>
+        <p className="muted">{t('importExport.noAgentsToExport')}</p>
       ) : (
         <form
           onSubmit={(e) => {
@@ -61,14 +59,14 @@ function ExportPanel() {
             run.mutate();
           }}
         >
-          <Select label="Agent" value={selected} onChange={setChoice} options={options} />
+          <Select label={t('importExport.agent')} value={selected} onChange={setChoice} options={options} />
           <button type="submit" className="primary" disabled={run.isPending}>
-            {run.isPending ? 'Exporting…' : 'Export and download'}
+            {run.isPending ? t('importExport.exporting') : t('importExport.exportAndDownload')}
           </button>
         </form>
       )}
-      {run.data && <Notice kind="success">Downloaded {run.data}.</Notice>}
-      <ErrorMessage error={run.error} title="Export failed." />
+      {run.data && <Notice kind="success">{t('importExport.downloaded', { file: run.data })}</Notice>}
+      <ErrorMessage error={run.error} title={t('importExport.exportFailed')} />
     </section>
   );
 }
@@ -109,9 +107,9 @@ function ImportPanel() {
 
   return (
     <section className="panel" aria-labelledby="import-h">
-      <h2 id="import-h">Import</h2>
+      <h2 id="import-h">{t('importExport.import')}</h2>
       <div className="field">
-        <label htmlFor={fileId}>ZIP file</label>
+        <label htmlFor={fileId}>{t('importExport.zipFile')}</label>
         <input
           id={fileId}
           type="file"
@@ -124,7 +122,7 @@ function ImportPanel() {
         />
       </div>
       <fieldset className="radio-list">
-        <legend>Strategy</legend>
+        <legend>{t('importExport.strategy')}</legend>
         {strategies.map((s) => (
           <label key={s.value}>
             <input
@@ -143,76 +141,81 @@ function ImportPanel() {
         onClick={() => file && preview.mutate({ zip: file, strategy })}
         disabled={!file || preview.isPending}
       >
-        {preview.isPending ? 'Checking…' : 'Preview'}
+        {preview.isPending ? t('importExport.checking') : t('importExport.preview')}
       </button>
-      <ErrorMessage error={preview.error} title="Preview failed." />
+      <ErrorMessage error={preview.error} title={t('importExport.previewFailed')} />
       {preview.data !== undefined && (
         <>
-          <h3>What the import would do</h3>
+          <h3>{t('importExport.whatTheImportWould')}</h3>
           {rows.length === 0 ? (
             <pre className="raw">{JSON.stringify(preview.data, null, 2)}</pre>
           ) : (
-            <table>
-              <thead>
-                <tr>
-                  {selectable && <th scope="col">Update</th>}
-                  <th scope="col">Resource</th>
-                  <th scope="col">Action</th>
-                  <th scope="col" className="hide-narrow">
-                    Origin id
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((r, i) => (
-                  <tr key={r.originId ?? i}>
-                    {selectable && (
-                      <td>
-                        {r.action === 'UPDATE' && r.originId && (
-                          <input
-                            type="checkbox"
-                            aria-label={`Update ${r.label}`}
-                            checked={selected.has(r.originId)}
-                            onChange={(e) => {
-                              const next = new Set(selected);
-                              if (e.target.checked) next.add(r.originId!);
-                              else next.delete(r.originId!);
-                              setSelected(next);
-                            }}
-                          />
-                        )}
-                      </td>
-                    )}
-                    <td>
-                      {r.label}
-                      {r.target && <div className="muted small">into {r.target}</div>}
-                    </td>
-                    <td>
-                      <Badge status={r.action} />
-                    </td>
-                    <td className="hide-narrow">
-                      <code>{r.originId}</code>
-                    </td>
+            <TableBox label={t('table.importPreview')}>
+              <table>
+                <thead>
+                  <tr>
+                    {selectable && <th scope="col">{t('importExport.update')}</th>}
+                    <th scope="col">{t('importExport.resource')}</th>
+                    <th scope="col">{t('importExport.action')}</th>
+                    <th scope="col" className="hide-narrow">
+                      {t('importExport.originId')}
+                    </th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {rows.map((r, i) => (
+                    <tr key={r.originId ?? i}>
+                      {selectable && (
+                        <td>
+                          {r.action === 'UPDATE' && r.originId && (
+                            <input
+                              type="checkbox"
+                              aria-label={t('importExport.update2', { label: r.label })}
+                              checked={selected.has(r.originId)}
+                              onChange={(e) => {
+                                const next = new Set(selected);
+                                if (e.target.checked) next.add(r.originId!);
+                                else next.delete(r.originId!);
+                                setSelected(next);
+                              }}
+                            />
+                          )}
+                        </td>
+                      )}
+                      <td>
+                        {r.label}
+                        {r.target && <div className="muted small">{t('importExport.into', { target: r.target })}</div>}
+                      </td>
+                      <td>
+                        <Badge status={r.action} />
+                      </td>
+                      <td className="hide-narrow">
+                        <code>{r.originId}</code>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableBox>
           )}
-          {ignored.length > 0 && <p className="muted small">Ignored entries: {ignored.join(', ')}</p>}
+          {ignored.length > 0 && (
+            <p className="muted small">{t('importExport.ignoredEntries', { entries: ignored.join(', ') })}</p>
+          )}
           <div className="form-actions">
             <button type="button" className="primary" onClick={() => run.mutate()} disabled={run.isPending}>
-              {run.isPending ? 'Importing…' : `Import (${strategy})`}
+              {run.isPending ? t('importExport.importing') : t('importExport.import2', { strategy })}
             </button>
           </div>
         </>
       )}
-      <ErrorMessage error={run.error} title="Import failed." />
+      <ErrorMessage error={run.error} title={t('importExport.importFailed')} />
       {run.data && (
         <Notice kind="success">
-          Imported.{' '}
+          {t('importExport.imported')}{' '}
           {importedId ? (
             <Link to={`${BASE}/agents/${importedId}`}>
-              Open the imported agent{run.data.agentVersion ? ` (v${run.data.agentVersion})` : ''}
+              {t('importExport.openTheImportedAgent')}
+              {run.data.agentVersion ? ` (v${run.data.agentVersion})` : ''}
             </Link>
           ) : (
             run.data.location

@@ -6,9 +6,21 @@
 import { useQuery } from '@tanstack/react-query';
 import type { AgentChannel } from '../../api/types.ts';
 import { useAuth } from '../../auth.tsx';
-import { Badge, Empty, ErrorMessage, Loading, PageHeader, Select, formatTime, shortId } from '../../components/ui.tsx';
+import { t } from '../../i18n/index.ts';
+import { Tx } from '../../i18n/Tx.tsx';
+import {
+  Badge,
+  Empty,
+  ErrorMessage,
+  Loading,
+  PageHeader,
+  Select,
+  formatTime,
+  shortId,
+  TableBox,
+} from '../../components/ui.tsx';
 import { BASE, Link, navigate } from '../../router.tsx';
-import { useAgentNames } from '../agents/useAgentNames.ts';
+import { agentLabel, useAgentNames } from '../agents/useAgentNames.ts';
 
 const AGENTS = '/agentstore/agents';
 const REFRESH_MILLIS = 5000;
@@ -22,18 +34,15 @@ function webhookOf(type: string, agentId: string): string | undefined {
 export function Channels({ agentId }: { agentId?: string }) {
   const names = useAgentNames();
   const options = [
-    { value: '', label: 'Choose an agent' },
-    ...[...names.entries()].map(([id, name]) => ({ value: id, label: name || shortId(id) })),
+    { value: '', label: t('channels.chooseAnAgent') },
+    ...[...names.entries()].map(([id, name]) => ({ value: id, label: name || agentLabel(names, id) })),
   ];
   return (
     <>
-      <PageHeader
-        title="Channels"
-        description="Messaging platforms an agent answers on: Facebook Messenger and Slack, set in the agent's channels."
-      />
+      <PageHeader title={t('channels.channels')} description={t('channels.messagingPlatformsAnAgent')} />
       <div className="toolbar">
         <Select
-          label="Agent"
+          label={t('channels.agent')}
           value={agentId ?? ''}
           onChange={(id) => navigate(id ? `${BASE}/channels/${id}` : `${BASE}/channels`)}
           options={options}
@@ -66,21 +75,26 @@ function AgentChannels({ agentId }: { agentId: string }) {
   return (
     <>
       <section className="panel" aria-labelledby="channels-h">
-        <h2 id="channels-h">Channels of version {version.data}</h2>
+        <h2 id="channels-h">{t('channels.channelsOfVersion', { version: version.data })}</h2>
         {channels.length === 0 && (
           <Empty>
-            This agent has no channels. Add them to the agent's <code>channels</code> (
-            <Link to={`${BASE}/resources/agents/${agentId}`}>edit as JSON</Link>).
+            <Tx
+              k="channels.noChannels"
+              values={{
+                field: <code>channels</code>,
+                edit: <Link to={`${BASE}/resources/agents/${agentId}`}>{t('channels.editAsJson')}</Link>,
+              }}
+            />
           </Empty>
         )}
         {channels.map((channel) => {
           const webhook = webhookOf(channel.type, agentId);
           return (
             <dl className="summary" key={`${channel.type} ${JSON.stringify(channel.config)}`} data-testid="channel">
-              <dt>Type</dt>
+              <dt>{t('channels.type')}</dt>
               <dd>{channel.type}</dd>
-              <dt>Webhook</dt>
-              <dd>{webhook ? <code>{webhook}</code> : 'not a channel this service serves'}</dd>
+              <dt>{t('channels.webhook')}</dt>
+              <dd>{webhook ? <code>{webhook}</code> : t('channels.notServed')}</dd>
               {Object.entries(channel.config ?? {}).map(([name, value]) => [
                 <dt key={`${name}-dt`}>{name}</dt>,
                 <dd key={`${name}-dd`}>
@@ -91,48 +105,49 @@ function AgentChannels({ agentId }: { agentId: string }) {
           );
         })}
         <p className="muted">
-          Channels answer while the agent is deployed in production. Secrets are vault references: store their values
-          under <Link to={`${BASE}/secrets`}>Secrets</Link>.
+          {t('channels.channelsAnswerWhileThe')} <Link to={`${BASE}/secrets`}>{t('channels.secrets')}</Link>.
         </p>
       </section>
       <section className="panel" aria-labelledby="messages-h">
-        <h2 id="messages-h">Messages received</h2>
+        <h2 id="messages-h">{t('channels.messagesReceived')}</h2>
         <ErrorMessage error={messages.error} />
-        {messages.data?.length === 0 && <Empty>No messages yet.</Empty>}
+        {messages.data?.length === 0 && <Empty>{t('channels.noMessagesYet')}</Empty>}
         {messages.data && messages.data.length > 0 && (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Received</th>
-                <th scope="col">Platform</th>
-                <th scope="col">From</th>
-                <th scope="col">Message</th>
-                <th scope="col">State</th>
-                <th scope="col">Conversation</th>
-              </tr>
-            </thead>
-            <tbody>
-              {messages.data.map((message) => (
-                <tr key={message.id}>
-                  <td>{formatTime(message.receivedOn)}</td>
-                  <td>{message.platform}</td>
-                  <td>{message.senderKey}</td>
-                  <td>{message.input}</td>
-                  <td>
-                    <Badge status={message.state} />
-                    {message.detail && <div className="muted small">{message.detail}</div>}
-                  </td>
-                  <td>
-                    {message.conversationId && (
-                      <Link to={`${BASE}/conversations/${message.conversationId}`}>
-                        {shortId(message.conversationId)}
-                      </Link>
-                    )}
-                  </td>
+          <TableBox label={t('table.messages')}>
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">{t('channels.received')}</th>
+                  <th scope="col">{t('channels.platform')}</th>
+                  <th scope="col">{t('channels.from')}</th>
+                  <th scope="col">{t('channels.message')}</th>
+                  <th scope="col">{t('channels.state')}</th>
+                  <th scope="col">{t('channels.conversation')}</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {messages.data.map((message) => (
+                  <tr key={message.id}>
+                    <td>{formatTime(message.receivedOn)}</td>
+                    <td>{message.platform}</td>
+                    <td>{message.senderKey}</td>
+                    <td>{message.input}</td>
+                    <td>
+                      <Badge status={message.state} />
+                      {message.detail && <div className="muted small">{message.detail}</div>}
+                    </td>
+                    <td>
+                      {message.conversationId && (
+                        <Link to={`${BASE}/conversations/${message.conversationId}`}>
+                          {shortId(message.conversationId)}
+                        </Link>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableBox>
         )}
       </section>
     </>

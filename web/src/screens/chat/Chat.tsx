@@ -4,7 +4,9 @@ import { useEffect, useRef, useState } from 'react';
 import type { Conversation } from '../../api/types.ts';
 import { useAuth, usePermissions } from '../../auth.tsx';
 import { Drawer } from '../../components/Drawer.tsx';
-import { Badge, ErrorMessage, Field, Loading, PageHeader, Select, shortId } from '../../components/ui.tsx';
+import { Badge, ErrorMessage, Field, Id, Loading, PageHeader, Select } from '../../components/ui.tsx';
+import { t } from '../../i18n/index.ts';
+import { startableDeployments } from '../../lib/deployments.ts';
 import { idOfLocation } from '../../lib/uri.ts';
 import { BASE, Link, navigate, useLocation } from '../../router.tsx';
 import { useAgentNames } from '../agents/useAgentNames.ts';
@@ -15,10 +17,7 @@ export function Chat({ agentId }: { agentId?: string }) {
   const conversationId = search.get('conversation') ?? undefined;
   return (
     <>
-      <PageHeader
-        title="Chat"
-        description="Talk to a deployed agent. Open a step's details to see what the pipeline did."
-      />
+      <PageHeader title={t('chat.title')} description={t('chat.description')} />
       <StartForm agentId={agentId} environment={search.get('environment') ?? undefined} />
       {conversationId && <ConversationPanel key={conversationId} conversationId={conversationId} />}
     </>
@@ -30,12 +29,17 @@ function StartForm({ agentId, environment }: { agentId?: string; environment?: s
   const { canConverse } = usePermissions();
   const names = useAgentNames();
   const deployments = useQuery({ queryKey: ['deployments'], queryFn: api.deployments });
-  const ready = (deployments.data ?? []).filter((d) => d.status === 'READY');
+  // A start runs the newest READY version of an agent: older deployed versions are not offered.
+  const ready = startableDeployments(deployments.data ?? []);
   const [choice, setChoice] = useState('');
   const [userId, setUserId] = useState('manager-user');
   const options = ready.map((d) => ({
     value: `${d.environment}|${d.agentId}`,
-    label: `${names.get(d.agentId) || shortId(d.agentId)} v${d.agentVersion} (${d.environment})`,
+    label: t('chat.option', {
+      agent: names.get(d.agentId) || t('agent.unnamedWithId', { id: d.agentId.slice(-8) }),
+      version: d.agentVersion,
+      environment: d.environment,
+    }),
   }));
 
   useEffect(() => {
@@ -59,18 +63,12 @@ function StartForm({ agentId, environment }: { agentId?: string; environment?: s
     },
   });
 
-  if (!canConverse)
-    return (
-      <p className="read-only-note">
-        Your role reads conversations but does not chat: starting conversations and sending messages need svc-user,
-        svc-editor or svc-admin.
-      </p>
-    );
+  if (!canConverse) return <p className="read-only-note">{t('chat.readOnly')}</p>;
   if (deployments.isPending) return <Loading />;
   if (ready.length === 0) {
     return (
       <p className="empty">
-        No agent is deployed and ready. <Link to={`${BASE}/agents`}>Deploy one</Link> first.
+        {t('chat.empty')} <Link to={`${BASE}/agents`}>{t('chat.emptyAction')}</Link>
       </p>
     );
   }
@@ -81,12 +79,18 @@ function StartForm({ agentId, environment }: { agentId?: string; environment?: s
         e.preventDefault();
         start.mutate();
       }}
-      aria-label="Start a conversation"
+      aria-label={t('chat.startForm')}
     >
-      <Select label="Agent" value={choice} onChange={setChoice} options={options} />
-      <Field label="User id" value={userId} onChange={setUserId} hint="Long-term properties are kept per user." />
+      <Select
+        label={t('common.agent')}
+        value={choice}
+        onChange={setChoice}
+        options={options}
+        hint={t('chat.versionHint')}
+      />
+      <Field label={t('chat.userId')} value={userId} onChange={setUserId} hint={t('chat.userIdHint')} />
       <button type="submit" className="primary" disabled={start.isPending || choice === ''}>
-        Start conversation
+        {t('chat.start')}
       </button>
       <ErrorMessage error={start.error} />
     </form>
@@ -102,6 +106,7 @@ const scrollIntoView = (element: HTMLElement | null) => {
 function ConversationPanel({ conversationId }: { conversationId: string }) {
   const { api } = useAuth();
   const { canConverse, canWrite } = usePermissions();
+  const names = useAgentNames();
   const queryClient = useQueryClient();
   const key = ['chat', conversationId];
   const conversation = useQuery({ queryKey: key, queryFn: () => api.conversation(conversationId) });
@@ -146,84 +151,84 @@ function ConversationPanel({ conversationId }: { conversationId: string }) {
   return (
     <section className="chat panel" aria-labelledby="chat-h">
       <div className="chat-head">
-        <h2 id="chat-h">
-          Conversation <code>{shortId(c.conversationId)}</code>
-        </h2>
+        <h2 id="chat-h">{t('conversation.with', { agent: names.get(c.agentId) || t('agent.unnamed') })}</h2>
+        <Id value={c.conversationId} what={t('id.conversation')} />
         <Badge status={c.conversationState} />
         <span className="muted small">
-          {c.environment} · agent v{c.agentVersion}
+          {c.environment} · {t('chat.agentVersion', { version: c.agentVersion })}
           {c.userId ? ` · ${c.userId}` : ''}
         </span>
         <div className="actions">
           {canConverse && (
             <>
               <button type="button" onClick={() => undo.mutate()} disabled={!c.undoAvailable || busy}>
-                Undo
+                {t('chat.undo')}
               </button>
               <button type="button" onClick={() => redo.mutate()} disabled={!c.redoAvailable || busy}>
-                Redo
+                {t('chat.redo')}
               </button>
               <button type="button" onClick={() => end.mutate()} disabled={ended || busy}>
-                End
+                {t('chat.end')}
               </button>
             </>
           )}
           <Link className="button" to={`${BASE}/conversations/${c.conversationId}`}>
-            Stored record
+            {t('chat.stored')}
           </Link>
           {canWrite && (
             <button type="button" onClick={() => record.mutate()} disabled={busy || record.isPending}>
-              Record transcript
+              {t('chat.record')}
             </button>
           )}
         </div>
       </div>
       <ErrorMessage error={say.error ?? undo.error ?? redo.error ?? end.error ?? record.error} />
-      <ol className="transcript" aria-label="Messages" aria-live="polite">
+      <ol className="transcript" aria-label={t('chat.messages')} aria-live="polite">
         {outputs.map((step, i) => (
           // biome-ignore lint/suspicious/noArrayIndexKey: a step's position is its identity (it is "Step n"); steps are only appended or taken off the end (undo)
           <li key={i} className="turn" ref={i === outputs.length - 1 ? scrollIntoView : undefined}>
             {step.input !== undefined && step.input !== '' && (
               <p className="bubble user">
-                <span className="visually-hidden">You said: </span>
+                <span className="visually-hidden">{t('chat.youSaid')} </span>
                 {step.input}
               </p>
             )}
             {(step.output ?? []).map((text, j) => (
               // biome-ignore lint/suspicious/noArrayIndexKey: a step's output texts are fixed once the step is done and may repeat; they are never reordered
               <p key={j} className="bubble agent">
-                <span className="visually-hidden">Agent: </span>
+                <span className="visually-hidden">{t('chat.agentSaid')} </span>
                 {text}
               </p>
             ))}
             {(step.output ?? []).length === 0 && step.error === undefined && (
               <p className="bubble agent muted">
-                <span className="visually-hidden">Agent: </span>(no output)
+                <span className="visually-hidden">{t('chat.agentSaid')} </span>
+                {t('chat.noOutput')}
               </p>
             )}
             {step.error !== undefined && (
-              <p className="bubble agent turn-error">
-                <strong>This turn failed:</strong> {step.error}
-              </p>
+              <div className="bubble agent turn-error">
+                <p>
+                  <strong>{t('chat.failed')}</strong> {step.error}
+                </p>
+                <button type="button" className="link small" onClick={() => setDetail(i)}>
+                  {t('chat.failedDetails', { step: i + 1 })}
+                </button>
+              </div>
             )}
-            <button
-              type="button"
-              className="link small"
-              onClick={() => setDetail(i)}
-              aria-label={`Details of step ${i + 1}`}
-            >
-              Step {i + 1} details
+            <button type="button" className="link small" onClick={() => setDetail(i)}>
+              {t('chat.stepDetails', { step: i + 1 })}
             </button>
           </li>
         ))}
         {pending && (
           <li className="turn" aria-busy="true" ref={scrollIntoView}>
             <p className="bubble user">
-              <span className="visually-hidden">You said: </span>
+              <span className="visually-hidden">{t('chat.youSaid')} </span>
               {pending.input}
             </p>
             <p className="bubble agent muted">
-              <span className="visually-hidden">Agent: </span>
+              <span className="visually-hidden">{t('chat.agentSaid')} </span>
               {pending.answer || '…'}
             </p>
           </li>
@@ -231,7 +236,7 @@ function ConversationPanel({ conversationId }: { conversationId: string }) {
       </ol>
       {canConverse && last?.quickReplies && last.quickReplies.length > 0 && !ended && (
         <fieldset className="quick-replies">
-          <legend className="visually-hidden">Quick replies</legend>
+          <legend className="visually-hidden">{t('chat.quickReplies')}</legend>
           {last.quickReplies.map((q) => (
             <button type="button" key={q.value} onClick={() => say.mutate(q.value)} disabled={busy}>
               {q.value}
@@ -248,23 +253,27 @@ function ConversationPanel({ conversationId }: { conversationId: string }) {
           }}
         >
           <label htmlFor="chat-input" className="visually-hidden">
-            Message
+            {t('chat.message')}
           </label>
           <input
             id="chat-input"
             ref={inputRef}
             value={input}
             onChange={(e) => setInput(e.target.value)}
-            placeholder={ended ? 'The conversation has ended' : 'Type a message'}
+            placeholder={ended ? t('chat.ended') : t('chat.typeMessage')}
             disabled={ended}
             autoComplete="off"
           />
           <button type="submit" className="primary" disabled={ended || busy || input.trim() === ''}>
-            Send
+            {t('chat.send')}
           </button>
         </form>
       )}
-      <Drawer title={`Step ${(detail ?? 0) + 1}`} open={detail !== undefined} onClose={() => setDetail(undefined)}>
+      <Drawer
+        title={t('chat.stepTitle', { step: (detail ?? 0) + 1 })}
+        open={detail !== undefined}
+        onClose={() => setDetail(undefined)}
+      >
         {detail !== undefined && <StepDetails conversation={c} index={detail} />}
       </Drawer>
     </section>

@@ -1,5 +1,7 @@
 /** One step of a conversation in detail: what the pipeline recorded, grouped (input, expressions, actions, ...). */
+import { TableBox } from '../../components/ui.tsx';
 import type { Conversation } from '../../api/types.ts';
+import { t } from '../../i18n/index.ts';
 import { groupStep, showValue } from '../../lib/steps.ts';
 
 export function StepDetails({
@@ -20,13 +22,13 @@ export function StepDetails({
         <dl className="summary">
           {output.input !== undefined && (
             <>
-              <dt>Input</dt>
+              <dt>{t('steps.input')}</dt>
               <dd>{output.input}</dd>
             </>
           )}
           {output.expressions && (
             <>
-              <dt>Expressions</dt>
+              <dt>{t('stepDetails.expressions')}</dt>
               <dd>
                 <code>{output.expressions}</code>
               </dd>
@@ -34,32 +36,34 @@ export function StepDetails({
           )}
           {output.intents && (
             <>
-              <dt>Intents</dt>
+              <dt>{t('stepDetails.intents')}</dt>
               <dd>{output.intents.join(', ')}</dd>
             </>
           )}
-          <dt>Actions</dt>
-          <dd>{output.actions?.join(', ') || 'none'}</dd>
+          <dt>{t('steps.actions')}</dt>
+          <dd>{output.actions?.join(', ') || t('common.none')}</dd>
         </dl>
       )}
-      {groups.length === 0 && <p className="muted">No detailed data was recorded for this step.</p>}
+      {groups.length === 0 && <p className="muted">{t('stepDetails.noData')}</p>}
       {groups.map((g) => (
-        <section key={g.title}>
+        <section key={g.title} className={g.title === t('steps.failure') ? 'step-failure' : undefined}>
           <h3>{g.title}</h3>
-          <table className="compact">
-            <tbody>
-              {g.entries.map((e) => (
-                <tr key={e.key}>
-                  <th scope="row">
-                    <code>{e.key}</code>
-                  </th>
-                  <td>
-                    <pre>{showValue(e.value)}</pre>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <TableBox label={g.title}>
+            <table className="compact">
+              <tbody>
+                {g.entries.map((e) => (
+                  <tr key={e.key}>
+                    <th scope="row">
+                      <code>{e.key}</code>
+                    </th>
+                    <td>
+                      <pre>{showValue(e.value)}</pre>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableBox>
         </section>
       ))}
       {showProperties && <ConversationProperties conversation={conversation} />}
@@ -72,23 +76,25 @@ export function ConversationProperties({ conversation }: { conversation: Convers
   const properties = Object.values(conversation.conversationProperties ?? {});
   return (
     <section>
-      <h3>Conversation properties (now)</h3>
+      <h3>{t('stepDetails.properties')}</h3>
       {properties.length === 0 ? (
-        <p className="muted">None.</p>
+        <p className="muted">{t('stepDetails.noProperties')}</p>
       ) : (
-        <table className="compact">
-          <tbody>
-            {properties.map((p) => (
-              <tr key={p.name}>
-                <th scope="row">{p.name}</th>
-                <td>
-                  <pre>{showValue(p.value)}</pre>
-                </td>
-                <td>{p.scope}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <TableBox label={t('stepDetails.properties')}>
+          <table className="compact">
+            <tbody>
+              {properties.map((p) => (
+                <tr key={p.name}>
+                  <th scope="row">{p.name}</th>
+                  <td>
+                    <pre>{showValue(p.value)}</pre>
+                  </td>
+                  <td>{p.scope}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableBox>
       )}
     </section>
   );

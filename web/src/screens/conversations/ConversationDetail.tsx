@@ -1,7 +1,18 @@
 /** One stored conversation with every step in detail. */
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useAuth, usePermissions } from '../../auth.tsx';
-import { Badge, ConfirmButton, ErrorMessage, Loading, PageHeader, formatTime, shortId } from '../../components/ui.tsx';
+import { useEffect } from 'react';
+import {
+  Badge,
+  ConfirmButton,
+  ErrorMessage,
+  Id,
+  Loading,
+  Named,
+  PageHeader,
+  formatTime,
+} from '../../components/ui.tsx';
+import { t } from '../../i18n/index.ts';
 import { BASE, Link, navigate } from '../../router.tsx';
 import { useAgentNames } from '../agents/useAgentNames.ts';
 import { ConversationProperties, StepDetails } from '../chat/StepDetails.tsx';
@@ -16,11 +27,20 @@ export function ConversationDetail({ id }: { id: string }) {
     onSuccess: () => navigate(`${BASE}/conversations`),
   });
 
+  // A link to one step (`#step-3`, from the pipeline picture) lands on it once the steps are shown.
+  const loaded = conversation.data !== undefined;
+  useEffect(() => {
+    if (!loaded || !window.location.hash) return;
+    const target = document.getElementById(window.location.hash.slice(1));
+    target?.scrollIntoView?.({ block: 'start' });
+    target?.focus();
+  }, [loaded]);
+
   if (conversation.isPending) return <Loading />;
   if (conversation.error)
     return (
       <>
-        <PageHeader title="Conversation" />
+        <PageHeader title={t('conversations.conversation')} />
         <ErrorMessage error={conversation.error} />
       </>
     );
@@ -28,12 +48,19 @@ export function ConversationDetail({ id }: { id: string }) {
   return (
     <>
       <PageHeader
-        title={`Conversation ${shortId(c.conversationId)}`}
+        title={t('conversation.with', { agent: names.get(c.agentId) || t('agent.unnamed') })}
         description={
           <>
-            with <Link to={`${BASE}/agents/${c.agentId}`}>{names.get(c.agentId) || shortId(c.agentId)}</Link> v
-            {c.agentVersion} in {c.environment}
-            {c.userId ? `, user ${c.userId}` : ''}
+            <Id value={c.conversationId} what={t('id.conversation')} /> ·{' '}
+            <Named
+              name={names.get(c.agentId)}
+              id={c.agentId}
+              unnamed={t('agent.unnamed')}
+              what={t('id.agent')}
+              to={`${BASE}/agents/${c.agentId}`}
+            />{' '}
+            {t('conversationDetail.where', { version: c.agentVersion, environment: c.environment })}
+            {c.userId ? t('conversationDetail.user', { user: c.userId }) : ''}
           </>
         }
       >
@@ -42,12 +69,12 @@ export function ConversationDetail({ id }: { id: string }) {
             className="button primary"
             to={`${BASE}/chat/${c.agentId}?environment=${c.environment}&conversation=${c.conversationId}`}
           >
-            Continue in chat
+            {t('conversationDetail.continue')}
           </Link>
         )}
         {canConverse && (
-          <ConfirmButton question="Delete this conversation?" onConfirm={() => remove.mutate()}>
-            Delete
+          <ConfirmButton question={t('conversationDetail.deleteQuestion')} onConfirm={() => remove.mutate()}>
+            {t('common.delete')}
           </ConfirmButton>
         )}
       </PageHeader>
@@ -55,14 +82,16 @@ export function ConversationDetail({ id }: { id: string }) {
       <p>
         <Badge status={c.conversationState} />{' '}
         <span className="muted">
-          started {formatTime(c.createdOn)} · last activity {formatTime(c.lastModifiedOn)}
+          {t('conversationDetail.times', { started: formatTime(c.createdOn), last: formatTime(c.lastModifiedOn) })}
         </span>
       </p>
       <ol className="steps">
         {(c.conversationOutputs ?? []).map((_, i) => (
           // biome-ignore lint/suspicious/noArrayIndexKey: a step's position is its identity (it is "Step n"); the stored steps are never reordered
           <li key={i} className="panel">
-            <h2>Step {i + 1}</h2>
+            <h2 id={`step-${i + 1}`} tabIndex={-1}>
+              {t('chat.stepTitle', { step: i + 1 })}
+            </h2>
             <StepDetails conversation={c} index={i} showProperties={false} />
           </li>
         ))}

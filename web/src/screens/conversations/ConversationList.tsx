@@ -2,16 +2,18 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useAuth } from '../../auth.tsx';
+import { t } from '../../i18n/index.ts';
 import {
   Badge,
   Empty,
   ErrorMessage,
   Field,
+  Id,
   Loading,
   PageHeader,
   Select,
+  TableBox,
   formatTime,
-  shortId,
 } from '../../components/ui.tsx';
 import { BASE, Link } from '../../router.tsx';
 import { useDebounced } from '../../useDebounced.ts';
@@ -37,19 +39,27 @@ export function ConversationList() {
   };
   const list = useQuery({ queryKey: ['conversations', filters], queryFn: () => api.conversations(filters) });
   const agentOptions = [
-    { value: '', label: 'All agents' },
-    ...[...names.entries()].map(([id, name]) => ({ value: id, label: name || shortId(id) })),
+    { value: '', label: t('conversations.allAgents') },
+    ...[...names.entries()].map(([id, name]) => ({
+      value: id,
+      label: name || t('agent.unnamedWithId', { id: id.slice(-8) }),
+    })),
   ];
+
+  const filtered = agentId !== '' || state !== '' || userId !== '';
+  const clear = () => {
+    setAgentId('');
+    setState('');
+    setUser('');
+    setPage(0);
+  };
 
   return (
     <>
-      <PageHeader
-        title="Conversations"
-        description="Every conversation with every step is kept; open one to read it."
-      />
-      <form className="toolbar" onSubmit={(e) => e.preventDefault()} aria-label="Filter conversations">
+      <PageHeader title={t('conversations.title')} description={t('conversations.description')} />
+      <form className="toolbar" onSubmit={(e) => e.preventDefault()} aria-label={t('conversations.filter')}>
         <Select
-          label="Agent"
+          label={t('common.agent')}
           value={agentId}
           onChange={(v) => {
             setAgentId(v);
@@ -58,16 +68,19 @@ export function ConversationList() {
           options={agentOptions}
         />
         <Select
-          label="State"
+          label={t('conversations.state')}
           value={state}
           onChange={(v) => {
             setState(v);
             setPage(0);
           }}
-          options={states.map((s) => ({ value: s, label: s === '' ? 'Any state' : s.replace(/_/g, ' ') }))}
+          options={states.map((s) => ({
+            value: s,
+            label: s === '' ? t('conversations.anyState') : s.replace(/_/g, ' '),
+          }))}
         />
         <Field
-          label="User id"
+          label={t('chat.userId')}
           value={user}
           onChange={(v) => {
             setUser(v);
@@ -80,57 +93,63 @@ export function ConversationList() {
       {list.isPending ? (
         <Loading />
       ) : list.data?.length === 0 ? (
-        <Empty>No conversations match.</Empty>
+        <Empty>
+          {filtered ? (
+            <>
+              {t('conversations.noMatch')}{' '}
+              <button type="button" className="link" onClick={clear}>
+                {t('conversations.clearFilters')}
+              </button>
+            </>
+          ) : (
+            <>
+              {t('conversations.empty')} <Link to={`${BASE}/chat`}>{t('dashboard.recent.startOne')}</Link>
+            </>
+          )}
+        </Empty>
       ) : (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Conversation</th>
-              <th scope="col">Agent</th>
-              <th scope="col">State</th>
-              <th scope="col" className="hide-narrow">
-                User
-              </th>
-              <th scope="col" className="hide-narrow">
-                Steps
-              </th>
-              <th scope="col" className="hide-narrow">
-                Last activity
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data?.map((c) => (
-              <tr key={c.conversationId}>
-                <td>
-                  <Link to={`${BASE}/conversations/${c.conversationId}`}>
-                    <code>{shortId(c.conversationId)}</code>
-                  </Link>
-                </td>
-                <td>
-                  {names.get(c.agentId) || shortId(c.agentId)}{' '}
-                  <span className="muted">
-                    v{c.agentVersion} · {c.environment}
-                  </span>
-                </td>
-                <td>
-                  <Badge status={c.conversationState} />
-                </td>
-                <td className="hide-narrow">{c.userId}</td>
-                <td className="hide-narrow">{c.conversationStepSize}</td>
-                <td className="hide-narrow">{formatTime(c.lastModifiedOn)}</td>
+        <TableBox label={t('conversations.title')} stack>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">{t('conversations.conversation')}</th>
+                <th scope="col">{t('conversations.state')}</th>
+                <th scope="col">{t('chat.userId')}</th>
+                <th scope="col">{t('conversations.steps')}</th>
+                <th scope="col">{t('conversations.lastActivity')}</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {list.data?.map((c) => (
+                <tr key={c.conversationId}>
+                  <td data-label={t('conversations.conversation')}>
+                    <Link to={`${BASE}/conversations/${c.conversationId}`}>
+                      {t('conversation.with', { agent: names.get(c.agentId) || t('agent.unnamed') })}
+                    </Link>{' '}
+                    <Id value={c.conversationId} what={t('id.conversation')} />
+                    <div className="muted small">
+                      {t('common.version.short', { version: c.agentVersion })} · {c.environment}
+                    </div>
+                  </td>
+                  <td data-label={t('conversations.state')}>
+                    <Badge status={c.conversationState} />
+                  </td>
+                  <td data-label={t('chat.userId')}>{c.userId}</td>
+                  <td data-label={t('conversations.steps')}>{c.conversationStepSize}</td>
+                  <td data-label={t('conversations.lastActivity')}>{formatTime(c.lastModifiedOn)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableBox>
       )}
       <div className="pager">
         <button type="button" onClick={() => setPage(Math.max(0, page - 1))} disabled={page === 0}>
-          Previous page
+          {t('pager.previous')}
         </button>
-        <span className="muted">Page {page + 1}</span>
+        <span className="muted">{t('pager.page', { page: page + 1 })}</span>
         <button type="button" onClick={() => setPage(page + 1)} disabled={(list.data?.length ?? 0) < PAGE}>
-          Next page
+          {t('pager.next')}
         </button>
       </div>
     </>

@@ -1,10 +1,13 @@
-/** Deployed agents with their status, recent conversations, readiness and a few metrics. */
+/** Deployed agents with their status, recent conversations, readiness, a few metrics and charts over time. */
 import { useQuery } from '@tanstack/react-query';
 import { useAuth, usePermissions } from '../../auth.tsx';
-import { ErrorMessage, Badge, Empty, Loading, PageHeader, formatTime, shortId } from '../../components/ui.tsx';
+import { Badge, Empty, ErrorMessage, Loading, Named, PageHeader, TableBox, formatTime } from '../../components/ui.tsx';
+import { plural, t } from '../../i18n/index.ts';
+import { Tx } from '../../i18n/Tx.tsx';
 import { formatBytes, formatDuration, keyMetrics, parsePrometheus } from '../../lib/metrics.ts';
 import { BASE, Link } from '../../router.tsx';
 import { useAgentNames } from '../agents/useAgentNames.ts';
+import { OverTime } from './OverTime.tsx';
 
 export function Dashboard() {
   const { api } = useAuth();
@@ -22,23 +25,20 @@ export function Dashboard() {
 
   return (
     <>
-      <PageHeader
-        title="Dashboard"
-        description="What is deployed, what people are saying, and how the service is doing."
-      >
+      <PageHeader title={t('dashboard.title')} description={t('dashboard.description')}>
         {canWrite && (
           <Link to={`${BASE}/agents/new`} className="button primary">
-            Build an agent
+            {t('dashboard.build')}
           </Link>
         )}
       </PageHeader>
 
       <section aria-labelledby="health-h" className="cards">
         <h2 id="health-h" className="visually-hidden">
-          Service health and metrics
+          {t('dashboard.health')}
         </h2>
         <div className="card stat">
-          <span className="stat-label">Readiness</span>
+          <span className="stat-label">{t('dashboard.readiness')}</span>
           {health.data ? (
             <Badge status={health.data.status} />
           ) : health.error ? (
@@ -54,109 +54,124 @@ export function Dashboard() {
           ))}
         </div>
         <div className="card stat">
-          <span className="stat-label">Requests served</span>
+          <span className="stat-label">{t('dashboard.requests')}</span>
           <span className="stat-value">{figures?.requests ?? '…'}</span>
           {figures && (
             <small className="muted">
-              {figures.clientErrors} client errors, {figures.serverErrors} server errors
+              {t('dashboard.requestErrors', { client: figures.clientErrors, server: figures.serverErrors })}
             </small>
           )}
         </div>
         <div className="card stat">
-          <span className="stat-label">Mean response time</span>
+          <span className="stat-label">{t('dashboard.meanResponse')}</span>
           <span className="stat-value">
             {figures?.meanLatencyMs !== undefined ? `${figures.meanLatencyMs.toFixed(1)} ms` : '–'}
           </span>
-          {figures && <small className="muted">{figures.messages} conversation messages</small>}
+          {figures && <small className="muted">{t('dashboard.messages', { count: figures.messages })}</small>}
         </div>
         <div className="card stat">
-          <span className="stat-label">Uptime / memory</span>
+          <span className="stat-label">{t('dashboard.uptime')}</span>
           <span className="stat-value">
             {figures?.uptimeSeconds !== undefined ? formatDuration(figures.uptimeSeconds) : '–'}
           </span>
           {figures?.residentBytes !== undefined && (
-            <small className="muted">{formatBytes(figures.residentBytes)} resident</small>
+            <small className="muted">{t('dashboard.resident', { bytes: formatBytes(figures.residentBytes) })}</small>
           )}
         </div>
       </section>
 
+      <OverTime names={names} />
+
       <div className="columns">
         <section aria-labelledby="deployed-h" className="panel">
-          <h2 id="deployed-h">Deployed agents</h2>
+          <h2 id="deployed-h">{t('dashboard.deployed')}</h2>
           <ErrorMessage error={deployments.error} />
           {deployments.isPending ? (
             <Loading />
           ) : deployments.data && deployments.data.length === 0 ? (
             <Empty>
-              Nothing is deployed yet.
-              {canWrite && (
-                <>
-                  {' '}
-                  <Link to={`${BASE}/agents/new`}>Build an agent</Link>, then deploy it from its page.
-                </>
+              {t('dashboard.deployed.empty')}{' '}
+              {canWrite ? (
+                <Tx
+                  k="dashboard.deployed.emptyThen"
+                  values={{ build: <Link to={`${BASE}/agents/new`}>{t('dashboard.build')}</Link> }}
+                />
+              ) : (
+                <Link to={`${BASE}/agents`}>{t('dashboard.deployed.seeAgents')}</Link>
               )}
             </Empty>
           ) : (
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Agent</th>
-                  <th scope="col">Environment</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {deployments.data?.map((d) => (
-                  <tr key={`${d.environment}-${d.agentId}-${d.agentVersion}`}>
-                    <td>
-                      <Link to={`${BASE}/agents/${d.agentId}`}>{names.get(d.agentId) || shortId(d.agentId)}</Link>{' '}
-                      <span className="muted">v{d.agentVersion}</span>
-                    </td>
-                    <td>{d.environment}</td>
-                    <td>
-                      <Badge status={d.status} />
-                      {d.error && <small className="field-error"> {d.error}</small>}
-                    </td>
-                    <td>
-                      {d.status === 'READY' && (
-                        <Link to={`${BASE}/chat/${d.agentId}?environment=${d.environment}`}>Chat</Link>
-                      )}
-                    </td>
+            <TableBox label={t('dashboard.deployed')} stack>
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">{t('common.agent')}</th>
+                    <th scope="col">{t('common.environment')}</th>
+                    <th scope="col">{t('common.status')}</th>
+                    <th scope="col">
+                      <span className="visually-hidden">{t('common.actions')}</span>
+                    </th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {deployments.data?.map((d) => (
+                    <tr key={`${d.environment}-${d.agentId}-${d.agentVersion}`}>
+                      <td data-label={t('common.agent')}>
+                        <Named
+                          name={names.get(d.agentId)}
+                          id={d.agentId}
+                          unnamed={t('agent.unnamed')}
+                          what={t('id.agent')}
+                          to={`${BASE}/agents/${d.agentId}`}
+                        />{' '}
+                        <span className="muted">{t('common.version.short', { version: d.agentVersion })}</span>
+                      </td>
+                      <td data-label={t('common.environment')}>{d.environment}</td>
+                      <td data-label={t('common.status')}>
+                        <Badge status={d.status} />
+                        {d.error && <small className="field-error"> {d.error}</small>}
+                      </td>
+                      <td>
+                        {d.status === 'READY' && (
+                          <Link to={`${BASE}/chat/${d.agentId}?environment=${d.environment}`}>{t('nav.chat')}</Link>
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableBox>
           )}
         </section>
 
         <section aria-labelledby="recent-h" className="panel">
-          <h2 id="recent-h">Recent conversations</h2>
+          <h2 id="recent-h">{t('dashboard.recent')}</h2>
           <ErrorMessage error={conversations.error} />
           {conversations.isPending ? (
             <Loading />
           ) : conversations.data && conversations.data.length === 0 ? (
-            <Empty>No conversations yet.</Empty>
+            <Empty>
+              {t('dashboard.recent.empty')} <Link to={`${BASE}/chat`}>{t('dashboard.recent.startOne')}</Link>
+            </Empty>
           ) : (
-            <ul className="plain-list">
+            <ul className="plain-list recent">
               {conversations.data?.map((c) => (
                 <li key={c.conversationId}>
                   <Link to={`${BASE}/conversations/${c.conversationId}`}>
-                    {names.get(c.agentId) || shortId(c.agentId)}
+                    {t('conversation.with', { agent: names.get(c.agentId) || t('agent.unnamed') })}
                   </Link>{' '}
-                  <Badge status={c.conversationState} />{' '}
-                  <span className="muted">
+                  <Badge status={c.conversationState} />
+                  <div className="muted small">
                     {c.userId ? `${c.userId} · ` : ''}
-                    {c.conversationStepSize ?? '?'} steps · {formatTime(c.lastModifiedOn)}
-                  </span>
+                    {plural(c.conversationStepSize ?? 0, 'count.steps.one', 'count.steps.other')} ·{' '}
+                    {formatTime(c.lastModifiedOn)}
+                  </div>
                 </li>
               ))}
             </ul>
           )}
           <p>
-            <Link to={`${BASE}/conversations`}>All conversations</Link>
+            <Link to={`${BASE}/conversations`}>{t('dashboard.recent.all')}</Link>
           </p>
         </section>
       </div>

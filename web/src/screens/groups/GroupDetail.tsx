@@ -6,9 +6,20 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { Group, GroupContribution, GroupDiscussion } from '../../api/types.ts';
 import { useAuth, usePermissions } from '../../auth.tsx';
-import { Badge, Empty, ErrorMessage, Field, Loading, PageHeader, formatTime, shortId } from '../../components/ui.tsx';
+import { t } from '../../i18n/index.ts';
+import {
+  Badge,
+  Empty,
+  ErrorMessage,
+  Field,
+  Loading,
+  PageHeader,
+  formatTime,
+  TableBox,
+  FocusFormButton,
+} from '../../components/ui.tsx';
 import { BASE, Link, navigate } from '../../router.tsx';
-import { useAgentNames } from '../agents/useAgentNames.ts';
+import { agentLabel, useAgentNames } from '../agents/useAgentNames.ts';
 
 const STORE = '/groupstore/groups';
 
@@ -24,52 +35,50 @@ export function GroupDetail({ id, discussionId }: { id: string; discussionId?: s
   const descriptor = useQuery({ queryKey: ['descriptor', id], queryFn: () => api.descriptor(id) });
   if (version.error || group.error) return <ErrorMessage error={version.error ?? group.error} />;
   if (!group.data) return <Loading />;
-  const agentName = (agentId: string) => names.get(agentId) || shortId(agentId);
+  const agentName = (agentId: string) => agentLabel(names, agentId);
   return (
     <>
       <PageHeader
-        title={descriptor.data?.name || group.data.name || 'Group'}
-        description={
-          <>
-            A group discussing in the style {group.data.style}, version {version.data}.
-          </>
-        }
+        title={descriptor.data?.name || group.data.name || t('groupDetail.group')}
+        description={t('groupDetail.aGroupDiscussingIn', { style: group.data.style, version: version.data })}
       >
         <Link className="button" to={`${BASE}/resources/groups/${id}`}>
-          Edit as JSON
+          {t('groupDetail.editAsJson')}
         </Link>
       </PageHeader>
       <section className="panel" aria-labelledby="members-h">
-        <h2 id="members-h">Members</h2>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Agent</th>
-              <th scope="col">Role</th>
-            </tr>
-          </thead>
-          <tbody>
-            {group.data.members.map((member) => (
-              <tr key={`${member.agentId} ${member.displayName}`}>
-                <td>{member.displayName}</td>
-                <td>
-                  <Link to={`${BASE}/agents/${member.agentId}`}>{agentName(member.agentId)}</Link>
-                </td>
-                <td>{member.role ?? ''}</td>
+        <h2 id="members-h">{t('groupDetail.members')}</h2>
+        <TableBox label={t('table.members')}>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">{t('groupDetail.name')}</th>
+                <th scope="col">{t('groupDetail.agent')}</th>
+                <th scope="col">{t('groupDetail.role')}</th>
               </tr>
-            ))}
-            <tr>
-              <td>Moderator</td>
-              <td>
-                <Link to={`${BASE}/agents/${group.data.moderatorAgentId}`}>
-                  {agentName(group.data.moderatorAgentId)}
-                </Link>
-              </td>
-              <td>synthesises</td>
-            </tr>
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {group.data.members.map((member) => (
+                <tr key={`${member.agentId} ${member.displayName}`}>
+                  <td>{member.displayName}</td>
+                  <td>
+                    <Link to={`${BASE}/agents/${member.agentId}`}>{agentName(member.agentId)}</Link>
+                  </td>
+                  <td>{member.role ?? ''}</td>
+                </tr>
+              ))}
+              <tr>
+                <td>{t('groupDetail.moderator')}</td>
+                <td>
+                  <Link to={`${BASE}/agents/${group.data.moderatorAgentId}`}>
+                    {agentName(group.data.moderatorAgentId)}
+                  </Link>
+                </td>
+                <td>{t('groupDetail.synthesises')}</td>
+              </tr>
+            </tbody>
+          </table>
+        </TableBox>
       </section>
       {discussionId ? <DiscussionView groupId={id} discussionId={discussionId} /> : <Discussions groupId={id} />}
     </>
@@ -98,6 +107,7 @@ function Ask({ groupId, discussionId, label }: { groupId: string; discussionId?:
   if (!canConverse) return null;
   return (
     <form
+      id="ask-form"
       className="panel"
       aria-label={label}
       onSubmit={(event) => {
@@ -105,12 +115,12 @@ function Ask({ groupId, discussionId, label }: { groupId: string; discussionId?:
         if (input.trim() !== '') ask.mutate();
       }}
     >
-      <Field label="Question" value={input} onChange={setInput} />
+      <Field label={t('groupDetail.question')} value={input} onChange={setInput} />
       <button type="submit" className="primary" disabled={ask.isPending || input.trim() === ''}>
-        {ask.isPending ? 'Discussing…' : label}
+        {ask.isPending ? t('groupDetail.discussing') : label}
       </button>
       {live.length > 0 && (
-        <ol className="steps" aria-label="Answers so far">
+        <ol className="steps" aria-label={t('groupDetail.answersSoFar')}>
           {live.map((c, i) => (
             // biome-ignore lint/suspicious/noArrayIndexKey: the live list only grows
             <li key={i}>
@@ -129,34 +139,41 @@ function Discussions({ groupId }: { groupId: string }) {
   const list = useQuery({ queryKey: ['group-discussions', groupId], queryFn: () => api.groupDiscussions(groupId) });
   return (
     <>
-      <Ask groupId={groupId} label="Ask the group" />
+      <Ask groupId={groupId} label={t('groupDetail.askTheGroup')} />
       <section className="panel" aria-labelledby="discussions-h">
-        <h2 id="discussions-h">Discussions</h2>
+        <h2 id="discussions-h">{t('groupDetail.discussions')}</h2>
         <ErrorMessage error={list.error} />
-        {list.data?.length === 0 && <Empty>No discussions yet.</Empty>}
+        {list.data?.length === 0 && (
+          <Empty>
+            {t('groupDetail.noDiscussionsYet')}{' '}
+            <FocusFormButton formId="ask-form">{t('groupDetail.askFirst')}</FocusFormButton>
+          </Empty>
+        )}
         {list.data && list.data.length > 0 && (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Question</th>
-                <th scope="col">State</th>
-                <th scope="col">Started</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.map((d) => (
-                <tr key={d.id}>
-                  <td>
-                    <Link to={`${BASE}/groups/${groupId}/discussions/${d.id}`}>{d.questions[0]?.input ?? d.id}</Link>
-                  </td>
-                  <td>
-                    <Badge status={d.state === 'DONE' ? 'READY' : 'IN_PROGRESS'} label={d.state.toLowerCase()} />
-                  </td>
-                  <td>{formatTime(d.createdOn)}</td>
+          <TableBox label={t('table.discussions')}>
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">{t('groupDetail.question')}</th>
+                  <th scope="col">{t('groupDetail.state')}</th>
+                  <th scope="col">{t('groupDetail.started')}</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {list.data.map((d) => (
+                  <tr key={d.id}>
+                    <td>
+                      <Link to={`${BASE}/groups/${groupId}/discussions/${d.id}`}>{d.questions[0]?.input ?? d.id}</Link>
+                    </td>
+                    <td>
+                      <Badge status={d.state === 'DONE' ? 'READY' : 'IN_PROGRESS'} label={d.state.toLowerCase()} />
+                    </td>
+                    <td>{formatTime(d.createdOn)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableBox>
         )}
       </section>
     </>
@@ -174,12 +191,12 @@ function DiscussionView({ groupId, discussionId }: { groupId: string; discussion
   return (
     <>
       <p>
-        <Link to={`${BASE}/groups/${groupId}`}>Back to the group</Link>
+        <Link to={`${BASE}/groups/${groupId}`}>{t('groupDetail.backToTheGroup')}</Link>
       </p>
       {discussion.data.questions.map((question, index) => (
         <QuestionView key={question.input + String(index)} discussion={discussion.data} index={index} />
       ))}
-      <Ask groupId={groupId} discussionId={discussionId} label="Ask a follow-up" />
+      <Ask groupId={groupId} discussionId={discussionId} label={t('groupDetail.askAFollowUp')} />
     </>
   );
 }
@@ -189,11 +206,11 @@ function QuestionView({ discussion, index }: { discussion: GroupDiscussion; inde
   const contributions = discussion.contributions.filter((c) => c.question === index);
   const phases = [...new Set(contributions.map((c) => c.phase))];
   return (
-    <section className="panel" aria-label={`Question ${index + 1}`}>
+    <section className="panel" aria-label={t('groupDetail.question2', { number: index + 1 })}>
       <h2>{question.input}</h2>
       {question.synthesis !== undefined && (
         <div className="message success" data-testid="synthesis">
-          <strong>Conclusion:</strong> {question.synthesis}
+          <strong>{t('groupDetail.conclusion')}</strong> {question.synthesis}
         </div>
       )}
       {phases.map((phase) => (
@@ -215,7 +232,7 @@ function QuestionView({ discussion, index }: { discussion: GroupDiscussion; inde
                   {c.conversationId && (
                     <>
                       {' '}
-                      <Link to={`${BASE}/conversations/${c.conversationId}`}>conversation</Link>
+                      <Link to={`${BASE}/conversations/${c.conversationId}`}>{t('groupDetail.conversation')}</Link>
                     </>
                   )}
                 </li>

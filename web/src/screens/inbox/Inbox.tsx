@@ -6,8 +6,10 @@
 import { useEffect, useState } from 'react';
 import type { Decision, PendingApproval } from '../../api/types.ts';
 import { useAuth } from '../../auth.tsx';
-import { ErrorMessage, Field, formatTime, PageHeader, shortId } from '../../components/ui.tsx';
+import { Empty, ErrorMessage, Field, formatTime, Id, PageHeader } from '../../components/ui.tsx';
+import { t } from '../../i18n/index.ts';
 import { sseEvents } from '../../lib/sse.ts';
+import { agentLabel, useAgentNames } from '../agents/useAgentNames.ts';
 import { BASE, Link } from '../../router.tsx';
 
 type StreamState = 'connecting' | 'live' | 'closed';
@@ -39,19 +41,18 @@ export function Inbox() {
 
   return (
     <>
-      <PageHeader
-        title="Inbox"
-        description="Turns waiting for a person. Decide, and the turn goes on where it paused; messages sent meanwhile run after it."
-      />
+      <PageHeader title={t('inbox.inbox')} description={t('inbox.turnsWaitingForA')} />
       <p className="muted" role="status">
-        Stream: {state}
+        {t('inbox.stream', { state })}
         {state === 'live' ? ` · ${items.length} waiting` : ''}
       </p>
-      <ErrorMessage error={error} title="The inbox stream stopped." />
+      <ErrorMessage error={error} title={t('inbox.theInboxStreamStopped')} />
       {items.length === 0 ? (
-        <p className="muted">Nothing waits for a decision.</p>
+        <Empty>
+          {t('inbox.empty')} <Link to={`${BASE}/conversations`}>{t('inbox.emptyAction')}</Link>
+        </Empty>
       ) : (
-        <ul className="inbox" aria-label="Waiting turns">
+        <ul className="inbox" aria-label={t('inbox.waitingTurns')}>
           {items.map((item) => (
             <InboxItem key={item.approvalId} item={item} />
           ))}
@@ -63,6 +64,7 @@ export function Inbox() {
 
 function InboxItem({ item }: { item: PendingApproval }) {
   const { api } = useAuth();
+  const names = useAgentNames();
   const [answer, setAnswer] = useState('');
   const [reason, setReason] = useState('');
   const [edited, setEdited] = useState<Record<string, string>>(() =>
@@ -80,7 +82,7 @@ function InboxItem({ item }: { item: PendingApproval }) {
           item.toolCalls.map((call) => [call.toolCallId, JSON.parse(edited[call.toolCallId] ?? '{}')]),
         );
     } catch {
-      setError(new Error('The arguments must be JSON objects.'));
+      setError(new Error(t('inbox.theArgumentsMustBe')));
       return;
     }
     setBusy(true);
@@ -99,24 +101,30 @@ function InboxItem({ item }: { item: PendingApproval }) {
     }
   };
 
-  const heading = `${item.pauseType === 'tool-approval' ? 'Tool calls' : 'Paused turn'} · ${item.userId}`;
+  const heading = `${item.pauseType === 'tool-approval' ? t('inbox.toolCalls') : t('inbox.pausedTurn')} · ${item.userId}`;
   return (
     <li className="card" aria-label={heading}>
       <h2>
         {heading}
-        {item.escalated && <span className="badge badge-warn">escalated</span>}
+        {item.escalated && <span className="badge badge-warn">{t('inbox.escalated')}</span>}
       </h2>
       <p className="muted small">
-        Agent {shortId(item.agentId)} v{item.agentVersion} ({item.environment}) · since {formatTime(item.pausedAt)} ·{' '}
-        <Link to={`${BASE}/conversations/${item.conversationId}`}>conversation {shortId(item.conversationId)}</Link>
+        {t('inbox.agentVSince', {
+          agent: agentLabel(names, item.agentId),
+          agentVersion: item.agentVersion,
+          environment: item.environment,
+          time: formatTime(item.pausedAt),
+        })}{' '}
+        <Link to={`${BASE}/conversations/${item.conversationId}`}>{t('inbox.conversation')}</Link>{' '}
+        <Id value={item.conversationId} what={t('id.conversation')} />
         {item.queuedMessages > 0 && ` · ${item.queuedMessages} message(s) queued`}
       </p>
       <dl>
-        <dt>User said</dt>
-        <dd>{item.input || <span className="muted">(nothing)</span>}</dd>
+        <dt>{t('inbox.userSaid')}</dt>
+        <dd>{item.input || <span className="muted">{t('inbox.nothing')}</span>}</dd>
         {item.output.length > 0 && (
           <>
-            <dt>Agent said so far</dt>
+            <dt>{t('inbox.agentSaidSoFar')}</dt>
             <dd>{item.output.join(' ')}</dd>
           </>
         )}
@@ -124,27 +132,27 @@ function InboxItem({ item }: { item: PendingApproval }) {
       {item.toolCalls.map((call) => (
         <Field
           key={call.toolCallId}
-          label={`Arguments of ${call.tool} (${call.toolCallId})`}
+          label={t('inbox.argumentsOf', { tool: call.tool, toolCallId: call.toolCallId })}
           multiline
           value={edited[call.toolCallId] ?? ''}
           onChange={(value) => setEdited({ ...edited, [call.toolCallId]: value })}
-          hint="JSON; approving runs the call with these arguments"
+          hint={t('inbox.jsonApprovingRunsThe')}
         />
       ))}
-      <Field label="Answer in place of the agent" multiline value={answer} onChange={setAnswer} />
-      <Field label="Reason" value={reason} onChange={setReason} hint="recorded in the audit ledger" />
+      <Field label={t('inbox.answerInPlaceOf')} multiline value={answer} onChange={setAnswer} />
+      <Field label={t('inbox.reason')} value={reason} onChange={setReason} hint={t('inbox.recordedInTheAudit')} />
       <div className="actions">
         <button type="button" className="primary" disabled={busy} onClick={() => decide('approve')}>
-          Approve
+          {t('inbox.approve')}
         </button>
         <button type="button" disabled={busy} onClick={() => decide('reject')}>
-          Reject
+          {t('inbox.reject')}
         </button>
         <button type="button" disabled={busy || answer.trim() === ''} onClick={() => decide('answer')}>
-          Send answer
+          {t('inbox.sendAnswer')}
         </button>
       </div>
-      <ErrorMessage error={error} title="The decision was not taken." />
+      <ErrorMessage error={error} title={t('inbox.theDecisionWasNot')} />
     </li>
   );
 }

@@ -1,4 +1,5 @@
 /** Live server logs from the SSE stream, with a level filter and a search. */
+import { t } from '../../i18n/index.ts';
 import { useEffect, useRef, useState } from 'react';
 import type { LogEntry } from '../../api/types.ts';
 import { useAuth } from '../../auth.tsx';
@@ -72,33 +73,36 @@ export function Logs() {
 
   return (
     <>
-      <PageHeader title="Logs" description="The service's log, live. Older entries are at /administration/logs." />
-      <form className="toolbar" onSubmit={(e) => e.preventDefault()} aria-label="Filter logs">
-        <Select label="Lowest level" value={level} onChange={setLevel} options={LEVELS} />
-        <Field label="Search" value={searchText} onChange={setSearchText} type="search" />
+      <PageHeader title={t('logs.logs')} description={t('logs.theServiceSLog')} />
+      <form className="toolbar" onSubmit={(e) => e.preventDefault()} aria-label={t('logs.filterLogs')}>
+        <Select label={t('logs.lowestLevel')} value={level} onChange={setLevel} options={LEVELS} />
+        <Field label={t('logs.search')} value={searchText} onChange={setSearchText} type="search" />
         <button type="button" onClick={() => setPaused(!paused)} aria-pressed={paused}>
-          {paused ? 'Resume' : 'Pause'}
+          {paused ? t('logs.resume') : t('logs.pause')}
         </button>
         <button type="button" onClick={() => setEntries([])}>
-          Clear
+          {t('logs.clear')}
         </button>
         <p className="muted" role="status">
-          Stream: {state}
+          {t('logs.stream', { state })}
           {state === 'live' ? ` · ${entries.length} entries` : ''}
         </p>
       </form>
-      <ErrorMessage error={error} title="The log stream stopped." />
+      <ErrorMessage error={error} title={t('logs.theLogStreamStopped')} />
       {/* biome-ignore lint/a11y/noNoninteractiveTabindex: the log scrolls inside its box and holds nothing focusable, so keyboard users need to focus it to scroll it (WCAG 2.1.1; axe scrollable-region-focusable) */}
-      <div className="log-view" role="log" aria-label="Log entries" tabIndex={0}>
+      <div className="log-view" role="log" aria-label={t('logs.logEntries')} tabIndex={0}>
         {entries.length === 0 ? (
-          <p className="muted">No entries yet{state === 'live' ? ': waiting for new ones…' : '.'}</p>
+          <p className="muted">
+            {t('logs.noEntriesYet')}
+            {state === 'live' ? ': waiting for new ones…' : '.'}
+          </p>
         ) : (
           <table className="compact logs">
             <thead>
               <tr>
-                <th scope="col">Time</th>
-                <th scope="col">Level</th>
-                <th scope="col">Message</th>
+                <th scope="col">{t('logs.time')}</th>
+                <th scope="col">{t('logs.level')}</th>
+                <th scope="col">{t('logs.message')}</th>
               </tr>
             </thead>
             <tbody>

@@ -7,7 +7,18 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useAuth } from '../../auth.tsx';
 import type { Ingestion, SearchHit } from '../../api/types.ts';
-import { Badge, ConfirmButton, Empty, ErrorMessage, Field, formatTime, describeError } from '../../components/ui.tsx';
+import { plural, t } from '../../i18n/index.ts';
+import {
+  Badge,
+  ConfirmButton,
+  Empty,
+  ErrorMessage,
+  Field,
+  formatTime,
+  describeError,
+  TableBox,
+  FocusFormButton,
+} from '../../components/ui.tsx';
 
 interface Upload {
   readonly name: string;
@@ -17,7 +28,7 @@ interface Upload {
 
 const POLL_MILLIS = 300;
 const finished = (status: Ingestion['status']) => status !== 'pending' && status !== 'processing';
-const chunks = (count: number) => `${count} ${count === 1 ? 'chunk' : 'chunks'}`;
+const chunks = (count: number) => plural(count, 'knowledgePanel.chunkCountOne', 'knowledgePanel.chunkCount');
 
 export function KnowledgePanel({ id, canWrite }: { id: string; canWrite: boolean }) {
   const { api } = useAuth();
@@ -83,11 +94,11 @@ export function KnowledgePanel({ id, canWrite }: { id: string; canWrite: boolean
   const done = uploads.filter((u) => u.stage === 'completed' || u.stage === 'failed').length;
   return (
     <section className="panel" aria-labelledby="knowledge-h">
-      <h2 id="knowledge-h">Documents</h2>
+      <h2 id="knowledge-h">{t('knowledgePanel.documents')}</h2>
       {canWrite && (
-        <form onSubmit={upload} aria-label="Upload documents">
+        <form id="upload-form" onSubmit={upload} aria-label={t('knowledgePanel.uploadDocuments')}>
           <div className="field">
-            <label htmlFor="knowledge-files">Text, Markdown, HTML or PDF files</label>
+            <label htmlFor="knowledge-files">{t('knowledgePanel.textMarkdownHtmlOr')}</label>
             <input
               id="knowledge-files"
               type="file"
@@ -97,16 +108,14 @@ export function KnowledgePanel({ id, canWrite }: { id: string; canWrite: boolean
             />
           </div>
           <button type="submit" className="primary" disabled={files.length === 0}>
-            Upload and ingest
+            {t('knowledgePanel.uploadAndIngest')}
           </button>
         </form>
       )}
       {uploads.length > 0 && (
-        <section aria-label="Upload progress">
-          <progress max={uploads.length} value={done} aria-label="Files ingested" />{' '}
-          <span>
-            {done} of {uploads.length} files
-          </span>
+        <section aria-label={t('knowledgePanel.uploadProgress')}>
+          <progress max={uploads.length} value={done} aria-label={t('knowledgePanel.filesIngested')} />{' '}
+          <span>{t('knowledgePanel.ofFiles', { done, length: uploads.length })}</span>
           <ul className="plain-list">
             {uploads.map((u) => (
               <li key={u.name}>
@@ -122,51 +131,67 @@ export function KnowledgePanel({ id, canWrite }: { id: string; canWrite: boolean
         </section>
       )}
       <ErrorMessage error={documents.error ?? error} />
-      {documents.data && documents.data.length === 0 && <Empty>No documents yet.</Empty>}
-      {documents.data && documents.data.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              <th>Document</th>
-              <th>Type</th>
-              <th>Chunks</th>
-              <th>Size</th>
-              <th>Ingested</th>
-              {canWrite && <th aria-label="Actions" />}
-            </tr>
-          </thead>
-          <tbody>
-            {documents.data.map((d) => (
-              <tr key={d.id}>
-                <td>{d.name}</td>
-                <td>{d.contentType}</td>
-                <td>{d.chunkCount}</td>
-                <td>{d.sizeBytes} bytes</td>
-                <td>{formatTime(d.updatedOn)}</td>
-                {canWrite && (
-                  <td>
-                    <ConfirmButton question={`Delete ${d.name} and its chunks?`} onConfirm={() => remove(d.id)}>
-                      Delete
-                    </ConfirmButton>
-                  </td>
-                )}
-              </tr>
-            ))}
-          </tbody>
-        </table>
+      {documents.data && documents.data.length === 0 && (
+        <Empty>
+          {t('knowledgePanel.noDocumentsYet')}{' '}
+          <FocusFormButton formId="upload-form">{t('knowledgePanel.uploadFirst')}</FocusFormButton>
+        </Empty>
       )}
-      <form onSubmit={search} aria-label="Search the knowledge base">
-        <Field label="Search" value={query} onChange={setQuery} placeholder="A question the agent might get" />
+      {documents.data && documents.data.length > 0 && (
+        <TableBox label={t('table.documents')}>
+          <table>
+            <thead>
+              <tr>
+                <th>{t('knowledgePanel.document')}</th>
+                <th>{t('knowledgePanel.type')}</th>
+                <th>{t('knowledgePanel.chunks')}</th>
+                <th>{t('knowledgePanel.size')}</th>
+                <th>{t('knowledgePanel.ingested')}</th>
+                {canWrite && <th aria-label={t('knowledgePanel.actions')} />}
+              </tr>
+            </thead>
+            <tbody>
+              {documents.data.map((d) => (
+                <tr key={d.id}>
+                  <td>{d.name}</td>
+                  <td>{d.contentType}</td>
+                  <td>{d.chunkCount}</td>
+                  <td>{t('knowledgePanel.bytes', { sizeBytes: d.sizeBytes })}</td>
+                  <td>{formatTime(d.updatedOn)}</td>
+                  {canWrite && (
+                    <td>
+                      <ConfirmButton
+                        question={t('knowledgePanel.deleteAndItsChunks', { name: d.name })}
+                        onConfirm={() => remove(d.id)}
+                      >
+                        {t('knowledgePanel.delete')}
+                      </ConfirmButton>
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableBox>
+      )}
+      <form onSubmit={search} aria-label={t('knowledgePanel.searchTheKnowledgeBase')}>
+        <Field
+          label={t('knowledgePanel.search')}
+          value={query}
+          onChange={setQuery}
+          placeholder={t('knowledgePanel.aQuestionTheAgent')}
+        />
         <button type="submit" disabled={query.trim() === ''}>
-          Search
+          {t('knowledgePanel.search')}
         </button>
       </form>
-      {results && results.length === 0 && <Empty>Nothing reaches the minimum score.</Empty>}
+      {results && results.length === 0 && <Empty>{t('knowledgePanel.nothingReachesTheMinimum')}</Empty>}
       {results && results.length > 0 && (
-        <ol aria-label="Search results">
+        <ol aria-label={t('knowledgePanel.searchResults')}>
           {results.map((hit) => (
             <li key={`${hit.documentName}-${hit.chunkIndex}`}>
-              <strong>{hit.documentName}</strong>, chunk {hit.chunkIndex + 1}, score {hit.score.toFixed(3)}
+              <strong>{hit.documentName}</strong>
+              {t('knowledgePanel.chunkScore', { chunk: hit.chunkIndex + 1, score: hit.score.toFixed(3) })}
               <p>{hit.text}</p>
             </li>
           ))}

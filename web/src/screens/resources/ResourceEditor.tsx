@@ -11,6 +11,7 @@ import { JsonEditor } from '../../components/JsonEditor.tsx';
 import { ConfirmButton, ErrorMessage, Field, Loading, Notice, PageHeader } from '../../components/ui.tsx';
 import { jsonSyntaxIssue, problemIssue, type JsonIssue } from '../../lib/json-locate.ts';
 import { parseResourceUri } from '../../lib/uri.ts';
+import { t } from '../../i18n/index.ts';
 import { BASE, Link, navigate, useLocation } from '../../router.tsx';
 import { KnowledgePanel } from './KnowledgePanel.tsx';
 import { AgentMemoryForm } from './AgentMemoryForm.tsx';
@@ -24,13 +25,13 @@ export function ResourceEditor({ kindSlug, id }: { kindSlug: string; id?: string
   const kind = kinds?.bySlug(kindSlug);
   const { canWrite } = usePermissions();
   if (!kinds) return <Loading />;
-  if (!kind) return <PageHeader title="Unknown resource type" />;
+  if (!kind) return <PageHeader title={t('resourceEditor.unknownResourceType')} />;
   if (id) return <EditExisting kind={kind} id={id} canWrite={canWrite} />;
   return canWrite ? (
     <CreateNew kind={kind} />
   ) : (
     <>
-      <PageHeader title={`New ${kind.title}`} />
+      <PageHeader title={t('resourceEditor.new', { title: kind.title })} />
       <ReadOnlyNote />
     </>
   );
@@ -38,11 +39,7 @@ export function ResourceEditor({ kindSlug, id }: { kindSlug: string; id?: string
 
 /** For roles that may not write (svc-viewer): what they see instead of the controls. */
 export function ReadOnlyNote() {
-  return (
-    <p className="read-only-note">
-      Read only: creating, editing, deploying and deleting need the svc-editor or svc-admin role.
-    </p>
-  );
+  return <p className="read-only-note">{t('resourceEditor.readOnlyCreatingEditing')}</p>;
 }
 
 /** The document editor with local and server issues, shared by create and edit. */
@@ -74,19 +71,26 @@ function CreateNew({ kind }: { kind: ResourceKind }) {
   const queryClient = useQueryClient();
   const doc = useDocument(pretty(kind.template));
   const [name, setName] = useState('');
+  const [nameError, setNameError] = useState<string>();
   const [description, setDescription] = useState('');
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
 
   const save = async (event: React.FormEvent) => {
     event.preventDefault();
+    // Everything is shown by its name: a new resource gets one from the start.
+    if (name.trim() === '') {
+      setNameError(t('resources.nameRequired', { kind: kind.title }));
+      return;
+    }
+    setNameError(undefined);
     if (doc.syntax) return;
     setBusy(true);
     setError(undefined);
     try {
       const uri = await api.create(kind.storePath, JSON.parse(doc.text));
       const ref = parseResourceUri(uri);
-      if (ref && (name || description)) await api.describe(ref.id, ref.version, { name, description });
+      if (ref) await api.describe(ref.id, ref.version, { name: name.trim(), description });
       await queryClient.invalidateQueries({ queryKey: ['descriptors'] });
       navigate(`${BASE}/resources/${kind.slug}/${ref?.id ?? ''}`, { replace: true });
     } catch (e) {
@@ -99,23 +103,28 @@ function CreateNew({ kind }: { kind: ResourceKind }) {
   return (
     <>
       <PageHeader
-        title={`New ${kind.title}`}
-        description="Start from the example below; the service checks the document strictly when you save."
+        title={t('resourceEditor.new', { title: kind.title })}
+        description={t('resourceEditor.startFromTheExample')}
       />
-      <form onSubmit={save}>
+      <form onSubmit={save} noValidate>
         <div className="grid-2">
-          <Field label="Name" value={name} onChange={setName} />
-          <Field label="Description" value={description} onChange={setDescription} />
+          <Field label={t('list.name')} value={name} onChange={setName} required error={nameError} />
+          <Field label={t('resources.description')} value={description} onChange={setDescription} />
         </div>
         <DocumentForms kindName={kind.name} text={doc.text} onChange={doc.change} readOnly={false} />
-        <JsonEditor label={`${kind.title} JSON`} value={doc.text} onChange={doc.change} issues={doc.issues} />
+        <JsonEditor
+          label={t('resourceEditor.json', { title: kind.title })}
+          value={doc.text}
+          onChange={doc.change}
+          issues={doc.issues}
+        />
         <ErrorMessage error={error} />
         <div className="form-actions">
           <button type="submit" className="primary" disabled={busy || doc.syntax !== undefined}>
-            {busy ? 'Creating…' : `Create ${kind.title}`}
+            {busy ? t('resourceEditor.creating') : t('resourceEditor.create', { title: kind.title })}
           </button>
           <Link to={kind.slug === 'agents' ? `${BASE}/agents` : `${BASE}/resources/${kind.slug}`} className="button">
-            Cancel
+            {t('resourceEditor.cancel')}
           </Link>
         </div>
       </form>
@@ -187,7 +196,7 @@ function EditExisting({ kind, id, canWrite }: { kind: ResourceKind; id: string; 
       await refresh();
       setLoadedFor(next);
       navigate(`${BASE}/resources/${kind.slug}/${id}?version=${next}`, { replace: true });
-      setMessage(`Saved as version ${next}.`);
+      setMessage(t('resourceEditor.savedAsVersion', { next }));
     });
 
   const saveDescriptor = (event: React.FormEvent) => {
@@ -195,7 +204,7 @@ function EditExisting({ kind, id, canWrite }: { kind: ResourceKind; id: string; 
     void run(async () => {
       await api.describe(id, current.data, { name, description });
       await refresh();
-      setMessage('Name and description saved.');
+      setMessage(t('resourceEditor.nameAndDescriptionSaved'));
     });
   };
 
@@ -231,23 +240,28 @@ function EditExisting({ kind, id, canWrite }: { kind: ResourceKind; id: string; 
         title={descriptor.data?.name || `(unnamed ${kind.title})`}
         description={
           <>
-            {kind.title} <code>{id}</code>, version {version} of {current.data}
+            {kind.title} <code>{id}</code>
+            {t('resourceEditor.versionOf', { version, current: current.data })}
           </>
         }
       >
         {kind.slug === 'agents' && (
           <Link to={`${BASE}/agents/${id}`} className="button">
-            Agent overview
+            {t('resourceEditor.agentOverview')}
           </Link>
         )}
         {canWrite && (
           <button type="button" onClick={duplicate} disabled={busy}>
-            Duplicate
+            {t('resourceEditor.duplicate')}
           </button>
         )}
         {canWrite && (
-          <ConfirmButton question={`Delete this ${kind.title}?`} onConfirm={remove} disabled={busy}>
-            Delete
+          <ConfirmButton
+            question={t('resourceEditor.deleteThis', { title: kind.title })}
+            onConfirm={remove}
+            disabled={busy}
+          >
+            {t('resourceEditor.delete')}
           </ConfirmButton>
         )}
       </PageHeader>
@@ -257,28 +271,28 @@ function EditExisting({ kind, id, canWrite }: { kind: ResourceKind; id: string; 
 
       {canWrite && (
         <form className="panel" onSubmit={saveDescriptor} aria-labelledby="common-h">
-          <h2 id="common-h">Name and description</h2>
+          <h2 id="common-h">{t('resourceEditor.nameAndDescription')}</h2>
           <div className="grid-2">
-            <Field label="Name" value={name} onChange={setName} />
-            <Field label="Description" value={description} onChange={setDescription} />
+            <Field label={t('resourceEditor.name')} value={name} onChange={setName} />
+            <Field label={t('resourceEditor.description')} value={description} onChange={setDescription} />
           </div>
           <button type="submit" disabled={busy}>
-            Save name and description
+            {t('resourceEditor.saveNameAndDescription')}
           </button>
         </form>
       )}
 
       <section className="panel" aria-labelledby="doc-h">
-        <h2 id="doc-h">Document</h2>
+        <h2 id="doc-h">{t('resourceEditor.document')}</h2>
         {old && canWrite && (
           <Notice kind="warning">
-            You are looking at version {version}; saving makes version {(current.data ?? 0) + 1} from this text.{' '}
-            <Link to={`${BASE}/resources/${kind.slug}/${id}`}>Open the current version</Link>.
+            {t('resourceEditor.youAreLookingAt', { version, value: (current.data ?? 0) + 1 })}{' '}
+            <Link to={`${BASE}/resources/${kind.slug}/${id}`}>{t('resourceEditor.openTheCurrentVersion')}</Link>.
           </Notice>
         )}
         <DocumentForms kindName={kind.name} text={doc.text} onChange={doc.change} readOnly={!canWrite} />
         <JsonEditor
-          label={`${kind.title} JSON`}
+          label={t('resourceEditor.json', { title: kind.title })}
           value={doc.text}
           onChange={doc.change}
           issues={doc.issues}
@@ -292,7 +306,7 @@ function EditExisting({ kind, id, canWrite }: { kind: ResourceKind; id: string; 
               onClick={saveDocument}
               disabled={busy || doc.syntax !== undefined}
             >
-              Save as new version
+              {t('resourceEditor.saveAsNewVersion')}
             </button>
             <button
               type="button"
@@ -301,7 +315,7 @@ function EditExisting({ kind, id, canWrite }: { kind: ResourceKind; id: string; 
               }}
               disabled={busy}
             >
-              Revert changes
+              {t('resourceEditor.revertChanges')}
             </button>
           </div>
         )}

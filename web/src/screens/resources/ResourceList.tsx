@@ -3,7 +3,8 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useResourceKinds } from '../../api/resources.ts';
 import { useAuth, usePermissions } from '../../auth.tsx';
-import { Empty, ErrorMessage, Field, Loading, PageHeader, formatTime } from '../../components/ui.tsx';
+import { t } from '../../i18n/index.ts';
+import { Empty, ErrorMessage, Field, Loading, Named, PageHeader, TableBox, formatTime } from '../../components/ui.tsx';
 import { parseResourceUri } from '../../lib/uri.ts';
 import { BASE, Link } from '../../router.tsx';
 import { useDebounced } from '../../useDebounced.ts';
@@ -25,7 +26,7 @@ export function ResourceList({ kindSlug }: { kindSlug: string }) {
     enabled: kind !== undefined,
   });
   if (!kinds) return <Loading />;
-  if (!kind) return <PageHeader title="Unknown resource type" />;
+  if (!kind) return <PageHeader title={t('resources.unknownKind')} />;
 
   return (
     <>
@@ -33,54 +34,83 @@ export function ResourceList({ kindSlug }: { kindSlug: string }) {
         title={kind.label}
         description={
           <>
-            Stored at <code>{kind.storePath}</code>. Every save creates a new version.
+            {t('resources.storedAt')} <code>{kind.storePath}</code>. {t('resources.versions')}
           </>
         }
       >
         {canWrite && (
           <Link to={`${BASE}/resources/${kind.slug}/new`} className="button primary">
-            New {kind.title}
+            {t('resources.new', { kind: kind.title })}
           </Link>
         )}
       </PageHeader>
       <div className="toolbar">
-        <Field label={`Search ${kind.label.toLowerCase()}`} value={search} onChange={setSearch} type="search" />
+        <Field
+          label={t('resources.search', { kinds: kind.label.toLowerCase() })}
+          value={search}
+          onChange={setSearch}
+          type="search"
+        />
       </div>
       <ErrorMessage error={list.error} />
       {list.isPending ? (
         <Loading />
       ) : list.data?.length === 0 ? (
         <Empty>
-          No {kind.label.toLowerCase()} {filter ? `match "${filter}"` : 'yet'}.
+          {filter ? (
+            <>
+              {t('resources.noMatch', { kinds: kind.label.toLowerCase(), filter })}{' '}
+              <button type="button" className="link" onClick={() => setSearch('')}>
+                {t('list.clearSearch')}
+              </button>
+            </>
+          ) : (
+            <>
+              {t('resources.empty', { kinds: kind.label.toLowerCase() })}{' '}
+              {canWrite ? (
+                <Link to={`${BASE}/resources/${kind.slug}/new`}>
+                  {t('resources.createFirst', { kind: kind.title })}
+                </Link>
+              ) : (
+                <Link to={`${BASE}/agents`}>{t('resources.seeAgents')}</Link>
+              )}
+            </>
+          )}
         </Empty>
       ) : (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Version</th>
-              <th scope="col" className="hide-narrow">
-                Modified
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data?.map((d) => {
-              const ref = parseResourceUri(d.resource);
-              if (!ref) return null;
-              return (
-                <tr key={ref.id}>
-                  <td>
-                    <Link to={`${BASE}/${screenOf(kind.slug)}/${ref.id}`}>{d.name || `(unnamed ${kind.title})`}</Link>
-                    {d.description && <div className="muted small">{d.description}</div>}
-                  </td>
-                  <td>{ref.version}</td>
-                  <td className="hide-narrow">{formatTime(d.lastModifiedOn)}</td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+        <TableBox label={kind.label} stack>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">{t('list.name')}</th>
+                <th scope="col">{t('list.version')}</th>
+                <th scope="col">{t('list.modified')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data?.map((d) => {
+                const ref = parseResourceUri(d.resource);
+                if (!ref) return null;
+                return (
+                  <tr key={ref.id}>
+                    <td data-label={t('list.name')}>
+                      <Named
+                        name={d.name}
+                        id={ref.id}
+                        unnamed={t('resources.unnamed', { kind: kind.title })}
+                        what={t('id.resource')}
+                        to={`${BASE}/${screenOf(kind.slug)}/${ref.id}`}
+                      />
+                      {d.description && <div className="muted small">{d.description}</div>}
+                    </td>
+                    <td data-label={t('list.version')}>{ref.version}</td>
+                    <td data-label={t('list.modified')}>{formatTime(d.lastModifiedOn)}</td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </TableBox>
       )}
     </>
   );

@@ -1,4 +1,5 @@
 /** Version history of a resource with a line diff of two versions' pretty JSON. */
+import { t } from '../../i18n/index.ts';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useAuth } from '../../auth.tsx';
@@ -21,13 +22,15 @@ export function VersionDiff({ storePath, id, current }: { storePath: string; id:
 
   return (
     <section className="panel" aria-labelledby="versions-h">
-      <h2 id="versions-h">Version history</h2>
+      <h2 id="versions-h">{t('versionDiff.versionHistory')}</h2>
       <p className="muted">
-        {current} version{current === 1 ? '' : 's'}; every save creates a new one. Older versions stay readable.
+        {t('versionDiff.version', { current })}
+        {current === 1 ? '' : 's'}
+        {t('versionDiff.everySaveCreatesA')}
       </p>
       <div className="toolbar">
         <div className="field narrow">
-          <label htmlFor="diff-from">Compare version</label>
+          <label htmlFor="diff-from">{t('versionDiff.compareVersion')}</label>
           <select id="diff-from" value={from} onChange={(e) => setFrom(Number(e.target.value))}>
             {versions.map((v) => (
               <option key={v} value={v}>
@@ -37,7 +40,7 @@ export function VersionDiff({ storePath, id, current }: { storePath: string; id:
           </select>
         </div>
         <div className="field narrow">
-          <label htmlFor="diff-to">with version</label>
+          <label htmlFor="diff-to">{t('versionDiff.withVersion')}</label>
           <select id="diff-to" value={to} onChange={(e) => setTo(Number(e.target.value))}>
             {versions.map((v) => (
               <option key={v} value={v}>
@@ -49,7 +52,7 @@ export function VersionDiff({ storePath, id, current }: { storePath: string; id:
         {summary && (
           <p role="status" className="muted">
             {summary.added === 0 && summary.removed === 0
-              ? 'No differences.'
+              ? t('versionDiff.noDifferences')
               : `${summary.added} lines added, ${summary.removed} removed.`}
           </p>
         )}
@@ -58,9 +61,10 @@ export function VersionDiff({ storePath, id, current }: { storePath: string; id:
       {lines && (
         <figure className="diff-figure">
           <figcaption className="visually-hidden">
-            Differences between version {from} and version {to}
+            {t('versionDiff.differencesBetweenVersionAnd', { from, to })}
           </figcaption>
-          <pre className="diff">
+          {/* biome-ignore lint/a11y/noNoninteractiveTabindex: the diff scrolls in its own box, which keyboard users must reach to scroll it */}
+          <pre className="diff" tabIndex={0}>
             {lines.map((l, i) => (
               // biome-ignore lint/suspicious/noArrayIndexKey: the diff is computed once per pair of versions and its lines (which may repeat) are never reordered
               <div key={i} className={`diff-${l.kind}`}>

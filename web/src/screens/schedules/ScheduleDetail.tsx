@@ -5,7 +5,19 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { Schedule } from '../../api/types.ts';
 import { useAuth, usePermissions } from '../../auth.tsx';
-import { Badge, Empty, ErrorMessage, Loading, PageHeader, formatTime, shortId } from '../../components/ui.tsx';
+import { t } from '../../i18n/index.ts';
+import {
+  Badge,
+  Empty,
+  ErrorMessage,
+  Loading,
+  Named,
+  PageHeader,
+  TableBox,
+  formatTime,
+  shortId,
+} from '../../components/ui.tsx';
+import { useAgentNames } from '../agents/useAgentNames.ts';
 import { BASE, Link } from '../../router.tsx';
 
 const STORE = '/schedulestore/schedules';
@@ -13,12 +25,13 @@ const REFRESH_MILLIS = 5000;
 
 function timingOf(schedule: Schedule): string {
   return schedule.cron !== undefined
-    ? `cron ${schedule.cron} (${schedule.timeZone ?? 'UTC'})`
-    : `every ${schedule.intervalSeconds} s`;
+    ? t('scheduleDetail.cron', { cron: schedule.cron, timeZone: schedule.timeZone ?? 'UTC' })
+    : t('scheduleDetail.every', { seconds: schedule.intervalSeconds });
 }
 
 export function ScheduleDetail({ id }: { id: string }) {
   const { api } = useAuth();
+  const names = useAgentNames();
   const { canWrite } = usePermissions();
   const queryClient = useQueryClient();
   const version = useQuery({ queryKey: ['currentversion', STORE, id], queryFn: () => api.currentVersion(STORE, id) });
@@ -48,76 +61,90 @@ export function ScheduleDetail({ id }: { id: string }) {
   const enabled = body.enabled !== false;
   return (
     <>
-      <PageHeader title={descriptor.data?.name || 'Schedule'} description={<>A schedule, version {current}.</>}>
+      <PageHeader
+        title={descriptor.data?.name || t('scheduleDetail.schedule')}
+        description={t('scheduleDetail.aScheduleVersion', { current })}
+      >
         {canWrite && (
           <button type="button" onClick={() => toggle.mutate()} disabled={toggle.isPending}>
-            {enabled ? 'Disable' : 'Enable'}
+            {enabled ? t('scheduleDetail.disable') : t('scheduleDetail.enable')}
           </button>
         )}
         <Link className="button" to={`${BASE}/resources/schedules/${id}`}>
-          Edit as JSON
+          {t('scheduleDetail.editAsJson')}
         </Link>
       </PageHeader>
       <ErrorMessage error={toggle.error} />
       <section className="panel" aria-labelledby="schedule-h">
-        <h2 id="schedule-h">What it sends, and when</h2>
+        <h2 id="schedule-h">{t('scheduleDetail.whatItSendsAnd')}</h2>
         <dl className="summary">
-          <dt>State</dt>
+          <dt>{t('scheduleDetail.state')}</dt>
           <dd>
-            <Badge status={enabled ? 'READY' : 'ENDED'} label={enabled ? 'enabled' : 'disabled'} />
+            <Badge
+              status={enabled ? 'READY' : 'ENDED'}
+              label={enabled ? t('scheduleDetail.enabled') : t('scheduleDetail.disabled')}
+            />
           </dd>
-          <dt>When</dt>
+          <dt>{t('scheduleDetail.when')}</dt>
           <dd data-testid="schedule-timing">{timingOf(body)}</dd>
-          <dt>Next run</dt>
+          <dt>{t('scheduleDetail.nextRun')}</dt>
           <dd data-testid="schedule-next-run">
             {history.data?.nextRunOn === undefined ? '—' : formatTime(history.data.nextRunOn)}
           </dd>
-          <dt>Agent</dt>
+          <dt>{t('scheduleDetail.agent')}</dt>
           <dd>
-            <Link to={`${BASE}/agents/${body.agentId}`}>{shortId(body.agentId)}</Link> in{' '}
-            {body.environment ?? 'production'}
+            <Named
+              name={names.get(body.agentId)}
+              id={body.agentId}
+              unnamed={t('agent.unnamed')}
+              what={t('id.agent')}
+              to={`${BASE}/agents/${body.agentId}`}
+            />{' '}
+            {t('scheduleDetail.in')} {body.environment ?? 'production'}
           </dd>
-          <dt>Message</dt>
+          <dt>{t('scheduleDetail.message')}</dt>
           <dd>{body.message}</dd>
-          <dt>Conversation</dt>
-          <dd>{body.conversation === 'persistent' ? 'one persistent conversation' : 'a new one per run'}</dd>
-          <dt>Missed runs</dt>
-          <dd>{body.missedRuns === 'catchUp' ? 'caught up once' : 'skipped'}</dd>
+          <dt>{t('scheduleDetail.conversation')}</dt>
+          <dd>{body.conversation === 'persistent' ? t('scheduleDetail.persistent') : t('scheduleDetail.newPerRun')}</dd>
+          <dt>{t('scheduleDetail.missedRuns')}</dt>
+          <dd>{body.missedRuns === 'catchUp' ? t('scheduleDetail.caughtUp') : t('scheduleDetail.skipped')}</dd>
         </dl>
       </section>
       <section className="panel" aria-labelledby="runs-h">
-        <h2 id="runs-h">Runs</h2>
+        <h2 id="runs-h">{t('scheduleDetail.runs')}</h2>
         <ErrorMessage error={history.error} />
-        {history.data?.runs.length === 0 && <Empty>No runs yet.</Empty>}
+        {history.data?.runs.length === 0 && <Empty>{t('scheduleDetail.noRunsYet')}</Empty>}
         {history.data && history.data.runs.length > 0 && (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Due</th>
-                <th scope="col">Outcome</th>
-                <th scope="col">Conversation</th>
-                <th scope="col" className="hide-narrow">
-                  Detail
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {history.data.runs.map((run) => (
-                <tr key={run.id}>
-                  <td>{formatTime(run.dueOn)}</td>
-                  <td>
-                    <Badge status={run.outcome} />
-                  </td>
-                  <td>
-                    {run.conversationId && (
-                      <Link to={`${BASE}/conversations/${run.conversationId}`}>{shortId(run.conversationId)}</Link>
-                    )}
-                  </td>
-                  <td className="hide-narrow">{run.detail}</td>
+          <TableBox label={t('table.runs')}>
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">{t('scheduleDetail.due')}</th>
+                  <th scope="col">{t('scheduleDetail.outcome')}</th>
+                  <th scope="col">{t('scheduleDetail.conversation')}</th>
+                  <th scope="col" className="hide-narrow">
+                    {t('scheduleDetail.detail')}
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {history.data.runs.map((run) => (
+                  <tr key={run.id}>
+                    <td>{formatTime(run.dueOn)}</td>
+                    <td>
+                      <Badge status={run.outcome} />
+                    </td>
+                    <td>
+                      {run.conversationId && (
+                        <Link to={`${BASE}/conversations/${run.conversationId}`}>{shortId(run.conversationId)}</Link>
+                      )}
+                    </td>
+                    <td className="hide-narrow">{run.detail}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableBox>
         )}
       </section>
     </>

@@ -3,15 +3,19 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ApiError } from '../../api/client.ts';
 import { useAuth } from '../../auth.tsx';
+import { t } from '../../i18n/index.ts';
+import { Tx } from '../../i18n/Tx.tsx';
 import {
   ConfirmButton,
   Empty,
+  FocusFormButton,
   ErrorMessage,
   Field,
   Loading,
   Notice,
   PageHeader,
   formatTime,
+  TableBox,
 } from '../../components/ui.tsx';
 
 const NAME = /^[A-Za-z0-9_.-]+$/;
@@ -46,7 +50,7 @@ export function Secrets() {
   const submit = (e: React.FormEvent) => {
     e.preventDefault();
     if (!NAME.test(name.trim())) {
-      setNameError('Use letters, digits, _ . and -.');
+      setNameError(t('secrets.useLettersDigitsAnd'));
       return;
     }
     setNameError(undefined);
@@ -56,99 +60,114 @@ export function Secrets() {
   return (
     <>
       <PageHeader
-        title="Secrets"
+        title={t('secrets.secrets')}
         description={
           <>
-            Values are write-only: once saved they are never shown again. Refer to a secret in HTTP calls and LLM
-            parameters as <code>{'${vault:NAME}'}</code>.
+            {t('secrets.valuesAreWriteOnly')} <code>{'${vault:NAME}'}</code>.
           </>
         }
       />
       {disabled ? (
         <div className="message warning" role="alert">
-          <strong>The vault is disabled.</strong> The service answers 503 because no master key is configured. Set{' '}
-          <code>svc.vault.master-key</code> (environment <code>SVC_VAULT_MASTER_KEY</code>) and restart the service to
-          store secrets.
+          <strong>{t('secrets.theVaultIsDisabled')}</strong>{' '}
+          <Tx
+            k="secrets.vaultDisabled"
+            values={{ setting: <code>svc.vault.master-key</code>, variable: <code>SVC_VAULT_MASTER_KEY</code> }}
+          />
         </div>
       ) : missing ? (
         <div className="message warning" role="alert">
-          This service has no secrets endpoint yet (404).
+          {t('secrets.thisServiceHasNo')}
         </div>
       ) : (
         <>
-          <form className="panel" onSubmit={submit} aria-labelledby="secret-h">
-            <h2 id="secret-h">Store a secret</h2>
+          <form id="secret-form" className="panel" onSubmit={submit} aria-labelledby="secret-h">
+            <h2 id="secret-h">{t('secrets.storeASecret')}</h2>
             <div className="grid-3">
-              <Field label="Name" value={name} onChange={setName} required error={nameError} autoComplete="off" />
               <Field
-                label="Value"
+                label={t('secrets.name')}
+                value={name}
+                onChange={setName}
+                required
+                error={nameError}
+                autoComplete="off"
+              />
+              <Field
+                label={t('secrets.value')}
                 value={value}
                 onChange={setValue}
                 type="password"
                 required
                 autoComplete="new-password"
-                hint="Saving an existing name replaces its value."
+                hint={t('secrets.savingAnExistingName')}
               />
-              <Field label="Description" value={description} onChange={setDescription} />
+              <Field label={t('secrets.description')} value={description} onChange={setDescription} />
             </div>
             <button type="submit" className="primary" disabled={save.isPending || name.trim() === '' || value === ''}>
-              Save secret
+              {t('secrets.saveSecret')}
             </button>
-            {saved && <Notice kind="success">Secret {saved} saved.</Notice>}
+            {saved && <Notice kind="success">{t('secrets.secretSaved', { saved })}</Notice>}
             <ErrorMessage error={save.error} />
           </form>
           <section className="panel" aria-labelledby="secrets-h">
-            <h2 id="secrets-h">Stored secrets</h2>
+            <h2 id="secrets-h">{t('secrets.storedSecrets')}</h2>
             <ErrorMessage error={secrets.error ?? remove.error} />
             {secrets.isPending ? (
               <Loading />
             ) : secrets.data?.length === 0 ? (
-              <Empty>No secrets stored.</Empty>
+              <Empty>
+                {t('secrets.empty')} <FocusFormButton formId="secret-form">{t('secrets.emptyAction')}</FocusFormButton>
+              </Empty>
             ) : (
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Reference</th>
-                    <th scope="col" className="hide-narrow">
-                      Description
-                    </th>
-                    <th scope="col" className="hide-narrow">
-                      Changed
-                    </th>
-                    <th scope="col">
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {secrets.data?.map((s) => {
-                    const name = String(s.name ?? s.keyName ?? s.id ?? '');
-                    const changed = (s.lastModifiedAt ?? s.lastModifiedOn ?? s.createdAt) as
-                      | number
-                      | string
-                      | undefined;
-                    const reference = typeof s.reference === 'string' ? s.reference : `\${vault:${name}}`;
-                    return (
-                      <tr key={name}>
-                        <td>
-                          <code>{name}</code>
-                        </td>
-                        <td>
-                          <code>{reference}</code>
-                        </td>
-                        <td className="hide-narrow">{s.description}</td>
-                        <td className="hide-narrow">{formatTime(changed)}</td>
-                        <td>
-                          <ConfirmButton question={`Delete ${name}?`} onConfirm={() => remove.mutate(name)}>
-                            Delete
-                          </ConfirmButton>
-                        </td>
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
+              <TableBox label={t('nav.secrets')}>
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">{t('secrets.name')}</th>
+                      <th scope="col">{t('secrets.reference')}</th>
+                      <th scope="col" className="hide-narrow">
+                        {t('secrets.description')}
+                      </th>
+                      <th scope="col" className="hide-narrow">
+                        {t('secrets.changed')}
+                      </th>
+                      <th scope="col">
+                        <span className="visually-hidden">{t('secrets.actions')}</span>
+                      </th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {secrets.data?.map((s) => {
+                      const name = String(s.name ?? s.keyName ?? s.id ?? '');
+                      const changed = (s.lastModifiedAt ?? s.lastModifiedOn ?? s.createdAt) as
+                        | number
+                        | string
+                        | undefined;
+                      const reference = typeof s.reference === 'string' ? s.reference : `\${vault:${name}}`;
+                      return (
+                        <tr key={name}>
+                          <td>
+                            <code>{name}</code>
+                          </td>
+                          <td>
+                            <code>{reference}</code>
+                          </td>
+                          <td className="hide-narrow">{s.description}</td>
+                          <td className="hide-narrow">{formatTime(changed)}</td>
+                          <td>
+                            <ConfirmButton
+                              question={t('secrets.delete2', { name })}
+                              onConfirm={() => remove.mutate(name)}
+                            >
+                              {t('secrets.delete')}
+                            </ConfirmButton>
+                          </td>
+                        </tr>
+                      );
+                    })}
+                  </tbody>
+                </table>
+              </TableBox>
             )}
           </section>
         </>

@@ -2,6 +2,7 @@
  * Shown while authentication is on and nobody is signed in: after signing out, when signing in failed, or when
  * the session ended (a refresh was refused, the service answered 401). The button starts the provider's sign-in.
  */
+import { t } from '../../i18n/index.ts';
 import { signIn, useAuth } from '../../auth.tsx';
 import { PageHeader } from '../../components/ui.tsx';
 import { BASE, useLocation } from '../../router.tsx';
@@ -14,12 +15,8 @@ export function SignIn() {
   return (
     <>
       <PageHeader
-        title={signedOut ? 'Signed out' : 'Sign in'}
-        description={
-          signedOut
-            ? 'You are signed out of the agent manager and of the identity provider.'
-            : 'The service requires you to sign in with your identity provider.'
-        }
+        title={signedOut ? t('signIn.signedOut') : t('signIn.signIn')}
+        description={signedOut ? t('signIn.youAreSignedOut') : t('signIn.theServiceRequiresYou')}
       />
       {message && (
         <div className="message warning" role="alert">
@@ -27,10 +24,10 @@ export function SignIn() {
         </div>
       )}
       <div className="panel narrow-form">
-        <p>Signing in takes you to the identity provider and back here.</p>
+        <p>{t('signIn.signingInTakesYou')}</p>
         <div className="form-actions">
           <button type="button" className="primary" onClick={() => void signIn(returnTo)}>
-            {signedOut ? 'Sign in' : 'Sign in again'}
+            {signedOut ? t('signIn.signIn') : t('signIn.signInAgain')}
           </button>
         </div>
       </div>

@@ -1,7 +1,8 @@
 /** One run of a transcript: per step and field, the expected and the actual value side by side, and the diff. */
 import { useQuery } from '@tanstack/react-query';
 import { useAuth } from '../../auth.tsx';
-import { Badge, ErrorMessage, Loading, PageHeader, formatTime } from '../../components/ui.tsx';
+import { t } from '../../i18n/index.ts';
+import { Badge, ErrorMessage, Loading, PageHeader, formatTime, TableBox } from '../../components/ui.tsx';
 import { BASE, Link } from '../../router.tsx';
 
 const show = (value: unknown) => (value === undefined ? '—' : JSON.stringify(value, null, 2));
@@ -16,20 +17,24 @@ export function RunView({ id, runId }: { id: string; runId: string }) {
   return (
     <>
       <PageHeader
-        title={`Run of ${r.transcriptName || 'transcript'}`}
+        title={t('runView.runOf', { transcript: r.transcriptName || 'transcript' })}
         description={
           <>
-            Against agent v{r.agentVersion}, calls {r.mode}, {formatTime(r.startedOn)}.{' '}
+            {t('runView.againstAgentVCalls', {
+              agentVersion: r.agentVersion,
+              mode: r.mode,
+              time: formatTime(r.startedOn),
+            })}{' '}
             <Badge status={r.passed ? 'READY' : 'ERROR'} label={r.passed ? 'passed' : `${failed} step(s) failed`} />
           </>
         }
       >
         <Link className="button" to={`${BASE}/transcripts/${id}`}>
-          Back to the transcript
+          {t('runView.backToTheTranscript')}
         </Link>
         {r.conversationId && (
           <Link className="button" to={`${BASE}/conversations/${r.conversationId}`}>
-            Replayed conversation
+            {t('runView.replayedConversation')}
           </Link>
         )}
       </PageHeader>
@@ -42,39 +47,46 @@ export function RunView({ id, runId }: { id: string; runId: string }) {
           data-passed={String(step.passed)}
         >
           <h2 id={`step-${step.step}`}>
-            {step.step === 0 ? 'Step 0: conversation start' : `Step ${step.step}: ${step.input}`}{' '}
-            <Badge status={step.passed ? 'READY' : 'ERROR'} label={step.passed ? 'passed' : 'failed'} />
+            {step.step === 0
+              ? t('runView.step0ConversationStart')
+              : t('runView.step', { step: step.step, input: step.input })}{' '}
+            <Badge status={step.passed ? 'READY' : 'ERROR'} label={step.passed ? t('run.passed') : t('run.failed')} />
           </h2>
-          <table className="run-diff">
-            <thead>
-              <tr>
-                <th scope="col">Field</th>
-                <th scope="col">Comparison</th>
-                <th scope="col">Expected</th>
-                <th scope="col">Actual</th>
-                <th scope="col">Result</th>
-              </tr>
-            </thead>
-            <tbody>
-              {step.fields.map((field, i) => (
-                // biome-ignore lint/suspicious/noArrayIndexKey: a stored run never changes; a field name may repeat (several recording mismatches)
-                <tr key={i} className={field.passed ? 'passed' : 'failed'}>
-                  <th scope="row">{field.field}</th>
-                  <td>{field.compare}</td>
-                  <td>
-                    <pre>{show(field.expected)}</pre>
-                  </td>
-                  <td>
-                    <pre>{show(field.actual)}</pre>
-                  </td>
-                  <td>
-                    <Badge status={field.passed ? 'READY' : 'ERROR'} label={field.passed ? 'passed' : 'failed'} />
-                    {field.diff && <pre className="field-diff">{field.diff}</pre>}
-                  </td>
+          <TableBox label={t('table.runStep', { step: step.step })}>
+            <table className="run-diff">
+              <thead>
+                <tr>
+                  <th scope="col">{t('runView.field')}</th>
+                  <th scope="col">{t('runView.comparison')}</th>
+                  <th scope="col">{t('runView.expected')}</th>
+                  <th scope="col">{t('runView.actual')}</th>
+                  <th scope="col">{t('runView.result')}</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {step.fields.map((field, i) => (
+                  // biome-ignore lint/suspicious/noArrayIndexKey: a stored run never changes; a field name may repeat (several recording mismatches)
+                  <tr key={i} className={field.passed ? 'passed' : 'failed'}>
+                    <th scope="row">{field.field}</th>
+                    <td>{field.compare}</td>
+                    <td>
+                      <pre>{show(field.expected)}</pre>
+                    </td>
+                    <td>
+                      <pre>{show(field.actual)}</pre>
+                    </td>
+                    <td>
+                      <Badge
+                        status={field.passed ? 'READY' : 'ERROR'}
+                        label={field.passed ? t('run.passed') : t('run.failed')}
+                      />
+                      {field.diff && <pre className="field-diff">{field.diff}</pre>}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableBox>
         </section>
       ))}
     </>

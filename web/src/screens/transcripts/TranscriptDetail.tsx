@@ -6,7 +6,21 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { COMPARISONS, type Transcript } from '../../api/types.ts';
 import { useAuth, usePermissions } from '../../auth.tsx';
-import { Badge, ErrorMessage, Field, Loading, Notice, PageHeader, Select, formatTime } from '../../components/ui.tsx';
+import { t } from '../../i18n/index.ts';
+import { Tx } from '../../i18n/Tx.tsx';
+import {
+  Badge,
+  Empty,
+  ErrorMessage,
+  Field,
+  Loading,
+  Notice,
+  PageHeader,
+  Select,
+  formatTime,
+  TableBox,
+  FocusFormButton,
+} from '../../components/ui.tsx';
 import { BASE, Link, navigate } from '../../router.tsx';
 import { rowsOf, withExpectations, type ExpectationRow } from './expectations.ts';
 
@@ -29,15 +43,22 @@ export function TranscriptDetail({ id }: { id: string }) {
   return (
     <>
       <PageHeader
-        title={descriptor.data?.name || 'Transcript'}
+        title={descriptor.data?.name || t('transcriptDetail.transcript')}
         description={
           <>
-            A conversation regression test, version {current}
+            {t('transcriptDetail.aConversationRegressionTest', { current })}
             {transcript.data.agentId && (
               <>
                 {' '}
-                · recorded from <Link to={`${BASE}/agents/${transcript.data.agentId}`}>its agent</Link> v
-                {transcript.data.agentVersion}
+                <Tx
+                  k="transcriptDetail.recordedFromAgent"
+                  values={{
+                    agent: (
+                      <Link to={`${BASE}/agents/${transcript.data.agentId}`}>{t('transcriptDetail.itsAgent')}</Link>
+                    ),
+                    version: transcript.data.agentVersion,
+                  }}
+                />
               </>
             )}
             .
@@ -45,11 +66,11 @@ export function TranscriptDetail({ id }: { id: string }) {
         }
       >
         <Link className="button" to={`${BASE}/resources/transcripts/${id}`}>
-          Edit as JSON
+          {t('transcriptDetail.editAsJson')}
         </Link>
       </PageHeader>
       <RunForm id={id} version={current} transcript={transcript.data} />
-      {savedVersion === current && <Notice kind="success">Saved as version {current}.</Notice>}
+      {savedVersion === current && <Notice kind="success">{t('transcriptDetail.savedAsVersion', { current })}</Notice>}
       <Expectations key={current} id={id} version={current} transcript={transcript.data} onSaved={setSavedVersion} />
       <RunList id={id} />
     </>
@@ -100,35 +121,35 @@ function Expectations({
         save.mutate();
       }}
     >
-      <h2 id="expectations-h">Expected results</h2>
-      <p className="muted">
-        Per step and field: the expected value (JSON; for a regular expression the pattern) and how the replay is
-        compared with it. A field set to “not checked” is not compared.
-      </p>
+      <h2 id="expectations-h">{t('transcriptDetail.expectedResults')}</h2>
+      <p className="muted">{t('transcriptDetail.perStepAndField')}</p>
       {steps.map((step, stepIndex) => {
         const number = stepIndex + offset;
-        const title = number === 0 ? 'Step 0: conversation start' : `Step ${number}: ${step.input}`;
+        const title =
+          number === 0
+            ? t('transcriptDetail.step0ConversationStart')
+            : t('transcriptDetail.step', { number, input: step.input });
         return (
           <fieldset key={title} className="transcript-step" disabled={!canWrite}>
             <legend>{title}</legend>
             {rows[stepIndex]!.map((row, rowIndex) => (
               <div key={row.field} className="toolbar expectation" data-field={row.field}>
                 <Select
-                  label={`${row.field} comparison`}
+                  label={t('transcriptDetail.comparison', { field: row.field })}
                   value={row.compare}
                   onChange={(compare) => change(stepIndex, rowIndex, { compare: compare as ExpectationRow['compare'] })}
-                  options={[{ value: '', label: 'not checked' }, ...COMPARISONS]}
+                  options={[{ value: '', label: t('transcriptDetail.notChecked') }, ...COMPARISONS]}
                 />
                 {row.compare !== '' && row.compare !== 'ignore' && row.compare !== 'judge' && (
                   <Field
-                    label={`${row.field} expected`}
+                    label={t('transcriptDetail.expected', { field: row.field })}
                     value={row.value}
                     onChange={(value) => change(stepIndex, rowIndex, { value })}
                   />
                 )}
                 {row.compare === 'tolerance' && (
                   <Field
-                    label={`${row.field} tolerance`}
+                    label={t('transcriptDetail.tolerance', { field: row.field })}
                     type="number"
                     value={row.tolerance}
                     onChange={(tolerance) => change(stepIndex, rowIndex, { tolerance })}
@@ -136,7 +157,7 @@ function Expectations({
                 )}
                 {row.compare === 'judge' && (
                   <Field
-                    label={`${row.field} rubric`}
+                    label={t('transcriptDetail.rubric', { field: row.field })}
                     value={row.rubric}
                     onChange={(rubric) => change(stepIndex, rowIndex, { rubric })}
                   />
@@ -148,7 +169,7 @@ function Expectations({
       })}
       {canWrite && (
         <button type="submit" className="primary" disabled={save.isPending}>
-          Save as a new version
+          {t('transcriptDetail.saveAsANew')}
         </button>
       )}
       <ErrorMessage error={save.error} />
@@ -182,32 +203,33 @@ function RunForm({ id, version, transcript }: { id: string; version: number; tra
   if (!canWrite) return null;
   return (
     <form
+      id="run-form"
       className="panel toolbar"
-      aria-label="Run the transcript"
+      aria-label={t('transcriptDetail.runTheTranscript')}
       onSubmit={(event) => {
         event.preventDefault();
         run.mutate();
       }}
     >
-      <Field label="Agent id" value={agentId} onChange={setAgentId} />
+      <Field label={t('transcriptDetail.agentId')} value={agentId} onChange={setAgentId} />
       <Select
-        label="Agent version"
+        label={t('transcriptDetail.agentVersion')}
         value={agentVersion}
         onChange={setAgentVersion}
         options={Array.from({ length: newest ?? 0 }, (_, i) => String((newest ?? 0) - i))}
       />
       <Select
-        label="External calls"
+        label={t('transcriptDetail.externalCalls')}
         value={mode}
         onChange={setMode}
         options={[
-          { value: 'recorded', label: 'from the recordings' },
-          { value: 'live-llm', label: 'LLM live, HTTP from the recordings' },
-          { value: 'live', label: 'all live' },
+          { value: 'recorded', label: t('transcriptDetail.modeRecorded') },
+          { value: 'live-llm', label: t('transcriptDetail.modeLiveLlm') },
+          { value: 'live', label: t('transcriptDetail.modeLive') },
         ]}
       />
       <button type="submit" className="primary" disabled={run.isPending || agentVersion === ''}>
-        {run.isPending ? 'Running…' : 'Run'}
+        {run.isPending ? t('transcriptDetail.running') : t('transcriptDetail.run')}
       </button>
       <ErrorMessage error={run.error ?? agentVersions.error} />
     </form>
@@ -219,34 +241,44 @@ function RunList({ id }: { id: string }) {
   const runs = useQuery({ queryKey: ['transcript-runs', id], queryFn: () => api.transcriptRuns(id) });
   return (
     <section className="panel" aria-labelledby="runs-h">
-      <h2 id="runs-h">Runs</h2>
+      <h2 id="runs-h">{t('transcriptDetail.runs')}</h2>
       <ErrorMessage error={runs.error} />
-      {runs.data?.length === 0 && <p className="empty">No runs yet.</p>}
+      {runs.data?.length === 0 && (
+        <Empty>
+          {t('transcriptDetail.noRunsYet')}{' '}
+          <FocusFormButton formId="run-form">{t('transcriptDetail.runFirst')}</FocusFormButton>
+        </Empty>
+      )}
       {runs.data && runs.data.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Run</th>
-              <th scope="col">Result</th>
-              <th scope="col">Agent version</th>
-              <th scope="col">Calls</th>
-            </tr>
-          </thead>
-          <tbody>
-            {runs.data.map((run) => (
-              <tr key={run.id}>
-                <td>
-                  <Link to={`${BASE}/transcripts/${id}/runs/${run.id}`}>{formatTime(run.startedOn)}</Link>
-                </td>
-                <td>
-                  <Badge status={run.passed ? 'READY' : 'ERROR'} label={run.passed ? 'passed' : 'failed'} />
-                </td>
-                <td>{run.agentVersion}</td>
-                <td>{run.mode}</td>
+        <TableBox label={t('table.runs')}>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">{t('transcriptDetail.run')}</th>
+                <th scope="col">{t('transcriptDetail.result')}</th>
+                <th scope="col">{t('transcriptDetail.agentVersion')}</th>
+                <th scope="col">{t('transcriptDetail.calls')}</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {runs.data.map((run) => (
+                <tr key={run.id}>
+                  <td>
+                    <Link to={`${BASE}/transcripts/${id}/runs/${run.id}`}>{formatTime(run.startedOn)}</Link>
+                  </td>
+                  <td>
+                    <Badge
+                      status={run.passed ? 'READY' : 'ERROR'}
+                      label={run.passed ? t('run.passed') : t('run.failed')}
+                    />
+                  </td>
+                  <td>{run.agentVersion}</td>
+                  <td>{run.mode}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableBox>
       )}
     </section>
   );

@@ -4,18 +4,20 @@ import { useState } from 'react';
 import { environments } from '../../api/resources.ts';
 import type { BotTrigger } from '../../api/types.ts';
 import { useAuth, usePermissions } from '../../auth.tsx';
+import { t } from '../../i18n/index.ts';
 import {
   ConfirmButton,
   Empty,
+  FocusFormButton,
   ErrorMessage,
   Field,
   Loading,
   PageHeader,
   Select,
-  shortId,
+  TableBox,
 } from '../../components/ui.tsx';
 import { BASE, Link } from '../../router.tsx';
-import { useAgentNames } from '../agents/useAgentNames.ts';
+import { agentLabel, useAgentNames } from '../agents/useAgentNames.ts';
 
 interface Row {
   /** A React key that stays with the row while rows are added and removed. */
@@ -51,8 +53,8 @@ export function Triggers() {
   });
   const remove = useMutation({ mutationFn: (i: string) => api.deleteTrigger(i), onSettled: refresh });
   const agentOptions = [
-    { value: '', label: 'Choose an agent' },
-    ...[...names.entries()].map(([id, name]) => ({ value: id, label: name || shortId(id) })),
+    { value: '', label: t('triggers.chooseAnAgent') },
+    ...[...names.entries()].map(([id, name]) => ({ value: id, label: name || agentLabel(names, id) })),
   ];
 
   function reset() {
@@ -78,8 +80,8 @@ export function Triggers() {
 
   const submit = (e: React.FormEvent) => {
     e.preventDefault();
-    if (intent.trim() === '') return setFormError('Name the intent.');
-    if (rows.some((r) => r.botId === '')) return setFormError('Choose an agent for every deployment.');
+    if (intent.trim() === '') return setFormError(t('triggers.nameTheIntent'));
+    if (rows.some((r) => r.botId === '')) return setFormError(t('triggers.chooseAnAgentFor'));
     try {
       const botDeployments = rows.map((r) => ({
         environment: r.environment,
@@ -89,71 +91,71 @@ export function Triggers() {
       setFormError(undefined);
       save.mutate({ intent: intent.trim(), botDeployments });
     } catch {
-      setFormError('The initial context must be JSON, e.g. {"lang": {"type": "string", "value": "en"}}.');
+      setFormError(t('triggers.theInitialContextMust'));
     }
   };
 
   return (
     <>
       <PageHeader
-        title="Triggers"
+        title={t('triggers.triggers')}
         description={
           <>
-            A trigger maps an intent to deployed agents; <code>/managedbots/&lt;intent&gt;/&lt;userId&gt;</code> then
-            keeps one conversation per user.
+            {t('triggers.aTriggerMapsAn')} <code>{t('triggers.managedbotsLtIntentGt')}</code>{' '}
+            {t('triggers.thenKeepsOneConversation')}
           </>
         }
       />
       {canWrite && (
-        <form className="panel" onSubmit={submit} aria-labelledby="trigger-h">
-          <h2 id="trigger-h">{editing ? `Edit trigger ${editing}` : 'New trigger'}</h2>
+        <form id="trigger-form" className="panel" onSubmit={submit} aria-labelledby="trigger-h">
+          <h2 id="trigger-h">{editing ? t('triggers.editTrigger', { editing }) : t('triggers.newTrigger')}</h2>
           {formError && (
             <div className="message error" role="alert">
               {formError}
             </div>
           )}
-          <Field label="Intent" value={intent} onChange={setIntent} required />
+          <Field label={t('triggers.intent')} value={intent} onChange={setIntent} required />
           {rows.map((r, i) => (
             <fieldset key={r.key} className="row-edit three">
-              <legend className="visually-hidden">Deployment {i + 1}</legend>
+              <legend className="visually-hidden">{t('triggers.deployment', { number: i + 1 })}</legend>
               <Select
-                label={`Deployment ${i + 1} environment`}
+                label={t('triggers.deploymentEnvironment', { number: i + 1 })}
                 value={r.environment}
                 onChange={(v) => setRows(rows.map((x, j) => (j === i ? { ...x, environment: v } : x)))}
                 options={[...environments]}
               />
               <Select
-                label={`Deployment ${i + 1} agent`}
+                label={t('triggers.deploymentAgent', { number: i + 1 })}
                 value={r.botId}
                 onChange={(v) => setRows(rows.map((x, j) => (j === i ? { ...x, botId: v } : x)))}
                 options={agentOptions}
               />
               <Field
-                label={`Deployment ${i + 1} initial context (JSON)`}
+                label={t('triggers.deploymentInitialContextJson', { number: i + 1 })}
                 value={r.context}
                 onChange={(v) => setRows(rows.map((x, j) => (j === i ? { ...x, context: v } : x)))}
               />
               <button
                 type="button"
                 className="icon"
-                aria-label={`Remove deployment ${i + 1}`}
+                aria-label={t('triggers.removeDeployment', { number: i + 1 })}
                 onClick={() => setRows(rows.filter((_, j) => j !== i))}
                 disabled={rows.length === 1}
               >
-                Remove
+                {t('triggers.remove')}
               </button>
             </fieldset>
           ))}
           <button type="button" onClick={() => setRows([...rows, newRow()])}>
-            Add deployment
+            {t('triggers.addDeployment')}
           </button>
           <div className="form-actions">
             <button type="submit" className="primary" disabled={save.isPending}>
-              {editing ? 'Save trigger' : 'Create trigger'}
+              {editing ? t('triggers.saveTrigger') : t('triggers.createTrigger')}
             </button>
             {editing && (
               <button type="button" onClick={reset}>
-                Cancel
+                {t('triggers.cancel')}
               </button>
             )}
           </div>
@@ -161,54 +163,61 @@ export function Triggers() {
         </form>
       )}
       <section className="panel" aria-labelledby="triggers-h">
-        <h2 id="triggers-h">Triggers</h2>
+        <h2 id="triggers-h">{t('triggers.triggers')}</h2>
         <ErrorMessage error={triggers.error ?? remove.error} />
         {triggers.isPending ? (
           <Loading />
         ) : triggers.data?.length === 0 ? (
-          <Empty>No triggers.</Empty>
+          <Empty>
+            {t('triggers.empty')} <FocusFormButton formId="trigger-form">{t('triggers.emptyAction')}</FocusFormButton>
+          </Empty>
         ) : (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Intent</th>
-                <th scope="col">Deployments</th>
-                {canWrite && (
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                )}
-              </tr>
-            </thead>
-            <tbody>
-              {triggers.data?.map((t) => (
-                <tr key={t.intent}>
-                  <td>
-                    <code>{t.intent}</code>
-                  </td>
-                  <td>
-                    {t.botDeployments.map((d, i) => (
-                      // biome-ignore lint/suspicious/noArrayIndexKey: a deployment may repeat (repeats weight the random choice), so no field is unique; these rows are stateless text redrawn from the fetched trigger
-                      <div key={i}>
-                        <Link to={`${BASE}/agents/${d.botId}`}>{names.get(d.botId) || shortId(d.botId)}</Link>{' '}
-                        <span className="muted">({d.environment})</span>
-                      </div>
-                    ))}
-                  </td>
+          <TableBox label={t('nav.triggers')}>
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">{t('triggers.intent')}</th>
+                  <th scope="col">{t('triggers.deployments')}</th>
                   {canWrite && (
-                    <td className="nowrap">
-                      <button type="button" onClick={() => edit(t)}>
-                        Edit
-                      </button>{' '}
-                      <ConfirmButton question={`Delete ${t.intent}?`} onConfirm={() => remove.mutate(t.intent)}>
-                        Delete
-                      </ConfirmButton>
-                    </td>
+                    <th scope="col">
+                      <span className="visually-hidden">{t('triggers.actions')}</span>
+                    </th>
                   )}
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {triggers.data?.map((trigger) => (
+                  <tr key={trigger.intent}>
+                    <td>
+                      <code>{trigger.intent}</code>
+                    </td>
+                    <td>
+                      {trigger.botDeployments.map((d, i) => (
+                        // biome-ignore lint/suspicious/noArrayIndexKey: a deployment may repeat (repeats weight the random choice), so no field is unique; these rows are stateless text redrawn from the fetched trigger
+                        <div key={i}>
+                          <Link to={`${BASE}/agents/${d.botId}`}>{agentLabel(names, d.botId)}</Link>{' '}
+                          <span className="muted">({d.environment})</span>
+                        </div>
+                      ))}
+                    </td>
+                    {canWrite && (
+                      <td className="nowrap">
+                        <button type="button" onClick={() => edit(trigger)}>
+                          {t('triggers.edit')}
+                        </button>{' '}
+                        <ConfirmButton
+                          question={t('triggers.delete2', { intent: trigger.intent })}
+                          onConfirm={() => remove.mutate(trigger.intent)}
+                        >
+                          {t('triggers.delete')}
+                        </ConfirmButton>
+                      </td>
+                    )}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableBox>
         )}
       </section>
     </>
