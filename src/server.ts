@@ -39,7 +39,6 @@ import { ChannelService } from './channels/channel-service.ts';
 import { GroupService } from './groups/group-service.ts';
 import { UserMemoryService } from './user-memory/service.ts';
 import { UserDataService } from './user-memory/user-data.ts';
-import type { PeriodicJob } from './ops/periodic-job.ts';
 import { ResourceCatalogue } from './resources/catalogue.ts';
 import { builtInTasks, createTaskServices, type TaskServiceOptions } from './tasks/index.ts';
 import type { HttpCallExecutorOptions } from './tasks/httpcalls/executor.ts';
