@@ -309,6 +309,8 @@ describe('web manager: every screen at both sizes', { timeout: 600_000 }, () => 
       [`/manager/channels/${seeded.greeter}`, 'channels-agent'],
       ['/manager/logs', 'logs'],
       ['/manager/inbox', 'inbox'],
+      ['/manager/memory', 'user-memory'],
+      ['/manager/memory/ada', 'user-memory-user'],
       ['/manager/no/such/screen', 'not-found'],
       [`/manager/resources/httpcalls/${seeded.weatherCalls}`, 'resource-editor'],
       ...kinds.flatMap((k): [string, string][] => [

@@ -193,6 +193,8 @@ export const en = {
   'overTime.window': 'Time window',
   'overTime.lastHour': 'Last hour',
   'overTime.lastDay': 'Last day',
+  'overTime.inSentence.hour': 'last hour',
+  'overTime.inSentence.day': 'last day',
   'overTime.unavailable': 'The metrics over time are not available.',
   'overTime.empty': 'No turns in the {window} yet.',
   'overTime.emptyAction': 'Talk to an agent',

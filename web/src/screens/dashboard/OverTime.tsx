@@ -38,7 +38,8 @@ export function OverTime({ names }: { names: Map<string, string> }) {
   const agents = series.data ? errorsByAgent(series.data) : [];
   const mostTurns = Math.max(1, ...agents.map((a) => a.turns));
   const p95 = charts?.latency[1]?.values.filter((v): v is number => v !== null) ?? [];
-  const windowLabel = span === 'hour' ? t('overTime.lastHour') : t('overTime.lastDay');
+  // Inside a sentence ("over the last hour"), not the radio button's label.
+  const windowLabel = span === 'hour' ? t('overTime.inSentence.hour') : t('overTime.inSentence.day');
 
   return (
     <section aria-labelledby="over-time-h" className="panel over-time">
