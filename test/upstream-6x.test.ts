@@ -151,7 +151,11 @@ describe('upstream 6.x fields of agents and LLM tasks (sqlite)', () => {
         /switching the tool result cache off \(it is always on here\)/,
       ],
       ['/agentstore/agents', { packages: [], capabilities: [{ skill: 'translation' }] }, /capability registry/],
-      ['/agentstore/agents', { packages: [], enableMemoryTools: true }, /persistent user memory/],
+      [
+        '/agentstore/agents',
+        { packages: [], userMemoryConfig: { dream: { enabled: true } } },
+        /'dream' at \$\.userMemoryConfig\.dream asks for Dream memory consolidation/,
+      ],
     ];
     for (const [path, body, message] of cases) {
       const answer = await api.post(path, { json: body });
@@ -186,9 +190,15 @@ describe('upstream 6.x fields of agents and LLM tasks (sqlite)', () => {
       packages: [],
       capabilities: [],
       enableMemoryTools: false,
+      userMemoryConfig: { autoRecallCategories: ['preference', 'fact'], dream: { enabled: false } },
       memoryPolicy: null,
     });
-    assert.deepEqual((await api.get(`${pathOf(agent)}?version=1`)).json, { packages: [] });
+    // enableMemoryTools and userMemoryConfig are implemented (persistent user memory), so they are kept as written.
+    assert.deepEqual((await api.get(`${pathOf(agent)}?version=1`)).json, {
+      packages: [],
+      enableMemoryTools: false,
+      userMemoryConfig: {},
+    });
   });
 });
 

@@ -135,13 +135,15 @@ for (const store of storeTypes) {
             { name: 'rememberFact', args: { key: 'team', value: 'red', visibility: 'group' } },
             { name: 'rememberFact', args: { key: 'city', value: 'Vienna' } },
             { name: 'rememberFact', args: { key: 'pet', value: 'cat' } },
-            { name: 'rememberFact', args: { key: 'food', value: 'pasta' } },
           ],
         },
+        // The calls of one step run concurrently (which of them is refused would be up to chance): the third write
+        // comes in the next step.
+        { toolCalls: [{ name: 'rememberFact', args: { key: 'food', value: 'pasta' } }] },
         { text: 'Done.' },
       );
       await sendMessage(api, conversationA, 'Remember a lot.');
-      const results = toolResults(loopback.fake.requests[1]!);
+      const results = toolResults(loopback.fake.requests[2]!);
       assert.match(results[0]!, /^Error: The visibility 'group' is not allowed/);
       assert.match(results[1]!, /^Remembered: city/);
       assert.match(results[2]!, /^Remembered: pet/);
