@@ -5,7 +5,7 @@ import { type BuildRequest, newHnsw } from './approximate-index.ts';
 
 const { dimensions, vectors, path } = workerData as BuildRequest;
 try {
-  const index = newHnsw(dimensions);
+  const index = await newHnsw(dimensions);
   const rows = vectors.length / dimensions;
   const keys = new BigUint64Array(rows);
   for (let row = 0; row < rows; row++) keys[row] = BigInt(row);

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { Index } from 'usearch';
+import type { Index } from 'usearch';
 
 /**
  * An approximate nearest-neighbour index (HNSW, from the `usearch` package, whose npm package carries prebuilt
@@ -26,7 +26,9 @@ export interface BuildRequest {
   readonly path: string;
 }
 
-export function newHnsw(dimensions: number): Index {
+/** A new, empty HNSW index (the native module loaded on first use: a service without large knowledge bases never does). */
+export async function newHnsw(dimensions: number): Promise<Index> {
+  const { Index } = await import('usearch');
   return new Index({
     dimensions,
     metric: 'cos' as never,
@@ -79,7 +81,7 @@ export class ApproximateIndex {
         await worker.terminate();
       }
       signal?.throwIfAborted();
-      const index = newHnsw(dimensions);
+      const index = await newHnsw(dimensions);
       index.load(path);
       return new ApproximateIndex(index, dimensions);
     } finally {
