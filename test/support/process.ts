@@ -34,6 +34,8 @@ export function startServiceProcess(env: Record<string, string>, launcher: reado
         () => /listening on (http:\/\/[\d.]+:\d+)/.exec(output)?.[1],
         'the listening line',
         () => output,
+        // A bound, not a measurement: several processes starting at once on a loaded 2-core machine took 46 s.
+        120_000,
       ),
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
