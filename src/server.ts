@@ -20,7 +20,6 @@ import { deployedAgentsGauge } from './ops/domain-metrics.ts';
 import { createMetrics, instrumentStorage } from './ops/metrics.ts';
 import { startPeriodicJob, type PeriodicJob } from './ops/periodic-job.ts';
 import { Retention } from './ops/retention.ts';
-import { otlpTracesUrl, Tracing } from './ops/tracing.ts';
 import { ResourceService } from './resources/service.ts';
 import { ApprovalEvents } from './runtime/approval-events.ts';
 import { startApprovalTimeouts } from './runtime/approval-timeouts.ts';
@@ -30,7 +29,7 @@ import { TaskRegistry, type TaskDefinition } from './runtime/tasks.ts';
 import { openVault, type Vault } from './security/vault.ts';
 import { createOutbound, type Outbound } from './security/outbound.ts';
 import { alwaysGuard, createUrlGuard } from './security/url-guard.ts';
-import type { Settings } from './settings.ts';
+import { otlpTracesUrl, type Settings } from './settings.ts';
 import { LocalCluster } from './storage/local-cluster.ts';
 import { openStorage } from './storage/open.ts';
 import { TranscriptRunService } from './transcripts/runs.ts';
@@ -92,10 +91,11 @@ export interface ServerOptions {
 export async function startServer(settings: Settings, options: ServerOptions = {}): Promise<RunningServer> {
   const metrics = createMetrics();
   const tracesUrl = otlpTracesUrl(settings['svc.tracing.otlp-endpoint']);
+  // The tracing SDK is loaded only when traces are on.
   const tracing =
     tracesUrl === undefined
       ? undefined
-      : new Tracing({
+      : new (await import('./ops/tracing.ts')).Tracing({
           url: tracesUrl,
           serviceName: settings['svc.tracing.service-name'],
           scheduledDelayMillis: options.traceExportDelayMillis,

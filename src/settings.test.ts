@@ -2,8 +2,15 @@ import assert from 'node:assert/strict';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
-import { environmentName, loadSettings, parsePropertiesFile, settingDefinitions, SettingsError } from './settings.ts';
+import { describe, it, test } from 'node:test';
+import {
+  environmentName,
+  loadSettings,
+  otlpTracesUrl,
+  parsePropertiesFile,
+  settingDefinitions,
+  SettingsError,
+} from './settings.ts';
 
 const noFile = {};
 
@@ -88,4 +95,24 @@ test('properties files: separators, blanks and comments', () => {
       ['d', 'x=y'],
     ],
   );
+});
+
+describe('the OTLP traces endpoint', () => {
+  it('is off without the setting and the standard variables', () => {
+    assert.equal(otlpTracesUrl(undefined, {}), undefined);
+    assert.equal(otlpTracesUrl('  ', { OTEL_EXPORTER_OTLP_ENDPOINT: ' ' }), undefined);
+  });
+
+  it('takes the setting first, then the traces variable, then the base variable with /v1/traces', () => {
+    const env = {
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://traces:4318/custom',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/',
+    };
+    assert.equal(otlpTracesUrl('http://setting:4318/v1/traces', env), 'http://setting:4318/v1/traces');
+    assert.equal(otlpTracesUrl(undefined, env), 'http://traces:4318/custom');
+    assert.equal(
+      otlpTracesUrl(undefined, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }),
+      'http://collector:4318/v1/traces',
+    );
+  });
 });

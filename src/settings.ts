@@ -297,6 +297,19 @@ function readSettingsFile(env: NodeJS.ProcessEnv): Map<string, string> {
  * Resolves every setting. `overrides` (used by tests and embedders) win over the environment.
  * A malformed value stops start-up with a message naming the setting and what it expects.
  */
+/**
+ * The OTLP/HTTP traces URL: `svc.tracing.otlp-endpoint`, else the standard `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, else
+ * `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`; undefined = traces are off.
+ */
+export function otlpTracesUrl(setting: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (setting !== undefined && setting.trim() !== '') return setting.trim();
+  const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
+  if (traces) return traces;
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
+  if (base) return `${base.replace(/\/+$/, '')}/v1/traces`;
+  return undefined;
+}
+
 export function loadSettings(
   env: NodeJS.ProcessEnv = process.env,
   overrides: Partial<Record<SettingName, string | number | boolean>> = {},

@@ -25,24 +25,14 @@ import type { Dispatcher } from 'undici';
  * LLM providers, MCP servers, A2A peers: everything sent through the outbound dispatcher, which also carries the W3C
  * `traceparent` to the target) and each store operation. Exported over OTLP/HTTP (JSON) in batches.
  *
- * When tracing is off no `Tracing` exists: the features' `tracing?.…` branches are skipped, no hook or interceptor is
- * installed, and the turn path does no tracing work at all.
+ * When tracing is off no `Tracing` exists (this module and the SDK are not even loaded): the features' `tracing?.…`
+ * branches are skipped, no hook or interceptor is installed, and the turn path does no tracing work at all.
  *
  * Span attributes carry ids an operator needs to find a conversation (agent id, conversation id as an attribute,
  * never a label of a metric), never message texts, headers or secrets.
  */
 
 const propagator = new W3CTraceContextPropagator();
-
-/** The OTLP/HTTP traces URL from the setting or the standard environment variables; undefined = tracing off. */
-export function otlpTracesUrl(setting: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  if (setting !== undefined && setting.trim() !== '') return setting.trim();
-  const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
-  if (traces) return traces;
-  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
-  if (base) return `${base.replace(/\/+$/, '')}/v1/traces`;
-  return undefined;
-}
 
 let contextManagerInstalled = false;
 
