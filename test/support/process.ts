@@ -34,6 +34,8 @@ export function startServiceProcess(env: Record<string, string>, launcher: reado
         () => /listening on (http:\/\/[\d.]+:\d+)/.exec(output)?.[1],
         'the listening line',
         () => output,
+        // Starting takes 25 s and more when several instances start at once on a machine under heavy load
+        120_000,
       ),
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
