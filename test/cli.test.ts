@@ -64,16 +64,18 @@ async function startService(
     ...(database ? { SVC_DATASTORE_POSTGRES_URL: database.url } : { SVC_DATASTORE_SQLITE_PATH: join(dir, 'svc.db') }),
     ...extra,
   });
-  const url = await service.listening();
-  return {
-    url,
-    process: service,
-    async stop() {
-      await service.stop();
-      await database?.drop();
-      await rm(dir, { recursive: true, force: true });
-    },
+  const stop = async () => {
+    await service.stop();
+    await database?.drop();
+    await rm(dir, { recursive: true, force: true });
   };
+  // A service that never says it listens is stopped here: its caller's `after` has nothing to stop, and a process
+  // left running would keep the test run from ending.
+  const url = await service.listening().catch(async (error: unknown) => {
+    await stop();
+    throw error;
+  });
+  return { url, process: service, stop };
 }
 
 const named = async (api: ReturnType<typeof client>, location: string, name: string) => {

@@ -65,8 +65,6 @@ describe('web manager: every screen at both sizes', { timeout: 600_000 }, () => 
     problems = [];
     assert.deepEqual(found, [], found.join('\n'));
   };
-  /** Whether this build serves the dashboard's metrics over time (issue 23 item 4; the endpoint lands separately). */
-  let seriesServed = true;
   const assertNoConsoleErrors = () => {
     const errors = consoleErrors.take();
     assert.deepEqual(errors, [], `console errors:\n${errors.join('\n')}`);
@@ -78,7 +76,6 @@ describe('web manager: every screen at both sizes', { timeout: 600_000 }, () => 
     page = await (await browser.newContext({ viewport: WIDE })).newPage();
     page.setDefaultTimeout(10_000);
     consoleErrors = watchConsole(page);
-    seriesServed = (await api.get('/q/metrics/series?window=hour')).status !== 404;
   });
   after(async () => {
     await browser?.close();
@@ -323,11 +320,7 @@ describe('web manager: every screen at both sizes', { timeout: 600_000 }, () => 
     assertNoConsoleErrors();
   });
 
-  it('draws the dashboard charts from the metrics over time, agents by name', async (t) => {
-    if (!seriesServed) {
-      t.skip('GET /q/metrics/series is not served by this build yet');
-      return;
-    }
+  it('draws the dashboard charts from the metrics over time, agents by name', async () => {
     await page.goto(url('/manager'));
     const overTime = main().getByRole('region', { name: 'Over time' });
     await overTime.locator('.line-chart canvas').first().waitFor();

@@ -36,19 +36,12 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
-/**
- * The dashboard asks for the metrics over time (`GET /q/metrics/series`, issue 23 item 4), whose endpoint comes with
- * the service's metrics work; until a build serves it, its 404 is the one console error the tests accept. Remove
- * this once the endpoint is on main.
- */
-const SERIES_NOT_SERVED = /404 \(Not Found\) \(http:\/\/[^)]*\/q\/metrics\/series\?/;
-
 /** Collects console errors and uncaught page errors; `take()` answers and forgets them. */
 export function watchConsole(page: Page): { take(): string[] } {
   let errors: string[] = [];
   page.on('console', (message) => {
     const error = `console: ${message.text()} (${message.location().url})`;
-    if (message.type() === 'error' && !SERIES_NOT_SERVED.test(error)) errors.push(error);
+    if (message.type() === 'error') errors.push(error);
   });
   page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
   return {
