@@ -129,6 +129,13 @@ for (const storeType of storeTypes) {
       assert.deepEqual(stranger.answer.json.conversationProperties, {});
     });
 
+    it('a longTerm property set by the steps of a start (its input and context) is kept for the next conversation', async () => {
+      const property = { name: 'plan', value: 'gold', scope: 'longTerm' };
+      await start({ input: 'x', context: { property: { type: 'object', value: property } } }, '?userId=erin');
+      const next = await start(undefined, '?userId=erin');
+      assert.deepEqual(next.answer.json.conversationProperties, { plan: property });
+    });
+
     it('50 messages fired at once at one conversation are all processed, one at a time, none lost', async () => {
       const { id } = await start();
       const answers = await Promise.all(

@@ -247,6 +247,7 @@ export class ConversationService {
     const now = this.#clock();
     const userId =
       options.userId || contextUserId || caller?.principal.name || `anonymous-${randomUUID().replaceAll('-', '')}`;
+    const longTermBefore = await this.#loadLongTermProperties(userId);
     const conversation: LiveConversation = {
       id: randomId(),
       agentId,
@@ -259,7 +260,7 @@ export class ConversationService {
       revision: 0,
       steps: [],
       redo: [],
-      properties: await this.#loadLongTermProperties(userId),
+      properties: { ...longTermBefore },
       tallies: emptyTallies,
       truncations: emptyTruncationLog,
       auditSequence: 0,
@@ -298,6 +299,7 @@ export class ConversationService {
       conversation.steps.map((step) => JSON.stringify(step)),
     );
     this.#queueAudit(conversation);
+    await this.#saveLongTermProperties(conversation, longTermBefore);
     this.#remember(conversation);
     this.#options.meters?.conversationStarted(agentId);
     if (conversation.state === 'AWAITING_HUMAN') this.#options.onApprovalsChanged?.(conversation.id);
