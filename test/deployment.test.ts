@@ -157,6 +157,11 @@ describe('Kubernetes manifests', () => {
     assert.equal(container.livenessProbe.httpGet.path, '/q/health/live');
     for (const probe of [container.readinessProbe, container.livenessProbe]) assert.equal(probe.httpGet.port, 'http');
     assert.equal(deployment.spec.template.spec.securityContext.runAsNonRoot, true);
+    assert.ok(
+      deployment.spec.template.spec.terminationGracePeriodSeconds >
+        Number(settings.data.SVC_SHUTDOWN_DRAIN_TIMEOUT_SECONDS),
+      'the grace period outlasts the drain',
+    );
     assert.notEqual(deployment.spec.template.spec.securityContext.runAsUser, 0);
     if (kubectl) {
       const labels = deployment.spec.template.metadata.labels;
