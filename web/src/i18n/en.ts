@@ -554,6 +554,7 @@ export const en = {
   'llmForm.builtInToolsOfferedHint':
     'None chosen: all of them. usermemory (the memory tools) needs enableMemoryTools on the agent.',
   'llmForm.httpCallTools': 'HTTP-call sets as tools (one reference per line)',
+  'llmForm.httpCallToolsHint': 'svc://ai.svc.httpcalls/httpcallsstore/httpcalls/<id>?version=<n>',
   'llmForm.mcpCallTools': "Tools of the workflow's MCP-call sets",
   'llmForm.peers': 'Peer agents (A2A)',
   'llmForm.peerUrl': 'Agent card URL {number}',

@@ -122,7 +122,7 @@ function ToolsForm({ task, set, readOnly }: { task: Json; set: Setter; readOnly:
             .filter(Boolean);
           set('tools', lines.length === 0 ? undefined : lines);
         }}
-        hint="svc://ai.svc.httpcalls/httpcallsstore/httpcalls/<id>?version=<n>"
+        hint={t('llmForm.httpCallToolsHint')}
       />
       <Checkbox
         label={t('llmForm.mcpCallTools')}
