@@ -131,8 +131,8 @@ for (const storeType of storeTypes) {
 
     it('a longTerm property set by the steps of a start (its input and context) is kept for the next conversation', async () => {
       const property = { name: 'plan', value: 'gold', scope: 'longTerm' };
-      await start({ input: 'x', context: { property: { type: 'object', value: property } } }, '?userId=erin');
-      const next = await start(undefined, '?userId=erin');
+      await start({ input: 'x', context: { property: { type: 'object', value: property } } }, '?userId=fiona');
+      const next = await start(undefined, '?userId=fiona');
       assert.deepEqual(next.answer.json.conversationProperties, { plan: property });
     });
 
