@@ -13,12 +13,15 @@ import {
   Field,
   formatTime,
   Loading,
+  Named,
   Notice,
   PageHeader,
   saveBlob,
-  shortId,
+  TableBox,
 } from '../../components/ui.tsx';
+import { t } from '../../i18n/index.ts';
 import { BASE, Link, navigate } from '../../router.tsx';
+import { useAgentNames } from '../agents/useAgentNames.ts';
 
 interface MemoryEntry {
   readonly id: string;
@@ -56,10 +59,7 @@ export function UserMemoryUsers() {
   });
   return (
     <>
-      <PageHeader
-        title="User memory"
-        description="Facts agents remember about users across conversations (their memory tools), per user."
-      />
+      <PageHeader title={t('nav.userMemory')} description={t('userMemory.description')} />
       <form
         className="toolbar"
         onSubmit={(event) => {
@@ -67,9 +67,9 @@ export function UserMemoryUsers() {
           if (userId.trim()) navigate(`${BASE}/memory/${enc(userId.trim())}`);
         }}
       >
-        <Field label="User id" value={userId} onChange={setUserId} />
+        <Field label={t('userMemory.userId')} value={userId} onChange={setUserId} />
         <button type="submit" className="primary">
-          Open
+          {t('userMemory.open')}
         </button>
       </form>
       {isAdmin && (
@@ -78,30 +78,34 @@ export function UserMemoryUsers() {
           {users.isPending ? (
             <Loading />
           ) : users.data?.length === 0 ? (
-            <Empty>No user has remembered facts yet.</Empty>
+            <Empty>
+              {t('userMemory.usersEmpty')} <Link to={`${BASE}/agents`}>{t('userMemory.usersEmptyAction')}</Link>
+            </Empty>
           ) : (
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">User</th>
-                  <th scope="col">Entries</th>
-                  <th scope="col" className="hide-narrow">
-                    Last written
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {users.data?.map((u) => (
-                  <tr key={u.userId}>
-                    <td>
-                      <Link to={`${BASE}/memory/${enc(u.userId)}`}>{u.userId}</Link>
-                    </td>
-                    <td>{u.entries}</td>
-                    <td className="hide-narrow">{formatTime(u.lastUpdatedAt)}</td>
+            <TableBox label={t('userMemory.users')}>
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">{t('userMemory.user')}</th>
+                    <th scope="col">{t('userMemory.entries')}</th>
+                    <th scope="col" className="hide-narrow">
+                      {t('userMemory.lastWritten')}
+                    </th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {users.data?.map((u) => (
+                    <tr key={u.userId}>
+                      <td>
+                        <Link to={`${BASE}/memory/${enc(u.userId)}`}>{u.userId}</Link>
+                      </td>
+                      <td>{u.entries}</td>
+                      <td className="hide-narrow">{formatTime(u.lastUpdatedAt)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableBox>
           )}
         </>
       )}
@@ -113,6 +117,7 @@ export function UserMemoryUsers() {
 export function UserMemory({ userId }: { userId: string }) {
   const { api } = useAuth();
   const { isAdmin } = usePermissions();
+  const names = useAgentNames();
   const queryClient = useQueryClient();
   const [message, setMessage] = useState('');
   const entries = useQuery({
@@ -133,30 +138,33 @@ export function UserMemory({ userId }: { userId: string }) {
   });
   const download = async (path: string, name: string) => {
     saveBlob(await api.download(path), name);
-    return `Downloaded ${name}.`;
+    return t('userMemory.downloaded', { name });
   };
 
   return (
     <>
-      <PageHeader title={`Memory of ${userId}`} description={<Link to={`${BASE}/memory`}>All users</Link>}>
+      <PageHeader
+        title={t('userMemory.memoryOf', { userId })}
+        description={<Link to={`${BASE}/memory`}>{t('userMemory.allUsers')}</Link>}
+      >
         <button
           type="button"
           disabled={act.isPending}
           onClick={() => act.mutate(() => download(`${memoriesPath(userId)}/export`, `memories-${userId}.json`))}
         >
-          Export memories
+          {t('userMemory.exportMemories')}
         </button>
         <ConfirmButton
-          question={`Delete every remembered fact about ${userId}?`}
+          question={t('userMemory.deleteAllQuestion', { userId })}
           disabled={act.isPending}
           onConfirm={() =>
             act.mutate(async () => {
               const { data } = await api.client.request<{ deleted: number }>('DELETE', memoriesPath(userId));
-              return `Deleted ${data.deleted} entries.`;
+              return t('userMemory.deletedEntries', { count: data.deleted });
             })
           }
         >
-          Delete all memories
+          {t('userMemory.deleteAll')}
         </ConfirmButton>
       </PageHeader>
       {message && <Notice kind="success">{message}</Notice>}
@@ -164,79 +172,88 @@ export function UserMemory({ userId }: { userId: string }) {
       {entries.isPending ? (
         <Loading />
       ) : entries.data?.length === 0 ? (
-        <Empty>Nothing is remembered about {userId}.</Empty>
+        <Empty>
+          {t('userMemory.entriesEmpty', { userId })}{' '}
+          <Link to={`${BASE}/memory`}>{t('userMemory.entriesEmptyAction')}</Link>
+        </Empty>
       ) : (
-        <table data-testid="memory-entries">
-          <thead>
-            <tr>
-              <th scope="col">Key</th>
-              <th scope="col">Value</th>
-              <th scope="col">Category</th>
-              <th scope="col">Visibility</th>
-              <th scope="col" className="hide-narrow">
-                Written by
-              </th>
-              <th scope="col" className="hide-narrow">
-                Last written
-              </th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {entries.data?.map((entry) => (
-              <tr key={entry.id}>
-                <td>{entry.key}</td>
-                <td>{shown(entry.value)}</td>
-                <td>{entry.category}</td>
-                <td>
-                  {entry.visibility}
-                  {entry.groupIds.length > 0 && <div className="muted small">{entry.groupIds.join(', ')}</div>}
-                </td>
-                <td className="hide-narrow">
-                  {entry.sourceAgentId ? (
-                    <Link to={`${BASE}/agents/${entry.sourceAgentId}`}>{shortId(entry.sourceAgentId)}</Link>
-                  ) : (
-                    '—'
-                  )}
-                </td>
-                <td className="hide-narrow">{formatTime(entry.updatedAt)}</td>
-                <td>
-                  <ConfirmButton
-                    question={`Delete ${entry.key}?`}
-                    disabled={act.isPending}
-                    onConfirm={() =>
-                      act.mutate(async () => {
-                        await api.client.request('DELETE', `${memoriesPath(userId)}/entries/${enc(entry.id)}`);
-                        return `Deleted ${entry.key}.`;
-                      })
-                    }
-                  >
-                    Delete {entry.key}
-                  </ConfirmButton>
-                </td>
+        <TableBox label={t('userMemory.entriesTable')}>
+          <table data-testid="memory-entries">
+            <thead>
+              <tr>
+                <th scope="col">{t('userMemory.key')}</th>
+                <th scope="col">{t('userMemory.value')}</th>
+                <th scope="col">{t('userMemory.category')}</th>
+                <th scope="col">{t('userMemory.visibility')}</th>
+                <th scope="col" className="hide-narrow">
+                  {t('userMemory.writtenBy')}
+                </th>
+                <th scope="col" className="hide-narrow">
+                  {t('userMemory.lastWritten')}
+                </th>
+                <th scope="col">
+                  <span className="visually-hidden">{t('common.actions')}</span>
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {entries.data?.map((entry) => (
+                <tr key={entry.id}>
+                  <td>{entry.key}</td>
+                  <td>{shown(entry.value)}</td>
+                  <td>{entry.category}</td>
+                  <td>
+                    {entry.visibility}
+                    {entry.groupIds.length > 0 && <div className="muted small">{entry.groupIds.join(', ')}</div>}
+                  </td>
+                  <td className="hide-narrow">
+                    {entry.sourceAgentId ? (
+                      <Named
+                        name={names.get(entry.sourceAgentId)}
+                        id={entry.sourceAgentId}
+                        unnamed={t('agent.unnamed')}
+                        what={t('id.agent')}
+                        to={`${BASE}/agents/${entry.sourceAgentId}`}
+                      />
+                    ) : (
+                      '—'
+                    )}
+                  </td>
+                  <td className="hide-narrow">{formatTime(entry.updatedAt)}</td>
+                  <td>
+                    <ConfirmButton
+                      question={t('userMemory.deleteQuestion', { key: entry.key })}
+                      disabled={act.isPending}
+                      onConfirm={() =>
+                        act.mutate(async () => {
+                          await api.client.request('DELETE', `${memoriesPath(userId)}/entries/${enc(entry.id)}`);
+                          return t('userMemory.deleted', { key: entry.key });
+                        })
+                      }
+                    >
+                      {t('userMemory.delete', { key: entry.key })}
+                    </ConfirmButton>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableBox>
       )}
       {isAdmin && (
         <section className="panel" aria-labelledby="user-data-h">
-          <h2 id="user-data-h">All data of {userId}</h2>
-          <p className="muted">
-            Memories, long-term properties and conversations (every step): one file to hand over, or one erasure.
-          </p>
+          <h2 id="user-data-h">{t('userMemory.allDataOf', { userId })}</h2>
+          <p className="muted">{t('userMemory.allDataDescription')}</p>
           <div className="form-actions">
             <button
               type="button"
               disabled={act.isPending}
               onClick={() => act.mutate(() => download(`/admin/gdpr/${enc(userId)}`, `user-data-${userId}.json`))}
             >
-              Export all data
+              {t('userMemory.exportAllData')}
             </button>
             <ConfirmButton
-              question={`Erase memories, long-term properties and conversations of ${userId}?`}
+              question={t('userMemory.eraseQuestion', { userId })}
               disabled={act.isPending}
               onConfirm={() =>
                 act.mutate(async () => {
@@ -245,11 +262,15 @@ export function UserMemory({ userId }: { userId: string }) {
                     longTermProperties: number;
                     conversations: number;
                   }>('DELETE', `/admin/gdpr/${enc(userId)}`);
-                  return `Erased ${data.memories} memories, ${data.longTermProperties} long-term properties and ${data.conversations} conversations.`;
+                  return t('userMemory.erased', {
+                    memories: data.memories,
+                    longTermProperties: data.longTermProperties,
+                    conversations: data.conversations,
+                  });
                 })
               }
             >
-              Erase all data
+              {t('userMemory.eraseAllData')}
             </ConfirmButton>
           </div>
         </section>

@@ -3,6 +3,7 @@
  * (`enableMemoryTools`) and the `userMemoryConfig` caps and guardrails. Empty fields use the service's defaults.
  */
 import { Notice } from '../../components/ui.tsx';
+import { t } from '../../i18n/index.ts';
 import {
   Checkbox,
   ChoiceInput,
@@ -28,7 +29,7 @@ export function AgentMemoryForm({
   readOnly: boolean;
 }) {
   const document = parseDocument(text);
-  if (!document) return <Notice kind="warning">The form needs a valid JSON document; fix the JSON below.</Notice>;
+  if (!document) return <Notice kind="warning">{t('agentMemoryForm.invalidJson')}</Notice>;
   const config = isObject(document.userMemoryConfig) ? document.userMemoryConfig : {};
   const guardrails = isObject(config.guardrails) ? config.guardrails : {};
   const write = (next: Json) => onChange(pretty(next));
@@ -42,97 +43,97 @@ export function AgentMemoryForm({
   };
   return (
     <section className="panel" aria-labelledby="memory-form-h" data-testid="agent-memory-form">
-      <h2 id="memory-form-h">User memory</h2>
+      <h2 id="memory-form-h">{t('nav.userMemory')}</h2>
       <Checkbox
-        label="Memory tools (rememberFact, recallMemories, searchMemory, forgetFact)"
-        hint="Offered to this agent's LLM tasks that have built-in tools."
+        label={t('agentMemoryForm.memoryTools')}
+        hint={t('agentMemoryForm.memoryToolsHint')}
         checked={document.enableMemoryTools === true}
         disabled={readOnly}
         onChange={(on) => write(withField(document, 'enableMemoryTools', on ? true : undefined))}
       />
       <div className="grid-2">
         <NumberInput
-          label="Entries per user (maxEntriesPerUser)"
+          label={t('agentMemoryForm.maxEntriesPerUser')}
           value={config.maxEntriesPerUser}
           disabled={readOnly}
-          hint="default 500"
+          hint={t('configForm.defaultValue', { value: 500 })}
           onChange={(value) => setConfig('maxEntriesPerUser', value)}
         />
         <NumberInput
-          label="Entries per recall (maxRecallEntries)"
+          label={t('agentMemoryForm.maxRecallEntries')}
           value={config.maxRecallEntries}
           disabled={readOnly}
-          hint="default 50"
+          hint={t('configForm.defaultValue', { value: 50 })}
           onChange={(value) => setConfig('maxRecallEntries', value)}
         />
         <ChoiceInput
-          label="Recall order"
+          label={t('agentMemoryForm.recallOrder')}
           value={config.recallOrder}
           options={['most_recent', 'most_accessed']}
           disabled={readOnly}
-          defaultLabel="default: most_recent"
+          defaultLabel={t('configForm.defaultChoice', { value: 'most_recent' })}
           onChange={(value) => setConfig('recallOrder', value)}
         />
         <ChoiceInput
-          label="At the cap"
+          label={t('agentMemoryForm.onCapReached')}
           value={config.onCapReached}
           options={['evict_oldest', 'reject']}
           disabled={readOnly}
-          defaultLabel="default: evict_oldest"
+          defaultLabel={t('configForm.defaultChoice', { value: 'evict_oldest' })}
           onChange={(value) => setConfig('onCapReached', value)}
         />
         <ChoiceInput
-          label="Default visibility"
+          label={t('agentMemoryForm.defaultVisibility')}
           value={config.defaultVisibility}
           options={VISIBILITIES}
           disabled={readOnly}
-          defaultLabel="default: self"
+          defaultLabel={t('configForm.defaultChoice', { value: 'self' })}
           onChange={(value) => setConfig('defaultVisibility', value)}
         />
       </div>
       <fieldset>
-        <legend>Guardrails</legend>
+        <legend>{t('agentMemoryForm.guardrails')}</legend>
         <div className="grid-2">
           <NumberInput
-            label="Longest key"
+            label={t('agentMemoryForm.maxKeyLength')}
             value={guardrails.maxKeyLength}
             disabled={readOnly}
-            hint="default 100"
+            hint={t('configForm.defaultValue', { value: 100 })}
             onChange={(value) => setGuardrail('maxKeyLength', value)}
           />
           <NumberInput
-            label="Longest value"
+            label={t('agentMemoryForm.maxValueLength')}
             value={guardrails.maxValueLength}
             disabled={readOnly}
-            hint="default 1000"
+            hint={t('configForm.defaultValue', { value: 1000 })}
             onChange={(value) => setGuardrail('maxValueLength', value)}
           />
           <NumberInput
-            label="Writes per turn"
+            label={t('agentMemoryForm.maxWritesPerTurn')}
             value={guardrails.maxWritesPerTurn}
             disabled={readOnly}
-            hint="default 10"
+            hint={t('configForm.defaultValue', { value: 10 })}
             onChange={(value) => setGuardrail('maxWritesPerTurn', value)}
           />
         </div>
         <SubsetInput
-          legend="Categories the model may write"
-          hint="None chosen: preference, fact, context."
+          legend={t('agentMemoryForm.allowedCategories')}
+          hint={t('agentMemoryForm.allowedCategoriesHint')}
           options={CATEGORIES}
           value={guardrails.allowedCategories}
           disabled={readOnly}
           onChange={(value) => setGuardrail('allowedCategories', value)}
         />
         <SubsetInput
-          legend="Visibilities the model may write"
-          hint="None chosen: self (the default visibility is always allowed)."
+          legend={t('agentMemoryForm.allowedVisibilities')}
+          hint={t('agentMemoryForm.allowedVisibilitiesHint')}
           options={VISIBILITIES}
           value={guardrails.allowedVisibilities}
           disabled={readOnly}
           onChange={(value) => setGuardrail('allowedVisibilities', value)}
         />
         <Checkbox
-          label="May replace shared (global) facts other agents wrote"
+          label={t('agentMemoryForm.allowGlobalKeyOverwrite')}
           checked={guardrails.allowGlobalKeyOverwrite === true}
           disabled={readOnly}
           onChange={(on) => setGuardrail('allowGlobalKeyOverwrite', on ? true : undefined)}

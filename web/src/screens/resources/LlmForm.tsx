@@ -4,6 +4,7 @@
  * Every change is written into the document; the JSON stays the whole truth (fields without a form stay as they are).
  */
 import { Field, Notice } from '../../components/ui.tsx';
+import { t } from '../../i18n/index.ts';
 import {
   Checkbox,
   ChoiceInput,
@@ -40,14 +41,14 @@ export function LlmForm({
   readOnly: boolean;
 }) {
   const document = parseDocument(text);
-  if (!document) return <Notice kind="warning">The forms need a valid JSON document; fix the JSON below.</Notice>;
+  if (!document) return <Notice kind="warning">{t('llmForm.invalidJson')}</Notice>;
   const tasks = objects(document.tasks);
   const setTask = (index: number, task: Json) => {
     const next = [...tasks];
     next[index] = task;
     onChange(pretty({ ...document, tasks: next }));
   };
-  if (tasks.length === 0) return <Notice>This configuration has no tasks yet; add one in the JSON below.</Notice>;
+  if (tasks.length === 0) return <Notice>{t('llmForm.noTasks')}</Notice>;
   return (
     <div className="llm-forms">
       {tasks.map((task, index) => (
@@ -80,7 +81,7 @@ function TaskForm({
   const headingId = `llm-task-${index}`;
   return (
     <section className="panel" aria-labelledby={headingId} data-testid={`llm-task-form-${index}`}>
-      <h2 id={headingId}>Task {name}</h2>
+      <h2 id={headingId}>{t('llmForm.task', { name })}</h2>
       <ToolsForm task={task} set={set} readOnly={readOnly} />
       <CascadeForm task={task} set={set} readOnly={readOnly} />
     </section>
@@ -95,23 +96,23 @@ function ToolsForm({ task, set, readOnly }: { task: Json; set: Setter; readOnly:
   const setPeers = (next: Json[]) => set('a2aAgents', next.length === 0 ? undefined : next);
   return (
     <fieldset>
-      <legend>Tools</legend>
+      <legend>{t('llmForm.tools')}</legend>
       <Checkbox
-        label="Built-in tools"
+        label={t('llmForm.builtInTools')}
         checked={task.enableBuiltInTools === true}
         disabled={readOnly}
         onChange={(on) => set('enableBuiltInTools', on ? true : undefined)}
       />
       <SubsetInput
-        legend="Built-in tools offered"
-        hint="None chosen: all of them. usermemory (the memory tools) needs enableMemoryTools on the agent."
+        legend={t('llmForm.builtInToolsOffered')}
+        hint={t('llmForm.builtInToolsOfferedHint')}
         options={BUILT_IN_TOOLS}
         value={task.builtInToolsWhitelist}
         disabled={readOnly || task.enableBuiltInTools !== true}
         onChange={(value) => set('builtInToolsWhitelist', value)}
       />
       <Field
-        label="HTTP-call sets as tools (one reference per line)"
+        label={t('llmForm.httpCallTools')}
         multiline
         value={httpSets.join('\n')}
         onChange={(value) => {
@@ -121,41 +122,41 @@ function ToolsForm({ task, set, readOnly }: { task: Json; set: Setter; readOnly:
             .filter(Boolean);
           set('tools', lines.length === 0 ? undefined : lines);
         }}
-        hint="svc://ai.svc.httpcalls/httpcallsstore/httpcalls/<id>?version=<n>"
+        hint={t('llmForm.httpCallToolsHint')}
       />
       <Checkbox
-        label="Tools of the workflow's MCP-call sets"
+        label={t('llmForm.mcpCallTools')}
         checked={task.enableMcpCallTools !== false}
         disabled={readOnly}
         onChange={(on) => set('enableMcpCallTools', on ? undefined : false)}
       />
       <fieldset>
-        <legend>Peer agents (A2A)</legend>
+        <legend>{t('llmForm.peers')}</legend>
         {peers.map((peer, i) => (
           // biome-ignore lint/suspicious/noArrayIndexKey: rows have no other identity while being edited
           <div className="grid-2" key={i}>
             <TextInput
-              label={`Agent card URL ${i + 1}`}
+              label={t('llmForm.peerUrl', { number: i + 1 })}
               value={peer.url}
               disabled={readOnly}
               onChange={(url) => setPeers(peers.map((p, j) => (j === i ? { ...p, url: url ?? '' } : p)))}
             />
             <TextInput
-              label={`Name ${i + 1}`}
+              label={t('llmForm.peerName', { number: i + 1 })}
               value={peer.name}
               disabled={readOnly}
               onChange={(value) => setPeers(peers.map((p, j) => (j === i ? withField(p, 'name', value) : p)))}
             />
             {!readOnly && (
               <button type="button" onClick={() => setPeers(peers.filter((_, j) => j !== i))}>
-                Remove peer {i + 1}
+                {t('llmForm.removePeer', { number: i + 1 })}
               </button>
             )}
           </div>
         ))}
         {!readOnly && (
           <button type="button" onClick={() => setPeers([...peers, { url: '' }])}>
-            Add peer agent
+            {t('llmForm.addPeer')}
           </button>
         )}
       </fieldset>
@@ -176,9 +177,9 @@ function CascadeForm({ task, set, readOnly }: { task: Json; set: Setter; readOnl
   const validator = isObject(cascade?.validator) ? cascade.validator : undefined;
   return (
     <fieldset>
-      <legend>Model cascade</legend>
+      <legend>{t('llmForm.cascade')}</legend>
       <Checkbox
-        label="Cascade: try cheaper models first"
+        label={t('llmForm.cascadeEnabled')}
         checked={cascade !== undefined && cascade.enabled !== false}
         disabled={readOnly}
         onChange={(on) =>
@@ -194,14 +195,14 @@ function CascadeForm({ task, set, readOnly }: { task: Json; set: Setter; readOnl
         <>
           <div className="grid-2">
             <ChoiceInput
-              label="Evaluation strategy"
+              label={t('llmForm.evaluationStrategy')}
               value={cascade.evaluationStrategy}
               options={STRATEGIES}
               disabled={readOnly}
               onChange={(value) => setCascade('evaluationStrategy', value)}
             />
             <NumberInput
-              label="Cost ceiling per turn (maxCostPerRun, USD)"
+              label={t('llmForm.maxCostPerRun')}
               step="0.001"
               value={cascade.maxCostPerRun}
               disabled={readOnly}
@@ -210,7 +211,7 @@ function CascadeForm({ task, set, readOnly }: { task: Json; set: Setter; readOnl
           </div>
           {cascade.evaluationStrategy === 'validator' && (
             <TextInput
-              label="Validator pattern (regular expression)"
+              label={t('llmForm.validatorPattern')}
               value={validator?.pattern}
               disabled={readOnly}
               onChange={(pattern) => {
@@ -226,16 +227,16 @@ function CascadeForm({ task, set, readOnly }: { task: Json; set: Setter; readOnl
                 // biome-ignore lint/suspicious/noArrayIndexKey: steps have no other identity while being edited
                 <li key={i}>
                   <fieldset>
-                    <legend>Step {i + 1}</legend>
+                    <legend>{t('llmForm.step', { number: i + 1 })}</legend>
                     <div className="grid-2">
                       <TextInput
-                        label={`Provider type of step ${i + 1}`}
+                        label={t('llmForm.stepType', { number: i + 1 })}
                         value={step.type}
                         disabled={readOnly}
                         onChange={(type) => setStep(i, { ...step, type: type ?? '' })}
                       />
                       <TextInput
-                        label={`Model of step ${i + 1}`}
+                        label={t('llmForm.stepModel', { number: i + 1 })}
                         value={parameters.modelName}
                         disabled={readOnly}
                         onChange={(model) =>
@@ -243,14 +244,14 @@ function CascadeForm({ task, set, readOnly }: { task: Json; set: Setter; readOnl
                         }
                       />
                       <NumberInput
-                        label={`Confidence threshold of step ${i + 1}`}
+                        label={t('llmForm.stepConfidence', { number: i + 1 })}
                         step="0.05"
                         value={step.confidenceThreshold}
                         disabled={readOnly}
                         onChange={(value) => setStep(i, withField(step, 'confidenceThreshold', value))}
                       />
                       <NumberInput
-                        label={`Timeout of step ${i + 1} (ms)`}
+                        label={t('llmForm.stepTimeout', { number: i + 1 })}
                         value={step.timeoutMs}
                         disabled={readOnly}
                         onChange={(value) => setStep(i, withField(step, 'timeoutMs', value))}
@@ -266,7 +267,7 @@ function CascadeForm({ task, set, readOnly }: { task: Json; set: Setter; readOnl
                           )
                         }
                       >
-                        Remove step {i + 1}
+                        {t('llmForm.removeStep', { number: i + 1 })}
                       </button>
                     )}
                   </fieldset>
@@ -279,7 +280,7 @@ function CascadeForm({ task, set, readOnly }: { task: Json; set: Setter; readOnl
               type="button"
               onClick={() => setCascade('steps', [...steps, { type: task.type, parameters: { modelName: '' } }])}
             >
-              Add cascade step
+              {t('llmForm.addStep')}
             </button>
           )}
         </>

@@ -3,6 +3,7 @@
  * the document text and write the changed document back into it, so saving works as for any JSON edit.
  */
 import { useId, type ReactNode } from 'react';
+import { t } from '../../i18n/index.ts';
 
 export type Json = Record<string, unknown>;
 
@@ -142,7 +143,7 @@ export function ChoiceInput({
   options,
   onChange,
   disabled,
-  defaultLabel = 'default',
+  defaultLabel = t('configForm.default'),
 }: {
   label: string;
   value: unknown;
