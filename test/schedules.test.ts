@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { unzipSync } from 'fflate';
-import { deployAgent, idFromLocation, sayContext } from './support/agents.ts';
+import { deployAgent, exportAndImportAgent, idFromLocation, sayContext } from './support/agents.ts';
 import { serverOfBlock, storeTypes } from './support/server.ts';
 
 /** Schedules (issue 18): a versioned resource whose due runs send a message through the ordinary conversation path. */
@@ -174,21 +173,10 @@ for (const store of storeTypes) {
       const otherAgent = await echoAgent();
       await createSchedule({ agentId: otherAgent, intervalSeconds: 60, message: 'not mine' });
 
-      const exported = await api.post(`/backup/export/${agentId}?agentVersion=1`);
-      assert.equal(exported.status, 200, exported.text);
-      const zip = await (await fetch(`${block.server.url}${exported.headers.get('location')}`)).arrayBuffer();
-      const scheduleFiles = Object.keys(unzipSync(new Uint8Array(zip))).filter((name) =>
-        name.endsWith('.schedule.json'),
-      );
+      const { entries, imported: result } = await exportAndImportAgent(api, block.server.url, agentId);
+      const scheduleFiles = entries.filter((name) => name.endsWith('.schedule.json'));
       assert.deepEqual(scheduleFiles, [`${id}/1/${id}.schedule.json`], 'only the schedule of the exported agent');
 
-      const imported = await fetch(`${block.server.url}/backup/import?strategy=create`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/zip' },
-        body: zip,
-      });
-      const result = (await imported.json()) as any;
-      assert.equal(imported.status, 201, JSON.stringify(result));
       const copy = result.resources.find((resource: { kind: string }) => resource.kind === 'schedule');
       assert.equal(copy.originId, id);
       const body = (await api.get(`/schedulestore/schedules/${copy.targetId}?version=1`)).json;

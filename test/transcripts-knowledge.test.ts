@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { unzipSync } from 'fflate';
-import { chatRules, createAgent, createResource, deploy, sendMessage, startConversation } from './support/agents.ts';
+import {
+  chatRules,
+  createAgent,
+  createResource,
+  deploy,
+  exportAndImportAgent,
+  sendMessage,
+  startConversation,
+} from './support/agents.ts';
 import {
   startFakeEmbeddings,
   startFakeOpenAi,
@@ -149,10 +156,7 @@ for (const store of storeTypes) {
     });
 
     it('exports the knowledge base beside the transcript; the imported copy replays green', async () => {
-      const exported = await api.post(`/backup/export/${agentId}?agentVersion=1`);
-      assert.equal(exported.status, 200, exported.text);
-      const zip = await (await fetch(`${block.server.url}${exported.headers.get('location')}`)).arrayBuffer();
-      const entries = Object.keys(unzipSync(new Uint8Array(zip)));
+      const { entries, imported: result } = await exportAndImportAgent(api, block.server.url, agentId);
       assert.ok(
         entries.some((entry) => entry.endsWith('.rag.json')),
         entries.join(', '),
@@ -161,13 +165,6 @@ for (const store of storeTypes) {
         entries.some((entry) => entry.endsWith(`${transcriptId}.transcript.json`)),
         entries.join(', '),
       );
-      const imported = await fetch(`${block.server.url}/backup/import?strategy=create`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/zip' },
-        body: zip,
-      });
-      const result = (await imported.json()) as any;
-      assert.equal(imported.status, 201, JSON.stringify(result));
       assert.ok(result.resources.some((resource: { kind: string }) => resource.kind === 'rag'));
       const copy = result.resources.find((resource: { kind: string }) => resource.kind === 'transcript');
       const replayed = await api.post(`/transcriptstore/transcripts/${copy.targetId}/runs`, {

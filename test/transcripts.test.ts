@@ -3,10 +3,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { unzipSync } from 'fflate';
 import {
   createResource,
   deploy,
+  exportAndImportAgent,
   idFromLocation,
   onEveryMessage,
   sendMessage,
@@ -279,19 +279,8 @@ for (const storeType of storeTypes) {
     });
 
     it('is exported with its agent and imported bound to the imported agent, where it replays green', async () => {
-      const exported = await api.post(`/backup/export/${agentId}?agentVersion=1`);
-      assert.equal(exported.status, 200, exported.text);
-      const zip = await (await fetch(`${block.server.url}${exported.headers.get('location')}`)).arrayBuffer();
-      const entries = Object.keys(unzipSync(new Uint8Array(zip)));
+      const { entries, imported: result } = await exportAndImportAgent(api, block.server.url, agentId);
       assert.ok(entries.includes(`${transcriptId}/1/${transcriptId}.transcript.json`), entries.join(', '));
-
-      const imported = await fetch(`${block.server.url}/backup/import?strategy=create`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/zip' },
-        body: zip,
-      });
-      const result = (await imported.json()) as any;
-      assert.equal(imported.status, 201, JSON.stringify(result));
       const copy = result.resources.find((resource: { kind: string }) => resource.kind === 'transcript');
       assert.equal(copy.originId, transcriptId);
       const body = (await api.get(`/transcriptstore/transcripts/${copy.targetId}?version=1`)).json;

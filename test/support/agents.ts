@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { unzipSync } from 'fflate';
 import type { client } from './http.ts';
 
 /**
@@ -297,3 +298,26 @@ export function refundAgent(pauses = true) {
 
 /** The refund agent (`refundAgent`), pausing on 'refund', deployed; answers its id. */
 export const deployRefundAgent = (api: Api) => deployRuleAgent(api, refundAgent());
+
+/**
+ * Exports version 1 of `agentId` as a ZIP and imports it again (`strategy=create`) into the server at `baseUrl`:
+ * answers the file names in the ZIP and the import's answer (201 asserted).
+ */
+export async function exportAndImportAgent(
+  api: Api,
+  baseUrl: string,
+  agentId: string,
+): Promise<{ entries: string[]; imported: any }> {
+  const exported = await api.post(`/backup/export/${agentId}?agentVersion=1`);
+  assert.equal(exported.status, 200, exported.text);
+  const zip = await (await fetch(`${baseUrl}${exported.headers.get('location')}`)).arrayBuffer();
+  const entries = Object.keys(unzipSync(new Uint8Array(zip)));
+  const answer = await fetch(`${baseUrl}/backup/import?strategy=create`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/zip' },
+    body: zip,
+  });
+  const imported = (await answer.json()) as any;
+  assert.equal(answer.status, 201, JSON.stringify(imported));
+  return { entries, imported };
+}
