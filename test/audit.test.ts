@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout } from 'node:timers/promises';
 import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
 import { Registry } from 'prom-client';
@@ -196,6 +197,40 @@ describe('audit ledger write path', () => {
       [1, 2],
     );
     assert.equal((await first.verify('c4')).intact, true);
+  });
+
+  it('once started, queued entries are written without waiting for an explicit flush', async () => {
+    const store = new MemoryAuditStore();
+    const { ledger } = ledgerOver(store);
+    ledger.enqueue(draft('c4a', 1));
+    await setTimeout(50);
+    assert.equal(store.rows.length, 0, 'not started: only flush writes');
+    ledger.start();
+    ledger.enqueue(draft('c4a', 2));
+    while (store.rows.length < 2) await setTimeout(5);
+    assert.deepEqual(
+      store.rows.map((row) => row.sequence),
+      [1, 2],
+    );
+    await ledger.close();
+  });
+
+  it('a predecessor another instance has not written is waited for five seconds, however often it flushes', async () => {
+    const store = new MemoryAuditStore();
+    let now = 1_000_000;
+    const { ledger } = ledgerOver(store, { clock: () => now });
+    ledger.enqueue(draft('c4b', 2));
+    for (let flushes = 0; flushes < 10; flushes++) await ledger.flush();
+    assert.equal(store.rows.length, 0, 'still waiting for sequence 1');
+    now += 4_999;
+    await ledger.flush();
+    assert.equal(store.rows.length, 0, 'still waiting for sequence 1');
+    now += 2;
+    await ledger.flush();
+    assert.deepEqual(
+      store.rows.map((row) => row.sequence),
+      [2],
+    );
   });
 
   it('without a master key entries are unsigned and verification says so', async () => {

@@ -93,7 +93,8 @@ export interface AuditLedgerOptions {
   /** Meters go here (`svc_audit_*`). */
   readonly registry: Registry;
   readonly log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void } | undefined;
-  readonly flushIntervalMs?: number;
+  /** How long a queued entry waits for others to share its write (default 20 ms). */
+  readonly flushDelayMs?: number;
   /** Attempts to write a batch before it goes to the dead-letter file; default 4, waiting 250, 1000, 4000 ms. */
   readonly writeRetry?: { readonly maxAttempts: number; readonly backoff: Backoff };
   readonly batchSize?: number;
@@ -104,8 +105,8 @@ export interface AuditLedgerOptions {
 
 interface Pending {
   readonly draft: AuditDraft;
-  /** Flushes that held it back waiting for its predecessor (written by another instance). */
-  readonly deferrals: number;
+  /** When a flush first held it back waiting for its predecessor (written by another instance). */
+  readonly deferredSince?: number;
 }
 
 interface ChainEnd {
@@ -113,8 +114,16 @@ interface ChainEnd {
   readonly hmac: string | null;
 }
 
-/** A predecessor written by another instance is waited for this many flushes before the chain goes on without it. */
-const MAX_DEFERRALS = 5;
+/** A predecessor written by another instance is waited for this long before the chain goes on without it. */
+const MAX_DEFERRAL_MS = 5000;
+/** How often entries held back for their predecessor are tried again when nothing else is queued. */
+const DEFERRED_RETRY_MS = 1000;
+/**
+ * Entries are written this soon after they are queued: long enough for the turns of one busy moment to share a
+ * write, short enough that their drafts die young (a draft kept for a second survives garbage collections and is
+ * promoted to the old generation, which lengthens every young-generation pause that turns wait for).
+ */
+const FLUSH_DELAY_MS = 20;
 /** Conversations whose chain end is remembered (others are read from the store when needed). */
 const CHAIN_CACHE_SIZE = 10_000;
 const VERIFY_PAGE = 1000;
@@ -132,7 +141,8 @@ export class AuditLedger implements AuditSink {
   readonly #lost = new LRUCache<string, Set<number>>({ max: CHAIN_CACHE_SIZE });
   #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> = Promise.resolve();
-  #busy = false;
+  #started = false;
+  #timerDue = 0;
   #closed = false;
   readonly #dropped: Counter;
   readonly #deadLettered: Counter;
@@ -192,22 +202,33 @@ export class AuditLedger implements AuditSink {
     return this.#queue.length;
   }
 
-  /** Starts the periodic flush (every second by default). */
+  /** From now on, queued entries are written soon after they arrive (until then, only `flush` writes them). */
   start(): void {
-    if (this.#timer || this.#closed) return;
-    this.#timer = setInterval(() => {
-      if (this.#busy || this.#queue.length === 0) return;
-      this.flush().catch((error: unknown) => this.#options.log?.error({ err: error }, 'audit flush failed'));
-    }, this.#options.flushIntervalMs ?? 1000);
-    this.#timer.unref();
+    if (this.#started || this.#closed) return;
+    this.#started = true;
+    if (this.#queue.length > 0) this.#flushIn(this.#options.flushDelayMs ?? FLUSH_DELAY_MS);
   }
 
-  /** Stops the periodic flush and writes everything queued (waiting for no other instance). */
+  /** Stops the automatic flushes and writes everything queued (waiting for no other instance). */
   async close(): Promise<void> {
     this.#closed = true;
-    clearInterval(this.#timer);
+    clearTimeout(this.#timer);
     this.#timer = undefined;
     await this.flush(true);
+  }
+
+  /** Flushes after `delayMs`, unless a flush is already due sooner. */
+  #flushIn(delayMs: number): void {
+    if (!this.#started || this.#closed) return;
+    const due = this.#clock() + delayMs;
+    if (this.#timer !== undefined && this.#timerDue <= due) return;
+    clearTimeout(this.#timer);
+    this.#timerDue = due;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.flush().catch((error: unknown) => this.#options.log?.error({ err: error }, 'audit flush failed'));
+    }, delayMs);
+    this.#timer.unref();
   }
 
   // --- recording --------------------------------------------------------------------------------------------------
@@ -237,7 +258,8 @@ export class AuditLedger implements AuditSink {
       this.#markLost(draft.conversationId, draft.sequence);
       return;
     }
-    this.#queue.push({ draft, deferrals: 0 });
+    this.#queue.push({ draft });
+    this.#flushIn(this.#options.flushDelayMs ?? FLUSH_DELAY_MS);
   }
 
   /**
@@ -287,26 +309,24 @@ export class AuditLedger implements AuditSink {
   }
 
   async #drain(final: boolean): Promise<void> {
-    this.#busy = true;
-    try {
-      const taken = this.#queue;
-      this.#queue = [];
-      const deferred: Pending[] = [];
-      for (let i = 0; i < taken.length; i += this.#batchSize) {
-        const batch = taken.slice(i, i + this.#batchSize);
-        try {
-          deferred.push(...(await this.#writeBatch(batch, final)));
-        } catch (error) {
-          // Not a store failure (those are retried and dead-lettered inside): keep the entries anyway, unsigned.
-          await this.#deadLetter(
-            batch.map(({ draft }) => sign(undefined, draft, null)),
-            error,
-          );
-        }
+    const taken = this.#queue;
+    this.#queue = [];
+    const deferred: Pending[] = [];
+    for (let i = 0; i < taken.length; i += this.#batchSize) {
+      const batch = taken.slice(i, i + this.#batchSize);
+      try {
+        deferred.push(...(await this.#writeBatch(batch, final)));
+      } catch (error) {
+        // Not a store failure (those are retried and dead-lettered inside): keep the entries anyway, unsigned.
+        await this.#deadLetter(
+          batch.map(({ draft }) => sign(undefined, draft, null)),
+          error,
+        );
       }
-      if (deferred.length > 0) this.#queue = [...deferred, ...this.#queue];
-    } finally {
-      this.#busy = false;
+    }
+    if (deferred.length > 0) {
+      this.#queue = [...deferred, ...this.#queue];
+      this.#flushIn(DEFERRED_RETRY_MS);
     }
   }
 
@@ -321,6 +341,7 @@ export class AuditLedger implements AuditSink {
     }
     const signed: AuditEntry[] = [];
     const deferred: Pending[] = [];
+    const now = this.#clock();
     for (const [conversationId, pendings] of byConversation) {
       if (!key) {
         for (const { draft } of pendings) signed.push(sign(undefined, draft, null));
@@ -330,9 +351,9 @@ export class AuditLedger implements AuditSink {
       for (const [index, pending] of pendings.entries()) {
         const predecessor = pending.draft.sequence - 1;
         const waiting = (end?.sequence ?? 0) < predecessor && !this.#isLost(conversationId, predecessor);
-        if (waiting && !final && pending.deferrals < MAX_DEFERRALS) {
+        if (waiting && !final && now - (pending.deferredSince ?? now) < MAX_DEFERRAL_MS) {
           for (const later of pendings.slice(index))
-            deferred.push({ draft: later.draft, deferrals: later.deferrals + 1 });
+            deferred.push({ draft: later.draft, deferredSince: later.deferredSince ?? now });
           break;
         }
         const entry = sign(key, pending.draft, end?.hmac ?? null);
