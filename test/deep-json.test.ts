@@ -67,6 +67,20 @@ for (const store of storeTypes) {
       assert.ok(secret.status === 400 || secret.status === 503, secret.text);
     });
 
+    it('a body just longer than the limit is scanned (shorter ones cannot nest deeper than their length)', async () => {
+      await server.restart({ 'svc.http.max-json-depth': 6 });
+      try {
+        // Seven bytes, seven levels: the shortest body that is too deep (refused before any parser sees it).
+        const tooDeep = await post('/regulardictionarystore/regulardictionaries', '['.repeat(7));
+        assert.equal(tooDeep.status, 400, tooDeep.text);
+        assert.match(tooDeep.json.detail, /deeper than 6 levels/);
+        const deepEnough = await post('/regulardictionarystore/regulardictionaries', nested(6));
+        assert.doesNotMatch(deepEnough.text, /max-json-depth/);
+      } finally {
+        await server.restart();
+      }
+    });
+
     it('a turn that fails to commit leaves the cached conversation as it was', async () => {
       await server.restart({ 'svc.http.max-json-depth': 1_000_000 });
       try {

@@ -11,6 +11,9 @@ import { JsonDepthScanner } from '../shared/json.ts';
 export function jsonDepthHook(maxDepth: number): preParsingAsyncHookHandler {
   return async (request, _reply, payload) => {
     if (!/json/i.test(request.headers['content-type'] ?? '')) return payload;
+    // Each level takes at least one byte, so a body no longer than the limit cannot nest deeper: most requests
+    // skip the scanning stream. Fastify refuses a body whose length differs from its Content-Length.
+    if (Number(request.headers['content-length']) <= maxDepth) return payload;
     const scanner = new JsonDepthScanner(maxDepth);
     let refused = false;
     const guarded = new Transform({
