@@ -41,7 +41,7 @@ export class SqliteAuditStore extends SqliteStore<keyof typeof STATEMENTS> imple
           first.agentId,
           first.agentVersion,
           first.timestamp,
-          `[${block.map((row) => row.document).join(',')}]`,
+          jsonArrayText(block),
         );
       }
     });
@@ -104,6 +104,18 @@ function blocksOf(rows: readonly AuditRow[]): AuditRow[][] {
   }
   if (current.length > 0) blocks.push(current);
   return blocks;
+}
+
+/**
+ * The block's documents as one JSON array text, built by a single `join`: bracketing a joined text would make a
+ * rope that binding the statement copies again (a turn's documents are a few kilobytes, twice the bytes when they
+ * hold a character beyond Latin-1).
+ */
+function jsonArrayText(block: readonly AuditRow[]): string {
+  const parts = block.map((row) => row.document);
+  parts[0] = `[${parts[0]}`;
+  parts[parts.length - 1] = `${parts.at(-1)}]`;
+  return parts.join(',');
 }
 
 /** The documents of a block; text that is no JSON array any more (changed behind the service) is one document. */
