@@ -157,10 +157,11 @@ export function executeBehavior(turn: Turn, groups: readonly CompiledGroup[], op
     for (const expression of evaluation.expressions ?? []) actions.push(expression.name);
   }
 
-  const record = (key: string, names: readonly string[]) => {
+  // `names` is this call's own list: stored as it is when the step has none yet.
+  const record = (key: string, names: string[]) => {
     if (names.length === 0) return;
     const earlier = turn.get(key);
-    turn.set(key, Array.isArray(earlier) ? [...earlier, ...names] : [...names]);
+    turn.set(key, Array.isArray(earlier) ? [...earlier, ...names] : names);
   };
   record('behavior_rules:success', succeeded);
   record('behavior_rules:fail', failed);
