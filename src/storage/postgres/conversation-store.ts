@@ -12,6 +12,9 @@ import { checkNewConversation, firstAppendedIndex, toConversationRow } from '../
 import { TickBatch } from './tick-batch.ts';
 import { inTransaction, type Queryable } from './transaction.ts';
 
+const HEADER_COLUMNS =
+  'id, agent_id, agent_version, user_id, environment, state, created_on, last_modified_on, step_count, revision, state_json';
+
 interface PendingCommit {
   readonly id: string;
   readonly expectedRevision: number;
@@ -75,7 +78,12 @@ export class PostgresConversationStore implements ConversationStore {
   }
 
   async #loadRows(ids: readonly string[]): Promise<Array<ConversationRow | undefined>> {
-    const { rows } = await this.#db.query('SELECT * FROM conversations WHERE id = ANY($1::text[])', [ids]);
+    const { rows } = await this.#db.query({
+      name: 'conversation-rows',
+      // Named columns: a prepared `*` would fail once a later migration adds one.
+      text: `SELECT ${HEADER_COLUMNS} FROM conversations WHERE id = ANY($1::text[])`,
+      values: [ids],
+    });
     const byId = new Map(rows.map((row) => [String(row.id), toConversationRow(row)]));
     return ids.map((id) => byId.get(id));
   }
@@ -127,8 +135,9 @@ export class PostgresConversationStore implements ConversationStore {
         columns[15]!.push(body);
       }
     }
-    const { rows } = await this.#db.query(
-      `WITH i AS (
+    const { rows } = await this.#db.query({
+      name: 'conversation-commits',
+      text: `WITH i AS (
          SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::integer[], $5::text[], $6::text[], $7::text[],
                               $8::bigint[], $9::bigint[], $10::integer[], $11::bigint[], $12::text[], $13::integer[])
            AS i(id, expected, agent_id, agent_version, user_id, environment, state, created_on, last_modified_on,
@@ -151,8 +160,8 @@ export class PostgresConversationStore implements ConversationStore {
               unnest($14::text[], $15::integer[], $16::text[]) AS n(conversation_id, step_index, body)
          WHERE n.conversation_id = h.id)
        SELECT id FROM h`,
-      columns,
-    );
+      values: columns,
+    });
     const committed = new Set(rows.map((row) => String(row.id)));
     const missed = commits.filter((commit) => !committed.has(commit.id)).map((commit) => commit.id);
     const existing =
