@@ -10,8 +10,7 @@
 import pg from 'pg';
 import { startServer } from '../src/server.ts';
 import { loadSettings } from '../src/settings.ts';
-import { benchApi } from './api.ts';
-import { buildBenchmarkAgent, deployAgent } from './agent.ts';
+import { ruleTurns } from './inject-turns.ts';
 import { cpuSeconds } from './cpu.ts';
 import { openBenchStore } from './store.ts';
 
@@ -48,23 +47,9 @@ try {
     );
     return rows.reduce((sum, row) => sum + (cpuSeconds(row.pid as number) ?? 0), 0);
   };
-  const api = benchApi(server.url);
-  const agentId = await buildBenchmarkAgent(api);
-  await deployAgent(api, agentId);
-  const conversations: string[] = [];
-  for (let n = 0; n < CONVERSATIONS; n++) {
-    const started = await server.app.inject({ method: 'POST', url: `/agents/${agentId}/start` });
-    conversations.push(started.json().conversationId as string);
-  }
-  const turn = (n: number) =>
-    server.app.inject({
-      method: 'POST',
-      url: `/agents/${conversations[n % CONVERSATIONS]}`,
-      headers: { 'content-type': 'application/json' },
-      payload: '{"input":"hello"}',
-    });
+  const turn = await ruleTurns(server, CONVERSATIONS);
   const service: number[] = [];
-  const database_: number[] = [];
+  const backends: number[] = [];
   const rates: number[] = [];
   let counted = new Map<string, number>();
   for (let round = 0; round < rounds; round++) {
@@ -86,13 +71,13 @@ try {
     const seconds = (performance.now() - startedAt) / 1000;
     counted = new Map(statements);
     service.push((used.user + used.system) / turnsPerRound);
-    database_.push((((await backendCpu()) - backendBefore) * 1e6) / turnsPerRound);
+    backends.push((((await backendCpu()) - backendBefore) * 1e6) / turnsPerRound);
     rates.push(turnsPerRound / seconds);
   }
   const summary = (values: number[]) =>
     `min ${Math.min(...values).toFixed(0)} (rounds ${values.map((v) => v.toFixed(0)).join(' ')})`;
   console.log(`service CPU per turn (µs): ${summary(service)}`);
-  console.log(`PostgreSQL backends' CPU per turn (µs): ${summary(database_)}`);
+  console.log(`PostgreSQL backends' CPU per turn (µs): ${summary(backends)}`);
   console.log(`turns/s: max ${Math.max(...rates).toFixed(0)}`);
   const perTurn = [...counted].map(([word, n]) => `${word} ${(n / turnsPerRound).toFixed(2)}`);
   console.log(`statements per turn (last round, audit flush included): ${perTurn.join(', ')}`);
