@@ -5,8 +5,8 @@ const RETRY_AFTER_MILLIS = 1000;
 
 /**
  * Session-level advisory try-locks on one connection of their own: the acquisitions and releases of one tick go to
- * the server in one round trip. A try-lock is granted only when nobody holds or waits for the lock (PostgreSQL does
- * not let a new request pass its waiters), so the caller falls back to waiting in line when it is not granted.
+ * the server in one round trip. A try-lock is granted only when nobody holds the lock (PostgreSQL hands a released
+ * lock to its first waiter at once, so a try-lock cannot pass them); not granted, the caller waits in line.
  *
  * The session runs with `idle_session_timeout` = the claim: a holder that stops answering (frozen, cut off)
  * sends nothing on it, and the server ends the session and so releases its locks, as it does for a lock held in
@@ -19,7 +19,10 @@ export class SessionTryLocks {
   #current: pg.Client | undefined;
   #unavailableUntil = 0;
   #closed = false;
-  /** Keys held or asked for through this object: a second request for one of them waits in line instead. */
+  /**
+   * Keys held or asked for here. A session lock is re-entrant: granted again to its own session, a second request
+   * would pass those waiting for the key elsewhere, so it waits in line instead.
+   */
   readonly #held = new Set<string>();
   #acquiring: Array<{ key: string; answer: (session: pg.Client | undefined) => void }> = [];
   #releasing: Array<{ key: string; session: pg.Client; done: () => void }> = [];
