@@ -125,6 +125,7 @@ export class PostgresConversationStore implements ConversationStore {
     // re-checks the revision and matches nothing, so it touches no step either. `t` and `a` act only through `h`.
     // Data-modifying CTEs run in no set order: `a` reads the count of `t`, so the truncation is complete before
     // the first append (an undo followed by a new step reuses the index).
+    // $1–$13: per commit its id, expected revision, new header and truncation; $14–$16: per appended step.
     const columns: unknown[][] = Array.from({ length: 16 }, () => []);
     for (const { id, expectedRevision, change, firstAppended } of commits) {
       const header = [id, expectedRevision, ...headerValues(change.row).slice(1), change.truncateStepsFrom ?? null];
