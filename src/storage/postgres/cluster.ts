@@ -1,11 +1,15 @@
 import pg from 'pg';
 import type { ClusterCoordination } from '../cluster-ports.ts';
+import { SessionTryLocks } from './session-locks.ts';
 import { checkOut } from './transaction.ts';
 
 /**
  * Cluster coordination on PostgreSQL.
- * - A turn holds a transaction-scoped advisory lock on its conversation (`pg_advisory_xact_lock`); PostgreSQL
- *   grants waiting lock requests in the order they arrived. The lock lives on a connection of a pool of its own,
+ * - A turn holds an advisory lock on its conversation. First it tries for a session-level lock on a shared
+ *   connection, batched with the other tries and releases of its tick (`SessionTryLocks`: no round trip of its
+ *   own in the common case, nobody else holding or waiting for the conversation). Not granted there, it waits
+ *   for a transaction-scoped one (`pg_advisory_xact_lock`); PostgreSQL grants waiting lock requests in the order
+ *   they arrived, and a try-lock does not pass them. The waiting lock lives on a connection of a pool of its own,
  *   so turns waiting for locks can never starve the queries of the turns that hold them.
  * - A periodic job (a retention sweep) runs under a try-lock of its own name: an instance that finds it taken skips
  *   that run.
@@ -21,6 +25,9 @@ export class PostgresCluster implements ClusterCoordination {
   readonly shared = true;
   readonly #locks: pg.Pool;
   readonly #url: string;
+  readonly #lockWaitLimitMillis: number;
+  /** By claim: a session's idle timeout is its claim. */
+  readonly #tryLocks = new Map<number, SessionTryLocks>();
   readonly #listeners = new Map<string, Set<(payload: string) => void>>();
   #listener: pg.Client | undefined;
   #listening: Promise<void> | undefined;
@@ -34,6 +41,7 @@ export class PostgresCluster implements ClusterCoordination {
    */
   constructor(url: string, lockConnections = 20, lockWaitLimitMillis = 0) {
     this.#url = url;
+    this.#lockWaitLimitMillis = lockWaitLimitMillis;
     this.#locks = new pg.Pool({
       connectionString: url,
       max: lockConnections,
@@ -44,6 +52,15 @@ export class PostgresCluster implements ClusterCoordination {
   }
 
   async withConversationLock<T>(conversationId: string, claimMillis: number, work: () => Promise<T>): Promise<T> {
+    const tryLocks = this.#tryLocksFor(claimMillis);
+    const session = await tryLocks.tryLock(conversationId);
+    if (session) {
+      try {
+        return await work();
+      } finally {
+        await tryLocks.unlock(conversationId, session);
+      }
+    }
     const locked = await this.#holdingAdvisoryLock(
       (key) => `pg_advisory_xact_lock(hashtextextended(${key}, ${CONVERSATION_LOCKS}))`,
       conversationId,
@@ -51,6 +68,15 @@ export class PostgresCluster implements ClusterCoordination {
       work,
     );
     return (locked as { value: T }).value;
+  }
+
+  #tryLocksFor(claimMillis: number): SessionTryLocks {
+    let tryLocks = this.#tryLocks.get(claimMillis);
+    if (!tryLocks) {
+      tryLocks = new SessionTryLocks(this.#url, claimMillis, this.#lockWaitLimitMillis, CONVERSATION_LOCKS);
+      this.#tryLocks.set(claimMillis, tryLocks);
+    }
+    return tryLocks;
   }
 
   async runExclusive(jobName: string, claimMillis: number, work: () => Promise<void>): Promise<boolean> {
@@ -161,6 +187,7 @@ export class PostgresCluster implements ClusterCoordination {
     this.#closed = true;
     clearTimeout(this.#relistenTimer);
     await this.#listener?.end().catch(() => undefined);
+    await Promise.all([...this.#tryLocks.values()].map((tryLocks) => tryLocks.close()));
     await this.#locks.end().catch(() => undefined);
   }
 }
