@@ -398,7 +398,9 @@ export class AuditLedger implements AuditSink {
       return;
     }
     this.#written.inc(rows.length);
-    for (const entry of entries) this.#advance(entry);
+    // Entries come grouped by conversation, in sequence: the last of each group is where its chain now ends.
+    for (const [index, entry] of entries.entries())
+      if (entries[index + 1]?.conversationId !== entry.conversationId) this.#advance(entry);
   }
 
   async #deadLetter(entries: readonly AuditEntry[], cause: unknown): Promise<void> {
