@@ -103,10 +103,37 @@ export interface AuditLedgerOptions {
   readonly kdfIterations?: number;
 }
 
+/** What the ledger reads of an entry to order, chain and store it. */
+type EntryHead = Pick<AuditDraft, 'id' | 'conversationId' | 'sequence' | 'agentId' | 'agentVersion' | 'timestamp'>;
+
+/**
+ * A queued entry: its head, and the draft as JSON. Queued for up to `FLUSH_DELAY_MS`, one flat string outlives
+ * young-generation collections far more cheaply than the draft's tree of objects.
+ */
 interface Pending {
-  readonly draft: AuditDraft;
+  readonly head: EntryHead;
+  readonly draftJson: string;
   /** When a flush first held it back waiting for its predecessor (written by another instance). */
   readonly deferredSince?: number;
+}
+
+/** An entry signed (or not, without a key) and serialised as it is stored. */
+interface StorableEntry {
+  readonly head: EntryHead;
+  readonly hmac: string | null;
+  readonly document: string;
+}
+
+function pendingOf(draft: AuditDraft): Pending {
+  const { id, conversationId, sequence, agentId, agentVersion, timestamp } = draft;
+  return { head: { id, conversationId, sequence, agentId, agentVersion, timestamp }, draftJson: JSON.stringify(draft) };
+}
+
+/** `sign` on the queued form; unsigned, the stored document is the draft's JSON with the two signature members. */
+function storable(key: Buffer | undefined, { head, draftJson }: Pending, previousHmac: string | null): StorableEntry {
+  if (!key) return { head, hmac: null, document: `${draftJson.slice(0, -1)},"previousHmac":null,"hmac":null}` };
+  const entry = sign(key, JSON.parse(draftJson) as AuditDraft, previousHmac);
+  return { head, hmac: entry.hmac, document: JSON.stringify(entry) };
 }
 
 interface ChainEnd {
@@ -259,7 +286,7 @@ export class AuditLedger implements AuditSink {
       this.#markLost(draft.conversationId, draft.sequence);
       return;
     }
-    this.#queue.push({ draft });
+    this.#queue.push(pendingOf(draft));
     this.#flushIn(this.#options.flushDelayMs ?? FLUSH_DELAY_MS);
   }
 
@@ -320,7 +347,7 @@ export class AuditLedger implements AuditSink {
       } catch (error) {
         // Not a store failure (those are retried and dead-lettered inside): keep the entries anyway, unsigned.
         await this.#deadLetter(
-          batch.map(({ draft }) => sign(undefined, draft, null)),
+          batch.map((pending) => storable(undefined, pending, null)),
           error,
         );
       }
@@ -336,30 +363,30 @@ export class AuditLedger implements AuditSink {
     const key = await this.#key;
     const byConversation = new Map<string, Pending[]>();
     for (const pending of batch) {
-      const list = byConversation.get(pending.draft.conversationId);
+      const list = byConversation.get(pending.head.conversationId);
       if (list) list.push(pending);
-      else byConversation.set(pending.draft.conversationId, [pending]);
+      else byConversation.set(pending.head.conversationId, [pending]);
     }
-    const signed: AuditEntry[] = [];
+    const signed: StorableEntry[] = [];
     const deferred: Pending[] = [];
     const now = this.#clock();
     for (const [conversationId, pendings] of byConversation) {
       if (!key) {
-        for (const { draft } of pendings) signed.push(sign(undefined, draft, null));
+        for (const pending of pendings) signed.push(storable(undefined, pending, null));
         continue;
       }
-      let end = await this.#chainEnd(conversationId, pendings[0]!.draft.sequence);
+      let end = await this.#chainEnd(conversationId, pendings[0]!.head.sequence);
       for (const [index, pending] of pendings.entries()) {
-        const predecessor = pending.draft.sequence - 1;
+        const predecessor = pending.head.sequence - 1;
         const waiting = (end?.sequence ?? 0) < predecessor && !this.#isLost(conversationId, predecessor);
         if (waiting && !final && now - (pending.deferredSince ?? now) < MAX_DEFERRAL_MS) {
           for (const later of pendings.slice(index))
-            deferred.push({ draft: later.draft, deferredSince: later.deferredSince ?? now });
+            deferred.push({ ...later, deferredSince: later.deferredSince ?? now });
           break;
         }
-        const entry = sign(key, pending.draft, end?.hmac ?? null);
+        const entry = storable(key, pending, end?.hmac ?? null);
         signed.push(entry);
-        end = { sequence: entry.sequence, hmac: entry.hmac };
+        end = { sequence: entry.head.sequence, hmac: entry.hmac };
       }
     }
     if (signed.length > 0) await this.#write(signed);
@@ -381,16 +408,8 @@ export class AuditLedger implements AuditSink {
     }
   }
 
-  async #write(entries: AuditEntry[]): Promise<void> {
-    const rows: AuditRow[] = entries.map((entry) => ({
-      id: entry.id,
-      conversationId: entry.conversationId,
-      sequence: entry.sequence,
-      agentId: entry.agentId,
-      agentVersion: entry.agentVersion,
-      timestamp: entry.timestamp,
-      document: JSON.stringify(entry),
-    }));
+  async #write(entries: StorableEntry[]): Promise<void> {
+    const rows: AuditRow[] = entries.map(({ head, document }) => ({ ...head, document }));
     try {
       await retrying(() => this.#store.append(rows), { ...this.#writeRetry, retryError: () => ({}) });
     } catch (error) {
@@ -400,15 +419,15 @@ export class AuditLedger implements AuditSink {
     this.#written.inc(rows.length);
     // Entries come grouped by conversation, in sequence: the last of each group is where its chain now ends.
     for (const [index, entry] of entries.entries())
-      if (entries[index + 1]?.conversationId !== entry.conversationId) this.#advance(entry);
+      if (entries[index + 1]?.head.conversationId !== entry.head.conversationId) this.#advance(entry);
   }
 
-  async #deadLetter(entries: readonly AuditEntry[], cause: unknown): Promise<void> {
+  async #deadLetter(entries: readonly StorableEntry[], cause: unknown): Promise<void> {
     const path = this.#options.deadLetterPath;
-    for (const entry of entries) this.#markLost(entry.conversationId, entry.sequence);
+    for (const { head } of entries) this.#markLost(head.conversationId, head.sequence);
     try {
       await mkdir(dirname(path), { recursive: true });
-      await appendFile(path, entries.map((entry) => `${JSON.stringify(entry)}\n`).join(''), {
+      await appendFile(path, entries.map(({ document }) => `${document}\n`).join(''), {
         encoding: 'utf8',
         mode: 0o600,
       });
@@ -426,8 +445,8 @@ export class AuditLedger implements AuditSink {
     }
   }
 
-  #advance(entry: AuditEntry): void {
-    const { conversationId, sequence } = entry;
+  #advance(entry: StorableEntry): void {
+    const { conversationId, sequence } = entry.head;
     const current = this.#chainEnds.get(conversationId);
     this.#chainEnds.set(
       conversationId,
