@@ -84,6 +84,7 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallRes
     ...(request.tools === undefined ? {} : { tools: request.tools, stopWhen: stepCountIs(request.maxSteps) }),
     ...(request.output === undefined ? {} : { output: request.output }),
     maxRetries: 0,
+    telemetry: { isEnabled: false },
     abortSignal: AbortSignal.any([request.signal, timeout.signal]),
   };
   /** Whether part of the answer already reached the client (then a failure is not retried). */
