@@ -55,9 +55,7 @@ try {
       const before = process.cpuUsage();
       // 16 at a time, like the bench's connections.
       for (let n = 0; n < turnsPerRound; n += 16) {
-        const answers = await Promise.all(
-          Array.from({ length: 16 }, (_, k) => turn(round * turnsPerRound + n + k)),
-        );
+        const answers = await Promise.all(Array.from({ length: 16 }, (_, k) => turn(round * turnsPerRound + n + k)));
         for (const answer of answers) {
           if (answer.statusCode !== 200) throw new Error(`turn: ${answer.statusCode}`);
           if (provider && answer.json().conversationState !== 'READY') throw new Error(`turn: ${answer.body}`);

@@ -24,7 +24,9 @@ type FetchInput = Parameters<typeof undiciFetch>[0];
 type FetchInit = NonNullable<Parameters<typeof undiciFetch>[1]>;
 
 export function apiFetch(dispatcher: Dispatcher): typeof globalThis.fetch {
-  const direct = dispatcher.compose(interceptors.redirect({ maxRedirections: MAX_REDIRECTIONS, throwOnMaxRedirect: true }));
+  const direct = dispatcher.compose(
+    interceptors.redirect({ maxRedirections: MAX_REDIRECTIONS, throwOnMaxRedirect: true }),
+  );
   const viaFetch = (input: FetchInput, init?: FetchInit) => undiciFetch(input, { ...init, dispatcher });
   return (async (input: FetchInput, init?: FetchInit) => {
     const target = typeof input === 'string' ? URL.parse(input) : input instanceof URL ? input : null;
@@ -71,7 +73,8 @@ function requestHeaders(init: FetchInit | undefined): Record<string, string> {
   const headers: Record<string, string> = {};
   if (typeof given === 'object' && Object.getPrototypeOf(given) === Object.prototype) {
     // The AI SDK's providers send a plain object of valid headers: no `Headers` to build.
-    for (const [name, value] of Object.entries(given as Record<string, string>)) headers[name.toLowerCase()] = String(value);
+    for (const [name, value] of Object.entries(given as Record<string, string>))
+      headers[name.toLowerCase()] = String(value);
   } else
     new Headers(given as ConstructorParameters<typeof Headers>[0]).forEach((value, name) => {
       headers[name] = value;
@@ -106,7 +109,12 @@ async function* chunksOf(body: Readable, signal: AbortSignal | undefined): Async
 
 /** The body decoded as fetch decodes it (the codings in reverse order); an unknown coding leaves it as it is. */
 function decoded(body: Readable, contentEncoding: string | string[] | undefined): Readable {
-  const codings = [contentEncoding ?? []].flat().join(',').toLowerCase().split(',').map((coding) => coding.trim());
+  const codings = [contentEncoding ?? []]
+    .flat()
+    .join(',')
+    .toLowerCase()
+    .split(',')
+    .map((coding) => coding.trim());
   if (codings.every((coding) => coding === '' || coding === 'identity')) return body;
   const decoders: NodeJS.ReadWriteStream[] = [];
   for (const coding of codings.reverse()) {
