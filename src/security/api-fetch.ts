@@ -17,6 +17,7 @@ import { type Dispatcher, fetch as undiciFetch, interceptors, Response } from 'u
 
 const MAX_REDIRECTIONS = 20;
 const PLAIN_OPTIONS: ReadonlySet<string> = new Set(['method', 'headers', 'body', 'signal']);
+const STANDARD_METHODS: ReadonlySet<string> = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT']);
 /** Statuses whose `Response` has no body. */
 const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([101, 103, 204, 205, 304]);
 
@@ -33,7 +34,7 @@ export function apiFetch(dispatcher: Dispatcher): typeof globalThis.fetch {
     if (target === null || (target.protocol !== 'http:' && target.protocol !== 'https:') || !isPlain(init))
       return viaFetch(input, init);
     const signal = init?.signal ?? undefined;
-    const method = init?.method?.toUpperCase() ?? 'GET';
+    const method = normalizedMethod(init?.method);
     let answer: Dispatcher.ResponseData;
     try {
       answer = await direct.request({
@@ -57,6 +58,13 @@ export function apiFetch(dispatcher: Dispatcher): typeof globalThis.fetch {
       headers: responseHeaders(answer.headers),
     });
   }) as unknown as typeof globalThis.fetch;
+}
+
+/** fetch upper-cases the standard methods only. */
+function normalizedMethod(method: string | undefined): string {
+  if (method === undefined) return 'GET';
+  const upper = method.toUpperCase();
+  return STANDARD_METHODS.has(upper) ? upper : method;
 }
 
 /** No options beyond the common ones, a text or byte body. */
