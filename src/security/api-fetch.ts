@@ -35,6 +35,8 @@ export function apiFetch(dispatcher: Dispatcher): typeof globalThis.fetch {
       return viaFetch(input, init);
     const signal = init?.signal ?? undefined;
     const method = normalizedMethod(init?.method);
+    // fetch refuses a body on GET and HEAD: let it say so.
+    if ((method === 'GET' || method === 'HEAD') && init?.body != null) return viaFetch(input, init);
     let answer: Dispatcher.ResponseData;
     try {
       answer = await direct.request({
