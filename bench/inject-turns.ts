@@ -1,19 +1,20 @@
 import type { LightMyRequestResponse } from 'fastify';
 import type { RunningServer } from '../src/server.ts';
 import { benchApi } from './api.ts';
-import { buildBenchmarkAgent, deployAgent } from './agent.ts';
+import { buildBenchmarkAgent, deployAgent, type BenchmarkAgentOptions } from './agent.ts';
 
 /**
- * Deploys the benchmark agent on `server`, starts `conversations` conversations with it and answers a function
+ * Deploys the benchmark agent (with `options`) on `server`, starts `conversations` conversations with it and answers a function
  * sending turn `n` (`{"input":"hello"}`) to conversation `n` modulo their number, through Fastify's `inject` (no
  * sockets).
  */
 export async function ruleTurns(
   server: RunningServer,
   conversations: number,
+  options: BenchmarkAgentOptions = {},
 ): Promise<(n: number) => Promise<LightMyRequestResponse>> {
   const api = benchApi(server.url);
-  const agentId = await buildBenchmarkAgent(api);
+  const agentId = await buildBenchmarkAgent(api, options);
   await deployAgent(api, agentId);
   const ids: string[] = [];
   for (let n = 0; n < conversations; n++) {

@@ -172,7 +172,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
   const knowledge = new KnowledgeService({
     store: storage.knowledge,
     resources,
-    models: new EmbeddingModels({ ollamaBaseUrl: settings['svc.ollama.default-base-url'], fetch: outbound.fetch }),
+    models: new EmbeddingModels({ ollamaBaseUrl: settings['svc.ollama.default-base-url'], fetch: outbound.apiFetch }),
     secrets: vault.resolver(),
     log: logger,
     heartbeatMillis: settings['svc.rag.ingestion-heartbeat-millis'],
@@ -457,7 +457,7 @@ function llmOptions(
     log,
     meters,
     tracing,
-    providerDefaults: { ollamaBaseUrl: settings['svc.ollama.default-base-url'], fetch: outbound.fetch },
+    providerDefaults: { ollamaBaseUrl: settings['svc.ollama.default-base-url'], fetch: outbound.apiFetch },
     web: guardedWebAccess(webOutbound),
   };
 }

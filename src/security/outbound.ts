@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { Agent, buildConnector, fetch as undiciFetch, type Dispatcher } from 'undici';
+import { apiFetch } from './api-fetch.ts';
 import type { UrlGuard } from './url-guard.ts';
 
 /**
@@ -17,8 +18,10 @@ const IDLE_SOCKET_MILLIS = 4_000;
 export interface Outbound {
   readonly guard: UrlGuard;
   readonly dispatcher: Dispatcher;
-  /** `fetch` over the guarded dispatcher (for clients that take a fetch function, such as the AI SDK providers). */
+  /** `fetch` over the guarded dispatcher (for clients that take a fetch function). */
   readonly fetch: typeof globalThis.fetch;
+  /** The same for API clients (the AI SDK providers, MCP, A2A), cheaper per request (api-fetch.ts). */
+  readonly apiFetch: typeof globalThis.fetch;
   /** Drops every connection, also those of requests still running (at shutdown). */
   close(): Promise<void>;
 }
@@ -53,5 +56,5 @@ export function createOutbound(
   const dispatcher = options.interceptor ? agent.compose(options.interceptor) : agent;
   const guardedFetch = ((input: Parameters<typeof undiciFetch>[0], init?: Parameters<typeof undiciFetch>[1]) =>
     undiciFetch(input, { ...init, dispatcher })) as unknown as typeof globalThis.fetch;
-  return { guard, dispatcher, fetch: guardedFetch, close: () => agent.destroy() };
+  return { guard, dispatcher, fetch: guardedFetch, apiFetch: apiFetch(dispatcher), close: () => agent.destroy() };
 }

@@ -167,6 +167,10 @@ async function resolveParameterList(
 ): Promise<Parameters> {
   const parameters: Record<string, string> = {};
   for (const parameter of list) {
+    if (parameter.isLiteral) {
+      parameters[parameter.name] = parameter.literal;
+      continue;
+    }
     let rendered: string;
     try {
       rendered = parameter.field.render(data.get());
@@ -176,6 +180,10 @@ async function resolveParameterList(
           `LLM task '${taskId}': the parameter '${parameter.name}' could not be rendered: ${error.message}`,
         );
       throw error;
+    }
+    if (!parameter.field.hasSecrets) {
+      parameters[parameter.name] = rendered;
+      continue;
     }
     const resolved = await resolveSecrets(rendered, parameter.secretNames, resolver, secrets).catch(
       (error: unknown) => {

@@ -70,12 +70,18 @@ function timeLimit(first: number | undefined, second: number | undefined): numbe
   return second === undefined ? first : Math.min(first, second);
 }
 
+/** A signal that aborts with a `ProviderTimeoutError` after `limitMs`. */
+function providerTimeout(limitMs: number): { signal: AbortSignal; clear(): void } {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new ProviderTimeoutError(limitMs)), limitMs);
+  return { signal: controller.signal, clear: () => clearTimeout(timer) };
+}
+
 export async function callModel(request: ModelCallRequest): Promise<ModelCallResult> {
   const { spec } = request;
-  const timeout = new AbortController();
   const limitMs = timeLimit(spec.timeoutMs, request.stream ? request.streamingTimeoutMs : undefined);
-  const timer =
-    limitMs === undefined ? undefined : setTimeout(() => timeout.abort(new ProviderTimeoutError(limitMs)), limitMs);
+  // Without a time limit the turn's signal alone cancels the request (no timer, no combined signal).
+  const timeout = limitMs === undefined ? undefined : providerTimeout(limitMs);
   const options = {
     model: spec.model,
     ...(request.system === undefined ? {} : { instructions: request.system }),
@@ -84,7 +90,9 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallRes
     ...(request.tools === undefined ? {} : { tools: request.tools, stopWhen: stepCountIs(request.maxSteps) }),
     ...(request.output === undefined ? {} : { output: request.output }),
     maxRetries: 0,
-    abortSignal: AbortSignal.any([request.signal, timeout.signal]),
+    // The service traces model calls itself (llm-task.ts); the AI SDK's telemetry would copy every event.
+    telemetry: { isEnabled: false },
+    abortSignal: timeout === undefined ? request.signal : AbortSignal.any([request.signal, timeout.signal]),
   };
   /** Whether part of the answer already reached the client (then a failure is not retried). */
   let streamed = false;
@@ -134,9 +142,9 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallRes
       unansweredToolCalls: unanswered(toolCalls, toolResults),
     };
   } catch (error) {
-    const failure = timeout.signal.aborted && !request.signal.aborted ? timeout.signal.reason : error;
+    const failure = timeout?.signal.aborted && !request.signal.aborted ? timeout.signal.reason : error;
     throw streamed && !(failure instanceof FailedMidStream) ? new FailedMidStream(failure) : failure;
   } finally {
-    clearTimeout(timer);
+    timeout?.clear();
   }
 }
