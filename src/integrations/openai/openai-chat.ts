@@ -4,7 +4,7 @@ import type { ConversationService } from '../../runtime/conversations.ts';
 import type { DeploymentService, Environment } from '../../runtime/deployments.ts';
 import type { ContextValue, Conversation } from '../../runtime/memory.ts';
 import { TURN_ERROR_KEY } from '../../runtime/pipeline.ts';
-import { snapshot } from '../../runtime/snapshot.ts';
+import { outputTexts } from '../../runtime/snapshot.ts';
 import type { TurnEvent } from '../../runtime/turn.ts';
 import type { CallerAccess } from '../../security/access.ts';
 import { keyAllowsAgent } from '../../security/api-keys.ts';
@@ -133,8 +133,7 @@ function historyOf(
 
 /** The answer text of a conversation's current step: its output texts, one paragraph each. */
 function answerOf(conversation: Conversation): string {
-  const { conversationOutputs } = snapshot(conversation, { returnDetailed: false, returnCurrentStepOnly: true });
-  return (conversationOutputs.at(-1)?.output ?? []).join('\n\n');
+  return outputTexts(conversation.steps.at(-1)?.output.output).join('\n\n');
 }
 
 export class OpenAiChat {
