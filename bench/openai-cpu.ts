@@ -9,8 +9,7 @@
  *   node bench/openai-cpu.ts [rounds=16] [turnsPerRound=800]
  */
 import { withScratchServer } from '../scripts/scratch-server.ts';
-import { benchApi } from './api.ts';
-import { buildBenchmarkAgent, deployAgent } from './agent.ts';
+import { scratchBenchAgent } from './scratch-agent.ts';
 import { openAiChatBodies } from './openai.ts';
 
 const rounds = Number(process.argv[2] ?? 16);
@@ -19,14 +18,7 @@ const CONVERSATIONS = 64;
 const CONNECTIONS = 16;
 
 await withScratchServer(async (server) => {
-  const api = benchApi(server.url);
-  const agentId = await buildBenchmarkAgent(api);
-  await deployAgent(api, agentId);
-  const conversations: string[] = [];
-  for (let n = 0; n < CONVERSATIONS; n++) {
-    const started = await server.app.inject({ method: 'POST', url: `/agents/${agentId}/start` });
-    conversations.push(started.json().conversationId as string);
-  }
+  const { api, agentId, conversations } = await scratchBenchAgent(server, CONVERSATIONS);
   const chatBodies = await openAiChatBodies(api, agentId, CONVERSATIONS);
   const json = { 'content-type': 'application/json' };
   const paths = {

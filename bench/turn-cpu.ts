@@ -7,22 +7,14 @@
  *   node bench/turn-cpu.ts [rounds=8] [turnsPerRound=800]
  */
 import { withScratchServer } from '../scripts/scratch-server.ts';
-import { benchApi } from './api.ts';
-import { buildBenchmarkAgent, deployAgent } from './agent.ts';
+import { scratchBenchAgent } from './scratch-agent.ts';
 
 const rounds = Number(process.argv[2] ?? 8);
 const turnsPerRound = Number(process.argv[3] ?? 800);
 const CONVERSATIONS = 64;
 
 await withScratchServer(async (server) => {
-  const api = benchApi(server.url);
-  const agentId = await buildBenchmarkAgent(api);
-  await deployAgent(api, agentId);
-  const conversations: string[] = [];
-  for (let n = 0; n < CONVERSATIONS; n++) {
-    const started = await server.app.inject({ method: 'POST', url: `/agents/${agentId}/start` });
-    conversations.push(started.json().conversationId as string);
-  }
+  const { conversations } = await scratchBenchAgent(server, CONVERSATIONS);
   const turn = (n: number) =>
     server.app.inject({
       method: 'POST',
