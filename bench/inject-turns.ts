@@ -1,31 +1,46 @@
 import type { LightMyRequestResponse } from 'fastify';
 import type { RunningServer } from '../src/server.ts';
-import { benchApi } from './api.ts';
+import { benchApi, type BenchApi } from './api.ts';
 import { buildBenchmarkAgent, deployAgent, type BenchmarkAgentOptions } from './agent.ts';
 
 /**
- * Deploys the benchmark agent (with `options`) on `server`, starts `conversations` conversations with it and answers a function
- * sending turn `n` (`{"input":"hello"}`) to conversation `n` modulo their number, through Fastify's `inject` (no
- * sockets).
+ * The set-up of the in-process measurements: the benchmark agent (with `options`) built and deployed on a scratch
+ * server (`scripts/scratch-server.ts`), and `count` conversations started with it through Fastify's `inject`.
  */
-export async function ruleTurns(
+export async function benchConversations(
   server: RunningServer,
-  conversations: number,
+  count: number,
   options: BenchmarkAgentOptions = {},
-): Promise<(n: number) => Promise<LightMyRequestResponse>> {
+): Promise<{ api: BenchApi; agentId: string; conversations: string[] }> {
   const api = benchApi(server.url);
   const agentId = await buildBenchmarkAgent(api, options);
   await deployAgent(api, agentId);
-  const ids: string[] = [];
-  for (let n = 0; n < conversations; n++) {
+  const conversations: string[] = [];
+  for (let n = 0; n < count; n++) {
     const started = await server.app.inject({ method: 'POST', url: `/agents/${agentId}/start` });
-    ids.push(started.json().conversationId as string);
+    conversations.push(started.json().conversationId as string);
   }
-  return (n) =>
-    server.app.inject({
-      method: 'POST',
-      url: `/agents/${ids[n % conversations]}`,
-      headers: { 'content-type': 'application/json' },
-      payload: '{"input":"hello"}',
-    });
+  return { api, agentId, conversations };
+}
+
+/** A native rule-only turn (`{"input":"hello"}`) to `conversationId`, through `inject` (no sockets). */
+export function nativeTurn(server: RunningServer, conversationId: string): Promise<LightMyRequestResponse> {
+  return server.app.inject({
+    method: 'POST',
+    url: `/agents/${conversationId}`,
+    headers: { 'content-type': 'application/json' },
+    payload: '{"input":"hello"}',
+  });
+}
+
+/**
+ * `benchConversations`, answered as a function sending turn `n` to conversation `n` modulo their number.
+ */
+export async function ruleTurns(
+  server: RunningServer,
+  count: number,
+  options: BenchmarkAgentOptions = {},
+): Promise<(n: number) => Promise<LightMyRequestResponse>> {
+  const { conversations } = await benchConversations(server, count, options);
+  return (n) => nativeTurn(server, conversations[n % count]!);
 }

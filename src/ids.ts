@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomFillSync } from 'node:crypto';
 
 /**
  * Ids are 24 lower-case hex characters and sort by creation time: 12 hex digits of epoch milliseconds,
@@ -12,12 +12,24 @@ export function newId(now: number = Date.now()): string {
   return now.toString(16).padStart(12, '0').slice(-12) + processPart + counter.toString(16).padStart(6, '0');
 }
 
+// Random ids are cut from a pool of random bytes refilled 6 KiB at a time, as `crypto.randomUUID` does: a
+// `randomBytes` call per id cost about 2 µs here, a cut from the pool about 0.15 µs.
+const RANDOM_ID_BYTES = 12;
+const randomPool = Buffer.alloc(RANDOM_ID_BYTES * 512);
+let randomPoolUsed = randomPool.length;
+
 /**
  * An id in the same format that reveals nothing and cannot be guessed (96 random bits): for what a caller must
  * not find by trying ids near one they know, such as conversations.
  */
 export function randomId(): string {
-  return randomBytes(12).toString('hex');
+  if (randomPoolUsed + RANDOM_ID_BYTES > randomPool.length) {
+    randomFillSync(randomPool);
+    randomPoolUsed = 0;
+  }
+  const id = randomPool.toString('hex', randomPoolUsed, randomPoolUsed + RANDOM_ID_BYTES);
+  randomPoolUsed += RANDOM_ID_BYTES;
+  return id;
 }
 
 export const ID_PATTERN = /^[0-9a-f]{24}$/;

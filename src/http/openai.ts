@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { randomId } from '../ids.ts';
 import type { ChatAnswer, ChatMessage, OpenAiChat, PreparedChat } from '../integrations/openai/openai-chat.ts';
 import { MessageHeaders } from './conversations.ts';
 import { problem, problemOf, type Problem } from './problems.ts';
@@ -129,7 +129,7 @@ function textOf(content: Static<typeof MessageSchema>['content']): string {
   return typeof content === 'string' ? content : content.map((part) => part.text).join('');
 }
 
-const completionId = () => `chatcmpl-${randomBytes(12).toString('hex')}`;
+const completionId = () => `chatcmpl-${randomId()}`;
 
 function usageOf(answer: ChatAnswer) {
   if (!answer.usage) return undefined;

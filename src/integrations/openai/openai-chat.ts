@@ -4,7 +4,7 @@ import type { ConversationService } from '../../runtime/conversations.ts';
 import type { DeploymentService, Environment } from '../../runtime/deployments.ts';
 import type { ContextValue, Conversation } from '../../runtime/memory.ts';
 import { TURN_ERROR_KEY } from '../../runtime/pipeline.ts';
-import { snapshot } from '../../runtime/snapshot.ts';
+import { outputTexts } from '../../runtime/snapshot.ts';
 import type { TurnEvent } from '../../runtime/turn.ts';
 import type { CallerAccess } from '../../security/access.ts';
 import { keyAllowsAgent } from '../../security/api-keys.ts';
@@ -64,12 +64,16 @@ export interface PreparedChat {
   readonly model: string;
   readonly input: string;
   readonly context: Readonly<Record<string, ContextValue>>;
-  readonly requestHash: string;
-  /** Whether the answer is recorded for the history lookup (not for a request that named its conversation). */
-  readonly remember: boolean;
   /** What makes a retry of this request answer from its step: the client's key, else the request's hash. */
   readonly idempotencyKey: string | undefined;
-  readonly historyKey: readonly ChatMessage[];
+  /** What `remember` records; none for a request that named its conversation (its history is not looked up). */
+  readonly history: ChatHistory | undefined;
+}
+
+/** The request's place in its chat's history, for the history lookup of the client's next request. */
+interface ChatHistory {
+  readonly requestHash: string;
+  readonly dialogue: readonly ChatMessage[];
   readonly scope: string;
 }
 
@@ -118,10 +122,18 @@ const unknownModel = (name: string) =>
 
 const sha256 = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex');
 
+function historyOf(
+  model: { agentId: string; environment: Environment },
+  userId: string | undefined,
+  dialogue: readonly ChatMessage[],
+): ChatHistory {
+  const scope = sha256([model.agentId, model.environment, userId]);
+  return { requestHash: sha256([scope, dialogue]), dialogue, scope };
+}
+
 /** The answer text of a conversation's current step: its output texts, one paragraph each. */
 function answerOf(conversation: Conversation): string {
-  const { conversationOutputs } = snapshot(conversation, { returnDetailed: false, returnCurrentStepOnly: true });
-  return (conversationOutputs.at(-1)?.output ?? []).join('\n\n');
+  return outputTexts(conversation.steps.at(-1)?.output.output).join('\n\n');
 }
 
 export class OpenAiChat {
@@ -196,25 +208,16 @@ export class OpenAiChat {
       .join('\n\n');
     const context: Record<string, ContextValue> =
       instructions === '' ? {} : { system: { type: 'string', value: instructions } };
-    const scope = sha256([model.agentId, model.environment, userId]);
-    const requestHash = sha256([scope, dialogue]);
-    const conversationId =
-      request.conversationId ??
-      (await this.#options.threads.find(requestHash)) ??
-      (dialogue.length > 1 ? await this.#options.threads.find(sha256([scope, dialogue.slice(0, -1)])) : undefined);
     // A request naming its conversation may carry only the new message: the same text again is a new message then,
-    // and its history does not find the conversation again (it is not recorded).
-    const named = request.conversationId !== undefined;
-    const idempotencyKey = named ? request.idempotencyKey : requestHash;
+    // and its history does not find the conversation again (it is neither looked up nor recorded).
+    const history = request.conversationId === undefined ? historyOf(model, userId, dialogue) : undefined;
+    const conversationId = history ? await this.#foundByHistory(history) : request.conversationId;
     const base = {
-      remember: !named,
       model: request.model,
       input: last.text,
       context,
-      requestHash,
-      idempotencyKey,
-      historyKey: dialogue,
-      scope,
+      idempotencyKey: history ? history.requestHash : request.idempotencyKey,
+      history,
     };
     if (conversationId !== undefined) {
       const conversation = await this.#options.conversations.get(conversationId, caller.access).catch(() => undefined);
@@ -280,11 +283,20 @@ export class OpenAiChat {
    * with `answered` as the assistant's message (the text the client received).
    */
   async remember(chat: PreparedChat, answered: string): Promise<void> {
-    if (!chat.remember) return;
+    const { history } = chat;
+    if (!history) return;
     const now = this.#clock();
-    const next = [...chat.historyKey, { role: 'assistant' as const, text: answered }];
-    await this.#options.threads.put(chat.requestHash, chat.conversationId, now);
-    await this.#options.threads.put(sha256([chat.scope, next]), chat.conversationId, now);
+    const next = [...history.dialogue, { role: 'assistant' as const, text: answered }];
+    await this.#options.threads.put(history.requestHash, chat.conversationId, now);
+    await this.#options.threads.put(sha256([history.scope, next]), chat.conversationId, now);
+  }
+
+  /** The conversation this request repeats (a retry), else the one whose last answer its history ends with. */
+  async #foundByHistory({ requestHash, dialogue, scope }: ChatHistory): Promise<string | undefined> {
+    return (
+      (await this.#options.threads.find(requestHash)) ??
+      (dialogue.length > 1 ? await this.#options.threads.find(sha256([scope, dialogue.slice(0, -1)])) : undefined)
+    );
   }
 
   #userOf(request: ChatRequest, caller: Caller): string | undefined {
