@@ -93,8 +93,6 @@ export interface AuditLedgerOptions {
   /** Meters go here (`svc_audit_*`). */
   readonly registry: Registry;
   readonly log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void } | undefined;
-  /** How long a queued entry waits for others to share its write (default 100 ms). */
-  readonly flushDelayMs?: number;
   /** Attempts to write a batch before it goes to the dead-letter file; default 4, waiting 250, 1000, 4000 ms. */
   readonly writeRetry?: { readonly maxAttempts: number; readonly backoff: Backoff };
   readonly batchSize?: number;
@@ -234,7 +232,7 @@ export class AuditLedger implements AuditSink {
   start(): void {
     if (this.#started || this.#closed) return;
     this.#started = true;
-    if (this.#queue.length > 0) this.#flushIn(this.#options.flushDelayMs ?? FLUSH_DELAY_MS);
+    if (this.#queue.length > 0) this.#flushIn(FLUSH_DELAY_MS);
   }
 
   /** Stops the automatic flushes and writes everything queued (waiting for no other instance). */
@@ -287,7 +285,7 @@ export class AuditLedger implements AuditSink {
       return;
     }
     this.#queue.push(pendingOf(draft));
-    this.#flushIn(this.#options.flushDelayMs ?? FLUSH_DELAY_MS);
+    this.#flushIn(FLUSH_DELAY_MS);
   }
 
   /**
