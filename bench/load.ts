@@ -7,15 +7,20 @@ import type { LoadSpec, Measurement } from './measure.ts';
 import { LOAD_CORE, onCore } from './processes.ts';
 
 /**
- * The load generator, always in another process than the servers, on the load core. Closed-loop throughput runs
- * use wrk when the machine has it (`apt-get install wrk`; it drives far more requests per second from one core
- * than a JavaScript generator, so the echo server's figure is the echo server's, not the generator's); open-loop
- * rates and fixed request counts, and machines without wrk, use autocannon in a child process.
+ * The load generator, always in another process than the servers, on the load core: wrk when the machine has it
+ * (`apt-get install wrk`; it drives far more requests per second from one core than a JavaScript generator, so the
+ * echo server's figure is the echo server's, not the generator's), else autocannon in a child process; fixed
+ * request counts always use autocannon.
+ *
+ * A rate is paced evenly with wrk: each connection waits `connections ÷ rate` between an answer and its next
+ * request. autocannon's rate is a quota per connection and second instead: the connections send as fast as answers
+ * come until the second's quota is used, then pause, and its latency histogram adds corrected values for an
+ * expected interval of 1 ms; a paced latency from autocannon is therefore a burst's latency (read it with care).
  */
 export const generator = spawnSync('wrk', ['--version']).error === undefined ? 'wrk' : 'autocannon';
 
 export async function runLoad(baseUrl: string, spec: LoadSpec): Promise<Measurement> {
-  const useWrk = generator === 'wrk' && spec.rate === undefined && spec.amount === undefined;
+  const useWrk = generator === 'wrk' && spec.amount === undefined;
   return useWrk ? runWrk(baseUrl, spec) : runAutocannon(baseUrl, spec);
 }
 
@@ -36,6 +41,7 @@ local next = 0
 wrk.method = "POST"
 ${spec.body === undefined ? '' : `wrk.body = ${JSON.stringify(spec.body)}`}
 ${hasBody ? 'wrk.headers["Content-Type"] = "application/json"' : ''}
+${spec.rate === undefined ? '' : pacing(spec.connections, spec.rate)}
 request = function()
   next = next + 1
   local body = nil
@@ -50,6 +56,23 @@ done = function(summary, latency, requests)
     latency.mean, latency:percentile(50), latency:percentile(99), latency.max))
 end
 `;
+}
+
+/**
+ * wrk's `delay` hook (whole milliseconds before each request): `connections ÷ rate` seconds on average, the
+ * fractions carried over, so the connections together offer about `rate` requests a second (a little less, as
+ * each also waits for its answer).
+ */
+function pacing(connections: number, rate: number): string {
+  return `
+local interval = ${(connections * 1000) / rate}
+local owed = 0
+delay = function()
+  owed = owed + interval
+  local whole = math.floor(owed)
+  owed = owed - whole
+  return whole
+end`;
 }
 
 async function runWrk(baseUrl: string, spec: LoadSpec): Promise<Measurement> {

@@ -205,7 +205,7 @@ async function main(): Promise<void> {
       'Latency p99 at half W1 (ms)',
       paced.latencyMs.p99,
       5,
-      `${rate} turns/s offered for ${latencySeconds} s; p50 ${fixed(paced.latencyMs.p50, 1)} ms; ${floor('p99')}`,
+      `${rate} turns/s asked for ${latencySeconds} s, ${fixed(paced.reqPerSec, 0)} served; p50 ${fixed(paced.latencyMs.p50, 1)} ms; ${floor('p99')}`,
     );
     atMost('Latency max at half W1 (ms)', paced.latencyMs.max, 50, `${paced.requests} turns; ${floor('max')}`);
 
