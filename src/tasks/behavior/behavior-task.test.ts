@@ -73,6 +73,32 @@ test('groups in order: first success stops a group, executeAll fires every match
   assert.deepEqual(other.get('behavior_rules:fail'), ['A', 'B', 'D']);
 });
 
+test('a first-match group records the rules before the one that answers, turn after turn; the list cannot be changed', async () => {
+  const task = await compileSet({
+    behaviorGroups: [
+      {
+        behaviorRules: [
+          { name: 'A', actions: ['a'], conditions: when('a(*)') },
+          { name: 'B', actions: ['b'], conditions: when('b(*)') },
+          { name: 'C', actions: ['c'], conditions: when('c(*)') },
+        ],
+      },
+    ],
+  });
+  const dialogue = new Dialogue();
+  dialogue.commit(dialogue.next());
+  const failedFor = async (expressions: string) =>
+    (await dialogue.say(task, { expressions })).get('behavior_rules:fail');
+  assert.deepEqual(await failedFor('c(1)'), ['A', 'B']);
+  assert.equal(await failedFor('a(1)'), undefined, 'nothing failed');
+  assert.deepEqual(await failedFor('none(1)'), ['A', 'B', 'C']);
+  assert.deepEqual(await failedFor('b(1)'), ['A']);
+  const failed = (await failedFor('c(1)')) as string[];
+  assert.deepEqual(failed, ['A', 'B']);
+  assert.throws(() => failed.push('D'), TypeError, 'one list serves every turn: nobody may change it');
+  assert.deepEqual(await failedFor('c(1)'), ['A', 'B']);
+});
+
 test('appendActions: appended by default, replaced when false, the workflow config overrides the set', async () => {
   const set = { behaviorGroups: [{ behaviorRules: [{ name: 'Welcome', actions: ['welcome'] }] }] };
   const start = async (task: Awaited<ReturnType<typeof compileSet>>) => (await new Dialogue().say(task)).actions;

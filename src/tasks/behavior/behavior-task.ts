@@ -53,6 +53,21 @@ interface CompiledRule {
 interface CompiledGroup {
   readonly executeAll: boolean;
   readonly rules: readonly CompiledRule[];
+  /**
+   * The names of the group's first `count` rules: what a first-match group records as failed when rule `count`
+   * answers (or none does). Usually the same list turn after turn, so one frozen array serves them all, and the
+   * steps that keep it share it instead of a copy each.
+   */
+  namesBefore(count: number): readonly string[];
+}
+
+/** `namesBefore` remembering the last list it made (a group of n rules has n + 1 lists; most turns ask for one). */
+function namesBeforeOf(names: readonly string[]): (count: number) => readonly string[] {
+  let last: readonly string[] = Object.freeze([]);
+  return (count) => {
+    if (last.length !== count) last = Object.freeze(names.slice(0, count));
+    return last;
+  };
 }
 
 export interface BehaviorOptions {
@@ -113,21 +128,23 @@ export function compileBehaviorSet(
     return evaluator;
   };
 
-  const compiledGroups = groups.map(
-    (group, g): CompiledGroup => ({
+  const compiledGroups = groups.map((group, g): CompiledGroup => {
+    const rules = rulesOf(group).map((rule, r) => {
+      if (!isRecord(rule) || typeof rule.name !== 'string') {
+        throw new DeploymentError(`behaviorGroups[${g}].behaviorRules[${r}] is not a behavior rule with a name.`);
+      }
+      return {
+        name: rule.name,
+        actions: (rule.actions ?? []).map(String),
+        evaluate: compileRule(rule, rulePath(g, r)),
+      };
+    });
+    return {
       executeAll: group.executionStrategy === 'executeAll',
-      rules: rulesOf(group).map((rule, r) => {
-        if (!isRecord(rule) || typeof rule.name !== 'string') {
-          throw new DeploymentError(`behaviorGroups[${g}].behaviorRules[${r}] is not a behavior rule with a name.`);
-        }
-        return {
-          name: rule.name,
-          actions: (rule.actions ?? []).map(String),
-          evaluate: compileRule(rule, rulePath(g, r)),
-        };
-      }),
-    }),
-  );
+      rules,
+      namesBefore: namesBeforeOf(rules.map((rule) => rule.name)),
+    };
+  });
 
   const options: { appendActions?: boolean; expressionsAsActions?: boolean } = {};
   if (typeof definition.appendActions === 'boolean') options.appendActions = definition.appendActions;
@@ -140,25 +157,40 @@ export function compileBehaviorSet(
 export function executeBehavior(turn: Turn, groups: readonly CompiledGroup[], options: BehaviorOptions): void {
   const evaluation = new Evaluation(turn);
   const succeeded: string[] = [];
-  const failed: string[] = [];
+  const failedByGroup: Array<readonly string[]> = [];
   const actions: string[] = [];
   for (const group of groups) {
+    if (group.executeAll) {
+      const failed: string[] = [];
+      for (const rule of group.rules) {
+        if (rule.evaluate(evaluation) === 'success') {
+          succeeded.push(rule.name);
+          actions.push(...rule.actions);
+        } else failed.push(rule.name);
+      }
+      failedByGroup.push(failed);
+      continue;
+    }
+    // First match: every rule before the one that answers failed.
+    let answering = 0;
     for (const rule of group.rules) {
       if (rule.evaluate(evaluation) === 'success') {
         succeeded.push(rule.name);
         actions.push(...rule.actions);
-        if (!group.executeAll) break;
-      } else {
-        failed.push(rule.name);
+        break;
       }
+      answering++;
     }
+    failedByGroup.push(group.namesBefore(answering));
   }
+  const withFailures = failedByGroup.filter((names) => names.length > 0);
+  const failed = withFailures.length === 1 ? withFailures[0]! : withFailures.flat();
   if (options.expressionsAsActions) {
     for (const expression of evaluation.expressions ?? []) actions.push(expression.name);
   }
 
-  // `names` is this call's own list: stored as it is when the step has none yet.
-  const record = (key: string, names: string[]) => {
+  // `names` is this call's own list or a group's shared frozen one: stored as it is when the step has none yet.
+  const record = (key: string, names: readonly string[]) => {
     if (names.length === 0) return;
     const earlier = turn.get(key);
     turn.set(key, Array.isArray(earlier) ? [...earlier, ...names] : names);
