@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { deployAgent, startConversation, welcomeOutputs } from './support/agents.ts';
+import { controlExtension, controlTask } from './support/control-task.ts';
 import { serverOfBlock } from './support/server.ts';
 
 /**
@@ -41,5 +42,55 @@ describe('the conversation cache', () => {
     assert.equal(await storeLoads(), before, 'the recently used conversation is still cached');
     await read(second);
     assert.equal(await storeLoads(), before + 1, 'the least recently used one was read from the store again');
+  });
+});
+
+/**
+ * A cached conversation keeps its earlier steps as the JSON text the store keeps (parsed when read): what a client
+ * reads, undoes and redoes is the same whether the conversation was in the cache or read from the store again.
+ */
+describe('the earlier steps of a cached conversation', () => {
+  const { api } = serverOfBlock('sqlite', { 'svc.conversations.cache-size': 1 }, [controlTask]);
+  const texts = ['hello', 'Grüße aus Köln', '"hi" → greeting(hi) “quoted” 你好 😀', 'bye'];
+  const say = (id: string, text: string) =>
+    api.post(`/agents/${id}`, {
+      json: {
+        input: text,
+        context: { property: { type: 'object', value: { name: 'said', value: text, scope: 'conversation' } } },
+      },
+    });
+  const log = async (id: string) => {
+    const answer = await api.get(`/agents/${id}?returnCurrentStepOnly=false&returnDetailed=true`);
+    assert.equal(answer.status, 200);
+    const { lastModifiedOn: _modified, ...rest } = answer.json;
+    return rest;
+  };
+
+  it('read, undone and redone alike from the cache and from the store', async () => {
+    const agentId = await deployAgent(api, { extensions: [controlExtension], outputSet: welcomeOutputs });
+    const id = (await startConversation(api, agentId)).conversationId as string;
+    for (const text of [...texts, ...texts]) assert.equal((await say(id, text)).status, 200);
+    const cached = await log(id);
+    assert.equal(cached.conversationSteps.length, 9);
+    assert.deepEqual(
+      cached.conversationOutputs.slice(1).map((output: { input: string }) => output.input),
+      [...texts, ...texts],
+    );
+    await startConversation(api, agentId); // the cache holds one conversation: the first is read from the store again
+    assert.deepEqual(await log(id), cached, 'the same conversation read from the store');
+
+    for (const expected of ['"hi" → greeting(hi) “quoted” 你好 😀', 'Grüße aus Köln', 'hello']) {
+      assert.equal((await api.post(`/agents/${id}/undo`)).status, 200);
+      const state = await log(id);
+      assert.equal(state.conversationProperties.said.value, expected, 'undo restores the earlier step’s properties');
+      assert.equal(state.conversationOutputs.at(-1).input, expected);
+    }
+    assert.equal((await api.post(`/agents/${id}/redo`)).status, 200);
+    const redone = await log(id);
+    assert.equal(redone.conversationProperties.said.value, 'Grüße aus Köln');
+    await startConversation(api, agentId);
+    assert.deepEqual(await log(id), redone, 'after undo and redo, read from the store again');
+    assert.equal((await api.post(`/agents/${id}/redo`)).status, 200);
+    assert.equal((await log(id)).conversationProperties.said.value, '"hi" → greeting(hi) “quoted” 你好 😀');
   });
 });

@@ -14,6 +14,7 @@ import type {
   UserPropertyStore,
 } from '../storage/runtime-ports.ts';
 import type { CompiledAgent } from './compiler.ts';
+import { CompactStep } from './compact-step.ts';
 import { contextValues } from './context.ts';
 import { Coordinator } from './coordinator.ts';
 import type { ConversationMeters, TaskMeters } from '../ops/domain-metrics.ts';
@@ -294,10 +295,7 @@ export class ConversationService {
       false,
     );
     conversation.revision = 1;
-    await this.#store.create(
-      toRow(conversation),
-      conversation.steps.map((step) => JSON.stringify(step)),
-    );
+    await this.#store.create(toRow(conversation), compactFrom(conversation.steps, 0));
     this.#queueAudit(conversation);
     await this.#saveLongTermProperties(conversation, longTermBefore);
     this.#remember(conversation);
@@ -328,7 +326,7 @@ export class ConversationService {
         const { input, context, idempotencyKey } = message;
         const request = idempotencyKey === undefined ? {} : { idempotencyKey, fingerprint: fingerprintOf(message) };
         conversation.queued = [...conversation.queued, { input, context, receivedAt: this.#clock(), ...request }];
-        await this.#commit(conversation, before, { appendSteps: [] });
+        await this.#commit(conversation, before, {});
         this.#options.onApprovalsChanged?.(conversationId);
         return conversation;
       }
@@ -351,7 +349,7 @@ export class ConversationService {
       if (!(error instanceof AppError && error.kind === 'timeout')) restore(conversation, before);
       throw error;
     }
-    await this.#commit(conversation, before, { appendSteps: [conversation.steps.at(-1)!] });
+    await this.#commit(conversation, before, { appendsLatestStep: true });
     if (conversation.state === 'AWAITING_HUMAN') this.#options.onApprovalsChanged?.(conversation.id);
     await this.#saveLongTermProperties(conversation, before.properties);
   }
@@ -387,7 +385,7 @@ export class ConversationService {
       if (pending?.id !== approvalId || pending.escalatedAt !== undefined) return false;
       const before = snapshotOf(conversation);
       conversation.pending = { ...pending, escalatedAt: this.#clock() };
-      await this.#commit(conversation, before, { appendSteps: [] });
+      await this.#commit(conversation, before, {});
       this.#options.onApprovalsChanged?.(conversationId);
       return true;
     });
@@ -451,6 +449,7 @@ export class ConversationService {
         // Also past the timeout: the decision was not applied, the turn still waits.
         restore(conversation, before);
         conversation.steps.push(waitingStep);
+        latestKeepsParsed(conversation.steps);
         throw error;
       }
       const now = this.#clock();
@@ -459,7 +458,7 @@ export class ConversationService {
       );
       await this.#commit(conversation, before, {
         truncateStepsFrom: before.stepCount - 1,
-        appendSteps: [conversation.steps.at(-1)!],
+        appendsLatestStep: true,
       });
       await this.#saveLongTermProperties(conversation, before.properties);
       while (
@@ -504,10 +503,12 @@ export class ConversationService {
         throw conflict('Nothing to undo: the conversation is at its first step or has ended.');
       const before = snapshotOf(conversation);
       const undone = conversation.steps.pop()!;
+      if (undone instanceof CompactStep) undone.forgetParsed();
+      latestKeepsParsed(conversation.steps);
       conversation.redo = [...conversation.redo, undone].slice(-Math.max(this.#options.redoCacheSize, 0));
       conversation.tallies = applyTallies(conversation.tallies, undone, -1);
       conversation.properties = restoredProperties(conversation.properties, conversation.steps.at(-1)!);
-      await this.#commit(conversation, before, { truncateStepsFrom: conversation.steps.length, appendSteps: [] });
+      await this.#commit(conversation, before, { truncateStepsFrom: conversation.steps.length });
       return conversation;
     });
   }
@@ -525,7 +526,7 @@ export class ConversationService {
       conversation.steps.push(redone);
       conversation.tallies = applyTallies(conversation.tallies, redone, 1);
       conversation.properties = restoredProperties(conversation.properties, redone);
-      await this.#commit(conversation, before, { appendSteps: [redone] });
+      await this.#commit(conversation, before, { appendsLatestStep: true });
       return conversation;
     });
   }
@@ -541,7 +542,7 @@ export class ConversationService {
       conversation.state = 'ENDED';
       conversation.redo = [];
       conversation.pending = undefined;
-      await this.#commit(conversation, before, { appendSteps: [] });
+      await this.#commit(conversation, before, {});
       if (wasWaiting) this.#options.onApprovalsChanged?.(conversationId);
       return conversation;
     });
@@ -839,7 +840,7 @@ export class ConversationService {
         restore(conversation, before);
         conversation.state = 'EXECUTION_INTERRUPTED';
         conversation.lastModifiedOn = this.#clock();
-        await this.#commit(conversation, before, { appendSteps: [] });
+        await this.#commit(conversation, before, {});
       }
       throw timeout;
     } finally {
@@ -862,7 +863,7 @@ export class ConversationService {
   async #commit(
     conversation: LiveConversation,
     before: Snapshot,
-    change: { truncateStepsFrom?: number; appendSteps: StoredStep[] },
+    change: { truncateStepsFrom?: number; appendsLatestStep?: boolean },
   ): Promise<void> {
     const expected = conversation.revision;
     conversation.revision = expected + 1;
@@ -878,7 +879,7 @@ export class ConversationService {
       outcome = await this.#store.commit(conversation.id, expected, {
         row: toRow(conversation),
         truncateStepsFrom: change.truncateStepsFrom,
-        appendSteps: change.appendSteps.map((step) => JSON.stringify(step)),
+        appendSteps: change.appendsLatestStep ? compactFrom(conversation.steps, conversation.steps.length - 1) : [],
       });
     } catch (error) {
       // Whatever failed (serialising the change, the store), the cache keeps only committed state: the next
@@ -916,7 +917,7 @@ export class ConversationService {
     if (!stored) throw unknownConversation(conversationId);
     const raced = this.#cache.get(conversationId);
     if (raced && raced !== cached && raced.revision >= stored.row.revision) return raced;
-    const conversation = fromStored(stored.row, stored.steps.map(parseStep));
+    const conversation = fromStored(stored.row, compactStored([], stored.steps));
     this.#remember(conversation);
     return conversation;
   }
@@ -936,7 +937,7 @@ export class ConversationService {
       const fresh = await this.#store.loadFrom(cached.id, from);
       if (!fresh) break;
       if (fresh.row.revision === row.revision)
-        return fromStored(fresh.row, [...cached.steps.slice(0, from), ...fresh.steps.map(parseStep)]);
+        return fromStored(fresh.row, compactStored(cached.steps.slice(0, from), fresh.steps));
       row = fresh.row;
     }
     this.#cache.delete(cached.id);
@@ -1010,6 +1011,7 @@ function restore(conversation: LiveConversation, snapshot: Snapshot): void {
   conversation.lastModifiedOn = snapshot.lastModifiedOn;
   conversation.revision = snapshot.revision;
   conversation.steps.length = snapshot.stepCount;
+  latestKeepsParsed(conversation.steps);
   conversation.redo = snapshot.redo;
   conversation.properties = snapshot.properties;
   conversation.tallies = snapshot.tallies;
@@ -1062,7 +1064,38 @@ function toRow(conversation: LiveConversation): ConversationRow {
   };
 }
 
-const parseStep = (json: string) => JSON.parse(json) as StoredStep;
+/**
+ * Replaces the steps from index `from` on (just made, not stored yet) by their compact form, and answers the JSON
+ * text the store keeps of each. Only the last step keeps its parsed parts.
+ */
+function compactFrom(steps: StoredStep[], from: number): string[] {
+  const texts: string[] = [];
+  for (let index = from; index < steps.length; index++) {
+    const { step, json } = CompactStep.of(steps[index]!);
+    steps[index] = step;
+    texts.push(json);
+  }
+  latestKeepsParsed(steps);
+  return texts;
+}
+
+/** `kept` (steps cached before) followed by `stored` (JSON text read from the store), all compact. */
+function compactStored(kept: StoredStep[], stored: readonly string[]): StoredStep[] {
+  const steps = kept;
+  const cachedLatest = steps.at(-1);
+  if (stored.length > 0 && cachedLatest instanceof CompactStep) cachedLatest.forgetParsed();
+  for (const [offset, json] of stored.entries()) steps.push(CompactStep.fromStored(json, offset === stored.length - 1));
+  latestKeepsParsed(steps);
+  return steps;
+}
+
+/** Only the latest step keeps its parsed parts: the one before it forgets them. */
+function latestKeepsParsed(steps: readonly StoredStep[]): void {
+  const previous = steps.at(-2);
+  if (previous instanceof CompactStep) previous.forgetParsed();
+  const latest = steps.at(-1);
+  if (latest instanceof CompactStep) latest.keepParsed();
+}
 
 function fromStored(row: ConversationRow, steps: StoredStep[]): LiveConversation {
   const { stepCount: _stepCount, stateJson, ...header } = row;

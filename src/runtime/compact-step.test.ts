@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { CompactStep } from './compact-step.ts';
+import type { StoredStep } from './memory.ts';
+
+const stepWith = (text: string, extra: Partial<StoredStep> = {}): StoredStep => ({
+  entries: [
+    { key: 'input:initial', value: text, timestamp: 1_795_500_000_123, public: true },
+    { key: 'actions', value: ['greet'], timestamp: 1_795_500_000_124, originWorkflowId: 'w1', public: true },
+    { key: 'output:text:greet', value: { type: 'text', text: `you said ${text}` }, timestamp: 1, public: true },
+  ],
+  output: { input: text, actions: ['greet'], output: [{ type: 'text', text: `you said ${text}` }] },
+  timestamp: 1_795_500_000_125,
+  properties: { city: { name: 'city', value: `${text} city`, scope: 'conversation' } },
+  ...extra,
+});
+
+/** The step as plain data, the way a reader sees it through the `StoredStep` fields. */
+const fieldsOf = (step: StoredStep) => ({
+  entries: step.entries,
+  output: step.output,
+  timestamp: step.timestamp,
+  properties: step.properties,
+  ...(step.request === undefined ? {} : { request: step.request }),
+});
+
+describe('CompactStep', () => {
+  const texts = {
+    ascii: 'hello',
+    'Latin-1': 'Grüße aus Köln, ½ × ©',
+    'beyond Latin-1': '"hello" → greeting(hello) “quoted” 你好 😀 €',
+  };
+  for (const [kind, text] of Object.entries(texts)) {
+    it(`keeps a step with ${kind} text: the stored JSON and every part read back are the step`, () => {
+      const original = stepWith(text, {
+        request: { idempotencyKey: 'k-1', fingerprint: 'f'.repeat(64), state: 'READY' },
+      });
+      const { step, json } = CompactStep.of(original);
+      assert.deepEqual(JSON.parse(json), original, 'the store gets the whole step');
+      assert.equal(step.storedJson, json);
+      step.forgetParsed(); // as an earlier step: every part is parsed from the kept text
+      assert.deepEqual(fieldsOf(step), original);
+      assert.deepEqual(JSON.parse(JSON.stringify(step)), original, 'JSON.stringify writes the step');
+      const reread = CompactStep.fromStored(json, false);
+      assert.deepEqual(fieldsOf(reread), original, 'a step read from the store');
+      assert.equal(reread.storedJson, json);
+    });
+  }
+
+  it('answers the parsed parts of the step it was made from while it is the latest, fresh parses after', () => {
+    const original = stepWith('hi');
+    const { step } = CompactStep.of(original);
+    assert.equal(step.output, original.output, 'the latest step answers the objects it was made from');
+    step.forgetParsed();
+    const output = step.output;
+    assert.notEqual(output, original.output);
+    assert.deepEqual(output, original.output);
+    assert.deepEqual(step.entries, original.entries);
+    assert.deepEqual(step.output, original.output, 'another part read in between');
+    step.keepParsed();
+    assert.equal(step.properties, step.properties, 'kept again once it is the latest again (after an undo)');
+    assert.equal(CompactStep.of(step).step, step, 'a compact step is not made again');
+  });
+
+  it('keeps a step without request or properties', () => {
+    const original = stepWith('x', { properties: {} });
+    const { step, json } = CompactStep.of(original);
+    step.forgetParsed();
+    assert.equal(step.request, undefined);
+    assert.equal('request' in JSON.parse(json), false);
+    assert.deepEqual(step.properties, {});
+  });
+});

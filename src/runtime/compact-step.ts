@@ -1,0 +1,143 @@
+import { Buffer } from 'node:buffer';
+import type { KeyedRequest, Property, StepEntry, StoredStep } from './memory.ts';
+
+type Part = 'entries' | 'output' | 'properties';
+type Parsed = {
+  entries?: readonly StepEntry[];
+  output?: Readonly<Record<string, unknown>>;
+  properties?: Readonly<Record<string, Property>>;
+};
+
+/**
+ * A committed step as a cached conversation keeps it: the JSON text the store keeps of it, one string, whose parts
+ * (its entries, its output, its properties) are parsed when read. A parsed step is dozens of small objects; a
+ * conversation of thousands of steps kept that way makes every major collection trace all of them (pauses of
+ * hundreds of milliseconds in a busy service) and every step survive the young generation as objects. A string
+ * costs the collector next to nothing. A text with a character beyond Latin-1 (an arrow, a curly quote, an emoji)
+ * would be kept by V8 at two bytes a character: it is kept as its UTF-8 bytes in a one-byte string instead.
+ *
+ * The conversation's latest step keeps what was parsed (and, when it was just committed, the step it was made
+ * from): the next turn and the answer read it several times. Earlier steps parse a part at each read (the same
+ * part read again in a row is served again); readers of old steps are rare (undo, history windows, logs).
+ */
+export class CompactStep implements StoredStep {
+  readonly timestamp: number;
+  readonly request?: KeyedRequest;
+  /** `{"entries":…,"output":…,"timestamp":…,"properties":…}` (packed as UTF-8 bytes when `#packed`). */
+  readonly #json: string;
+  readonly #packed: boolean;
+  /** Where the parts' texts start and end in `#json` (numbers, not an array: no object more per step). */
+  readonly #entriesStart: number;
+  readonly #entriesEnd: number;
+  readonly #outputStart: number;
+  readonly #outputEnd: number;
+  readonly #propertiesStart: number;
+  readonly #propertiesEnd: number;
+  /** Parts parsed and kept, while this is the latest step of its conversation. */
+  #kept: Parsed | undefined;
+  /** The JSON text as made, until `of` hands it to the store (spares unpacking it again). */
+  #made: string | undefined;
+
+  private constructor(step: StoredStep) {
+    this.timestamp = step.timestamp;
+    if (step.request !== undefined) this.request = step.request;
+    const parts = [JSON.stringify(step.entries), JSON.stringify(step.output), JSON.stringify(step.properties)];
+    const request = step.request === undefined ? '' : `,"request":${JSON.stringify(step.request)}`;
+    const pieces = [
+      '{"entries":',
+      parts[0]!,
+      ',"output":',
+      parts[1]!,
+      `,"timestamp":${step.timestamp},"properties":`,
+      parts[2]!,
+      `${request}}`,
+    ];
+    const json = pieces.join('');
+    this.#made = json;
+    this.#packed = BEYOND_LATIN1.test(json);
+    this.#json = this.#packed ? Buffer.from(json, 'utf8').toString('latin1') : json;
+    const length = this.#packed ? (text: string) => Buffer.byteLength(text, 'utf8') : (text: string) => text.length;
+    const bounds: number[] = [];
+    let at = 0;
+    for (const [index, piece] of pieces.entries()) {
+      const end = at + length(piece);
+      if (index % 2 === 1) bounds.push(at, end);
+      at = end;
+    }
+    [
+      this.#entriesStart,
+      this.#entriesEnd,
+      this.#outputStart,
+      this.#outputEnd,
+      this.#propertiesStart,
+      this.#propertiesEnd,
+    ] = bounds as [number, number, number, number, number, number];
+    this.#kept = { entries: step.entries, output: step.output, properties: step.properties };
+  }
+
+  /** The compact form of `step` (itself when it is one already) and the JSON text the store keeps of it. */
+  static of(step: StoredStep): { step: CompactStep; json: string } {
+    const compact = step instanceof CompactStep ? step : new CompactStep(step);
+    const json = compact.#made ?? compact.storedJson;
+    compact.#made = undefined;
+    return { step: compact, json };
+  }
+
+  /** A step read from the store (its JSON text); only a `latest` step keeps its parsed parts. */
+  static fromStored(json: string, latest: boolean): CompactStep {
+    const compact = new CompactStep(JSON.parse(json) as StoredStep);
+    if (!latest) compact.forgetParsed();
+    return compact;
+  }
+
+  get entries(): readonly StepEntry[] {
+    return this.#read('entries', this.#entriesStart, this.#entriesEnd) as readonly StepEntry[];
+  }
+
+  get output(): Readonly<Record<string, unknown>> {
+    return this.#read('output', this.#outputStart, this.#outputEnd) as Readonly<Record<string, unknown>>;
+  }
+
+  get properties(): Readonly<Record<string, Property>> {
+    return this.#read('properties', this.#propertiesStart, this.#propertiesEnd) as Readonly<Record<string, Property>>;
+  }
+
+  /** The step's JSON text as the store keeps it (`JSON.parse` of it is the step). */
+  get storedJson(): string {
+    return this.#packed ? Buffer.from(this.#json, 'latin1').toString('utf8') : this.#json;
+  }
+
+  /** Keeps parts parsed from now on (the step became the latest again, e.g. by an undo). */
+  keepParsed(): void {
+    this.#kept ??= {};
+  }
+
+  /** Drops the parsed parts: the step is no longer the latest. */
+  forgetParsed(): void {
+    this.#kept = undefined;
+  }
+
+  toJSON(): StoredStep {
+    return JSON.parse(this.storedJson) as StoredStep;
+  }
+
+  #read(part: Part, start: number, end: number): unknown {
+    const kept = this.#kept?.[part];
+    if (kept !== undefined) return kept;
+    if (lastRead.step === this && lastRead.part === part) return lastRead.value;
+    const text = this.#json.slice(start, end);
+    const value: unknown = JSON.parse(this.#packed ? Buffer.from(text, 'latin1').toString('utf8') : text);
+    if (this.#kept) this.#kept[part] = value as never;
+    else lastRead = { step: this, part, value };
+    return value;
+  }
+}
+
+const BEYOND_LATIN1 = /[\u0100-\uffff]/;
+
+/** The last part read of a step that keeps nothing (a reader often reads two fields of one part in a row). */
+let lastRead: { step: CompactStep | undefined; part: Part | undefined; value: unknown } = {
+  step: undefined,
+  part: undefined,
+  value: undefined,
+};
