@@ -33,7 +33,7 @@ describe('CompactStep', () => {
   for (const [kind, text] of Object.entries(texts)) {
     it(`keeps a step with ${kind} text: the stored JSON and every part read back are the step`, () => {
       const original = stepWith(text, {
-        request: { idempotencyKey: 'k-1', fingerprint: 'f'.repeat(64), state: 'READY' },
+        request: { idempotencyKey: `k-${text}`, fingerprint: 'f'.repeat(64), state: 'READY' },
       });
       const { step, json } = CompactStep.of(original);
       assert.deepEqual(JSON.parse(json), original, 'the store gets the whole step');

@@ -41,37 +41,23 @@ export class CompactStep implements StoredStep {
   private constructor(step: StoredStep) {
     this.timestamp = step.timestamp;
     if (step.request !== undefined) this.request = step.request;
-    const parts = [JSON.stringify(step.entries), JSON.stringify(step.output), JSON.stringify(step.properties)];
+    const entries = JSON.stringify(step.entries);
+    const output = JSON.stringify(step.output);
+    const properties = JSON.stringify(step.properties);
     const request = step.request === undefined ? '' : `,"request":${JSON.stringify(step.request)}`;
-    const pieces = [
-      '{"entries":',
-      parts[0]!,
-      ',"output":',
-      parts[1]!,
-      `,"timestamp":${step.timestamp},"properties":`,
-      parts[2]!,
-      `${request}}`,
-    ];
-    const json = pieces.join('');
+    const beforeProperties = `,"timestamp":${step.timestamp},"properties":`;
+    const json = `${ENTRIES_KEY}${entries}${OUTPUT_KEY}${output}${beforeProperties}${properties}${request}}`;
     this.#made = json;
     this.#packed = BEYOND_LATIN1.test(json);
     this.#json = this.#packed ? Buffer.from(json, 'utf8').toString('latin1') : json;
+    // Bounds counted from the end, so that the entries (the longest part) need no count of their own bytes.
     const length = this.#packed ? (text: string) => Buffer.byteLength(text, 'utf8') : (text: string) => text.length;
-    const bounds: number[] = [];
-    let at = 0;
-    for (const [index, piece] of pieces.entries()) {
-      const end = at + length(piece);
-      if (index % 2 === 1) bounds.push(at, end);
-      at = end;
-    }
-    [
-      this.#entriesStart,
-      this.#entriesEnd,
-      this.#outputStart,
-      this.#outputEnd,
-      this.#propertiesStart,
-      this.#propertiesEnd,
-    ] = bounds as [number, number, number, number, number, number];
+    this.#propertiesEnd = this.#json.length - length(request) - 1;
+    this.#propertiesStart = this.#propertiesEnd - length(properties);
+    this.#outputEnd = this.#propertiesStart - beforeProperties.length;
+    this.#outputStart = this.#outputEnd - length(output);
+    this.#entriesEnd = this.#outputStart - OUTPUT_KEY.length;
+    this.#entriesStart = ENTRIES_KEY.length;
     this.#kept = { entries: step.entries, output: step.output, properties: step.properties };
   }
 
@@ -133,6 +119,8 @@ export class CompactStep implements StoredStep {
   }
 }
 
+const ENTRIES_KEY = '{"entries":';
+const OUTPUT_KEY = ',"output":';
 const BEYOND_LATIN1 = /[\u0100-\uffff]/;
 
 /** The last part read of a step that keeps nothing (a reader often reads two fields of one part in a row). */
