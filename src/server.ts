@@ -223,6 +223,7 @@ export async function startServer(settings: Settings, options: ServerOptions = {
     redoCacheSize: settings['svc.conversations.redo-cache-size'],
     retryWindowSteps: settings['svc.conversations.retry-window-steps'],
     cacheSize: settings['svc.conversations.cache-size'],
+    cacheMegabytes: settings['svc.conversations.cache-megabytes'],
     maxActiveConversations: settings['svc.coordinator.max-active-conversations'],
     clock: options.clock,
     audit,

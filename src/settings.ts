@@ -161,6 +161,11 @@ export const settingDefinitions = {
     'conversations kept in memory; the least recently used beyond it are read from the store again',
     1,
   ),
+  'svc.conversations.cache-megabytes': integer(
+    256,
+    'megabytes of step text the conversations kept in memory hold at most; the least recently used beyond it are read from the store again',
+    1,
+  ),
   'svc.conversations.turn-timeout-seconds': integer(60, 'a turn past this answers 408', 1),
   'svc.hitl.timeout-seconds': integer(
     0,

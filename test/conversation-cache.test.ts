@@ -2,7 +2,24 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { deployAgent, startConversation, welcomeOutputs } from './support/agents.ts';
 import { controlExtension, controlTask } from './support/control-task.ts';
+import type { client } from './support/http.ts';
 import { serverOfBlock } from './support/server.ts';
+
+/** How often conversations were read from the store so far. */
+async function storeLoads(api: ReturnType<typeof client>): Promise<number> {
+  const metrics = await api.get('/q/metrics');
+  assert.equal(metrics.status, 200);
+  const line = metrics.text
+    .split('\n')
+    .find(
+      (text: string) =>
+        /^svc_store_operations_total\{/.test(text) &&
+        text.includes('kind="conversations"') &&
+        text.includes('operation="load"') &&
+        text.includes('outcome="ok"'),
+    );
+  return line === undefined ? 0 : Number(line.split(' ').at(-1));
+}
 
 /**
  * Live conversations are kept in memory up to `svc.conversations.cache-size`, least recently used out first:
@@ -10,22 +27,6 @@ import { serverOfBlock } from './support/server.ts';
  */
 describe('the conversation cache', () => {
   const { api } = serverOfBlock('sqlite', { 'svc.conversations.cache-size': 2 });
-
-  /** How often conversations were read from the store so far. */
-  const storeLoads = async (): Promise<number> => {
-    const metrics = await api.get('/q/metrics');
-    assert.equal(metrics.status, 200);
-    const line = metrics.text
-      .split('\n')
-      .find(
-        (text) =>
-          /^svc_store_operations_total\{/.test(text) &&
-          text.includes('kind="conversations"') &&
-          text.includes('operation="load"') &&
-          text.includes('outcome="ok"'),
-      );
-    return line === undefined ? 0 : Number(line.split(' ').at(-1));
-  };
   const read = async (conversationId: string) => assert.equal((await api.get(`/agents/${conversationId}`)).status, 200);
 
   it('keeps a recently used conversation when it is full, and reads the least recently used one again', async () => {
@@ -33,15 +34,15 @@ describe('the conversation cache', () => {
     const first = (await startConversation(api, agentId)).conversationId as string;
     const second = (await startConversation(api, agentId)).conversationId as string;
     await read(first); // now the most recently used
-    const before = await storeLoads();
+    const before = await storeLoads(api);
     await read(first);
-    assert.equal(await storeLoads(), before, 'both are cached');
+    assert.equal(await storeLoads(api), before, 'both are cached');
 
     await startConversation(api, agentId); // a third one: the cache is full, the least recently used one goes
     await read(first);
-    assert.equal(await storeLoads(), before, 'the recently used conversation is still cached');
+    assert.equal(await storeLoads(api), before, 'the recently used conversation is still cached');
     await read(second);
-    assert.equal(await storeLoads(), before + 1, 'the least recently used one was read from the store again');
+    assert.equal(await storeLoads(api), before + 1, 'the least recently used one was read from the store again');
   });
 });
 
@@ -92,5 +93,39 @@ describe('the earlier steps of a cached conversation', () => {
     assert.deepEqual(await log(id), redone, 'after undo and redo, read from the store again');
     assert.equal((await api.post(`/agents/${id}/redo`)).status, 200);
     assert.equal((await log(id)).conversationProperties.said.value, '"hi" → greeting(hi) “quoted” 你好 😀');
+  });
+});
+
+/** The cache is also bounded by the step text its conversations hold (`svc.conversations.cache-megabytes`). */
+describe('the conversation cache by size', () => {
+  const { api } = serverOfBlock('sqlite', {
+    'svc.conversations.cache-size': 100,
+    'svc.conversations.cache-megabytes': 1,
+  });
+  const read = async (conversationId: string) => assert.equal((await api.get(`/agents/${conversationId}`)).status, 200);
+
+  it('reads a conversation from the store again once others hold more step text than the bound', async () => {
+    const agentId = await deployAgent(api, { outputSet: welcomeOutputs });
+    const talk = async (messages: number) => {
+      const id = (await startConversation(api, agentId)).conversationId as string;
+      // Each step keeps a long input twice (as said, and normalised), ~200 KB of text a step.
+      for (let n = 0; n < messages; n++)
+        assert.equal((await api.post(`/agents/${id}`, { json: { input: `${n} ${'x'.repeat(100_000)}` } })).status, 200);
+      return id;
+    };
+    const first = await talk(2);
+    const second = await talk(2);
+    const before = await storeLoads(api);
+    await read(second);
+    await read(first);
+    assert.equal(await storeLoads(api), before, 'both fit: ~800 KB of step text');
+
+    await talk(2); // ~1.2 MB now: the least recently used conversation goes
+    await read(first);
+    assert.equal(await storeLoads(api), before, 'the recently used conversation is still cached');
+    await read(second);
+    assert.equal(await storeLoads(api), before + 1, 'the least recently used one was read from the store again');
+    const answer = await api.get(`/agents/${second}?returnCurrentStepOnly=false`);
+    assert.equal(answer.json.conversationSteps.length, 3, 'and is whole');
   });
 });

@@ -35,6 +35,8 @@ export class CompactStep implements StoredStep {
   readonly #propertiesEnd: number;
   /** Parts parsed and kept, while this is the latest step of its conversation. */
   #kept: Parsed | undefined;
+  /** Characters of text kept by the conversation's steps up to this one (`placeAfter`). */
+  #textThrough = 0;
   /** The JSON text as made, until `of` hands it to the store (spares unpacking it again). */
   #made: string | undefined;
 
@@ -91,6 +93,16 @@ export class CompactStep implements StoredStep {
   /** The step's JSON text as the store keeps it (`JSON.parse` of it is the step). */
   get storedJson(): string {
     return this.#packed ? Buffer.from(this.#json, 'latin1').toString('utf8') : this.#json;
+  }
+
+  /** Counts this step's text after that of the steps before it (`previous`: the step before it). */
+  placeAfter(previous: StoredStep | undefined): void {
+    this.#textThrough = (previous instanceof CompactStep ? previous.#textThrough : 0) + this.#json.length;
+  }
+
+  /** Characters of text kept by the conversation's steps up to this one. */
+  get textThrough(): number {
+    return this.#textThrough;
   }
 
   /** Keeps parts parsed from now on (the step became the latest again, e.g. by an undo). */

@@ -84,6 +84,8 @@ export interface ConversationServiceOptions {
   readonly maxActiveConversations: number;
   /** Conversations kept in memory (least recently used beyond it are reloaded from the store when needed). */
   readonly cacheSize?: number;
+  /** Megabytes of step text the cached conversations hold at most (least recently used out first). */
+  readonly cacheMegabytes?: number;
   readonly clock?: () => number;
   /** The audit ledger: one entry per executed task per turn. */
   readonly audit?: AuditSink | undefined;
@@ -183,7 +185,11 @@ export class ConversationService {
       options.maxActiveConversations,
       meters && ((seconds) => meters.coordinatorWaited(seconds)),
     );
-    this.#cache = new LRUCache({ max: options.cacheSize ?? 10_000 });
+    this.#cache = new LRUCache({
+      max: options.cacheSize ?? 10_000,
+      maxSize: (options.cacheMegabytes ?? 256) * 2 ** 20,
+      sizeCalculation: cachedSize,
+    });
     meters?.observe({
       activeConversations: () => this.#recentlyActive(),
       coordinator: () => ({
@@ -945,6 +951,8 @@ export class ConversationService {
   }
 
   #remember(conversation: LiveConversation): void {
+    // The cache sizes an entry only when its value changes; a conversation grows in place.
+    this.#cache.delete(conversation.id);
     this.#cache.set(conversation.id, conversation);
   }
 
@@ -1072,6 +1080,7 @@ function compactFrom(steps: StoredStep[], from: number): string[] {
   const texts: string[] = [];
   for (let index = from; index < steps.length; index++) {
     const { step, json } = CompactStep.of(steps[index]!);
+    step.placeAfter(steps[index - 1]);
     steps[index] = step;
     texts.push(json);
   }
@@ -1088,6 +1097,15 @@ function compactStored(kept: StoredStep[], stored: readonly string[]): StoredSte
   latestKeepsParsed(steps);
   return steps;
 }
+
+/** What a cached conversation counts for: its steps' text, and a share for its header, properties and tallies. */
+function cachedSize(conversation: LiveConversation): number {
+  const { steps } = conversation;
+  const stored = steps.findLast((step) => step instanceof CompactStep);
+  return CONVERSATION_OVERHEAD + (stored instanceof CompactStep ? stored.textThrough : 0);
+}
+
+const CONVERSATION_OVERHEAD = 2048;
 
 /** Only the latest step keeps its parsed parts: the one before it forgets them. */
 function latestKeepsParsed(steps: readonly StoredStep[]): void {
