@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CompactStep } from './compact-step.ts';
+import { CompactStep, KEPT_STEPS } from './compact-step.ts';
 import type { StoredStep } from './memory.ts';
 
 const stepWith = (text: string, extra: Partial<StoredStep> = {}): StoredStep => ({
@@ -69,5 +69,25 @@ describe('CompactStep', () => {
     assert.equal(step.request, undefined);
     assert.equal('request' in JSON.parse(json), false);
     assert.deepEqual(step.properties, {});
+  });
+
+  it(`keeps parsed parts for the ${KEPT_STEPS} steps last made or kept again: earlier ones (idle conversations) keep text`, () => {
+    const original = stepWith('first');
+    const { step: first } = CompactStep.of(original);
+    const { step: second } = CompactStep.of(stepWith('second'));
+    assert.equal(first.output, original.output);
+    for (let n = 0; n < KEPT_STEPS - 2; n++) CompactStep.of(stepWith(`step ${n}`));
+    assert.equal(first.output, original.output, 'still among the last made');
+    CompactStep.of(stepWith('one more'));
+    assert.notEqual(first.output, original.output, 'parsed again from its text');
+    assert.deepEqual(first.output, original.output);
+    CompactStep.of(stepWith('and another')); // the second one's turn to forget
+    const parsedAgain = second.output;
+    assert.equal(second.entries.length, 3);
+    assert.notEqual(second.output, parsedAgain, 'a step keeping nothing parses again after another part was read');
+    second.keepParsed(); // as an undo does for the step that is the latest again
+    const kept = second.output;
+    assert.equal(second.entries.length, 3);
+    assert.equal(second.output, kept, 'kept once asked to keep');
   });
 });

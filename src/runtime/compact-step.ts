@@ -17,8 +17,9 @@ type Parsed = {
  * would be kept by V8 at two bytes a character: it is kept as its UTF-8 bytes in a one-byte string instead.
  *
  * The conversation's latest step keeps what was parsed (and, when it was just committed, the step it was made
- * from): the next turn and the answer read it several times. Earlier steps parse a part at each read (the same
- * part read again in a row is served again); readers of old steps are rare (undo, history windows, logs).
+ * from): the next turn and the answer read it several times. Only the `KEPT_STEPS` most recently kept do, so that
+ * idle conversations in the cache are text alone. Other steps parse a part at each read (the same part read again
+ * in a row is served again); readers of old steps are rare (undo, history windows, logs).
  */
 export class CompactStep implements StoredStep {
   readonly timestamp: number;
@@ -40,7 +41,7 @@ export class CompactStep implements StoredStep {
   /** The JSON text as made, until `of` hands it to the store (spares unpacking it again). */
   #made: string | undefined;
 
-  private constructor(step: StoredStep) {
+  private constructor(step: StoredStep, keep: boolean) {
     this.timestamp = step.timestamp;
     if (step.request !== undefined) this.request = step.request;
     const entries = JSON.stringify(step.entries);
@@ -60,12 +61,15 @@ export class CompactStep implements StoredStep {
     this.#outputStart = this.#outputEnd - length(output);
     this.#entriesEnd = this.#outputStart - OUTPUT_KEY.length;
     this.#entriesStart = ENTRIES_KEY.length;
-    this.#kept = { entries: step.entries, output: step.output, properties: step.properties };
+    if (keep) {
+      this.#kept = { entries: step.entries, output: step.output, properties: step.properties };
+      stepsKeeping.add(this);
+    }
   }
 
   /** The compact form of `step` (itself when it is one already) and the JSON text the store keeps of it. */
   static of(step: StoredStep): { step: CompactStep; json: string } {
-    const compact = step instanceof CompactStep ? step : new CompactStep(step);
+    const compact = step instanceof CompactStep ? step : new CompactStep(step, true);
     const json = compact.#made ?? compact.storedJson;
     compact.#made = undefined;
     return { step: compact, json };
@@ -73,9 +77,7 @@ export class CompactStep implements StoredStep {
 
   /** A step read from the store (its JSON text); only a `latest` step keeps its parsed parts. */
   static fromStored(json: string, latest: boolean): CompactStep {
-    const compact = new CompactStep(JSON.parse(json) as StoredStep);
-    if (!latest) compact.forgetParsed();
-    return compact;
+    return new CompactStep(JSON.parse(json) as StoredStep, latest);
   }
 
   get entries(): readonly StepEntry[] {
@@ -107,7 +109,9 @@ export class CompactStep implements StoredStep {
 
   /** Keeps parts parsed from now on (the step became the latest again, e.g. by an undo). */
   keepParsed(): void {
-    this.#kept ??= {};
+    if (this.#kept) return;
+    this.#kept = {};
+    stepsKeeping.add(this);
   }
 
   /** Drops the parsed parts: the step is no longer the latest. */
@@ -130,6 +134,22 @@ export class CompactStep implements StoredStep {
     return value;
   }
 }
+
+/** Latest steps of conversations in use keep their parsed parts; any more (idle conversations) keep text alone. */
+export const KEPT_STEPS = 1024;
+
+/** The steps that were last told to keep their parsed parts: the oldest forgets them when another is added. */
+const stepsKeeping = new (class {
+  readonly #ring: Array<CompactStep | undefined> = new Array(KEPT_STEPS);
+  #next = 0;
+
+  add(step: CompactStep): void {
+    const oldest = this.#ring[this.#next];
+    if (oldest !== undefined && oldest !== step) oldest.forgetParsed();
+    this.#ring[this.#next] = step;
+    this.#next = (this.#next + 1) % KEPT_STEPS;
+  }
+})();
 
 const ENTRIES_KEY = '{"entries":';
 const OUTPUT_KEY = ',"output":';
