@@ -691,6 +691,7 @@ export class ConversationService {
     isStart: boolean,
     resumed?: { pending: PendingTurn; decision: Decision },
   ): Promise<void> {
+    latestKeepsParsed(conversation.steps); // the turn reads the step before it several times
     const tracing = this.#options.tracing;
     if (tracing === undefined) return this.#turn(conversation, agent, message, signal, isStart, resumed);
     const attributes = {
