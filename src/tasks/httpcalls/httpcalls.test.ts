@@ -125,7 +125,7 @@ describe('stored response headers', () => {
         'x-request-id': 'r1',
         etag: '"e"',
         'x--odd-Name2': 'o',
-        via: ['a', 'b'],
+        'x-served-by': ['a', 'b'],
         'set-cookie': ['s=1'],
         'x-session-id': 'secret',
         'www-authenticate': 'Basic',
@@ -140,8 +140,8 @@ describe('stored response headers', () => {
         Etag: '"e"',
         'x--odd-Name2': 'o',
         'X--Odd-Name2': 'o',
-        via: ['a', 'b'],
-        Via: ['a', 'b'],
+        'x-served-by': ['a', 'b'],
+        'X-Served-By': ['a', 'b'],
       },
     );
   });
