@@ -6,10 +6,12 @@
  *
  * With `llm` the agent also has the LLM turn's `openai` task (10 messages of history), calling the bench's fake
  * provider in a child process on the other core; its CPU is not counted.
+ * With `httpcall` the agent also makes the HTTP-call turn's call (POST a templated body, save the JSON answer) to
+ * the bench's echo server in a child process on the other core; its CPU is not counted.
  *
  * With TURN_CPU_PROFILE=<file>, the rounds (not the set-up) are CPU-profiled into that `.cpuprofile` file.
  *
- *   node bench/turn-cpu.ts [rounds=8] [turnsPerRound=800] [llm]
+ *   node bench/turn-cpu.ts [rounds=8] [turnsPerRound=800] [llm|httpcall]
  */
 import { writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
@@ -19,15 +21,27 @@ import { LOAD_CORE, startPinned, type BenchProcess } from './processes.ts';
 
 const rounds = Number(process.argv[2] ?? 8);
 const turnsPerRound = Number(process.argv[3] ?? 800);
-const withLlm = process.argv[4] === 'llm';
+const variant = process.argv[4];
 const CONVERSATIONS = 64;
 
-const provider: BenchProcess | undefined = withLlm
-  ? await startPinned('bench/fake-openai-main.ts', {}, { core: LOAD_CORE, portVariable: 'BENCH_PORT' })
-  : undefined;
+/** The outside service of each variant, run in a child process on the other core (its CPU is not counted). */
+const OUTSIDE_SCRIPTS: Readonly<Record<string, string>> = {
+  llm: 'bench/fake-openai-main.ts',
+  httpcall: 'bench/echo-main.ts',
+};
+if (variant !== undefined && OUTSIDE_SCRIPTS[variant] === undefined)
+  throw new Error(`variant ${JSON.stringify(variant)}: expected one of ${Object.keys(OUTSIDE_SCRIPTS).join(', ')}`);
+const outside: BenchProcess | undefined =
+  variant === undefined
+    ? undefined
+    : await startPinned(OUTSIDE_SCRIPTS[variant]!, {}, { core: LOAD_CORE, portVariable: 'BENCH_PORT' });
 try {
   await withScratchServer(async (server) => {
-    const turn = await ruleTurns(server, CONVERSATIONS, provider && { llmBaseUrl: `${provider.url}/v1` });
+    const turn = await ruleTurns(
+      server,
+      CONVERSATIONS,
+      outside && (variant === 'llm' ? { llmBaseUrl: `${outside.url}/v1` } : { httpCallTarget: outside.url }),
+    );
     const profile = process.env.TURN_CPU_PROFILE;
     const profiler = profile === undefined ? undefined : new Session();
     if (profiler) {
@@ -43,7 +57,7 @@ try {
         const answers = await Promise.all(Array.from({ length: 16 }, (_, k) => turn(round * turnsPerRound + n + k)));
         for (const answer of answers) {
           if (answer.statusCode !== 200) throw new Error(`turn: ${answer.statusCode}`);
-          if (provider && answer.json().conversationState !== 'READY') throw new Error(`turn: ${answer.body}`);
+          if (outside && answer.json().conversationState !== 'READY') throw new Error(`turn: ${answer.body}`);
         }
       }
       const used = process.cpuUsage(before);
@@ -60,5 +74,5 @@ try {
     );
   });
 } finally {
-  await provider?.stop();
+  await outside?.stop();
 }

@@ -357,6 +357,11 @@ for (const storeType of storeTypes) {
       const output = answer.conversationOutputs.at(-1);
       assert.equal(output.httpCalls.submitted.method, 'POST');
       assert.equal(output.httpCalls.submitRequest.body, '{"city":"Linz","temperature":12.5}');
+      assert.deepEqual(
+        Object.keys(output.httpCalls).sort(),
+        ['submitRequest', 'submitted'],
+        'no response headers are kept for a call that names no object for them',
+      );
     });
 
     it('a non-2xx answer stores the code and the error text; the turn goes on', async () => {

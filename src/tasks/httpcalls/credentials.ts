@@ -53,7 +53,15 @@ export function storableResponseHeaders(headers: IncomingHttpHeaders): Record<st
   return kept;
 }
 
-/** `content-type` → `Content-Type`. */
+/** `content-type` → `Content-Type`: a lower-case letter at the start or after a dash in upper case. */
 function canonicalHeaderName(name: string): string {
-  return name.replace(/(^|-)([a-z])/g, (_whole, dash: string, letter: string) => dash + letter.toUpperCase());
+  // A loop: a regular expression with a replacer function costs twice as much per name.
+  let canonical = '';
+  let wordStart = true;
+  for (let index = 0; index < name.length; index++) {
+    const char = name[index]!;
+    canonical += wordStart && char >= 'a' && char <= 'z' ? char.toUpperCase() : char;
+    wordStart = char === '-';
+  }
+  return canonical;
 }

@@ -288,12 +288,14 @@ export function createHttpCallExecutor(options: HttpCallExecutorOptions): HttpCa
       status = result.response.status;
       body = result.body;
       if (!isSuccess(status)) errorText = bodyText(result.response, result.built);
-      headers = Object.fromEntries(
-        Object.entries(storableResponseHeaders(result.response.headers)).map(([name, value]) => [
-          name,
-          Array.isArray(value) ? value.map((v) => result.built.secrets.mask(v)) : result.built.secrets.mask(value),
-        ]),
-      );
+      // Kept only when the call names an object for them.
+      if (call.responseHeaderObjectName !== undefined)
+        headers = Object.fromEntries(
+          Object.entries(storableResponseHeaders(result.response.headers)).map(([name, value]) => [
+            name,
+            Array.isArray(value) ? value.map((v) => result.built.secrets.mask(v)) : result.built.secrets.mask(value),
+          ]),
+        );
       validationFailed = result.validationFailed;
       truncated = result.response.truncated;
     }

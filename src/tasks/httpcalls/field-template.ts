@@ -18,7 +18,8 @@ import { redact, REDACTED, VAULT_REFERENCE, type SecretResolver } from '../../se
 
 const NONCE = randomBytes(12).toString('hex');
 const MARKER = new RegExp(`\u0000vault-${NONCE}-(\\d+)\u0000`, 'g');
-const marker = (index: number) => `\u0000vault-${NONCE}-${index}\u0000`;
+const MARKER_START = `\u0000vault-${NONCE}-`;
+const marker = (index: number) => `${MARKER_START}${index}\u0000`;
 
 /** `${caller:token}` / `${caller:userId}` written in a header, also as the tag `{caller:…}` (not `\{` escaped). */
 const CONFIGURED_CALLER = /(?<!\\)\$?\{caller:(token|userId)\}/g;
@@ -140,6 +141,12 @@ export class SecretValues {
     if (this.#values.size === 0) return text;
     return redact(text, this.values);
   }
+
+  /** `values` with each value masked (the same object when no secret is known). */
+  maskValues(values: Record<string, string>): Record<string, string> {
+    if (this.#values.size === 0) return values;
+    return Object.fromEntries(Object.entries(values).map(([name, value]) => [name, this.mask(value)]));
+  }
 }
 
 /**
@@ -152,6 +159,8 @@ export async function resolveSecrets(
   secrets: SecretResolver,
   seen: SecretValues,
 ): Promise<ResolvedField> {
+  // Most fields hold no reference: no marker to look for.
+  if (!rendered.includes(MARKER_START)) return { text: rendered, redacted: rendered };
   const matches = [...rendered.matchAll(MARKER)];
   if (matches.length === 0) return { text: rendered, redacted: rendered };
   const values = new Map<number, string>();

@@ -4,6 +4,7 @@ import { DeploymentError } from '../../runtime/tasks.ts';
 import { MissingSecretError, type SecretResolver } from '../../security/secret-references.ts';
 import { passes } from '../../properties/http-code-validator.ts';
 import { compileHttpCallSet } from './compile.ts';
+import { storableResponseHeaders } from './credentials.ts';
 import { compileFieldTemplate, encodePathSegment, resolveSecrets, SecretValues } from './field-template.ts';
 import { selectCalls } from './httpcalls-task.ts';
 import { buildRequest } from './request.ts';
@@ -76,6 +77,30 @@ describe('request building', () => {
     assert.ok(!JSON.stringify(built.record).includes('s3cr3t'));
   });
 
+  it('without secrets, the record holds the request as sent, with or without query parameters', async () => {
+    const [plain, queried] = set([
+      { name: 'plain', request: { method: 'post', path: 'items/{id}', body: '{"id":"{id}"}' } },
+      { name: 'queried', request: { path: 'items', queryParams: { id: '{id}' }, headers: { 'X-Id': '{id}' } } },
+    ]).calls;
+    const sent = await buildRequest(plain!, { id: 'a b' }, vault);
+    assert.equal(sent.outgoing.url.href, 'https://api.example.com/v1/items/a%20b');
+    assert.deepEqual(sent.record, {
+      uri: 'https://api.example.com/v1/items/a%20b',
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      queryParams: {},
+      body: '{"id":"a b"}',
+    });
+    const withQuery = await buildRequest(queried!, { id: 'a b' }, vault);
+    assert.equal(withQuery.outgoing.url.href, 'https://api.example.com/v1/items?id=a+b');
+    assert.deepEqual(withQuery.record, {
+      uri: 'https://api.example.com/v1/items?id=a+b',
+      method: 'GET',
+      headers: { 'X-Id': 'a b' },
+      queryParams: { id: 'a b' },
+    });
+  });
+
   it('uses an absolute path as it is and sends no body with GET', async () => {
     const [call] = set([{ name: 'c', request: { path: 'http://other.example/x', body: 'ignored' } }]).calls;
     const built = await buildRequest(call!, {}, vault);
@@ -88,6 +113,36 @@ describe('request building', () => {
     await assert.rejects(
       buildRequest(call!, {}, vault),
       (error: unknown) => error instanceof MissingSecretError && error.secretName === 'nope',
+    );
+  });
+});
+
+describe('stored response headers', () => {
+  it('keeps each header under its lower-case and its canonical name, lists as lists, no credentials', () => {
+    assert.deepEqual(
+      storableResponseHeaders({
+        'content-type': 'application/json',
+        'x-request-id': 'r1',
+        etag: '"e"',
+        'x--odd-Name2': 'o',
+        'x-served-by': ['a', 'b'],
+        'set-cookie': ['s=1'],
+        'x-session-id': 'secret',
+        'www-authenticate': 'Basic',
+        'x-none': undefined,
+      }),
+      {
+        'content-type': 'application/json',
+        'Content-Type': 'application/json',
+        'x-request-id': 'r1',
+        'X-Request-Id': 'r1',
+        etag: '"e"',
+        Etag: '"e"',
+        'x--odd-Name2': 'o',
+        'X--Odd-Name2': 'o',
+        'x-served-by': ['a', 'b'],
+        'X-Served-By': ['a', 'b'],
+      },
     );
   });
 });

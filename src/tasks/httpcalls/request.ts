@@ -71,7 +71,8 @@ export async function buildRequest(
 
   const url = await resolve(renderedUrl);
   const target = parseUrl(url.text, secrets);
-  const recordUrl = new URL(target.href);
+  // The record's URL carries the redacted query values: a copy, needed only when there are any.
+  const recordUrl = renderedQuery.length === 0 ? target : new URL(target.href);
   const queryParams: Record<string, string> = {};
   for (const [name, rendered] of renderedQuery) {
     const value = await resolve(rendered);
@@ -79,6 +80,7 @@ export async function buildRequest(
     recordUrl.searchParams.append(name, value.redacted);
     queryParams[name] = value.redacted;
   }
+  const recordUri = recordUrl.href;
 
   const headers: Record<string, string> = {};
   const recordHeaders: Record<string, string> = {};
@@ -114,12 +116,10 @@ export async function buildRequest(
 
   // Masking by value as well catches a secret that also came in through data, or a reference in the host part.
   const record: RequestRecord = {
-    uri: secrets.mask(recordUrl.href),
+    uri: secrets.mask(recordUri),
     method: request.method,
-    headers: Object.fromEntries(
-      Object.entries(maskedRequestHeaders(recordHeaders)).map(([name, value]) => [name, secrets.mask(value)]),
-    ),
-    queryParams: Object.fromEntries(Object.entries(queryParams).map(([name, value]) => [name, secrets.mask(value)])),
+    headers: secrets.maskValues(maskedRequestHeaders(recordHeaders)),
+    queryParams: secrets.maskValues(queryParams),
     ...(recordBody === undefined ? {} : { body: secrets.mask(recordBody) }),
   };
   return { outgoing: { url: target, method: request.method, headers, body, sensitiveHeaders }, record, secrets };

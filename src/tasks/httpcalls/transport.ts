@@ -94,15 +94,22 @@ export class HttpTransport {
 
   /** Sends `request`, following redirects; rejects with `TransportError` when no response arrives in time. */
   async send(request: OutgoingRequest, limits: SendLimits): Promise<IncomingResponse> {
-    // One controller for the timeout and the turn's signal: `AbortSignal.timeout` plus `AbortSignal.any` cost a
-    // composite signal per call, a measurable part of a loopback call.
-    const controller = new AbortController();
+    // The call's timeout and the turn's signal stop whichever exchange is running (redirects are one after the
+    // other). Stopping the exchange directly costs no AbortSignal per call, no listener on it inside undici, and no
+    // wait for a request still queued for a connection.
+    let exchange: ResponseCollector | undefined;
+    let stopped: unknown;
     let expired = false;
+    const stop = (reason: unknown) => {
+      if (stopped !== undefined) return;
+      stopped = reason;
+      exchange?.abort(reason);
+    };
     const timer = setTimeout(() => {
       expired = true;
-      controller.abort(new DOMException('The call timed out.', 'TimeoutError'));
+      stop(new DOMException('The call timed out.', 'TimeoutError'));
     }, limits.timeoutMillis);
-    const interrupt = () => controller.abort(limits.signal?.reason);
+    const interrupt = () => stop(limits.signal?.reason ?? new DOMException('The turn was interrupted.', 'AbortError'));
     if (limits.signal?.aborted) interrupt();
     else limits.signal?.addEventListener('abort', interrupt, { once: true });
     try {
@@ -110,8 +117,11 @@ export class HttpTransport {
       for (let redirects = 0; ; redirects++) {
         let response: IncomingResponse;
         try {
-          await this.#outbound.guard.check(current.url);
-          response = await this.#sendOnce(current, limits.maxResponseBytes, controller.signal);
+          if (this.#outbound.guard.enabled) await this.#outbound.guard.check(current.url);
+          if (stopped !== undefined) throw stopped;
+          exchange = new ResponseCollector(current.url, limits.maxResponseBytes);
+          this.#outbound.dispatcher.dispatch(dispatchOptions(current), exchange);
+          response = await exchange.response;
         } catch (error) {
           if (limits.signal?.aborted) throw new TransportError('the turn was interrupted', 'EABORTED');
           if (expired)
@@ -135,38 +145,104 @@ export class HttpTransport {
       limits.signal?.removeEventListener('abort', interrupt);
     }
   }
-
-  async #sendOnce(request: OutgoingRequest, maxBytes: number, signal: AbortSignal): Promise<IncomingResponse> {
-    const response = await this.#outbound.dispatcher.request({
-      origin: request.url.origin,
-      path: `${request.url.pathname}${request.url.search}`,
-      method: request.method as Dispatcher.HttpMethod,
-      headers: request.headers,
-      body: request.body,
-      signal,
-    });
-    const { body, truncated } = await readLimited(response.body, maxBytes);
-    return { status: response.statusCode, headers: response.headers, body, truncated, url: request.url };
-  }
 }
 
-/** Reads at most `maxBytes` of the body; a longer body is cut and its connection dropped. */
-async function readLimited(
-  body: Dispatcher.ResponseData['body'],
-  maxBytes: number,
-): Promise<{ body: Buffer; truncated: boolean }> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    if (size + chunk.length > maxBytes) {
-      chunks.push(chunk.subarray(0, maxBytes - size));
-      body.destroy();
-      return { body: Buffer.concat(chunks), truncated: true };
-    }
-    size += chunk.length;
-    chunks.push(chunk);
+function dispatchOptions(request: OutgoingRequest): Dispatcher.DispatchOptions {
+  return {
+    origin: request.url.origin,
+    path: `${request.url.pathname}${request.url.search}`,
+    method: request.method as Dispatcher.HttpMethod,
+    headers: request.headers,
+    body: request.body,
+  };
+}
+
+const errorOf = (reason: unknown) => (reason instanceof Error ? reason : new Error(String(reason)));
+
+/** Signals, inside the collector, that the body reached the size limit; never leaves it. */
+const CUT_AT_LIMIT = new Error('the response reached its size limit');
+
+/**
+ * The dispatch handler of one exchange: collects the status, the headers and at most `maxBytes` of the body
+ * straight from undici's callbacks (no body stream, no async iteration). A longer body is cut there and its
+ * connection dropped. `abort` ends the exchange at any point, also before undici has started it.
+ */
+class ResponseCollector implements Dispatcher.DispatchHandler {
+  readonly response: Promise<IncomingResponse>;
+  readonly #url: URL;
+  readonly #maxBytes: number;
+  #resolve!: (response: IncomingResponse) => void;
+  #reject!: (error: unknown) => void;
+  #settled = false;
+  #controller: Dispatcher.DispatchController | undefined;
+  #abortReason: Error | undefined;
+  #status = 0;
+  #headers: IncomingHttpHeaders = {};
+  readonly #chunks: Buffer[] = [];
+  #size = 0;
+
+  constructor(url: URL, maxBytes: number) {
+    this.#url = url;
+    this.#maxBytes = maxBytes;
+    this.response = new Promise<IncomingResponse>((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+    });
   }
-  return { body: Buffer.concat(chunks), truncated: false };
+
+  abort(reason: unknown): void {
+    if (this.#settled) return;
+    this.#abortReason = errorOf(reason);
+    this.#fail(reason);
+    this.#controller?.abort(this.#abortReason);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    if (this.#abortReason) controller.abort(this.#abortReason);
+    else this.#controller = controller;
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
+    if (statusCode < 200) return; // informational: the final answer follows
+    this.#status = statusCode;
+    this.#headers = headers;
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.#settled) return;
+    const room = this.#maxBytes - this.#size;
+    if (chunk.length > room) {
+      this.#chunks.push(chunk.subarray(0, room));
+      this.#size = this.#maxBytes;
+      this.#finish(true);
+      controller.abort(CUT_AT_LIMIT);
+      return;
+    }
+    this.#chunks.push(chunk);
+    this.#size += chunk.length;
+  }
+
+  onResponseEnd(): void {
+    this.#finish(false);
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.#fail(error);
+  }
+
+  #finish(truncated: boolean): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    const chunks = this.#chunks;
+    const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, this.#size);
+    this.#resolve({ status: this.#status, headers: this.#headers, body, truncated, url: this.#url });
+  }
+
+  #fail(error: unknown): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#reject(error);
+  }
 }
 
 /** The request a redirect leads to, or undefined when it must not be followed. */
