@@ -7,16 +7,16 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
-import { setTimeout } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { buildBenchmarkAgent, deployAgent, DICTIONARY_WORDS, LLM_HISTORY_MESSAGES, RULES } from './agent.ts';
 import { benchApi, expectStatus, type BenchApi } from './api.ts';
 import { cpuSeconds } from './cpu.ts';
 import { knowledgeWorkload } from './knowledge.ts';
+import { memoryOfConversations } from './memory.ts';
 import { generator, runLoad } from './load.ts';
 import { measurementProblem, type LoadSpec, type Measurement } from './measure.ts';
 import { openAiChatBodies } from './openai.ts';
-import { LOAD_CORE, pinThisProcess, residentBytes, SERVER_CORE, startPinned, type BenchProcess } from './processes.ts';
+import { LOAD_CORE, pinThisProcess, SERVER_CORE, startPinned, type BenchProcess } from './processes.ts';
 import { openBenchStore, serviceEnvironment, type BenchStore } from './store.ts';
 
 const resultsFile = join(dirname(fileURLToPath(import.meta.url)), 'results', 'latest.json');
@@ -285,7 +285,7 @@ async function main(): Promise<void> {
     );
 
     await service.stop();
-    if (memoryConversations > 0) await memoryOfConversations();
+    if (memoryConversations > 0) await memoryGoal();
     await postgresW1(echo);
   } finally {
     for (const process_ of started.reverse()) await process_.stop();
@@ -294,43 +294,18 @@ async function main(): Promise<void> {
   report((performance.now() - begin) / 1000);
 }
 
-/**
- * RSS a fresh service (its own store) adds while `memoryConversations` conversations are started and used once
- * each: what stays is the bounded conversation cache, the store's page cache and the heap's growth.
- */
-async function memoryOfConversations(): Promise<void> {
+/** The memory goal: RSS a fresh service adds while `memoryConversations` conversations are used once each. */
+async function memoryGoal(): Promise<void> {
   console.log(`bench: memory of ${memoryConversations} conversations used once (a fresh service) ...`);
-  const store = await openBenchStore();
-  const service = await startPinned('src/main.ts', serviceEnvironment(store));
-  try {
-    const api = benchApi(service.url);
-    const agentId = await buildBenchmarkAgent(api);
-    await deployAgent(api, agentId);
-    await startConversations(api, agentId, 100);
-    const before = residentBytes(service.pid);
-    await load(
-      service,
-      { connections: CONNECTIONS, amount: memoryConversations, paths: [`/agents/${agentId}/start`] },
-      'memory',
-    );
-    await setTimeout(1000);
-    const after = residentBytes(service.pid);
-    const added = (after - before) / 2 ** 20;
-    workloads.memory = {
-      conversations: memoryConversations,
-      rssBeforeMiB: before / 2 ** 20,
-      rssAfterMiB: after / 2 ** 20,
-    };
-    atMost(
-      `Memory added by ${memoryConversations} conversations (MiB RSS)`,
-      added,
-      300,
-      `RSS ${fixed(before / 2 ** 20, 0)} MiB before, ${fixed(after / 2 ** 20, 0)} MiB after`,
-    );
-  } finally {
-    await service.stop();
-    await store.dispose();
-  }
+  const memory = await memoryOfConversations(memoryConversations, load);
+  workloads.memory = memory;
+  const { before, after } = memory;
+  atMost(
+    `Memory added by ${memoryConversations} conversations (MiB RSS)`,
+    memory.addedMiB,
+    300,
+    `RSS ${fixed(memory.rssBeforeMiB, 0)} MiB before, ${fixed(memory.rssAfterMiB, 0)} MiB after; V8 heap ${fixed(before.heapTotalMiB, 0)} → ${fixed(after.heapTotalMiB, 0)} MiB (${fixed(after.heapUsedMiB, 0)} used)`,
+  );
 }
 
 /** W1 again with the service on PostgreSQL (skipped, and said so, when no PostgreSQL answers). */
