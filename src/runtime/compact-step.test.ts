@@ -90,4 +90,28 @@ describe('CompactStep', () => {
     assert.equal(second.entries.length, 3);
     assert.equal(second.output, kept, 'kept once asked to keep');
   });
+
+  it('keeps a frozen entry value (a rule group’s failed names, shared by many steps) by reference, not as text', () => {
+    const failed = Object.freeze(Array.from({ length: 30 }, (_, n) => `Topic ${n} “quoted” 你好`));
+    const withFailed = (text: string) =>
+      stepWith(text, {
+        entries: [
+          ...stepWith(text).entries,
+          { key: 'behavior_rules:fail', value: failed, timestamp: 2, public: false },
+          { key: 'again', value: failed, timestamp: 3, public: false },
+        ],
+      });
+    for (const text of ['ascii', 'beyond → Latin-1']) {
+      const original = withFailed(text);
+      const { step, json } = CompactStep.of(original);
+      assert.deepEqual(JSON.parse(json), original, 'the store gets the whole step');
+      step.placeAfter(undefined);
+      const bytesOfList = Buffer.byteLength(JSON.stringify(failed));
+      assert.ok(step.textThrough <= Buffer.byteLength(json) - 2 * bytesOfList, 'the list is not kept as text');
+      step.forgetParsed();
+      assert.deepEqual(fieldsOf(step), original, 'read back whole');
+      assert.equal(step.storedJson, json);
+      assert.deepEqual(JSON.parse(JSON.stringify(step)), original);
+    }
+  });
 });

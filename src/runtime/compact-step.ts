@@ -34,6 +34,8 @@ export class CompactStep implements StoredStep {
   readonly #outputEnd: number;
   readonly #propertiesStart: number;
   readonly #propertiesEnd: number;
+  /** Frozen entry values (a rule group's failed names): kept by reference, left out of `#json` (`SharedValues`). */
+  readonly #shared: SharedValues | undefined;
   /** Parts parsed and kept, while this is the latest step of its conversation. */
   #kept: Parsed | undefined;
   /** Characters of text kept by the conversation's steps up to this one (`placeAfter`). */
@@ -44,20 +46,23 @@ export class CompactStep implements StoredStep {
   private constructor(step: StoredStep, keep: boolean) {
     this.timestamp = step.timestamp;
     if (step.request !== undefined) this.request = step.request;
-    const entries = JSON.stringify(step.entries);
+    const allEntries = JSON.stringify(step.entries);
+    const { text: entries, shared } = withoutSharedValues(step.entries, allEntries);
+    this.#shared = shared;
     const output = JSON.stringify(step.output);
     const properties = JSON.stringify(step.properties);
     const request = step.request === undefined ? '' : `,"request":${JSON.stringify(step.request)}`;
-    const beforeProperties = `,"timestamp":${step.timestamp},"properties":`;
-    const json = `${ENTRIES_KEY}${entries}${OUTPUT_KEY}${output}${beforeProperties}${properties}${request}}`;
-    this.#made = json;
+    const afterEntries = `${OUTPUT_KEY}${output},"timestamp":${step.timestamp},"properties":${properties}${request}}`;
+    // Joined, not concatenated: one flat string, not a tree of the pieces.
+    const json = [ENTRIES_KEY, entries, afterEntries].join('');
+    this.#made = shared === undefined ? json : `${ENTRIES_KEY}${allEntries}${afterEntries}`;
     this.#packed = BEYOND_LATIN1.test(json);
     this.#json = this.#packed ? Buffer.from(json, 'utf8').toString('latin1') : json;
     // Bounds counted from the end, so that the entries (the longest part) need no count of their own bytes.
     const length = this.#packed ? (text: string) => Buffer.byteLength(text, 'utf8') : (text: string) => text.length;
     this.#propertiesEnd = this.#json.length - length(request) - 1;
     this.#propertiesStart = this.#propertiesEnd - length(properties);
-    this.#outputEnd = this.#propertiesStart - beforeProperties.length;
+    this.#outputEnd = this.#propertiesStart - length(`,"timestamp":${step.timestamp},"properties":`);
     this.#outputStart = this.#outputEnd - length(output);
     this.#entriesEnd = this.#outputStart - OUTPUT_KEY.length;
     this.#entriesStart = ENTRIES_KEY.length;
@@ -94,7 +99,7 @@ export class CompactStep implements StoredStep {
 
   /** The step's JSON text as the store keeps it (`JSON.parse` of it is the step). */
   get storedJson(): string {
-    return this.#packed ? Buffer.from(this.#json, 'latin1').toString('utf8') : this.#json;
+    return `${ENTRIES_KEY}${this.#text(this.#entriesStart, this.#entriesEnd, this.#shared)}${this.#text(this.#entriesEnd, this.#json.length)}`;
   }
 
   /** Counts this step's text after that of the steps before it (`previous`: the step before it). */
@@ -127,11 +132,17 @@ export class CompactStep implements StoredStep {
     const kept = this.#kept?.[part];
     if (kept !== undefined) return kept;
     if (lastRead.step === this && lastRead.part === part) return lastRead.value;
-    const text = this.#json.slice(start, end);
-    const value: unknown = JSON.parse(this.#packed ? Buffer.from(text, 'latin1').toString('utf8') : text);
+    const value: unknown = JSON.parse(this.#text(start, end, part === 'entries' ? this.#shared : undefined));
     if (this.#kept) this.#kept[part] = value as never;
     else lastRead = { step: this, part, value };
     return value;
+  }
+
+  /** The text of the JSON from `start` to `end`, unpacked, with `shared` values put back. */
+  #text(start: number, end: number, shared?: SharedValues): string {
+    const kept = this.#json.slice(start, end);
+    const text = this.#packed ? Buffer.from(kept, 'latin1').toString('utf8') : kept;
+    return shared === undefined ? text : withSharedValues(text, shared);
   }
 }
 
@@ -150,6 +161,61 @@ const stepsKeeping = new (class {
     this.#next = (this.#next + 1) % KEPT_STEPS;
   }
 })();
+
+/**
+ * Frozen entry values and where their JSON goes in the kept text of the entries: offset, value, offset, value, …
+ * A frozen value cannot change, so a step may keep it by reference: a first-match rule group's list of failed rule
+ * names is one frozen array shared by every turn that ends the same way (1.2 KB of text in the bench's steps).
+ */
+type SharedValues = readonly unknown[];
+
+/** Frozen values shorter than this as text are kept as text. */
+const MIN_SHARED_TEXT = 64;
+
+/** The JSON text of each frozen value met, made once. */
+const sharedTexts = new WeakMap<object, string>();
+
+function sharedText(value: object): string {
+  let text = sharedTexts.get(value);
+  if (text === undefined) {
+    text = JSON.stringify(value);
+    sharedTexts.set(value, text);
+  }
+  return text;
+}
+
+/** `text` (the JSON of `entries`) without the text of their frozen values, and those values with their places. */
+function withoutSharedValues(
+  entries: readonly StepEntry[],
+  text: string,
+): { text: string; shared: SharedValues | undefined } {
+  let shared: unknown[] | undefined;
+  let kept = '';
+  let from = 0;
+  for (const { value } of entries) {
+    if (typeof value !== 'object' || value === null || !Object.isFrozen(value)) continue;
+    const valueText = sharedText(value);
+    if (valueText.length < MIN_SHARED_TEXT) continue;
+    // Any place the same text appears will do: putting it back there makes the same JSON.
+    const at = text.indexOf(valueText, from);
+    if (at < 0) continue;
+    kept += text.slice(from, at);
+    (shared ??= []).push(kept.length, value);
+    from = at + valueText.length;
+  }
+  return shared === undefined ? { text, shared } : { text: kept + text.slice(from), shared };
+}
+
+function withSharedValues(kept: string, shared: SharedValues): string {
+  let text = '';
+  let from = 0;
+  for (let index = 0; index < shared.length; index += 2) {
+    const at = shared[index] as number;
+    text += kept.slice(from, at) + sharedText(shared[index + 1] as object);
+    from = at;
+  }
+  return text + kept.slice(from);
+}
 
 const ENTRIES_KEY = '{"entries":';
 const OUTPUT_KEY = ',"output":';

@@ -257,7 +257,7 @@ export class ConversationService {
     const longTermBefore = await this.#loadLongTermProperties(userId);
     const conversation: LiveConversation = {
       id: randomId(),
-      agentId,
+      agentId: agent.agentId, // the deployment's string, not a slice of this request's URL that would keep it alive
       agentVersion: deployed.version,
       userId,
       environment,
