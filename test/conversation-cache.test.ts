@@ -25,6 +25,13 @@ async function storeLoads(api: ReturnType<typeof client>): Promise<number> {
  * Live conversations are kept in memory up to `svc.conversations.cache-size`, least recently used out first:
  * a conversation in use stays, one nobody touched is read from the store again (seen in the store metrics).
  */
+/** How many conversations `work` read from the store. */
+async function loadsDuring(api: ReturnType<typeof client>, work: () => Promise<unknown>): Promise<number> {
+  const before = await storeLoads(api);
+  await work();
+  return (await storeLoads(api)) - before;
+}
+
 describe('the conversation cache', () => {
   const { api } = serverOfBlock('sqlite', { 'svc.conversations.cache-size': 2 });
   const read = async (conversationId: string) => assert.equal((await api.get(`/agents/${conversationId}`)).status, 200);
@@ -115,17 +122,47 @@ describe('the conversation cache by size', () => {
     };
     const first = await talk(2);
     const second = await talk(2);
-    const before = await storeLoads(api);
-    await read(second);
-    await read(first);
-    assert.equal(await storeLoads(api), before, 'both fit: ~800 KB of step text');
+    assert.equal(await loadsDuring(api, () => read(second)), 0, 'both fit: ~800 KB of step text');
+    assert.equal(await loadsDuring(api, () => read(first)), 0);
 
     await talk(2); // ~1.2 MB now: the least recently used conversation goes
-    await read(first);
-    assert.equal(await storeLoads(api), before, 'the recently used conversation is still cached');
-    await read(second);
-    assert.equal(await storeLoads(api), before + 1, 'the least recently used one was read from the store again');
+    assert.equal(await loadsDuring(api, () => read(first)), 0, 'the recently used conversation is still cached');
+    assert.equal(await loadsDuring(api, () => read(second)), 1, 'the least recently used one is read again');
     const answer = await api.get(`/agents/${second}?returnCurrentStepOnly=false`);
     assert.equal(answer.json.conversationSteps.length, 3, 'and is whole');
+  });
+});
+
+/**
+ * A conversation enters the cache when it is used after its start: a burst of conversations that are started and
+ * never continued leaves the conversations in use cached, and the active-conversations gauge still counts them.
+ */
+describe('conversations only started', () => {
+  const { api } = serverOfBlock('sqlite', { 'svc.conversations.cache-size': 2 });
+  const read = async (conversationId: string) => assert.equal((await api.get(`/agents/${conversationId}`)).status, 200);
+  const active = async () => {
+    const metrics = await api.get('/q/metrics');
+    const line = metrics.text.split('\n').find((text: string) => text.startsWith('svc_conversations_active '));
+    return Number(line?.split(' ').at(-1));
+  };
+
+  it('are not cached until used again, and take no place from the conversations in use', async () => {
+    const agentId = await deployAgent(api, { outputSet: welcomeOutputs });
+    const inUse = (await startConversation(api, agentId)).conversationId as string;
+    assert.equal(await loadsDuring(api, () => read(inUse)), 1, 'the first use after the start reads it once');
+    assert.equal(await loadsDuring(api, () => read(inUse)), 0, 'then it is cached');
+    const activeBefore = await active();
+
+    const started: string[] = [];
+    for (let n = 0; n < 5; n++) started.push((await startConversation(api, agentId)).conversationId as string);
+    assert.equal(await loadsDuring(api, () => read(inUse)), 0, 'five starts into a cache of two: still cached');
+    assert.equal(await active(), activeBefore + 5, 'started conversations count as active');
+
+    const answer = await api.post(`/agents/${started[0]}?returnCurrentStepOnly=false`, { json: { input: 'hello' } });
+    assert.equal(answer.status, 200);
+    assert.equal(answer.json.conversationOutputs.length, 2, 'continued from its start step, read from the store');
+    assert.equal(await active(), activeBefore + 5, 'counted once when continued');
+    assert.equal((await api.post(`/agents/${started[0]}/endConversation`)).status, 200);
+    assert.equal(await active(), activeBefore + 4, 'an ended conversation is not active');
   });
 });

@@ -168,6 +168,8 @@ export function conversationReference(id: string): string {
 const DAY_MILLIS = 24 * 60 * 60 * 1000;
 /** A conversation counts as active (`svc_conversations_active`) this long after its last turn. */
 const ACTIVE_WINDOW_MILLIS = 5 * 60 * 1000;
+/** Conversations started and not continued that the active count keeps track of (beyond: the oldest are not counted). */
+const UNCACHED_STARTS_KEPT = 10_000;
 
 export class ConversationService {
   readonly #options: ConversationServiceOptions;
@@ -175,6 +177,8 @@ export class ConversationService {
   readonly #clock: () => number;
   readonly #coordinator: Coordinator;
   readonly #cache: LRUCache<string, LiveConversation>;
+  /** Conversations started here and not cached yet (not continued since), with their start time, oldest first. */
+  readonly #uncachedStarts = new Map<string, number>();
 
   constructor(options: ConversationServiceOptions) {
     this.#options = options;
@@ -205,6 +209,10 @@ export class ConversationService {
     let active = 0;
     for (const conversation of this.#cache.values())
       if (conversation.lastModifiedOn >= since && conversation.state !== 'ENDED') active++;
+    for (const [id, startedOn] of this.#uncachedStarts) {
+      if (startedOn >= since) active++;
+      else this.#uncachedStarts.delete(id);
+    }
     return active;
   }
 
@@ -304,7 +312,7 @@ export class ConversationService {
     await this.#store.create(toRow(conversation), compactFrom(conversation.steps, 0));
     this.#queueAudit(conversation);
     await this.#saveLongTermProperties(conversation, longTermBefore);
-    this.#remember(conversation);
+    this.#startedHere(conversation);
     this.#options.meters?.conversationStarted(agentId);
     if (conversation.state === 'AWAITING_HUMAN') this.#options.onApprovalsChanged?.(conversation.id);
     return conversation;
@@ -580,6 +588,7 @@ export class ConversationService {
         if (row === undefined || !stillWanted(row)) return false;
       }
       this.#cache.delete(conversationId);
+      this.#uncachedStarts.delete(conversationId);
       return this.#store.delete(conversationId);
     });
   }
@@ -951,7 +960,22 @@ export class ConversationService {
     return undefined;
   }
 
+  /**
+   * A conversation enters the cache when it is used after its start, not at its start: one that is started and
+   * never continued (an abandoned chat window, a one-off call) takes no place from conversations in use, nor
+   * leaves its copy behind for the collector. Its first use after the start reads it from the store once.
+   */
+  #startedHere(conversation: LiveConversation): void {
+    if (conversation.state === 'ENDED') return;
+    if (this.#uncachedStarts.size >= UNCACHED_STARTS_KEPT) {
+      const oldest = this.#uncachedStarts.keys().next().value;
+      if (oldest !== undefined) this.#uncachedStarts.delete(oldest);
+    }
+    this.#uncachedStarts.set(conversation.id, conversation.createdOn);
+  }
+
   #remember(conversation: LiveConversation): void {
+    this.#uncachedStarts.delete(conversation.id);
     // The cache sizes an entry only when its value changes; a conversation grows in place.
     this.#cache.delete(conversation.id);
     this.#cache.set(conversation.id, conversation);
