@@ -4,8 +4,9 @@ import { Worker } from 'node:worker_threads';
  * Moves WAL checkpoints off the event loop. The serving connection turns SQLite's automatic checkpoint off
  * (`wal_autocheckpoint = 0`), which would otherwise run inside whichever COMMIT crosses the threshold: copying
  * megabytes back into the database file and waiting for fsync in the middle of some unlucky turn. Instead a worker
- * thread with its own connection runs a PASSIVE checkpoint every `intervalMillis`: it never blocks a writer, and
- * once it has copied everything the next write starts the WAL from its beginning again, so the file stays small.
+ * thread with its own connection runs PASSIVE checkpoints, which never block a writer: every `intervalMillis` while
+ * the WAL is unchanged, in quick succession while it grows, until one has copied everything before the next commit;
+ * that commit then starts the WAL from its beginning again, so the file stays small.
  */
 export class Checkpointer {
   readonly #worker: Worker;
