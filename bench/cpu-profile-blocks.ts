@@ -28,7 +28,7 @@ export const GC = '(garbage collector)';
  * process had the core. On a shared machine this is not the service's work, so it is a cause of its own.
  */
 export const OFF_CPU = '(off CPU: the core was busy elsewhere)';
-const OFF_CPU_AFTER_MICROS = 2000;
+const OFF_CPU_AFTER_MICROS = 1000;
 
 export interface Segment {
   readonly cause: string;

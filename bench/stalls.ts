@@ -4,12 +4,13 @@
  * preloaded (event-loop delay histogram, GC pauses) and a CPU profile; wrk offers the W1 load paced at half of a
  * W1 throughput measured first (or `STALLS_RATE`), and the profile's samples of that window are cut into blocks
  * (runs of non-idle samples) and segments of one cause. Prints the latency, the loop delay, the longest blocks and
- * the longest synchronous pieces of work by cause; the whole result goes to bench/results/stalls.json.
+ * the longest synchronous pieces of work by cause; the whole result goes to bench/results/stalls.json, the profile to
+ * bench/results/stalls.cpuprofile.
  *
  *   npm run bench:stalls                          # 30 s paced; STALLS_SECONDS, STALLS_RATE, STALLS_TOP
  *   STALLS_PROFILE=0 npm run bench:stalls         # without the CPU profile (its sampling costs a little)
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -25,6 +26,8 @@ import { openBenchStore, serviceEnvironment } from './store.ts';
 
 const projectRoot = fileURLToPath(new URL('..', import.meta.url));
 const resultsFile = join(projectRoot, 'bench', 'results', 'stalls.json');
+/** The service's main-thread profile of the run (Chrome DevTools opens it), kept for a closer look. */
+const profileFile = join(projectRoot, 'bench', 'results', 'stalls.cpuprofile');
 
 const setting = (name: string, fallback: number) => {
   const value = Number(process.env[name] ?? fallback);
@@ -72,19 +75,31 @@ async function main(): Promise<void> {
       console.log(
         `stalls: W1 ${w1.reqPerSec.toFixed(0)} turns/s${profiling ? ' (profiled)' : ''}; pacing at ${rate}/s`,
       );
+    } else {
+      // Warms up like the bench's latency run, which follows the throughput runs: first-use compilations
+      // (response serialisers, their validators) are not what the goal is about.
+      await runLoad(service.url, { ...spec, duration: 3, rate });
     }
+    const wal = `${store.settings['svc.datastore.sqlite.path']}-wal`;
+    const walRestartsBefore = walRestarts(wal);
     process.kill(service.pid, 'SIGUSR2');
     const from = hrMicros();
     const paced = await runLoad(service.url, { ...spec, duration: seconds, rate });
     const to = hrMicros();
     process.kill(service.pid, 'SIGUSR2');
     const probe = await readWhenWritten<ProbeReport>(probeOut);
-    const walBytes = fileSize(`${store.settings['svc.datastore.sqlite.path']}-wal`);
+    const walFile = { bytes: fileSize(wal), restarts: walRestarts(wal) - walRestartsBefore };
     await service.stop();
     stopped = true;
     const problem = measurementProblem(paced);
-    const blocks = profiling ? blocksOf(mainThreadProfile(work, service.pid), projectRoot, from, to) : [];
-    report({ rate, paced, probe, walBytes, blocks, problem });
+    let blocks: Block[] = [];
+    if (profiling) {
+      const profile = mainThreadProfile(work, service.pid);
+      blocks = blocksOf(profile, projectRoot, from, to);
+      await mkdir(dirname(profileFile), { recursive: true });
+      await writeFile(profileFile, JSON.stringify(profile));
+    }
+    report({ rate, paced, probe, walFile, blocks, problem });
   } finally {
     if (!stopped) await service.stop();
     await store.dispose();
@@ -93,6 +108,18 @@ async function main(): Promise<void> {
 }
 
 const fileSize = (path: string) => (existsSync(path) ? statSync(path).size : 0);
+
+/** The WAL header's checkpoint sequence number: how often the WAL started over from its beginning. */
+function walRestarts(path: string): number {
+  if (!existsSync(path)) return 0;
+  const fd = openSync(path, 'r');
+  try {
+    const header = Buffer.alloc(16);
+    return readSync(fd, header, 0, 16, 0) === 16 ? header.readUInt32BE(12) : 0;
+  } finally {
+    closeSync(fd);
+  }
+}
 const hrMicros = () => Number(process.hrtime.bigint() / 1000n);
 
 async function readWhenWritten<T>(path: string): Promise<T> {
@@ -114,14 +141,14 @@ function report({
   rate,
   paced,
   probe,
-  walBytes,
+  walFile,
   blocks,
   problem,
 }: {
   rate: number;
   paced: Awaited<ReturnType<typeof runLoad>>;
   probe: ProbeReport;
-  walBytes: number;
+  walFile: { bytes: number; restarts: number };
   blocks: Block[];
   problem: string | undefined;
 }): void {
@@ -143,12 +170,14 @@ function report({
       .map((p) => fixed(p))
       .join(', ')} ms`,
   );
-  console.log(`WAL file at the end: ${fixed(walBytes / 2 ** 20)} MiB`);
+  console.log(
+    `WAL file at the end: ${fixed(walFile.bytes / 2 ** 20)} MiB; it started over ${walFile.restarts} times meanwhile`,
+  );
   const summary: Record<string, unknown> = {
     rate,
     seconds,
     paced,
-    walBytes,
+    walFile,
     probe: { ...probe, gcPauses: pauses.slice(0, 50) },
   };
   if (blocks.length > 0) {
