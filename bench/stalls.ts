@@ -9,6 +9,7 @@
  *
  *   npm run bench:stalls                          # 30 s paced; STALLS_SECONDS, STALLS_RATE, STALLS_TOP
  *   STALLS_PROFILE=0 npm run bench:stalls         # without the CPU profile (its sampling costs a little)
+ *   STALLS_SIGNED=1 npm run bench:stalls          # with a vault master key: audit entries are signed
  */
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -38,6 +39,8 @@ const seconds = setting('STALLS_SECONDS', 30);
 const askedRate = setting('STALLS_RATE', 0);
 const top = setting('STALLS_TOP', 15);
 const profiling = process.env.STALLS_PROFILE !== '0';
+/** With a vault master key, so the audit ledger signs its entries (the bench runs without one). */
+const signed = process.env.STALLS_SIGNED === '1';
 /** Blocks and pieces of work shorter than this are not listed (the goal leaves a few ms per turn at most). */
 const LONG_MS = 2;
 const CONNECTIONS = 16;
@@ -59,7 +62,10 @@ async function main(): Promise<void> {
   if (profiling) nodeOptions.push('--cpu-prof', '--cpu-prof-dir', work, '--cpu-prof-interval', '250');
   const service = await startPinned(
     'src/main.ts',
-    { ...serviceEnvironment(store), STALL_PROBE_OUT: probeOut },
+    {
+      ...serviceEnvironment(store, signed ? { 'svc.vault.master-key': 'bench-stalls-master-key' } : {}),
+      STALL_PROBE_OUT: probeOut,
+    },
     {
       nodeOptions,
     },
