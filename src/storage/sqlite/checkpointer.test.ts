@@ -20,13 +20,19 @@ function walRestarts(walPath: string): number {
   return header.readUInt32BE(12);
 }
 
+/** A database file in WAL mode, configured like the serving connection, with a table `t (id, body)`. */
+function walDatabase(): { dir: string; path: string; db: DatabaseSync } {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-checkpointer-'));
+  const path = join(dir, 'store.db');
+  const db = new DatabaseSync(path);
+  db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;
+    PRAGMA wal_autocheckpoint = 0; CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)`);
+  return { dir, path, db };
+}
+
 describe('the WAL checkpointer', () => {
   it('gets the WAL to start over while commits keep coming (a checkpoint that only copies what was there when it began never catches up)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'svc-checkpointer-'));
-    const path = join(dir, 'store.db');
-    const db = new DatabaseSync(path);
-    db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;
-      PRAGMA wal_autocheckpoint = 0; CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)`);
+    const { dir, path, db } = walDatabase();
     const checkpointer = new Checkpointer(path, { intervalMillis: 50 });
     try {
       const insert = db.prepare('INSERT INTO t (body) VALUES (?)');
@@ -49,11 +55,7 @@ describe('the WAL checkpointer', () => {
   });
 
   it('once the WAL holds many frames, holds the writes back for one checkpoint, then lets them go on', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'svc-checkpointer-'));
-    const path = join(dir, 'store.db');
-    const db = new DatabaseSync(path);
-    db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;
-      PRAGMA wal_autocheckpoint = 0; CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)`);
+    const { dir, path, db } = walDatabase();
     const writes = new GroupCommit(db);
     const pauses: Array<'paused' | 'resumed'> = [];
     const checkpointer = new Checkpointer(path, {

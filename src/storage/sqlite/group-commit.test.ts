@@ -14,6 +14,14 @@ function database(): DatabaseSync {
   return db;
 }
 
+/** The values of `t` in the order they were inserted. */
+function values(db: DatabaseSync): unknown[] {
+  return db
+    .prepare('SELECT v FROM t ORDER BY rowid')
+    .all()
+    .map((row) => row.v);
+}
+
 describe('group commit', () => {
   it('settles each write with its result once it is committed', async () => {
     const db = database();
@@ -49,13 +57,7 @@ describe('group commit', () => {
     setImmediate(() => order.push('event loop'));
     await Promise.all([slow, next]);
     assert.deepEqual(order, ['slow', 'event loop', 'next']);
-    assert.deepEqual(
-      db
-        .prepare('SELECT v FROM t ORDER BY rowid')
-        .all()
-        .map((row) => row.v),
-      ['slow', 'next'],
-    );
+    assert.deepEqual(values(db), ['slow', 'next']);
   });
 
   it('a failing write is undone alone; the others of its transaction commit', async () => {
@@ -74,13 +76,7 @@ describe('group commit', () => {
       outcomes.map((outcome) => outcome.status),
       ['fulfilled', 'rejected', 'fulfilled'],
     );
-    assert.deepEqual(
-      db
-        .prepare('SELECT v FROM t ORDER BY rowid')
-        .all()
-        .map((row) => row.v),
-      ['kept', 'also kept'],
-    );
+    assert.deepEqual(values(db), ['kept', 'also kept']);
   });
 
   it('while paused, no write runs; on resume they commit in order', async () => {
