@@ -1,41 +1,20 @@
 import { Worker } from 'node:worker_threads';
 
-/** Writes are held back at most this long for the checkpoint that lets the WAL start over. */
-const MAX_PAUSE_MILLIS = 5;
-
-export interface CheckpointerOptions {
-  /** Interval between checkpoints while the WAL does not change. */
-  readonly intervalMillis?: number;
-  /** Frames in the WAL from which writes are held back briefly so that a checkpoint catches up (16 MiB of pages). */
-  readonly pauseAfterFrames?: number;
-  /** Holds the serving connection's group commits back until the returned function is called. */
-  readonly pauseWrites?: () => () => void;
-}
-
 /**
  * Moves WAL checkpoints off the event loop. The serving connection turns SQLite's automatic checkpoint off
  * (`wal_autocheckpoint = 0`), which would otherwise run inside whichever COMMIT crosses the threshold: copying
  * megabytes back into the database file and waiting for fsync in the middle of some unlucky turn. Instead a worker
  * thread with its own connection runs PASSIVE checkpoints, which never block a writer: every `intervalMillis` while
  * the WAL is unchanged, in quick succession while it grows, until one has copied everything before the next commit;
- * that commit then starts the WAL from its beginning again, so the file stays small. When that keeps failing (a busy
- * core), the thread asks for `pauseWrites` for at most `MAX_PAUSE_MILLIS`, now and then, and checkpoints meanwhile.
+ * that commit then starts the WAL from its beginning again, so the file stays small.
  */
 export class Checkpointer {
   readonly #worker: Worker;
   #closed: Promise<void> | undefined;
 
-  constructor(path: string, { intervalMillis = 250, pauseAfterFrames = 4096, pauseWrites }: CheckpointerOptions = {}) {
+  constructor(path: string, intervalMillis = 250) {
     this.#worker = new Worker(new URL('./checkpointer-thread.ts', import.meta.url), {
-      workerData: { path, intervalMillis, pauseAfterFrames },
-    });
-    let resume: (() => void) | undefined;
-    this.#worker.on('message', (message: 'pause' | 'resume') => {
-      if (message === 'pause') {
-        resume = pauseWrites?.();
-        setTimeout(() => resume?.(), MAX_PAUSE_MILLIS);
-        this.#worker.postMessage('paused');
-      } else resume?.();
+      workerData: { path, intervalMillis },
     });
     // A failed checkpoint is retried at the next interval by the thread itself; the thread never keeps the
     // process alive.

@@ -78,25 +78,4 @@ describe('group commit', () => {
     );
     assert.deepEqual(values(db), ['kept', 'also kept']);
   });
-
-  it('while paused, no write runs; on resume they commit in order', async () => {
-    const db = database();
-    const writes = new GroupCommit(db);
-    const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
-    const resume = writes.pause();
-    const ran: string[] = [];
-    const done = ['a', 'b'].map((v) =>
-      writes.write(() => {
-        insert.run(v);
-        ran.push(v);
-      }),
-    );
-    for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
-    assert.deepEqual(ran, []);
-    resume();
-    resume(); // a second call changes nothing
-    await Promise.all(done);
-    assert.deepEqual(ran, ['a', 'b']);
-    assert.equal(db.prepare('SELECT count(*) AS n FROM t').get()!.n, 2);
-  });
 });

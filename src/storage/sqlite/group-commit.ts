@@ -27,8 +27,6 @@ export class GroupCommit {
   readonly #begin: StatementSync;
   readonly #commit: StatementSync;
   #pending: PendingWrite[] = [];
-  /** Pauses in force (`pause`): while any is, no group transaction starts. */
-  #pauses = 0;
 
   constructor(db: DatabaseSync) {
     this.#db = db;
@@ -57,22 +55,7 @@ export class GroupCommit {
   }
 
   /**
-   * Holds group transactions back (writes queue meanwhile, the event loop runs on) until the returned function is
-   * called (calling it again does nothing). The WAL checkpointer uses it to copy everything between two commits.
-   */
-  pause(): () => void {
-    this.#pauses++;
-    let resumed = false;
-    return () => {
-      if (resumed) return;
-      resumed = true;
-      this.#pauses--;
-      if (this.#pauses === 0 && this.#pending.length > 0) this.#scheduleFlush();
-    };
-  }
-
-  /**
-   * Flushes at `setImmediate` (not while paused: `pause`'s resume schedules it then), or later while a `Storage.transaction` holds the connection open between its
+   * Flushes at `setImmediate`, or later while a `Storage.transaction` holds the connection open between its
    * statements (the group's writes must not join it). Not through `SqliteGate`'s queue: a guarded write holds
    * its place there until this flush commits it.
    */
@@ -82,7 +65,7 @@ export class GroupCommit {
 
   #flush(): void {
     const pending = this.#pending;
-    if (pending.length === 0 || this.#pauses > 0) return;
+    if (pending.length === 0) return;
     const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     const deadline = performance.now() + GROUP_BUDGET_MS;
     try {

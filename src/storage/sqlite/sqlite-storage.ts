@@ -42,7 +42,7 @@ export async function openSqliteStorage(path: string): Promise<SqliteStorage> {
     migrate(db, sqliteMigrations);
     const inFile = db.location() !== null;
     if (inFile) db.exec('PRAGMA wal_autocheckpoint = 0');
-    return sqliteStorage(db, inFile ? path : undefined);
+    return sqliteStorage(db, inFile ? new Checkpointer(path) : undefined);
   } catch (error) {
     if (db?.isOpen) db.close();
     throw new Error(`SQLite store at ${path} cannot be opened: ${(error as Error).message}`);
@@ -78,10 +78,9 @@ function registerContainsFunction(db: DatabaseSync): void {
  * The stores share one connection. A transaction's work gets them as they are; everyone else gets them through
  * the gate, so they wait while a transaction holds the connection (see `SqliteGate`).
  */
-function sqliteStorage(db: DatabaseSync, file: string | undefined): SqliteStorage {
+function sqliteStorage(db: DatabaseSync, checkpointer: Checkpointer | undefined): SqliteStorage {
   const gate = new SqliteGate(db);
   const writes = new GroupCommit(db);
-  const checkpointer = file === undefined ? undefined : new Checkpointer(file, { pauseWrites: () => writes.pause() });
   const stores: Stores = {
     resources: new SqliteResourceStore(db, writes),
     conversations: new SqliteConversationStore(db, writes),
