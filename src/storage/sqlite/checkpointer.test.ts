@@ -32,7 +32,7 @@ function walDatabase(): { dir: string; path: string; db: DatabaseSync } {
 describe('the WAL checkpointer', () => {
   it('gets the WAL to start over while commits keep coming (a checkpoint that only copies what was there when it began never catches up)', async () => {
     const { dir, path, db } = walDatabase();
-    const checkpointer = new Checkpointer(path, 50);
+    const checkpointer = new Checkpointer(path, 50, 256);
     try {
       const insert = db.prepare('INSERT INTO t (body) VALUES (?)');
       const body = 'x'.repeat(3000);
