@@ -4,8 +4,8 @@
  * over from its beginning: it grew without end (over 1 GB in the 30 s latency benchmark, each commit extending the
  * file). So once the WAL holds `catchUpAfterFrames` and keeps growing, checkpoints follow each other closely: each
  * has little to copy, and one usually finishes between two commits, after which the next commit starts the WAL from
- * its beginning again. (Not below that size: close checkpoints copy the hot pages again and again, ~10-20 µs of CPU
- * a turn at the benchmark's load.) When
+ * its beginning again. (Not below that size: close checkpoints copy the hot pages again and again, and the thread
+ * shares the core with the serving one: at the latency benchmark's rate it served 7-11% fewer turns.) When
  * the core is saturated that can still fail for long stretches (the WAL then grows until it succeeds); holding
  * writers back for a last checkpoint did not help there: under that load the checkpoint outlasts any short hold.
  */
