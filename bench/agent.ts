@@ -153,3 +153,21 @@ export async function deployAgent(api: BenchApi, agentId: string, version = 1): 
   const answer = expectStatus(await api.post(path), 200, 'deploy');
   if (answer.json?.status !== 'READY') throw new Error(`deploy: agent not READY: ${answer.text}`);
 }
+
+/** Starts `count` conversations with the deployed agent; their ids, in order. */
+export async function startConversations(api: BenchApi, agentId: string, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let n = 0; n < count; n++) {
+    const answer = expectStatus(await api.post(`/agents/${agentId}/start`), 201, 'start a conversation');
+    ids.push(answer.json.conversationId as string);
+  }
+  return ids;
+}
+
+/** Builds and deploys the benchmark agent and starts `conversations` conversations: their message paths. */
+export async function agentOn(api: BenchApi, conversations: number, options: BenchmarkAgentOptions = {}) {
+  const agentId = await buildBenchmarkAgent(api, options);
+  await deployAgent(api, agentId);
+  const paths = (await startConversations(api, agentId, conversations)).map((id) => `/agents/${id}`);
+  return { agentId, paths };
+}

@@ -34,17 +34,21 @@ export interface BenchProcess {
 }
 
 /**
- * Starts `node <script>` (a path relative to the project) on `core`, listening on a free loopback port that this
+ * Starts `node <nodeOptions> <script>` (a path relative to the project) on `core`, listening on a free loopback port that this
  * process picks and passes in `portVariable`, and resolves once the port accepts connections (so the service can
  * run at log level `warn`, without a start line to wait for).
  */
 export async function startPinned(
   script: string,
   env: Record<string, string>,
-  { core = SERVER_CORE, portVariable = 'SVC_HTTP_PORT' } = {},
+  {
+    core = SERVER_CORE,
+    portVariable = 'SVC_HTTP_PORT',
+    nodeOptions = [] as readonly string[],
+  }: { core?: number; portVariable?: string; nodeOptions?: readonly string[] } = {},
 ): Promise<BenchProcess> {
   const port = await freePort();
-  const [command, args] = onCore(core, process.execPath, [script]);
+  const [command, args] = onCore(core, process.execPath, [...nodeOptions, script]);
   const child = spawn(command, args, {
     cwd: projectRoot,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env, [portVariable]: String(port) },

@@ -8,7 +8,15 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildBenchmarkAgent, deployAgent, DICTIONARY_WORDS, LLM_HISTORY_MESSAGES, RULES } from './agent.ts';
+import {
+  agentOn,
+  buildBenchmarkAgent,
+  deployAgent,
+  DICTIONARY_WORDS,
+  LLM_HISTORY_MESSAGES,
+  RULES,
+  startConversations,
+} from './agent.ts';
 import { benchApi, expectStatus, type BenchApi } from './api.ts';
 import { cpuSeconds } from './cpu.ts';
 import { knowledgeWorkload } from './knowledge.ts';
@@ -105,22 +113,6 @@ async function compared(echo: BenchProcess, service: BenchProcess, spec: LoadSpe
   };
 }
 
-async function startConversations(api: BenchApi, agentId: string, count: number): Promise<string[]> {
-  const ids: string[] = [];
-  for (let n = 0; n < count; n++) {
-    const answer = expectStatus(await api.post(`/agents/${agentId}/start`), 201, 'start a conversation');
-    ids.push(answer.json.conversationId as string);
-  }
-  return ids;
-}
-
-async function agentOn(api: BenchApi, options: Parameters<typeof buildBenchmarkAgent>[1] = {}) {
-  const agentId = await buildBenchmarkAgent(api, options);
-  await deployAgent(api, agentId);
-  const paths = (await startConversations(api, agentId, CONVERSATIONS)).map((id) => `/agents/${id}`);
-  return { agentId, paths };
-}
-
 const steps = (paths: readonly string[]): LoadSpec => ({
   connections: CONNECTIONS,
   duration,
@@ -160,7 +152,7 @@ async function main(): Promise<void> {
     );
 
     console.log('bench: W1 rule-only turns ...');
-    const rules = await agentOn(api);
+    const rules = await agentOn(api, CONVERSATIONS);
     const w1 = await compared(echo, service, steps(rules.paths), 'W1');
     workloads.W1 = w1;
     atLeast(
@@ -235,7 +227,7 @@ async function main(): Promise<void> {
     );
 
     console.log('bench: HTTP-call turns ...');
-    const calling = await agentOn(api, { httpCallTarget: httpTarget.url });
+    const calling = await agentOn(api, CONVERSATIONS, { httpCallTarget: httpTarget.url });
     const withCall = await load(service, steps(calling.paths), 'httpcall');
     workloads.httpcall = withCall;
     atLeast(
@@ -251,7 +243,7 @@ async function main(): Promise<void> {
       { ...steps(['/v1/chat/completions']), body: JSON.stringify({ model: 'gpt-bench', messages: [] }) },
       'LLM provider alone',
     );
-    const chatting = await agentOn(api, { llmBaseUrl: `${llm.url}/v1` });
+    const chatting = await agentOn(api, CONVERSATIONS, { llmBaseUrl: `${llm.url}/v1` });
     const llmTurns = await load(service, steps(chatting.paths), 'LLM turn');
     workloads.llm = { provider, service: llmTurns, historyMessages: LLM_HISTORY_MESSAGES };
     atLeast(
@@ -321,7 +313,7 @@ async function postgresW1(echo: BenchProcess): Promise<void> {
   try {
     console.log('bench: W1 on PostgreSQL ...');
     service = await startPinned('src/main.ts', serviceEnvironment(store));
-    const rules = await agentOn(benchApi(service.url));
+    const rules = await agentOn(benchApi(service.url), CONVERSATIONS);
     const w1 = await compared(echo, service, steps(rules.paths), 'W1 PostgreSQL');
     workloads['W1-postgres'] = w1;
     atLeast(

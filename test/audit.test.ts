@@ -233,6 +233,37 @@ describe('audit ledger write path', () => {
     );
   });
 
+  it('signing a large flush gives the event loop back between slices, and keeps each chain in order', async () => {
+    let loopTurns = 0;
+    let turnsBeforeFirstAppend: number | undefined;
+    class RecordingStore extends MemoryAuditStore {
+      override async append(rows: readonly AuditRow[]): Promise<void> {
+        turnsBeforeFirstAppend ??= loopTurns;
+        await super.append(rows);
+      }
+    }
+    const store = new RecordingStore();
+    const { ledger } = ledgerOver(store, { maxQueueSize: 10_000 });
+    assert.equal(await ledger.signingEnabled, true); // the key is derived: from here on, signing is all there is
+    // Signing a thousand entries takes well over the 1 ms slice on any machine.
+    for (let sequence = 1; sequence <= 100; sequence++)
+      for (let conversation = 0; conversation < 10; conversation++) ledger.enqueue(draft(`c${conversation}`, sequence));
+    let flushing = true;
+    const count = () => {
+      loopTurns++;
+      if (flushing) setImmediate(count);
+    };
+    setImmediate(count);
+    await ledger.flush();
+    flushing = false;
+    assert.ok(turnsBeforeFirstAppend! > 0, 'the event loop did not run while the batch was signed');
+    for (let conversation = 0; conversation < 10; conversation++) {
+      const verification = await ledger.verify(`c${conversation}`);
+      assert.equal(verification.valid, 100);
+      assert.equal(verification.intact, true);
+    }
+  });
+
   it('without a master key entries are unsigned and verification says so', async () => {
     const store = new MemoryAuditStore();
     const { ledger } = ledgerOver(store, { masterKey: undefined });

@@ -17,6 +17,9 @@ const STATEMENTS = {
     ORDER BY first_sequence DESC, first_id DESC LIMIT 1`,
 };
 
+/** About half a millisecond of inserts: a turn's block is a few kilobytes. */
+const BLOCKS_PER_WRITE = 16;
+
 /**
  * The audit ledger's entries in SQLite, kept in blocks: the consecutive entries of one conversation in one
  * `append` (a turn's entries, one per task) are one row holding their documents as a JSON array. A turn then costs
@@ -28,23 +31,35 @@ export class SqliteAuditStore extends SqliteStore<keyof typeof STATEMENTS> imple
     super(db, STATEMENTS, writes);
   }
 
+  /**
+   * Writes the blocks `BLOCKS_PER_WRITE` at a time, each slice a write of its own, so the group commit can spread a
+   * large flush over several transactions with the event loop running between them. A failed append may have
+   * written some slices; appending the same rows again skips those (a block's first id is unique).
+   */
   async append(rows: readonly AuditRow[]): Promise<void> {
-    if (rows.length === 0) return;
-    await this.write(() => {
-      for (const block of blocksOf(rows)) {
-        const first = block[0]!;
-        this.sql.insert.run(
-          first.id,
-          first.conversationId,
-          first.sequence,
-          block.length,
-          first.agentId,
-          first.agentVersion,
-          first.timestamp,
-          jsonArrayText(block),
-        );
-      }
-    });
+    const blocks = blocksOf(rows);
+    const slices: Promise<void>[] = [];
+    for (let start = 0; start < blocks.length; start += BLOCKS_PER_WRITE) {
+      const slice = blocks.slice(start, start + BLOCKS_PER_WRITE);
+      slices.push(this.write(() => this.#insert(slice)));
+    }
+    await Promise.all(slices);
+  }
+
+  #insert(blocks: readonly AuditRow[][]): void {
+    for (const block of blocks) {
+      const first = block[0]!;
+      this.sql.insert.run(
+        first.id,
+        first.conversationId,
+        first.sequence,
+        block.length,
+        first.agentId,
+        first.agentVersion,
+        first.timestamp,
+        jsonArrayText(block),
+      );
+    }
   }
 
   async list(conversationId: string, skip: number, limit: number): Promise<string[]> {
