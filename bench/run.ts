@@ -10,8 +10,6 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   agentOn,
-  buildBenchmarkAgent,
-  deployAgent,
   DICTIONARY_WORDS,
   LLM_HISTORY_MESSAGES,
   RULES,
