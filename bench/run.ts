@@ -8,13 +8,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  agentOn,
-  DICTIONARY_WORDS,
-  LLM_HISTORY_MESSAGES,
-  RULES,
-  startConversations,
-} from './agent.ts';
+import { agentOn, DICTIONARY_WORDS, LLM_HISTORY_MESSAGES, RULES, startConversations } from './agent.ts';
 import { benchApi, expectStatus, type BenchApi } from './api.ts';
 import { cpuSeconds } from './cpu.ts';
 import { knowledgeWorkload } from './knowledge.ts';
