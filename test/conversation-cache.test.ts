@@ -125,9 +125,12 @@ describe('the conversation cache by size', () => {
     assert.equal(await loadsDuring(api, () => read(second)), 0, 'both fit: ~800 KB of step text');
     assert.equal(await loadsDuring(api, () => read(first)), 0);
 
-    await talk(2); // ~1.2 MB now: the least recently used conversation goes
+    const third = await talk(2); // ~1.2 MB now: the least recently used conversation goes
     assert.equal(await loadsDuring(api, () => read(first)), 0, 'the recently used conversation is still cached');
     assert.equal(await loadsDuring(api, () => read(second)), 1, 'the least recently used one is read again');
+    // Read from the store, it counts its whole text again: the least recently used one now goes in its place.
+    assert.equal(await loadsDuring(api, () => read(first)), 0);
+    assert.equal(await loadsDuring(api, () => read(third)), 1, 'pushed out by the conversation read again');
     const answer = await api.get(`/agents/${second}?returnCurrentStepOnly=false`);
     assert.equal(answer.json.conversationSteps.length, 3, 'and is whole');
   });

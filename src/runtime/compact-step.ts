@@ -27,9 +27,8 @@ export class CompactStep implements StoredStep {
   /** `{"entries":…,"output":…,"timestamp":…,"properties":…}` (packed as UTF-8 bytes when `#packed`). */
   readonly #json: string;
   readonly #packed: boolean;
-  /** Where the parts' texts start and end in `#json` (numbers, not an array: no object more per step). */
-  readonly #entriesStart: number;
-  readonly #entriesEnd: number;
+  /** Where the parts' texts start and end in `#json` (numbers, not an array: no object more per step); the
+   * entries start right after `ENTRIES_KEY` and end right before `OUTPUT_KEY`. */
   readonly #outputStart: number;
   readonly #outputEnd: number;
   readonly #propertiesStart: number;
@@ -52,7 +51,8 @@ export class CompactStep implements StoredStep {
     const output = JSON.stringify(step.output);
     const properties = JSON.stringify(step.properties);
     const request = step.request === undefined ? '' : `,"request":${JSON.stringify(step.request)}`;
-    const afterEntries = `${OUTPUT_KEY}${output},"timestamp":${step.timestamp},"properties":${properties}${request}}`;
+    const beforeProperties = `,"timestamp":${step.timestamp},"properties":`;
+    const afterEntries = `${OUTPUT_KEY}${output}${beforeProperties}${properties}${request}}`;
     // Joined, not concatenated: one flat string, not a tree of the pieces.
     const json = [ENTRIES_KEY, entries, afterEntries].join('');
     this.#made = shared === undefined ? json : `${ENTRIES_KEY}${allEntries}${afterEntries}`;
@@ -62,10 +62,8 @@ export class CompactStep implements StoredStep {
     const length = this.#packed ? (text: string) => Buffer.byteLength(text, 'utf8') : (text: string) => text.length;
     this.#propertiesEnd = this.#json.length - length(request) - 1;
     this.#propertiesStart = this.#propertiesEnd - length(properties);
-    this.#outputEnd = this.#propertiesStart - length(`,"timestamp":${step.timestamp},"properties":`);
+    this.#outputEnd = this.#propertiesStart - beforeProperties.length;
     this.#outputStart = this.#outputEnd - length(output);
-    this.#entriesEnd = this.#outputStart - OUTPUT_KEY.length;
-    this.#entriesStart = ENTRIES_KEY.length;
     if (keep) {
       this.#kept = { entries: step.entries, output: step.output, properties: step.properties };
       stepsKeeping.add(this);
@@ -86,7 +84,7 @@ export class CompactStep implements StoredStep {
   }
 
   get entries(): readonly StepEntry[] {
-    return this.#read('entries', this.#entriesStart, this.#entriesEnd) as readonly StepEntry[];
+    return this.#read('entries', ENTRIES_KEY.length, this.#entriesEnd) as readonly StepEntry[];
   }
 
   get output(): Readonly<Record<string, unknown>> {
@@ -99,7 +97,11 @@ export class CompactStep implements StoredStep {
 
   /** The step's JSON text as the store keeps it (`JSON.parse` of it is the step). */
   get storedJson(): string {
-    return `${ENTRIES_KEY}${this.#text(this.#entriesStart, this.#entriesEnd, this.#shared)}${this.#text(this.#entriesEnd, this.#json.length)}`;
+    return `${ENTRIES_KEY}${this.#text(ENTRIES_KEY.length, this.#entriesEnd, this.#shared)}${this.#text(this.#entriesEnd, this.#json.length)}`;
+  }
+
+  get #entriesEnd(): number {
+    return this.#outputStart - OUTPUT_KEY.length;
   }
 
   /** Counts this step's text after that of the steps before it (`previous`: the step before it). */

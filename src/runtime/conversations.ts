@@ -1118,7 +1118,11 @@ function compactStored(kept: StoredStep[], stored: readonly string[]): StoredSte
   const steps = kept;
   const cachedLatest = steps.at(-1);
   if (stored.length > 0 && cachedLatest instanceof CompactStep) cachedLatest.forgetParsed();
-  for (const [offset, json] of stored.entries()) steps.push(CompactStep.fromStored(json, offset === stored.length - 1));
+  for (const [offset, json] of stored.entries()) {
+    const step = CompactStep.fromStored(json, offset === stored.length - 1);
+    step.placeAfter(steps.at(-1));
+    steps.push(step);
+  }
   latestKeepsParsed(steps);
   return steps;
 }

@@ -13,24 +13,6 @@ export type PipelineOutcome =
   | { readonly kind: 'completed' | 'stopped' }
   | { readonly kind: 'paused'; readonly resumeAt: number; readonly task: string };
 
-/** What an observer learns after each executed task (the audit ledger records it). */
-export interface TaskObservation {
-  readonly workflowId: string;
-  /** The task type id, e.g. `ai.svc.parser`. */
-  readonly taskType: string;
-  /** Position of the task in the whole pipeline (all workflows), from 0. */
-  readonly taskIndex: number;
-  /** Position of the task in its workflow, from 0. */
-  readonly workflowTaskIndex: number;
-  readonly durationMs: number;
-  /** Step data keys the task wrote (new or rewritten), in the step's order. */
-  readonly writtenKeys: readonly string[];
-  /** The step's actions before the task ran. */
-  readonly actionsBefore: readonly string[];
-  /** Set when the task threw (the turn then ends). */
-  readonly error?: unknown;
-}
-
 /** Called after each executed task; must be cheap and must not throw. */
 export type PipelineObserver = (observation: TaskObservation, turn: Turn) => void;
 
@@ -131,20 +113,28 @@ export async function runPipeline(
 }
 
 /**
+ * What an observer learns after each executed task (the audit ledger records it).
+ *
  * A class rather than an object literal: V8 decides per literal site to allocate its objects straight in the old
  * generation once most of them survived a young-generation collection (allocation-site pretenuring), which these
  * did while the service started; from then on every task of every turn left one in the old generation, where it
  * stayed after its turn until the next full collection (with the objects it points to), and the heap grew to
  * several times what was live (issue 15, memory). Objects made by a constructor are never pretenured.
  */
-class Observation implements TaskObservation {
+export class TaskObservation {
   readonly workflowId: string;
+  /** The task type id, e.g. `ai.svc.parser`. */
   readonly taskType: string;
+  /** Position of the task in the whole pipeline (all workflows), from 0. */
   readonly taskIndex: number;
+  /** Position of the task in its workflow, from 0. */
   readonly workflowTaskIndex: number;
   readonly durationMs: number;
+  /** Step data keys the task wrote (new or rewritten), in the step's order. */
   readonly writtenKeys: readonly string[];
+  /** The step's actions before the task ran. */
   readonly actionsBefore: readonly string[];
+  /** Set when the task threw (the turn then ends). */
   readonly error?: unknown;
 
   constructor(
@@ -177,7 +167,7 @@ async function observed(
   const started = performance.now();
   const report = (error?: unknown) => {
     const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
-    const observation = new Observation(where, durationMs, turn.writtenSince(mark), actionsBefore, error);
+    const observation = new TaskObservation(where, durationMs, turn.writtenSince(mark), actionsBefore, error);
     try {
       observer(observation, turn);
     } catch {
