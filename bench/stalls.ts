@@ -22,9 +22,11 @@ import { benchApi } from './api.ts';
 import { blocksOf, GC, type Block, type CpuProfile, type Segment } from './cpu-profile-blocks.ts';
 import { runLoad } from './load.ts';
 import { measurementProblem, type LoadSpec } from './measure.ts';
-import { LOAD_CORE, pinThisProcess, startPinned } from './processes.ts';
+import { LOAD_CORE, pinThisProcess, startService } from './processes.ts';
 import { openBenchStore, serviceEnvironment } from './store.ts';
 
+/** `PerformanceEntry.detail.kind` of a GC entry (perf_hooks constants). */
+const GC_KINDS: Readonly<Record<number, string>> = { 1: 'minor', 2: 'major', 4: 'incremental', 8: 'weak callbacks' };
 const projectRoot = fileURLToPath(new URL('..', import.meta.url));
 const resultsFile = join(projectRoot, 'bench', 'results', 'stalls.json');
 /** The service's main-thread profile of the run (Chrome DevTools opens it), kept for a closer look. */
@@ -60,8 +62,10 @@ async function main(): Promise<void> {
   const probeOut = join(work, 'probe.json');
   const nodeOptions = ['--import', './bench/stall-probe.ts'];
   if (profiling) nodeOptions.push('--cpu-prof', '--cpu-prof-dir', work, '--cpu-prof-interval', '250');
-  const service = await startPinned(
-    'src/main.ts',
+  // Extra V8 or Node flags for the service under study, e.g. STALLS_NODE_FLAGS='--trace-gc-nvp'; its output goes to
+  // bench/results/stalls-service.log.
+  nodeOptions.push(...(process.env.STALLS_NODE_FLAGS ?? '').split(' ').filter(Boolean));
+  const service = await startService(
     {
       ...serviceEnvironment(store, signed ? { 'svc.vault.master-key': 'bench-stalls-master-key' } : {}),
       STALL_PROBE_OUT: probeOut,
@@ -88,15 +92,19 @@ async function main(): Promise<void> {
     }
     const wal = `${store.settings['svc.datastore.sqlite.path']}-wal`;
     const walRestartsBefore = walRestarts(wal);
+    const servedBefore = await serverSideBuckets(service.url);
     process.kill(service.pid, 'SIGUSR2');
     const from = hrMicros();
     const paced = await runLoad(service.url, { ...spec, duration: seconds, rate });
     const to = hrMicros();
     process.kill(service.pid, 'SIGUSR2');
+    const servedAfter = await serverSideBuckets(service.url);
+    console.log(`server side (request received to answer sent): ${serverSideSummary(servedBefore, servedAfter)}`);
     const probe = await readWhenWritten<ProbeReport>(probeOut);
     const walFile = { bytes: fileSize(wal), restarts: walRestarts(wal) - walRestartsBefore };
     await service.stop();
     stopped = true;
+    await writeFile(join(projectRoot, 'bench', 'results', 'stalls-service.log'), service.output());
     const problem = measurementProblem(paced);
     let blocks: Block[] = [];
     if (profiling) {
@@ -170,10 +178,10 @@ function report({
   );
   const pauses = probe.gcPauses.map((pause) => pause.ms).sort((a, b) => b - a);
   const longPauses = pauses.filter((pause) => pause > LONG_MS);
+  const longest = [...probe.gcPauses].sort((a, b) => b.ms - a.ms).slice(0, 5);
   console.log(
-    `GC pauses: ${pauses.length}, ${longPauses.length} over ${LONG_MS} ms, longest ${pauses
-      .slice(0, 5)
-      .map((p) => fixed(p))
+    `GC pauses: ${pauses.length}, ${longPauses.length} over ${LONG_MS} ms, longest ${longest
+      .map((p) => `${fixed(p.ms)} (${GC_KINDS[p.kind] ?? p.kind})`)
       .join(', ')} ms`,
   );
   console.log(
@@ -258,4 +266,24 @@ try {
 } catch (error) {
   console.error('stalls: failed:', error instanceof Error ? (error.stack ?? error.message) : error);
   process.exitCode = 1;
+}
+
+/** The service's own request-duration histogram (POST requests, every route), cumulative counts by upper bound. */
+async function serverSideBuckets(url: string): Promise<Map<string, number>> {
+  const text = await (await fetch(`${url}/q/metrics`)).text();
+  const buckets = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    const match = /^svc_http_server_requests_seconds_bucket\{(.*)\} (\d+)$/.exec(line);
+    if (!match || !match[1]!.includes('method="POST"')) continue;
+    const bound = /le="([^"]+)"/.exec(match[1]!)![1]!;
+    buckets.set(bound, (buckets.get(bound) ?? 0) + Number(match[2]));
+  }
+  return buckets;
+}
+
+/** The share of the window's requests that took longer than each bound, from two scrapes of the histogram. */
+function serverSideSummary(before: Map<string, number>, after: Map<string, number>): string {
+  const total = (after.get('+Inf') ?? 0) - (before.get('+Inf') ?? 0);
+  const over = (bound: string) => total - ((after.get(bound) ?? 0) - (before.get(bound) ?? 0));
+  return `${total} requests; over 5 ms ${((100 * over('0.005')) / total).toFixed(2)} %, over 10 ms ${over('0.01')}, over 25 ms ${over('0.025')}, over 50 ms ${over('0.05')}`;
 }
