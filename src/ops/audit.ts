@@ -145,15 +145,17 @@ const MAX_DEFERRAL_MS = 5000;
 /** How often entries held back for their predecessor are tried again when nothing else is queued. */
 const DEFERRED_RETRY_MS = 1000;
 /**
- * Entries are written this soon after they are queued: long enough for many turns to share a write (at 20 ms a
- * turn wrote a third more bytes to the WAL), short enough that most drafts die young (kept for a second, they
- * survived young-generation collections and were promoted: 9.9% of the bytes a turn allocates against 5.0% at
- * 100 ms, and a young-generation pause, which turns wait for, grows with what it promotes).
+ * Entries are written this soon after they are queued: long enough for several turns to share a write, short
+ * enough that the drafts die young. The service's young generation is 8 MiB (scripts/service-command.ts), collected
+ * every ~50 ms at the latency benchmark's load: a draft kept 100 ms survived two collections and was promoted, so
+ * every turn left old-generation garbage behind and full collections (whose concurrent marking shares the core with
+ * the turns) came sooner. At 25 ms the bytes promoted per young collection fell from 652 to 365 KB; CPU per turn is
+ * unchanged, and the WAL grows somewhat more per turn (smaller blocks: 26 restarts of the WAL against 20-25 in 30 s).
  */
-const FLUSH_DELAY_MS = 100;
+const FLUSH_DELAY_MS = 25;
 /**
  * Signing a batch gives the event loop back after this long, so requests read meanwhile are answered: a flush
- * signs everything queued for `FLUSH_DELAY_MS` (about a thousand entries at the latency benchmark's load).
+ * signs everything queued for `FLUSH_DELAY_MS` (about 125 entries at the latency benchmark's load).
  */
 const SIGNING_SLICE_MS = 1;
 /** Conversations whose chain end is remembered (others are read from the store when needed). */
