@@ -3,7 +3,6 @@ import { readFileSync } from 'node:fs';
 import { createServer, connect, type AddressInfo } from 'node:net';
 import { setTimeout } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { serviceCommand } from '../scripts/service-command.ts';
 
 /**
  * The bench's processes, each pinned to one core with `taskset` (util-linux) when the machine has it and more
@@ -74,18 +73,6 @@ export async function startPinned(
     output: () => output,
     stop: () => stopChild(child),
   };
-}
-
-/**
- * The service as `npm start` runs it (scripts/service-command.ts), pinned like `startPinned`; `nodeOptions` follow its
- * own flags, so one of them can override a flag of `npm start` for a study.
- */
-export function startService(
-  env: Record<string, string>,
-  options: { nodeOptions?: readonly string[] } = {},
-): Promise<BenchProcess> {
-  const { nodeFlags, entry } = serviceCommand();
-  return startPinned(entry, env, { nodeOptions: [...nodeFlags, ...(options.nodeOptions ?? [])] });
 }
 
 function freePort(): Promise<number> {

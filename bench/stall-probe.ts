@@ -1,5 +1,5 @@
 /**
- * Preloaded into the service by `npm run bench:stalls` (`node --import ./bench/stall-probe.ts`, then `npm start`'s arguments): an
+ * Preloaded into the service by `npm run bench:stalls` (`node --import ./bench/stall-probe.ts src/main.ts`): an
  * event-loop delay histogram and the garbage collector's pauses, over a window the harness marks with SIGUSR2. The
  * first signal starts the window; each later one writes what the window saw to `STALL_PROBE_OUT` (JSON) and starts
  * a new one. Nothing here runs on the turn path except the histogram's own timer.

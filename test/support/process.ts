@@ -1,7 +1,6 @@
-import { serviceCommand } from '../../scripts/service-command.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 
-/** The service as a user starts it (`npm start`'s command, scripts/service-command.ts) in its own process, with the given environment. */
+/** The service as a user starts it: `node src/main.ts` in its own process, with the given environment. */
 export interface ServiceProcess {
   readonly child: ChildProcess;
   /** Everything the process wrote to stdout and stderr so far. */
@@ -18,8 +17,7 @@ export interface ServiceProcess {
  */
 export function startServiceProcess(env: Record<string, string>, launcher: readonly string[] = []): ServiceProcess {
   let output = '';
-  const { nodeFlags, entry } = serviceCommand();
-  const [command, ...args] = [...launcher, process.execPath, ...nodeFlags, entry];
+  const [command, ...args] = [...launcher, process.execPath, 'src/main.ts'];
   const child = spawn(command!, args, {
     cwd: new URL('../..', import.meta.url).pathname,
     env: { PATH: process.env.PATH ?? '', SVC_HTTP_HOST: '127.0.0.1', ...env },
