@@ -146,11 +146,10 @@ const MAX_DEFERRAL_MS = 5000;
 const DEFERRED_RETRY_MS = 1000;
 /**
  * Entries are written this soon after they are queued: long enough for several turns to share a write, short
- * enough that the drafts die young. The service's young generation is 8 MiB (scripts/service-command.ts), collected
- * every ~50 ms at the latency benchmark's load: a draft kept 100 ms survived two collections and was promoted, so
- * every turn left old-generation garbage behind and full collections (whose concurrent marking shares the core with
- * the turns) came sooner. At 25 ms the bytes promoted per young collection fell from 652 to 365 KB; CPU per turn is
- * unchanged, and the WAL grows somewhat more per turn (smaller blocks: 26 restarts of the WAL against 20-25 in 30 s).
+ * enough that most drafts die young (kept for a second, they were promoted and every turn left old-generation
+ * garbage behind). `npm run bench:stalls` at 1,750 turns/s, runs alternating: 0.55-0.64 % of the requests took the
+ * service over 5 ms at 25 ms (p99 9.4-9.9 ms at the client), 0.78-1.15 % at 100 ms (p99 10.9-14.5 ms); CPU per turn
+ * is the same, and the WAL grows a little more per turn (smaller blocks).
  */
 const FLUSH_DELAY_MS = 25;
 /**
