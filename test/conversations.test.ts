@@ -136,6 +136,29 @@ for (const storeType of storeTypes) {
       assert.deepEqual(next.answer.json.conversationProperties, { plan: property });
     });
 
+    it("an anonymous start reads no long-term properties (its user id is new); a named user's start does", async () => {
+      const propertyLoads = async () => {
+        const metrics = await api.get('/q/metrics');
+        assert.equal(metrics.status, 200);
+        const line = metrics.text
+          .split('\n')
+          .find(
+            (text: string) =>
+              text.startsWith('svc_store_operations_total{') &&
+              text.includes('kind="userProperties"') &&
+              text.includes('operation="load"') &&
+              text.includes('outcome="ok"'),
+          );
+        return line === undefined ? 0 : Number(line.split(' ').at(-1));
+      };
+      const before = await propertyLoads();
+      const anonymous = await start();
+      assert.match(anonymous.answer.json.userId, /^anonymous-[0-9a-f]{32}$/);
+      assert.equal(await propertyLoads(), before, 'no read for an id made just now');
+      await start(undefined, '?userId=gina');
+      assert.equal(await propertyLoads(), before + 1, "a named user's properties are read");
+    });
+
     it('50 messages fired at once at one conversation are all processed, one at a time, none lost', async () => {
       const { id } = await start();
       const answers = await Promise.all(

@@ -260,9 +260,10 @@ export class ConversationService {
     }
     const agent = await deployed.agent;
     const now = this.#clock();
-    const userId =
-      options.userId || contextUserId || caller?.principal.name || `anonymous-${randomUUID().replaceAll('-', '')}`;
-    const longTermBefore = await this.#loadLongTermProperties(userId);
+    const knownUserId = options.userId || contextUserId || caller?.principal.name;
+    const userId = knownUserId || `anonymous-${randomUUID().replaceAll('-', '')}`;
+    // An anonymous id made just now has no long-term properties yet: no store read.
+    const longTermBefore = knownUserId ? await this.#loadLongTermProperties(userId) : {};
     const conversation: LiveConversation = {
       id: randomId(),
       agentId: agent.agentId, // the deployment's string, not a slice of this request's URL that would keep it alive
