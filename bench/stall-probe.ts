@@ -5,6 +5,7 @@
  * a new one. Nothing here runs on the turn path except the histogram's own timer.
  */
 import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
 import { monitorEventLoopDelay, PerformanceObserver, performance } from 'node:perf_hooks';
 
 const out = process.env.STALL_PROBE_OUT;
@@ -22,7 +23,29 @@ new PerformanceObserver((list) => {
 
 let windowStart = performance.now();
 let windows = 0;
+/**
+ * With STALL_PROBE_SURVIVORS=<file>: a sampling heap profile of the window's allocations that survived a young
+ * collection (those the young collector copies; kept even if a full collection freed them later), by allocation
+ * site, written to that file (Chrome DevTools opens it as a `.heapprofile`).
+ */
+const survivorsOut = process.env.STALL_PROBE_SURVIVORS;
+const heapProfiler = survivorsOut === undefined ? undefined : new Session();
+heapProfiler?.connect();
+
 process.on('SIGUSR2', () => {
+  if (heapProfiler && survivorsOut) {
+    if (windows === 0) {
+      heapProfiler.post('HeapProfiler.startSampling', {
+        samplingInterval: 4096,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: false,
+      });
+    } else {
+      heapProfiler.post('HeapProfiler.stopSampling', (error, result) => {
+        if (!error) writeFileSync(survivorsOut, JSON.stringify(result.profile));
+      });
+    }
+  }
   if (windows++ > 0) {
     const ms = (nanos: number) => nanos / 1e6;
     writeFileSync(

@@ -40,6 +40,9 @@ const setting = (name: string, fallback: number) => {
 const seconds = setting('STALLS_SECONDS', 30);
 const askedRate = setting('STALLS_RATE', 0);
 const top = setting('STALLS_TOP', 15);
+/** STALLS_SURVIVORS=1: what survives young collections in the window, by allocation site (the service's own view). */
+const survivors = process.env.STALLS_SURVIVORS === '1';
+const survivorsFile = join(projectRoot, 'bench', 'results', 'stalls-survivors.heapprofile');
 const profiling = process.env.STALLS_PROFILE !== '0';
 /** With a vault master key, so the audit ledger signs its entries (the bench runs without one). */
 const signed = process.env.STALLS_SIGNED === '1';
@@ -70,6 +73,7 @@ async function main(): Promise<void> {
     {
       ...serviceEnvironment(store, signed ? { 'svc.vault.master-key': 'bench-stalls-master-key' } : {}),
       STALL_PROBE_OUT: probeOut,
+      ...(survivors ? { STALL_PROBE_SURVIVORS: survivorsFile } : {}),
     },
     {
       nodeOptions,
