@@ -1,7 +1,4 @@
 import { createHash } from 'node:crypto';
-import { createGoogle } from '@ai-sdk/google';
-import { createGoogleVertex } from '@ai-sdk/google-vertex';
-import { createMistral } from '@ai-sdk/mistral';
 import type { EmbeddingModel } from 'ai';
 import { LRUCache } from 'lru-cache';
 import { text, type Parameters } from '../llm/parameters.ts';
@@ -24,7 +21,7 @@ interface EmbeddingProvider {
   readonly defaultModel: string;
   /** Parameters one of which must be given (checked when the knowledge base is written). */
   readonly required?: ReadonlyArray<readonly string[]>;
-  build(parameters: Parameters, model: string, defaults: EmbeddingDefaults): EmbeddingModel;
+  build(parameters: Parameters, model: string, defaults: EmbeddingDefaults): Promise<EmbeddingModel>;
   /**
    * How this provider's SDK takes the wanted dimensions and the texts' purpose, where it does not take them as the
    * AI SDK's own `dimensions` (the default).
@@ -78,23 +75,25 @@ export type EmbeddingDefaults = ProviderDefaults;
 const providers: Record<string, EmbeddingProvider> = {
   openai: {
     defaultModel: 'text-embedding-3-small',
-    build: (p, model, { fetch }) => openAiProvider(p, fetch).embedding(model),
+    build: async (p, model, { fetch }) => (await openAiProvider(p, fetch)).embedding(model),
   },
   'azure-openai': {
     defaultModel: 'text-embedding-3-small',
     required: [['endpoint', 'baseUrl', 'resourceName']],
-    build: (p, model, { fetch }) => azureProvider(p, fetch).embedding(text(p, 'deploymentName') ?? model),
+    build: async (p, model, { fetch }) => (await azureProvider(p, fetch)).embedding(text(p, 'deploymentName') ?? model),
     // The Azure provider's OpenAI embedding model reads `dimensions` from the `openai` provider options only.
     call: (_model, _purpose, dimensions) =>
       dimensions === undefined ? {} : { dimensions, providerOptions: { openai: { dimensions } } },
   },
   mistral: {
     defaultModel: 'mistral-embed',
-    build: (p, model, { fetch }) => createMistral(apiKeySettings(p, fetch)).embedding(model),
+    build: async (p, model, { fetch }) =>
+      (await import('@ai-sdk/mistral')).createMistral(apiKeySettings(p, fetch)).embedding(model),
   },
   gemini: {
     defaultModel: 'gemini-embedding-001',
-    build: (p, model, { fetch }) => createGoogle(apiKeySettings(p, fetch)).embedding(model),
+    build: async (p, model, { fetch }) =>
+      (await import('@ai-sdk/google')).createGoogle(apiKeySettings(p, fetch)).embedding(model),
     // Gemini embeds documents and queries for retrieval each with its own task type.
     call: (_model, purpose, dimensions) => ({
       ...withDimensions(dimensions),
@@ -104,24 +103,27 @@ const providers: Record<string, EmbeddingProvider> = {
   vertex: {
     defaultModel: 'text-embedding-005',
     required: [['project']],
-    build: (p, model, { fetch }) =>
-      createGoogleVertex({
-        project: text(p, 'project'),
-        location: text(p, 'location') ?? 'us-central1',
-        baseURL: text(p, 'baseUrl'),
-        apiKey: text(p, 'apiKey'),
-        fetch,
-      }).embeddingModel(model),
+    build: async (p, model, { fetch }) =>
+      (await import('@ai-sdk/google-vertex'))
+        .createGoogleVertex({
+          project: text(p, 'project'),
+          location: text(p, 'location') ?? 'us-central1',
+          baseURL: text(p, 'baseUrl'),
+          apiKey: text(p, 'apiKey'),
+          fetch,
+        })
+        .embeddingModel(model),
   },
   bedrock: {
     defaultModel: 'amazon.titan-embed-text-v2:0',
     // The original's default region.
-    build: (p, model, { fetch }) => bedrockProvider({ region: 'us-east-1', ...p }, fetch).embedding(model),
+    build: async (p, model, { fetch }) =>
+      (await bedrockProvider({ region: 'us-east-1', ...p }, fetch)).embedding(model),
     call: bedrockCall,
   },
   ollama: {
     defaultModel: 'nomic-embed-text',
-    build: (p, model, defaults) => ollamaProvider(p, defaults).embedding(model),
+    build: async (p, model, defaults) => (await ollamaProvider(p, defaults)).embedding(model),
     // The Ollama provider reads `dimensions` from its provider options only.
     call: (_model, _purpose, dimensions) =>
       dimensions === undefined ? {} : { providerOptions: { ollama: { dimensions } } },
@@ -174,7 +176,7 @@ export class EmbeddingModels {
   }
 
   /** Parameters must be resolved (vault references replaced). Throws when the provider cannot embed. */
-  model(provider: string, parameters: Parameters): EmbeddingModel {
+  async model(provider: string, parameters: Parameters): Promise<EmbeddingModel> {
     const problem = embeddingProviderProblem(provider, parameters);
     if (problem) throw new Error(problem);
     const key = createHash('sha256')
@@ -182,7 +184,7 @@ export class EmbeddingModels {
       .digest('hex');
     let model = this.#models.get(key);
     if (!model) {
-      model = providers[provider]!.build(parameters, embeddingModelName(provider, parameters), this.#defaults);
+      model = await providers[provider]!.build(parameters, embeddingModelName(provider, parameters), this.#defaults);
       this.#models.set(key, model);
     }
     return model;

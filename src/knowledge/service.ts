@@ -395,7 +395,7 @@ export class KnowledgeService {
     const dimensions = parameters.dimensions === undefined ? undefined : Number(parameters.dimensions);
     try {
       const { embeddings } = await embedMany({
-        model: this.#options.models.model(provider, parameters),
+        model: await this.#options.models.model(provider, parameters),
         values: [...values],
         ...embeddingCall(provider, modelName, purpose, dimensions),
         // Providers that take one text a call (Bedrock's Titan) get a few calls at once, not one per chunk.

@@ -1,16 +1,6 @@
 import { createHash } from 'node:crypto';
-import { createAmazonBedrock } from '@ai-sdk/amazon-bedrock';
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createAzure } from '@ai-sdk/azure';
-import { createGoogle } from '@ai-sdk/google';
-import { createGoogleVertex } from '@ai-sdk/google-vertex';
-import { createHuggingFace } from '@ai-sdk/huggingface';
-import { createMistral } from '@ai-sdk/mistral';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
 import { LRUCache } from 'lru-cache';
-import { createOllama } from 'ollama-ai-provider-v2';
 import { CONNECTION_PARAMETERS, integer, number, text, type Parameters } from './parameters.ts';
 
 /**
@@ -79,7 +69,7 @@ interface ProviderDefinition {
   readonly required?: ReadonlyArray<readonly string[]>;
   readonly defaultModel?: string;
   readonly modelParameters: readonly string[];
-  build(parameters: Parameters, modelName: string, defaults: ProviderDefaults): LanguageModel;
+  build(parameters: Parameters, modelName: string, defaults: ProviderDefaults): Promise<LanguageModel>;
 }
 
 const trimSlash = (url: string) => url.replace(/\/+$/, '');
@@ -97,23 +87,27 @@ function ollamaApiUrl(baseUrl: string): string {
 
 /** A provider whose SDK takes an API key and an optional base URL, and whose model is named by `modelName` or `model`. */
 function apiKeyProvider(
-  create: (settings: {
-    apiKey: string;
-    baseURL: string | undefined;
-    fetch: ProviderDefaults['fetch'];
-  }) => (modelName: string) => LanguageModel,
+  create: () => Promise<
+    (settings: {
+      apiKey: string;
+      baseURL: string | undefined;
+      fetch: ProviderDefaults['fetch'];
+    }) => (modelName: string) => LanguageModel
+  >,
   defaultModel: string,
 ): ProviderDefinition {
   return {
     defaultModel,
     modelParameters: ['modelName', 'model'],
-    build: (p, modelName, { fetch }) => create(apiKeySettings(p, fetch))(modelName),
+    build: async (p, modelName, { fetch }) => (await create())(apiKeySettings(p, fetch))(modelName),
   };
 }
 
 /*
  * The SDK provider instances, from a task's (or a knowledge base's) parameters: shared by the language models here
- * and the embedding models of knowledge bases (`src/knowledge/embedding-providers.ts`).
+ * and the embedding models of knowledge bases (`src/knowledge/embedding-providers.ts`). Each provider's package is
+ * imported when a model of it is first built: together they hold ~14 MiB of heap, which a service whose agents use
+ * one provider, or none, need not keep (nor every full collection mark).
  */
 
 /** API key and base URL: the settings of the SDKs that need nothing else. */
@@ -121,7 +115,8 @@ export function apiKeySettings(p: Parameters, fetch: ProviderDefaults['fetch']) 
   return { apiKey: text(p, 'apiKey') ?? '', baseURL: text(p, 'baseUrl'), fetch };
 }
 
-export function openAiProvider(p: Parameters, fetch: ProviderDefaults['fetch']) {
+export async function openAiProvider(p: Parameters, fetch: ProviderDefaults['fetch']) {
+  const { createOpenAI } = await import('@ai-sdk/openai');
   return createOpenAI({
     ...apiKeySettings(p, fetch),
     organization: text(p, 'organization'),
@@ -129,7 +124,8 @@ export function openAiProvider(p: Parameters, fetch: ProviderDefaults['fetch']) 
   });
 }
 
-export function azureProvider(p: Parameters, fetch: ProviderDefaults['fetch']) {
+export async function azureProvider(p: Parameters, fetch: ProviderDefaults['fetch']) {
+  const { createAzure } = await import('@ai-sdk/azure');
   return createAzure({
     apiKey: text(p, 'apiKey') ?? '',
     resourceName: text(p, 'resourceName'),
@@ -140,7 +136,8 @@ export function azureProvider(p: Parameters, fetch: ProviderDefaults['fetch']) {
   });
 }
 
-export function bedrockProvider(p: Parameters, fetch: ProviderDefaults['fetch']) {
+export async function bedrockProvider(p: Parameters, fetch: ProviderDefaults['fetch']) {
+  const { createAmazonBedrock } = await import('@ai-sdk/amazon-bedrock');
   return createAmazonBedrock({
     region: text(p, 'region'),
     baseURL: text(p, 'baseUrl'),
@@ -151,7 +148,8 @@ export function bedrockProvider(p: Parameters, fetch: ProviderDefaults['fetch'])
   });
 }
 
-export function ollamaProvider(p: Parameters, { ollamaBaseUrl, fetch }: ProviderDefaults) {
+export async function ollamaProvider(p: Parameters, { ollamaBaseUrl, fetch }: ProviderDefaults) {
+  const { createOllama } = await import('ollama-ai-provider-v2');
   const apiKey = text(p, 'apiKey');
   return createOllama({
     baseURL: ollamaApiUrl(text(p, 'baseUrl') ?? ollamaBaseUrl),
@@ -164,15 +162,15 @@ const providers: Record<Exclude<ProviderType, 'jlama'>, ProviderDefinition> = {
   openai: {
     defaultModel: 'gpt-4o-mini',
     modelParameters: ['modelName', 'model'],
-    build: (p, modelName, { fetch }) => openAiProvider(p, fetch).chat(modelName),
+    build: async (p, modelName, { fetch }) => (await openAiProvider(p, fetch)).chat(modelName),
   },
-  anthropic: apiKeyProvider(createAnthropic, 'claude-3-5-haiku-latest'),
-  gemini: apiKeyProvider(createGoogle, 'gemini-2.0-flash'),
+  anthropic: apiKeyProvider(async () => (await import('@ai-sdk/anthropic')).createAnthropic, 'claude-3-5-haiku-latest'),
+  gemini: apiKeyProvider(async () => (await import('@ai-sdk/google')).createGoogle, 'gemini-2.0-flash'),
   'gemini-vertex': {
     required: [['modelId', 'modelID', 'modelName']],
     modelParameters: ['modelId', 'modelID', 'modelName'],
-    build: (p, modelName, { fetch }) =>
-      createGoogleVertex({
+    build: async (p, modelName, { fetch }) =>
+      (await import('@ai-sdk/google-vertex')).createGoogleVertex({
         project: text(p, 'projectId'),
         location: text(p, 'location'),
         baseURL: text(p, 'baseUrl'),
@@ -180,52 +178,58 @@ const providers: Record<Exclude<ProviderType, 'jlama'>, ProviderDefinition> = {
         fetch,
       })(modelName),
   },
-  mistral: apiKeyProvider(createMistral, 'mistral-small-latest'),
+  mistral: apiKeyProvider(async () => (await import('@ai-sdk/mistral')).createMistral, 'mistral-small-latest'),
   'azure-openai': {
     required: [['deploymentName', 'modelName']],
     modelParameters: ['deploymentName', 'modelName'],
-    build: (p, modelName, { fetch }) => {
+    build: async (p, modelName, { fetch }) => {
       const nonAzureKey = text(p, 'nonAzureApiKey');
-      if (nonAzureKey !== undefined)
+      if (nonAzureKey !== undefined) {
+        const { createOpenAI } = await import('@ai-sdk/openai');
         return createOpenAI({ apiKey: nonAzureKey, baseURL: text(p, 'baseUrl'), fetch }).chat(modelName);
+      }
       const endpoint = text(p, 'endpoint', 'baseUrl');
       if (endpoint === undefined && text(p, 'resourceName') === undefined) {
         throw new ProviderConfigurationError(
           "The azure-openai provider needs the parameter 'endpoint' (e.g. https://<resource>.openai.azure.com).",
         );
       }
-      return azureProvider(p, fetch).chat(modelName);
+      return (await azureProvider(p, fetch)).chat(modelName);
     },
   },
   bedrock: {
     required: [['modelId', 'modelName']],
     modelParameters: ['modelId', 'modelName'],
-    build: (p, modelName, { fetch }) => bedrockProvider(p, fetch)(modelName),
+    build: async (p, modelName, { fetch }) => (await bedrockProvider(p, fetch))(modelName),
   },
   'oracle-genai': {
     required: [['baseUrl'], ['modelName', 'model']],
     modelParameters: ['modelName', 'model'],
-    build: (p, modelName, { fetch }) =>
-      createOpenAICompatible({
-        name: 'oracle-genai',
-        baseURL: text(p, 'baseUrl')!,
-        apiKey: text(p, 'apiKey'),
-        includeUsage: true,
-        fetch,
-      }).chatModel(modelName),
+    build: async (p, modelName, { fetch }) =>
+      (await import('@ai-sdk/openai-compatible'))
+        .createOpenAICompatible({
+          name: 'oracle-genai',
+          baseURL: text(p, 'baseUrl')!,
+          apiKey: text(p, 'apiKey'),
+          includeUsage: true,
+          fetch,
+        })
+        .chatModel(modelName),
   },
   ollama: {
     defaultModel: 'llama3.2',
     modelParameters: ['model', 'modelName'],
-    build: (p, modelName, defaults) => ollamaProvider(p, defaults)(modelName),
+    build: async (p, modelName, defaults) => (await ollamaProvider(p, defaults))(modelName),
   },
   huggingface: {
     required: [['modelId', 'modelName']],
     modelParameters: ['modelId', 'modelName'],
-    build: (p, modelName, { fetch }) =>
-      createHuggingFace({ apiKey: text(p, 'accessToken', 'apiKey') ?? '', baseURL: text(p, 'baseUrl'), fetch })(
-        modelName,
-      ),
+    build: async (p, modelName, { fetch }) =>
+      (await import('@ai-sdk/huggingface')).createHuggingFace({
+        apiKey: text(p, 'accessToken', 'apiKey') ?? '',
+        baseURL: text(p, 'baseUrl'),
+        fetch,
+      })(modelName),
   },
 };
 
@@ -296,16 +300,17 @@ export class ModelRegistry {
   }
 
   /** The model and call settings for resolved parameters (templates rendered, vault references resolved). */
-  spec(type: string, parameters: Parameters): ModelSpec {
+  async spec(type: string, parameters: Parameters): Promise<ModelSpec> {
     checkProvider(type, (name) => text(parameters, name) !== undefined);
     const modelName = modelNameOf(type, parameters);
+    const callSettings = callSettingsOf(type, parameters);
     const key = cacheKey(type, parameters);
     let model = this.#models.get(key);
     if (!model) {
-      model = providers[type as Exclude<ProviderType, 'jlama'>].build(parameters, modelName, this.#defaults);
+      model = await providers[type as Exclude<ProviderType, 'jlama'>].build(parameters, modelName, this.#defaults);
       this.#models.set(key, model);
     }
-    return { provider: type, modelName, model, ...callSettingsOf(type, parameters) };
+    return { provider: type, modelName, model, ...callSettings };
   }
 }
 

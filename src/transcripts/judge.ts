@@ -35,7 +35,7 @@ export async function judgeAnswer(
       parameters[name] = resolved.text;
     }
     const result = await callModel({
-      spec: services.models.spec(judge.type, parameters),
+      spec: await services.models.spec(judge.type, parameters),
       system: INSTRUCTIONS,
       messages: [
         {

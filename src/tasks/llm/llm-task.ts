@@ -205,15 +205,15 @@ async function resolveParameterList(
 }
 
 /** The model of a provider type and resolved parameters; a configuration problem becomes a turn error. */
-function modelSpec(
+async function modelSpec(
   task: CompiledLlmTask,
   deps: LlmServices,
   type: string,
   parameters: Parameters,
   hide: (text: string) => string,
-): ModelSpec {
+): Promise<ModelSpec> {
   try {
-    return deps.models.spec(type, parameters);
+    return await deps.models.spec(type, parameters);
   } catch (error) {
     if (error instanceof ProviderConfigurationError || error instanceof ParameterError)
       throw new Error(hide(`LLM task '${task.id}': ${error.message}`));
@@ -296,7 +296,7 @@ async function runTask(
   let maxSteps: number;
   let jsonMode: boolean;
   try {
-    spec = deps.models.spec(task.type, parameters);
+    spec = await deps.models.spec(task.type, parameters);
     jsonMode = jsonModeOf(parameters);
     maxSteps = Math.max(
       1,
@@ -462,7 +462,7 @@ async function runTask(
         spec: async (index) => {
           const step = cascade.steps[index]!;
           const stepParameters = await resolveParameterList(task.id, step.parameters, data, deps.secrets, secrets);
-          const model = modelSpec(task, deps, step.type, stepParameters, hide);
+          const model = await modelSpec(task, deps, step.type, stepParameters, hide);
           return step.timeoutMs === undefined ? model : { ...model, timeoutMs: step.timeoutMs };
         },
         // Only the last step is retried: for the others, the next step is the fallback. Not streamed, since an
