@@ -3,22 +3,16 @@ import { describe, it } from 'node:test';
 import { deployAgent, startConversation, welcomeOutputs } from './support/agents.ts';
 import { controlExtension, controlTask } from './support/control-task.ts';
 import type { client } from './support/http.ts';
+import { sampleValue, scrape } from './support/metrics.ts';
 import { serverOfBlock } from './support/server.ts';
 
 /** How often conversations were read from the store so far. */
 async function storeLoads(api: ReturnType<typeof client>): Promise<number> {
-  const metrics = await api.get('/q/metrics');
-  assert.equal(metrics.status, 200);
-  const line = metrics.text
-    .split('\n')
-    .find(
-      (text: string) =>
-        /^svc_store_operations_total\{/.test(text) &&
-        text.includes('kind="conversations"') &&
-        text.includes('operation="load"') &&
-        text.includes('outcome="ok"'),
-    );
-  return line === undefined ? 0 : Number(line.split(' ').at(-1));
+  return sampleValue(await scrape(api), 'svc_store_operations_total', {
+    kind: 'conversations',
+    operation: 'load',
+    outcome: 'ok',
+  });
 }
 
 /**

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { createAgent, deploy, deployAgent, idFromLocation, sayContext, welcomeOutputs } from './support/agents.ts';
 import { controlExtension, controlTask, turnGate } from './support/control-task.ts';
 import { client } from './support/http.ts';
+import { sampleValue, scrape } from './support/metrics.ts';
 import { serverOfBlock, startTestServer, storeTypes, type TestServer } from './support/server.ts';
 
 const ctx = (value: string) => ({ type: 'string', value });
@@ -137,20 +138,12 @@ for (const storeType of storeTypes) {
     });
 
     it("an anonymous start reads no long-term properties (its user id is new); a named user's start does", async () => {
-      const propertyLoads = async () => {
-        const metrics = await api.get('/q/metrics');
-        assert.equal(metrics.status, 200);
-        const line = metrics.text
-          .split('\n')
-          .find(
-            (text: string) =>
-              text.startsWith('svc_store_operations_total{') &&
-              text.includes('kind="userProperties"') &&
-              text.includes('operation="load"') &&
-              text.includes('outcome="ok"'),
-          );
-        return line === undefined ? 0 : Number(line.split(' ').at(-1));
-      };
+      const propertyLoads = async () =>
+        sampleValue(await scrape(api), 'svc_store_operations_total', {
+          kind: 'userProperties',
+          operation: 'load',
+          outcome: 'ok',
+        });
       const before = await propertyLoads();
       const anonymous = await start();
       assert.match(anonymous.answer.json.userId, /^anonymous-[0-9a-f]{32}$/);
