@@ -62,6 +62,49 @@ describe('session try-locks on PostgreSQL', () => {
     }
   });
 
+  it('sends the next round trip only after the one under way answered (one query at a time on the session)', async () => {
+    const locks = new SessionTryLocks(database.url, 10_000, 0, LOCK_SPACE);
+    const running = new Map<pg.Client, number>();
+    let mostAtOnce = 0;
+    const query = pg.Client.prototype.query;
+    // Counts the queries each client has under way (pg queues one sent while another runs; pg 9 refuses it).
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const now = (running.get(this) ?? 0) + 1;
+      running.set(this, now);
+      mostAtOnce = Math.max(mostAtOnce, now);
+      const result = (query as (...a: unknown[]) => Promise<unknown>).apply(this, args);
+      const done = () => running.set(this, (running.get(this) ?? 1) - 1);
+      result.then(done, done);
+      return result;
+    } as typeof query;
+    try {
+      const session = await locks.tryLock('first');
+      assert.ok(session);
+      // Each try-lock after the first comes a tick after the one before, so its flush is due while that round trip runs.
+      const tries: Array<Promise<pg.Client | undefined>> = [];
+      for (let n = 0; n < 20; n++) {
+        tries.push(locks.tryLock(`key-${n}`));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      const granted = await Promise.all(tries);
+      assert.ok(
+        granted.every((held) => held === session),
+        'every free key granted on the one session',
+      );
+      assert.equal(mostAtOnce, 1);
+      await Promise.all([...granted.keys()].map((n) => locks.unlock(`key-${n}`, session)));
+      await locks.unlock('first', session);
+      const { rows } = await other.query(
+        `SELECT count(*)::int AS held FROM pg_locks
+         WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+      );
+      assert.equal(rows[0].held, 0, 'every key released');
+    } finally {
+      pg.Client.prototype.query = query;
+      await locks.close();
+    }
+  });
+
   it('a session that stays idle for the claim is ended by the server, and its locks with it', async () => {
     const locks = new SessionTryLocks(database.url, 1000, 0, LOCK_SPACE);
     try {

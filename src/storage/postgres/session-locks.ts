@@ -26,6 +26,8 @@ export class SessionTryLocks {
   readonly #held = new Set<string>();
   #acquiring: Array<{ key: string; answer: (session: pg.Client | undefined) => void }> = [];
   #releasing: Array<{ key: string; session: pg.Client; done: () => void }> = [];
+  /** The flush under way: the next one starts after it, so the session never gets a query while one runs. */
+  #flushing: Promise<void> = Promise.resolve();
 
   /** `lockSpace` is the second key of `hashtextextended`, as on the waiting path. */
   constructor(url: string, claimMillis: number, queryTimeoutMillis: number, lockSpace: number) {
@@ -60,8 +62,15 @@ export class SessionTryLocks {
     if (this.#current) await this.#drop(this.#current);
   }
 
+  /**
+   * Flushes at the next `setImmediate`, or once the flush under way is done: what arrives meanwhile goes in one
+   * round trip after it (one client runs one query at a time; pg 9 refuses a query sent while another runs).
+   */
   #flushSoon(): void {
-    if (this.#acquiring.length + this.#releasing.length === 0) setImmediate(() => void this.#flush());
+    if (this.#acquiring.length + this.#releasing.length > 0) return;
+    setImmediate(() => {
+      this.#flushing = this.#flushing.then(() => this.#flush()).catch(() => undefined);
+    });
   }
 
   async #flush(): Promise<void> {
