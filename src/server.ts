@@ -19,7 +19,7 @@ import { createLogBuffer, teeDestination } from './ops/log-buffer.ts';
 import { deployedAgentsGauge } from './ops/domain-metrics.ts';
 import { createMetrics, instrumentStorage } from './ops/metrics.ts';
 import { startPeriodicJob, type PeriodicJob } from './ops/periodic-job.ts';
-import { turnPretenuringOff } from './ops/pretenuring.ts';
+import { disablePretenuring } from './ops/pretenuring.ts';
 import { Retention } from './ops/retention.ts';
 import { ResourceService } from './resources/service.ts';
 import { ApprovalEvents } from './runtime/approval-events.ts';
@@ -90,7 +90,7 @@ export interface ServerOptions {
  * -> HTTP app -> listen.
  */
 export async function startServer(settings: Settings, options: ServerOptions = {}): Promise<RunningServer> {
-  turnPretenuringOff();
+  disablePretenuring();
   const metrics = createMetrics();
   const tracesUrl = otlpTracesUrl(settings['svc.tracing.otlp-endpoint']);
   // The tracing SDK is loaded only when traces are on.
