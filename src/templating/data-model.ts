@@ -37,25 +37,51 @@ export function templateData(turn: Turn, extra: Readonly<Record<string, unknown>
     data.properties = properties;
   }
 
-  const previous = turn.previousSteps;
-  const memory: Record<string, unknown> = { current: turn.output, last: previous.at(-1)?.output ?? {} };
-  Object.defineProperty(memory, 'past', {
-    enumerable: true,
-    get: () => [...previous.slice(1).map((step) => step.output), ...(turn.stepIndex > 0 ? [turn.output] : [])],
-  });
+  const memory: Record<string, unknown> = { current: turn.output, last: turn.previousSteps.at(-1)?.output ?? {} };
+  defineFromTurn(memory, 'past', PAST_OUTPUTS, turn);
   data.memory = memory;
 
   Object.assign(data, extra);
   // A getter: the generator is made when a template reads the name (an extra name of the same spelling wins).
-  if (!Object.hasOwn(data, 'conversationLog')) {
-    Object.defineProperty(data, 'conversationLog', {
-      enumerable: true,
-      configurable: true,
-      get: () => new ConversationLogGenerator(() => [...previous.map((step) => step.output), turn.output]),
-    });
-  }
+  if (!Object.hasOwn(data, 'conversationLog')) defineFromTurn(data, 'conversationLog', CONVERSATION_LOG, turn);
   return data;
 }
+
+/** The turn an object of the template data was made from, for the getters below (not enumerable). */
+const SOURCE_TURN = Symbol('source turn');
+
+type MadeFromTurn = { readonly [SOURCE_TURN]: Turn };
+
+/**
+ * Defines `name` on `target` as a getter computed from `turn` when read. The getters are one function each, shared by
+ * every turn, reading the turn from the object. V8 keeps a getter defined on an object in a record it allocates in
+ * the old generation, and young collections take every reference from there as live until a full collection: a
+ * getter made per turn (a closure over the turn) kept each turn's objects alive that long, so they were promoted.
+ */
+function defineFromTurn(target: object, name: string, getter: PropertyDescriptor, turn: Turn): void {
+  Object.defineProperty(target, SOURCE_TURN, { value: turn });
+  Object.defineProperty(target, name, getter);
+}
+
+/** `memory.past`: the conversation outputs of steps 1..current. */
+const PAST_OUTPUTS: PropertyDescriptor = {
+  enumerable: true,
+  get(this: MadeFromTurn) {
+    const turn = this[SOURCE_TURN];
+    const past = turn.previousSteps.slice(1).map((step) => step.output);
+    return turn.stepIndex > 0 ? [...past, turn.output] : past;
+  },
+};
+
+/** `conversationLog`: the generator of the original's conversation log. */
+const CONVERSATION_LOG: PropertyDescriptor = {
+  enumerable: true,
+  configurable: true,
+  get(this: MadeFromTurn) {
+    const turn = this[SOURCE_TURN];
+    return new ConversationLogGenerator(() => [...turn.previousSteps.map((step) => step.output), turn.output]);
+  },
+};
 
 /**
  * The template data of one task run (a property setter, an HTTP call, an LLM task): `templateData(turn)` built when
