@@ -70,18 +70,33 @@ function timeLimit(first: number | undefined, second: number | undefined): numbe
   return second === undefined ? first : Math.min(first, second);
 }
 
-/** A signal that aborts with a `ProviderTimeoutError` after `limitMs`. */
-function providerTimeout(limitMs: number): { signal: AbortSignal; clear(): void } {
+/**
+ * The signal of a model call: the turn's, aborted also with a `ProviderTimeoutError` after `limitMs` (when set).
+ * Made with a controller of its own, not `AbortSignal.any`: Node registers each signal `any` makes for
+ * finalization, and V8's young collector keeps such a signal, with what its listeners hold (the provider request
+ * and its answer), until a full collection.
+ */
+export function callSignal(turnSignal: AbortSignal, limitMs: number | undefined): { signal: AbortSignal; release(): void } {
+  if (limitMs === undefined) return { signal: turnSignal, release: () => undefined };
   const controller = new AbortController();
+  const abortWithTurn = () => controller.abort(turnSignal.reason);
+  if (turnSignal.aborted) abortWithTurn();
+  else turnSignal.addEventListener('abort', abortWithTurn, { once: true });
   const timer = setTimeout(() => controller.abort(new ProviderTimeoutError(limitMs)), limitMs);
-  return { signal: controller.signal, clear: () => clearTimeout(timer) };
+  return {
+    signal: controller.signal,
+    release: () => {
+      clearTimeout(timer);
+      turnSignal.removeEventListener('abort', abortWithTurn);
+    },
+  };
 }
 
 export async function callModel(request: ModelCallRequest): Promise<ModelCallResult> {
   const { spec } = request;
   const limitMs = timeLimit(spec.timeoutMs, request.stream ? request.streamingTimeoutMs : undefined);
-  // Without a time limit the turn's signal alone cancels the request (no timer, no combined signal).
-  const timeout = limitMs === undefined ? undefined : providerTimeout(limitMs);
+  // Without a time limit the turn's signal alone cancels the request (no timer, no signal of its own).
+  const call = callSignal(request.signal, limitMs);
   const options = {
     model: spec.model,
     ...(request.system === undefined ? {} : { instructions: request.system }),
@@ -92,7 +107,7 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallRes
     maxRetries: 0,
     // The service traces model calls itself (llm-task.ts); the AI SDK's telemetry would copy every event.
     telemetry: { isEnabled: false },
-    abortSignal: timeout === undefined ? request.signal : AbortSignal.any([request.signal, timeout.signal]),
+    abortSignal: call.signal,
   };
   /** Whether part of the answer already reached the client (then a failure is not retried). */
   let streamed = false;
@@ -142,9 +157,9 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallRes
       unansweredToolCalls: unanswered(toolCalls, toolResults),
     };
   } catch (error) {
-    const failure = timeout?.signal.aborted && !request.signal.aborted ? timeout.signal.reason : error;
+    const failure = call.signal.aborted && !request.signal.aborted ? call.signal.reason : error;
     throw streamed && !(failure instanceof FailedMidStream) ? new FailedMidStream(failure) : failure;
   } finally {
-    timeout?.clear();
+    call.release();
   }
 }
