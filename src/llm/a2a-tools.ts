@@ -4,6 +4,7 @@ import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, type 
 import { LRUCache } from 'lru-cache';
 import type { SecretValues } from '../tasks/httpcalls/field-template.ts';
 import type { SecretResolver } from '../security/secret-references.ts';
+import { linkedSignal } from '../shared/abort.ts';
 import { ToolFailure, stringArgument, toolName, type ToolDefinition } from './tool-definitions.ts';
 
 /**
@@ -60,14 +61,15 @@ export class A2aPeers {
       cacheable: false,
       async run(args, context) {
         const text = stringArgument(args, 'message')!;
+        const call = linkedSignal([context.signal, signal], timeoutMs);
         try {
-          const result = await peer.client.sendMessage(messageRequest(text), {
-            signal: AbortSignal.any([context.signal, signal, AbortSignal.timeout(timeoutMs)]),
-          });
+          const result = await peer.client.sendMessage(messageRequest(text), { signal: call.signal });
           return answerText(result);
         } catch (error) {
           if (context.signal.aborted) throw error;
           throw new ToolFailure(`The A2A agent '${agentName}' did not answer: ${withCauses(error)}`);
+        } finally {
+          call.release();
         }
       },
     }));

@@ -5,6 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { JSONSchema7 } from 'ai';
 import { LRUCache } from 'lru-cache';
 import type { Tracing } from '../../ops/tracing.ts';
+import { linkedSignal } from '../../shared/abort.ts';
 
 /**
  * Connections to outside MCP servers (MCP-call sets, `/mcpcallsstore/mcpcalls`) through the official SDK client:
@@ -74,7 +75,9 @@ export class McpClients {
     const connection = await this.#connection(target);
     if (connection.tools && connection.tools.until > Date.now()) return connection.tools.list;
     const listed = await this.#retryOnce(target, (client) =>
-      client.listTools(undefined, { signal: this.#signal(signal, target), timeout: target.timeoutMs }),
+      this.#withSignal(signal, target, (callSignal) =>
+        client.listTools(undefined, { signal: callSignal, timeout: target.timeoutMs }),
+      ),
     );
     const list = listed.tools.map((tool) => ({
       name: tool.name,
@@ -97,10 +100,9 @@ export class McpClients {
     signal: AbortSignal,
   ): Promise<string> {
     const result = await this.#retryOnce(target, (client) =>
-      client.callTool({ name, arguments: args }, undefined, {
-        signal: this.#signal(signal, target),
-        timeout: target.timeoutMs,
-      }),
+      this.#withSignal(signal, target, (callSignal) =>
+        client.callTool({ name, arguments: args }, undefined, { signal: callSignal, timeout: target.timeoutMs }),
+      ),
     );
     const content = Array.isArray(result.content) ? (result.content as Array<{ type: string; text?: string }>) : [];
     const text = content
@@ -113,8 +115,14 @@ export class McpClients {
     return answer;
   }
 
-  #signal(signal: AbortSignal, target: McpServerTarget): AbortSignal {
-    return AbortSignal.any([signal, AbortSignal.timeout(target.timeoutMs)]);
+  /** Runs one request with a signal that follows the turn's and aborts after the server's time limit. */
+  async #withSignal<T>(signal: AbortSignal, target: McpServerTarget, request: (signal: AbortSignal) => Promise<T>) {
+    const call = linkedSignal([signal], target.timeoutMs);
+    try {
+      return await request(call.signal);
+    } finally {
+      call.release();
+    }
   }
 
   /** Runs `use` on the server's connection; a connection the server dropped (a restart) is opened again once. */

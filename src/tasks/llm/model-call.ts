@@ -10,6 +10,7 @@ import {
 } from 'ai';
 import type { ModelSpec } from '../../llm/providers.ts';
 import { FailedMidStream, ProviderTimeoutError } from '../../llm/retry.ts';
+import { linkedSignal } from '../../shared/abort.ts';
 import type { TurnEvent } from '../../runtime/turn.ts';
 
 /**
@@ -70,33 +71,11 @@ function timeLimit(first: number | undefined, second: number | undefined): numbe
   return second === undefined ? first : Math.min(first, second);
 }
 
-/**
- * The signal of a model call: the turn's, aborted also with a `ProviderTimeoutError` after `limitMs` (when set).
- * Made with a controller of its own, not `AbortSignal.any`: Node registers each signal `any` makes for
- * finalization, and V8's young collector keeps such a signal, with what its listeners hold (the provider request
- * and its answer), until a full collection.
- */
-export function callSignal(turnSignal: AbortSignal, limitMs: number | undefined): { signal: AbortSignal; release(): void } {
-  if (limitMs === undefined) return { signal: turnSignal, release: () => undefined };
-  const controller = new AbortController();
-  const abortWithTurn = () => controller.abort(turnSignal.reason);
-  if (turnSignal.aborted) abortWithTurn();
-  else turnSignal.addEventListener('abort', abortWithTurn, { once: true });
-  const timer = setTimeout(() => controller.abort(new ProviderTimeoutError(limitMs)), limitMs);
-  return {
-    signal: controller.signal,
-    release: () => {
-      clearTimeout(timer);
-      turnSignal.removeEventListener('abort', abortWithTurn);
-    },
-  };
-}
-
 export async function callModel(request: ModelCallRequest): Promise<ModelCallResult> {
   const { spec } = request;
   const limitMs = timeLimit(spec.timeoutMs, request.stream ? request.streamingTimeoutMs : undefined);
   // Without a time limit the turn's signal alone cancels the request (no timer, no signal of its own).
-  const call = callSignal(request.signal, limitMs);
+  const call = linkedSignal([request.signal], limitMs, () => new ProviderTimeoutError(limitMs!));
   const options = {
     model: spec.model,
     ...(request.system === undefined ? {} : { instructions: request.system }),
