@@ -42,7 +42,7 @@ export class CompactStep implements StoredStep {
   /** The JSON text as made, until `of` hands it to the store (spares unpacking it again). */
   #made: string | undefined;
 
-  private constructor(step: StoredStep, keep: boolean) {
+  private constructor(step: StoredStep, keep: boolean, inCache: boolean) {
     this.timestamp = step.timestamp;
     if (step.request !== undefined) this.request = step.request;
     const allEntries = JSON.stringify(step.entries);
@@ -66,13 +66,18 @@ export class CompactStep implements StoredStep {
     this.#outputStart = this.#outputEnd - length(output);
     if (keep) {
       this.#kept = { entries: step.entries, output: step.output, properties: step.properties };
-      stepsKeeping.add(this);
+      if (inCache) stepsKeeping.add(this);
     }
   }
 
-  /** The compact form of `step` (itself when it is one already) and the JSON text the store keeps of it. */
-  static of(step: StoredStep): { step: CompactStep; json: string } {
-    const compact = step instanceof CompactStep ? step : new CompactStep(step, true);
+  /**
+   * The compact form of `step` (itself when it is one already) and the JSON text the store keeps of it. A step of a
+   * conversation the cache does not hold (one just started) keeps its parsed parts without a place among the
+   * `KEPT_STEPS`: they go with the step, where a place would keep the step, and its parts, for a thousand steps
+   * more, long enough to be copied to the old generation.
+   */
+  static of(step: StoredStep, inCache = true): { step: CompactStep; json: string } {
+    const compact = step instanceof CompactStep ? step : new CompactStep(step, true, inCache);
     const json = compact.#made ?? compact.storedJson;
     compact.#made = undefined;
     return { step: compact, json };
@@ -80,7 +85,7 @@ export class CompactStep implements StoredStep {
 
   /** A step read from the store (its JSON text); only a `latest` step keeps its parsed parts. */
   static fromStored(json: string, latest: boolean): CompactStep {
-    return new CompactStep(JSON.parse(json) as StoredStep, latest);
+    return new CompactStep(JSON.parse(json) as StoredStep, latest, true);
   }
 
   get entries(): readonly StepEntry[] {

@@ -310,7 +310,8 @@ export class ConversationService {
       false,
     );
     conversation.revision = 1;
-    await this.#store.create(toRow(conversation), compactFrom(conversation.steps, 0));
+    // Not cached until its next use (`#startedHere`).
+    await this.#store.create(toRow(conversation), compactFrom(conversation.steps, 0, false));
     this.#queueAudit(conversation);
     await this.#saveLongTermProperties(conversation, longTermBefore);
     this.#startedHere(conversation);
@@ -1100,12 +1101,13 @@ function toRow(conversation: LiveConversation): ConversationRow {
 
 /**
  * Replaces the steps from index `from` on (just made, not stored yet) by their compact form, and answers the JSON
- * text the store keeps of each. Only the last step keeps its parsed parts.
+ * text the store keeps of each. Only the last step keeps its parsed parts. `inCache`: whether the cache holds the
+ * conversation (`CompactStep.of`).
  */
-function compactFrom(steps: StoredStep[], from: number): string[] {
+function compactFrom(steps: StoredStep[], from: number, inCache = true): string[] {
   const texts: string[] = [];
   for (let index = from; index < steps.length; index++) {
-    const { step, json } = CompactStep.of(steps[index]!);
+    const { step, json } = CompactStep.of(steps[index]!, inCache);
     step.placeAfter(steps[index - 1]);
     steps[index] = step;
     texts.push(json);
