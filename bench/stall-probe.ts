@@ -52,6 +52,8 @@ process.on('SIGUSR2', () => {
       out,
       JSON.stringify({
         seconds: (performance.now() - windowStart) / 1000,
+        /** The window on the process's clock (ms since it started), to find it in `--trace-gc-nvp` lines. */
+        windowMs: { from: windowStart, to: performance.now() },
         loopDelayMs: {
           p50: ms(delay.percentile(50)),
           p99: ms(delay.percentile(99)),

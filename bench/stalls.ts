@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { agentOn } from './agent.ts';
 import { benchApi } from './api.ts';
 import { blocksOf, GC, type Block, type CpuProfile, type Segment } from './cpu-profile-blocks.ts';
+import { youngCollectionsIn, type YoungCollections } from './gc-trace.ts';
 import { runLoad } from './load.ts';
 import { measurementProblem, type LoadSpec } from './measure.ts';
 import { LOAD_CORE, pinThisProcess, startPinned } from './processes.ts';
@@ -56,6 +57,7 @@ interface ProbeReport {
   readonly seconds: number;
   readonly loopDelayMs: { p50: number; p99: number; p999: number; max: number };
   readonly gcPauses: Array<{ atMs: number; ms: number; kind: number }>;
+  readonly windowMs: { from: number; to: number };
 }
 
 async function main(): Promise<void> {
@@ -118,7 +120,8 @@ async function main(): Promise<void> {
       await mkdir(dirname(profileFile), { recursive: true });
       await writeFile(profileFile, JSON.stringify(profile));
     }
-    report({ rate, paced, probe, walFile, blocks, problem });
+    const young = youngCollectionsIn(service.output(), probe.windowMs.from, probe.windowMs.to);
+    report({ rate, paced, probe, walFile, blocks, problem, young });
   } finally {
     if (!stopped) await service.stop();
     await store.dispose();
@@ -163,6 +166,7 @@ function report({
   walFile,
   blocks,
   problem,
+  young,
 }: {
   rate: number;
   paced: Awaited<ReturnType<typeof runLoad>>;
@@ -170,6 +174,7 @@ function report({
   walFile: { bytes: number; restarts: number };
   blocks: Block[];
   problem: string | undefined;
+  young: YoungCollections | undefined;
 }): void {
   const { latencyMs } = paced;
   console.log(
@@ -192,12 +197,19 @@ function report({
   console.log(
     `WAL file at the end: ${fixed(walFile.bytes / 2 ** 20)} MiB; it started over ${walFile.restarts} times meanwhile`,
   );
+  if (young) {
+    const mb = (bytes: number) => fixed(bytes / 1e6, 1);
+    console.log(
+      `young collections (--trace-gc-nvp): ${young.count}, ${mb(young.allocatedBytes)} MB allocated, ${mb(young.promotedBytes)} MB promoted (${fixed((100 * young.promotedBytes) / young.allocatedBytes, 1)}%, ${fixed(young.promotedBytes / paced.requests / 1000, 1)} KB a turn), pauses median ${fixed(young.pauseMs.median, 1)} ms, max ${fixed(young.pauseMs.max, 1)} ms; ${young.fullCollections} full collections`,
+    );
+  }
   const summary: Record<string, unknown> = {
     rate,
     seconds,
     paced,
     walFile,
     probe: { ...probe, gcPauses: pauses.slice(0, 50) },
+    youngCollections: young,
   };
   if (blocks.length > 0) {
     const long = blocks.filter((block) => ms(block.micros) > LONG_MS);
