@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { QueryWatchdog } from './query-watchdog.ts';
 import type { Migration } from '../migration.ts';
 import type { Storage, Stores } from '../ports.ts';
 import { redactUrl, scrubSecrets } from '../redact.ts';
@@ -33,21 +34,23 @@ const MIGRATION_LOCK_KEY = 7_262_871_001;
  */
 export async function openPostgresStorage(url: string, queryTimeoutMillis = 0): Promise<PostgresStorage> {
   let pool: pg.Pool | undefined;
+  // Client-side: a query whose answer does not come (the network cut, the server frozen) fails, and the pool
+  // closes its connection; a server that answers slowly but does answer is bounded the same way.
+  const watchdog = queryTimeoutMillis > 0 ? new QueryWatchdog(queryTimeoutMillis) : undefined;
   try {
     pool = new pg.Pool({
       connectionString: url,
       max: 10,
       connectionTimeoutMillis: 10_000,
-      // Client-side: a query whose answer does not come (the network cut, the server frozen) fails, and the pool
-      // closes its connection; a server that answers slowly but does answer is bounded the same way.
-      ...(queryTimeoutMillis > 0 ? { query_timeout: queryTimeoutMillis } : {}),
     });
+    if (watchdog) pool.on('connect', (client) => watchdog.watch(client));
     // An idle client losing its connection emits 'error' on the pool; unhandled it would end the process.
     // The next query gets a fresh client (or fails, which `ping` reports).
     pool.on('error', () => {});
     await migrate(pool, postgresMigrations);
-    return postgresStorage(pool);
+    return postgresStorage(pool, watchdog);
   } catch (error) {
+    watchdog?.close();
     await pool?.end().catch(() => {});
     const cause = error as Error & { code?: string };
     const detail = [cause.code, cause.message].filter(Boolean).join(' ');
@@ -105,7 +108,7 @@ function storesOver(db: Queryable): Stores {
   };
 }
 
-function postgresStorage(pool: pg.Pool): PostgresStorage {
+function postgresStorage(pool: pg.Pool, watchdog: QueryWatchdog | undefined): PostgresStorage {
   let closed = false;
   return {
     type: 'postgres',
@@ -118,6 +121,7 @@ function postgresStorage(pool: pg.Pool): PostgresStorage {
     close: async () => {
       if (closed) return;
       closed = true;
+      watchdog?.close();
       await pool.end();
     },
   };

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { QueryWatchdog } from './query-watchdog.ts';
 
 /** After the session could not be opened, try-locks answer "not granted" (the waiting path) this long. */
 const RETRY_AFTER_MILLIS = 1000;
@@ -14,6 +15,8 @@ const RETRY_AFTER_MILLIS = 1000;
  */
 export class SessionTryLocks {
   readonly #config: pg.ClientConfig;
+  /** Fails a query of the session that gets no answer in time (`QueryWatchdog`): the session is then dropped. */
+  readonly #watchdog: QueryWatchdog | undefined;
   readonly #lockSpace: number;
   #session: Promise<pg.Client> | undefined;
   #current: pg.Client | undefined;
@@ -35,8 +38,8 @@ export class SessionTryLocks {
     this.#config = {
       connectionString: url,
       options: `-c idle_session_timeout=${Math.max(1000, Math.ceil(claimMillis))}`,
-      ...(queryTimeoutMillis > 0 ? { query_timeout: queryTimeoutMillis } : {}),
     };
+    this.#watchdog = queryTimeoutMillis > 0 ? new QueryWatchdog(queryTimeoutMillis) : undefined;
   }
 
   /** The session now holding `key`, or undefined: held or waited for elsewhere, asked for here already, no session. */
@@ -59,6 +62,7 @@ export class SessionTryLocks {
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#watchdog?.close();
     if (this.#current) await this.#drop(this.#current);
   }
 
@@ -118,6 +122,7 @@ export class SessionTryLocks {
       client.on('end', () => void this.#drop(client));
       try {
         await client.connect();
+        this.#watchdog?.watch(client);
       } catch (error) {
         this.#session = undefined;
         this.#unavailableUntil = Date.now() + RETRY_AFTER_MILLIS;
