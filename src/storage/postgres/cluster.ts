@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { QueryWatchdog } from './query-watchdog.ts';
 import type { ClusterCoordination } from '../cluster-ports.ts';
 import { SessionTryLocks } from './session-locks.ts';
 import { checkOut } from './transaction.ts';
@@ -26,6 +27,8 @@ export class PostgresCluster implements ClusterCoordination {
   readonly #locks: pg.Pool;
   readonly #url: string;
   readonly #lockWaitLimitMillis: number;
+  /** Bounds the lock connections' queries (`lockWaitLimitMillis`). */
+  readonly #watchdog: QueryWatchdog | undefined;
   /** By claim: a session's idle timeout is its claim. */
   readonly #tryLocks = new Map<number, SessionTryLocks>();
   readonly #listeners = new Map<string, Set<(payload: string) => void>>();
@@ -46,9 +49,11 @@ export class PostgresCluster implements ClusterCoordination {
       connectionString: url,
       max: lockConnections,
       connectionTimeoutMillis: 10_000,
-      ...(lockWaitLimitMillis > 0 ? { query_timeout: lockWaitLimitMillis } : {}),
     });
     this.#locks.on('error', () => {});
+    this.#watchdog = lockWaitLimitMillis > 0 ? new QueryWatchdog(lockWaitLimitMillis) : undefined;
+    const watchdog = this.#watchdog;
+    if (watchdog) this.#locks.on('connect', (client) => watchdog.watch(client));
   }
 
   async withConversationLock<T>(conversationId: string, claimMillis: number, work: () => Promise<T>): Promise<T> {
@@ -189,5 +194,6 @@ export class PostgresCluster implements ClusterCoordination {
     await this.#listener?.end().catch(() => undefined);
     await Promise.all([...this.#tryLocks.values()].map((tryLocks) => tryLocks.close()));
     await this.#locks.end().catch(() => undefined);
+    this.#watchdog?.close();
   }
 }
