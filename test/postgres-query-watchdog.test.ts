@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import pg from 'pg';
-import { disablePretenuring } from '../src/ops/pretenuring.ts';
 import { openPostgresStorage } from '../src/storage/postgres/postgres-storage.ts';
 import { QueryWatchdog } from '../src/storage/postgres/query-watchdog.ts';
 import { createTestDatabase } from './support/postgres.ts';
+import { oldGenerationGrowthPer } from './support/young-generation.ts';
 
 describe('the PostgreSQL query watchdog', () => {
   let database: { url: string; drop(): Promise<void> };
@@ -49,11 +47,6 @@ describe('the PostgreSQL query watchdog', () => {
    * with the watchdog instead: ~0.9 KB.
    */
   it("leaves a store query's parameters and result to die young", async () => {
-    setFlagsFromString('--expose-gc');
-    disablePretenuring(); // as a started service does
-    const gc = runInNewContext('gc') as (options?: { type: 'minor' | 'major'; execution: 'sync' }) => void;
-    const oldGeneration = () =>
-      getHeapSpaceStatistics().find((space) => space.space_name === 'old_space')!.space_used_size;
     const storage = await openPostgresStorage(database.url, 30_000);
     try {
       const queries = 2_000;
@@ -66,12 +59,7 @@ describe('the PostgreSQL query watchdog', () => {
           );
       };
       await run(); // connections, prepared plans, first compilations
-      gc({ type: 'major', execution: 'sync' });
-      const before = oldGeneration();
-      await run();
-      gc({ type: 'minor', execution: 'sync' });
-      gc({ type: 'minor', execution: 'sync' });
-      const grownPerQuery = (oldGeneration() - before) / queries;
+      const grownPerQuery = await oldGenerationGrowthPer(queries, run);
       assert.ok(grownPerQuery < 3_000, `the old generation grew by ${grownPerQuery.toFixed(0)} bytes a query`);
     } finally {
       await storage.close();

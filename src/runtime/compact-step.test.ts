@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
-import { disablePretenuring } from '../ops/pretenuring.ts';
+import { oldGenerationGrowthPer } from '../../test/support/young-generation.ts';
 import { CompactStep, KEPT_STEPS } from './compact-step.ts';
 import type { StoredStep } from './memory.ts';
 
@@ -118,25 +116,16 @@ describe('CompactStep', () => {
     }
   });
 
-  it("keeps a step outside the cache (a start's) parsed without holding it: nobody keeping it, it dies young", () => {
-    setFlagsFromString('--expose-gc');
-    disablePretenuring(); // as a started service does: the steps kept above would make V8 allocate these old
-    const gc = runInNewContext('gc') as (options?: { type: 'minor' | 'major'; execution: 'sync' }) => void;
-    const oldGeneration = () =>
-      getHeapSpaceStatistics().find((space) => space.space_name === 'old_space')!.space_used_size;
-    const grownPerStep = (inCache: boolean) => {
-      gc({ type: 'major', execution: 'sync' });
-      const before = oldGeneration();
-      for (let index = 0; index < KEPT_STEPS; index++) {
-        const { step } = CompactStep.of(stepWith(`${index} ${'x'.repeat(4_000)}`), inCache);
-        assert.equal(step.output.input, `${index} ${'x'.repeat(4_000)}`);
-      }
-      gc({ type: 'minor', execution: 'sync' });
-      gc({ type: 'minor', execution: 'sync' });
-      return (oldGeneration() - before) / KEPT_STEPS;
-    };
-    assert.ok(grownPerStep(true) > 4_000, 'steps of cached conversations keep their places (the control)');
-    const outside = grownPerStep(false);
+  it("keeps a step outside the cache (a start's) parsed without holding it: nobody keeping it, it dies young", async () => {
+    const grownPerStep = (inCache: boolean) =>
+      oldGenerationGrowthPer(KEPT_STEPS, () => {
+        for (let index = 0; index < KEPT_STEPS; index++) {
+          const { step } = CompactStep.of(stepWith(`${index} ${'x'.repeat(4_000)}`), inCache);
+          assert.equal(step.output.input, `${index} ${'x'.repeat(4_000)}`);
+        }
+      });
+    assert.ok((await grownPerStep(true)) > 4_000, 'steps of cached conversations keep their places (the control)');
+    const outside = await grownPerStep(false);
     assert.ok(outside < 500, `the old generation grew by ${outside.toFixed(0)} bytes a step`);
   });
 });

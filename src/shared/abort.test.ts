@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { test } from 'node:test';
-import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { oldGenerationGrowthPer } from '../../test/support/young-generation.ts';
 import { linkedSignal } from './abort.ts';
 
 test('a linked signal aborts with the reason of the signal that aborted first', () => {
@@ -49,23 +48,16 @@ test('one signal and no time limit: that signal; released, a linked signal follo
  * with what its listeners hold (a provider request and its answer), until a full collection. A linked signal is made
  * without it: signals nobody keeps die young.
  */
-test('released linked signals, and what their listeners hold, die in the young generation', () => {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as (options?: { type: 'minor' | 'major'; execution: 'sync' }) => void;
-  const oldGeneration = () =>
-    getHeapSpaceStatistics().find((space) => space.space_name === 'old_space')!.space_used_size;
+test('released linked signals, and what their listeners hold, die in the young generation', async () => {
   const turn = new AbortController();
-  gc({ type: 'major', execution: 'sync' });
-  const before = oldGeneration();
   const calls = 2_000;
-  for (let index = 0; index < calls; index++) {
-    const call = linkedSignal([turn.signal], 60_000);
-    const answer = `${index} ${'x'.repeat(4_000)}`;
-    call.signal.addEventListener('abort', () => answer.length);
-    call.release();
-  }
-  gc({ type: 'minor', execution: 'sync' });
-  gc({ type: 'minor', execution: 'sync' });
-  const grownPerCall = (oldGeneration() - before) / calls;
+  const grownPerCall = await oldGenerationGrowthPer(calls, () => {
+    for (let index = 0; index < calls; index++) {
+      const call = linkedSignal([turn.signal], 60_000);
+      const answer = `${index} ${'x'.repeat(4_000)}`;
+      call.signal.addEventListener('abort', () => answer.length);
+      call.release();
+    }
+  });
   assert.ok(grownPerCall < 500, `the old generation grew by ${grownPerCall.toFixed(0)} bytes a call`);
 });

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { testTurn } from '../../test/support/turns.ts';
+import { oldGenerationGrowthPer } from '../../test/support/young-generation.ts';
 import type { StoredStep } from '../runtime/memory.ts';
 import { TemplateData, templateData } from './data-model.ts';
 import { renderTemplate } from './engine.ts';
@@ -42,21 +41,14 @@ test('memory.past and conversationLog still read the turn on copies of the data'
  * generation as live, kept each turn's data until the next full collection: every turn's objects were copied twice
  * and then promoted (issue 15). Measured here as the growth of the old generation over turns whose data nobody keeps.
  */
-test('the template data of turns nobody keeps does not outlive young collections', () => {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as (options?: { type: 'minor' | 'major'; execution: 'sync' }) => void;
-  const oldGeneration = () =>
-    getHeapSpaceStatistics().find((space) => space.space_name === 'old_space')!.space_used_size;
-  gc({ type: 'major', execution: 'sync' });
-  const before = oldGeneration();
+test('the template data of turns nobody keeps does not outlive young collections', async () => {
   const turns = 2_000;
-  for (let index = 0; index < turns; index++) {
-    const turn = testTurn({ steps });
-    turn.setOutput('input', `${index} ${'x'.repeat(4_000)}`);
-    templateData(turn);
-  }
-  gc({ type: 'minor', execution: 'sync' });
-  gc({ type: 'minor', execution: 'sync' });
-  const grownPerTurn = (oldGeneration() - before) / turns;
+  const grownPerTurn = await oldGenerationGrowthPer(turns, () => {
+    for (let index = 0; index < turns; index++) {
+      const turn = testTurn({ steps });
+      turn.setOutput('input', `${index} ${'x'.repeat(4_000)}`);
+      templateData(turn);
+    }
+  });
   assert.ok(grownPerTurn < 500, `the old generation grew by ${grownPerTurn.toFixed(0)} bytes a turn`);
 });

@@ -52,8 +52,7 @@ export class PostgresCluster implements ClusterCoordination {
     });
     this.#locks.on('error', () => {});
     this.#watchdog = lockWaitLimitMillis > 0 ? new QueryWatchdog(lockWaitLimitMillis) : undefined;
-    const watchdog = this.#watchdog;
-    if (watchdog) this.#locks.on('connect', (client) => watchdog.watch(client));
+    this.#watchdog?.watchPool(this.#locks);
   }
 
   async withConversationLock<T>(conversationId: string, claimMillis: number, work: () => Promise<T>): Promise<T> {

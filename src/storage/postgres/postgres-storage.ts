@@ -43,7 +43,7 @@ export async function openPostgresStorage(url: string, queryTimeoutMillis = 0): 
       max: 10,
       connectionTimeoutMillis: 10_000,
     });
-    if (watchdog) pool.on('connect', (client) => watchdog.watch(client));
+    watchdog?.watchPool(pool);
     // An idle client losing its connection emits 'error' on the pool; unhandled it would end the process.
     // The next query gets a fresh client (or fails, which `ping` reports).
     pool.on('error', () => {});

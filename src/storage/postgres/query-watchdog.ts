@@ -28,6 +28,11 @@ export class QueryWatchdog {
     this.#sweeper.unref();
   }
 
+  /** Watches the queries of every connection `pool` opens. */
+  watchPool(pool: pg.Pool): void {
+    pool.on('connect', (client) => this.watch(client));
+  }
+
   /** Watches the queries of `client` until it ends. */
   watch(client: pg.Client): void {
     const watched = client as unknown as WatchedClient;
