@@ -22,22 +22,40 @@ const FILTERS = [
   ['environment', 'environment'],
 ] as const;
 
+/**
+ * A conversation's steps, newest first: each step row names the one before it (`previous_step`, its rowid) and the
+ * header the latest (`last_step`), so finding them takes no index of its own (see the migration that made it so).
+ * From `:last` back to index `:from`; the condition on `step_index` makes each step's predecessor the one just
+ * before it, and ends the walk even over a damaged chain.
+ */
+const CHAIN = `WITH RECURSIVE chain (step_id, step_index, previous_step, body) AS (
+    SELECT rowid, step_index, previous_step, body FROM conversation_steps WHERE rowid = :last
+    UNION ALL
+    SELECT step.rowid, step.step_index, step.previous_step, step.body
+    FROM chain JOIN conversation_steps AS step ON step.rowid = chain.previous_step
+    WHERE chain.step_index > :from AND step.step_index = chain.step_index - 1
+  )`;
+
 const STATEMENTS = {
   insertHeader: `INSERT INTO conversations
-    (id, agent_id, agent_version, user_id, environment, state, created_on, last_modified_on, step_count, revision, state_json)
-    VALUES (:id, :agentId, :agentVersion, :userId, :environment, :state, :createdOn, :lastModifiedOn, :stepCount, :revision, :stateJson)`,
+    (id, agent_id, agent_version, user_id, environment, state, created_on, last_modified_on, step_count, revision, state_json,
+      last_step)
+    VALUES (:id, :agentId, :agentVersion, :userId, :environment, :state, :createdOn, :lastModifiedOn, :stepCount, :revision,
+      :stateJson, :lastStep)`,
   updateHeader: `UPDATE conversations SET
       agent_id = :agentId, agent_version = :agentVersion, user_id = :userId, environment = :environment, state = :state,
       created_on = :createdOn, last_modified_on = :lastModifiedOn, step_count = :stepCount, revision = :revision,
-      state_json = :stateJson
+      state_json = :stateJson, last_step = :lastStep
     WHERE id = :id AND revision = :expectedRevision`,
-  insertStep: 'INSERT INTO conversation_steps (conversation_id, step_index, body) VALUES (?, ?, ?)',
-  truncateSteps: 'DELETE FROM conversation_steps WHERE conversation_id = ? AND step_index >= ?',
+  /** The latest step of the conversation at the revision a commit names. */
+  lastStepAt: 'SELECT last_step FROM conversations WHERE id = ? AND revision = ?',
+  insertStep: 'INSERT INTO conversation_steps (conversation_id, step_index, body, previous_step) VALUES (?, ?, ?, ?)',
+  stepsFromLast: `${CHAIN} SELECT step_id, step_index, previous_step FROM chain WHERE step_index >= :from`,
+  deleteStep: 'DELETE FROM conversation_steps WHERE rowid = ?',
   header: 'SELECT * FROM conversations WHERE id = ?',
-  steps: 'SELECT body FROM conversation_steps WHERE conversation_id = ? AND step_index >= ? ORDER BY step_index',
+  steps: `${CHAIN} SELECT body FROM chain WHERE step_index >= :from ORDER BY step_index`,
   exists: 'SELECT 1 AS found FROM conversations WHERE id = ?',
-  deleteSteps: 'DELETE FROM conversation_steps WHERE conversation_id = ?',
-  deleteHeader: 'DELETE FROM conversations WHERE id = ?',
+  deleteHeader: 'DELETE FROM conversations WHERE id = ? RETURNING last_step',
   inactive: `SELECT id, last_modified_on FROM conversations
     WHERE last_modified_on < :before AND (state = 'ENDED') = :ended
       AND (last_modified_on, id) > (:afterModified, :afterId)
@@ -56,8 +74,9 @@ export class SqliteConversationStore extends SqliteStore<keyof typeof STATEMENTS
   async create(row: ConversationRow, steps: readonly string[]): Promise<void> {
     checkNewConversation(row, steps);
     await this.write(() => {
-      this.sql.insertHeader.run(headerParameters(row));
-      for (const [index, body] of steps.entries()) this.sql.insertStep.run(row.id, index, body);
+      let lastStep: number | null = null;
+      for (const [index, body] of steps.entries()) lastStep = this.#appendStep(row.id, index, body, lastStep);
+      this.sql.insertHeader.run({ ...headerParameters(row), lastStep });
     });
   }
 
@@ -69,7 +88,9 @@ export class SqliteConversationStore extends SqliteStore<keyof typeof STATEMENTS
     return readTransaction(this.db, () => {
       const header = this.sql.header.get(id);
       if (header === undefined) return undefined;
-      const steps = this.sql.steps.all(id, fromIndex).map((step) => String(step.body));
+      const steps = this.sql.steps
+        .all({ last: header.last_step as number | null, from: fromIndex })
+        .map((step) => String(step.body));
       return { row: toConversationRow(header), steps };
     });
   }
@@ -82,10 +103,13 @@ export class SqliteConversationStore extends SqliteStore<keyof typeof STATEMENTS
   async commit(id: string, expectedRevision: number, change: ConversationCommit): Promise<CommitOutcome> {
     const first = firstAppendedIndex(id, expectedRevision, change);
     return this.write(() => {
-      const updated = this.sql.updateHeader.run({ ...headerParameters(change.row), expectedRevision });
-      if (Number(updated.changes) === 0) return this.sql.exists.get(id) === undefined ? 'not-found' : 'conflict';
-      if (change.truncateStepsFrom !== undefined) this.sql.truncateSteps.run(id, change.truncateStepsFrom);
-      for (const [offset, body] of change.appendSteps.entries()) this.sql.insertStep.run(id, first + offset, body);
+      const current = this.sql.lastStepAt.get(id, expectedRevision);
+      if (current === undefined) return this.sql.exists.get(id) === undefined ? 'not-found' : 'conflict';
+      let lastStep = current.last_step as number | null;
+      if (change.truncateStepsFrom !== undefined) lastStep = this.#deleteSteps(lastStep, change.truncateStepsFrom);
+      for (const [offset, body] of change.appendSteps.entries())
+        lastStep = this.#appendStep(id, first + offset, body, lastStep);
+      this.sql.updateHeader.run({ ...headerParameters(change.row), lastStep, expectedRevision });
       return 'committed';
     });
   }
@@ -104,8 +128,10 @@ export class SqliteConversationStore extends SqliteStore<keyof typeof STATEMENTS
 
   async delete(id: string): Promise<boolean> {
     return this.write(() => {
-      this.sql.deleteSteps.run(id);
-      return Number(this.sql.deleteHeader.run(id).changes) > 0;
+      const header = this.sql.deleteHeader.get(id);
+      if (header === undefined) return false;
+      this.#deleteSteps(header.last_step as number | null, 0);
+      return true;
     });
   }
 
@@ -119,6 +145,22 @@ export class SqliteConversationStore extends SqliteStore<keyof typeof STATEMENTS
         limit: query.limit,
       })
       .map((row) => ({ id: String(row.id), lastModifiedOn: Number(row.last_modified_on) }));
+  }
+
+  /** Appends a step after `previous` (a rowid, null for the first step) and answers its rowid. */
+  #appendStep(id: string, index: number, body: string, previous: number | null): number {
+    return Number(this.sql.insertStep.run(id, index, body, previous).lastInsertRowid);
+  }
+
+  /** Deletes the steps from index `from` on, back from `lastStep`; answers the latest step left (null: none). */
+  #deleteSteps(lastStep: number | null, from: number): number | null {
+    if (lastStep === null) return null;
+    let left: number | null = lastStep;
+    for (const step of this.sql.stepsFromLast.all({ last: lastStep, from })) {
+      this.sql.deleteStep.run(step.step_id as number);
+      if (Number(step.step_index) === from) left = step.previous_step as number | null;
+    }
+    return left;
   }
 
   #listing(mask: number): StatementSync {

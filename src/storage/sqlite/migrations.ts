@@ -354,4 +354,21 @@ export const sqliteMigrations: readonly Migration[] = [
       CREATE INDEX user_memories_by_update ON user_memories (updated_at);
     `,
   },
+  {
+    // The position index took one leaf page per turn: each conversation's newest entries sit in a leaf of their own,
+    // so the turns sharing a group commit each wrote one more page (a fifth of a turn's WAL). Each step now names
+    // the step before it and the header names the latest one: the header row is written by every turn anyway.
+    name: 'conversation steps chained from the header instead of a position index',
+    sql: `
+      ALTER TABLE conversation_steps ADD COLUMN previous_step INTEGER;
+      ALTER TABLE conversations ADD COLUMN last_step INTEGER;
+      UPDATE conversation_steps AS step SET previous_step = (
+        SELECT before.rowid FROM conversation_steps AS before
+        WHERE before.conversation_id = step.conversation_id AND before.step_index = step.step_index - 1);
+      UPDATE conversations SET last_step = (
+        SELECT step.rowid FROM conversation_steps AS step WHERE step.conversation_id = conversations.id
+        ORDER BY step.step_index DESC LIMIT 1);
+      DROP INDEX conversation_steps_position;
+    `,
+  },
 ];
