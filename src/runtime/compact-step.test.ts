@@ -116,6 +116,24 @@ describe('CompactStep', () => {
     }
   });
 
+  it('keeps the text of a step that no longer keeps its parts outside the heap: the young collector copies little of it', async () => {
+    const text = 'x'.repeat(4_000);
+    const kept: CompactStep[] = [];
+    const grown = await oldGenerationGrowthPer(KEPT_STEPS, () => {
+      for (let index = 0; index < KEPT_STEPS; index++) {
+        const { step } = CompactStep.of(stepWith(`${index} ${text}`));
+        step.forgetParsed(); // as an earlier step of its conversation
+        kept.push(step);
+      }
+    });
+    const textBytes = Buffer.byteLength(kept[0]!.storedJson);
+    assert.ok(
+      grown < 1_000,
+      `the old generation grew by ${grown.toFixed(0)} bytes a step of ${textBytes} bytes of text`,
+    );
+    assert.equal(kept.at(-1)!.output.input, `${KEPT_STEPS - 1} ${text}`, 'the text is all there');
+  });
+
   it("keeps a step outside the cache (a start's) parsed without holding it: nobody keeping it, it dies young", async () => {
     const grownPerStep = (inCache: boolean) =>
       oldGenerationGrowthPer(KEPT_STEPS, () => {

@@ -9,12 +9,13 @@ type Parsed = {
 };
 
 /**
- * A committed step as a cached conversation keeps it: the JSON text the store keeps of it, one string, whose parts
- * (its entries, its output, its properties) are parsed when read. A parsed step is dozens of small objects; a
- * conversation of thousands of steps kept that way makes every major collection trace all of them (pauses of
- * hundreds of milliseconds in a busy service) and every step survive the young generation as objects. A string
- * costs the collector next to nothing. A text with a character beyond Latin-1 (an arrow, a curly quote, an emoji)
- * would be kept by V8 at two bytes a character: it is kept as its UTF-8 bytes in a one-byte string instead.
+ * A committed step as a cached conversation keeps it: the JSON text the store keeps of it, as UTF-8 bytes in a
+ * buffer of its own outside the JavaScript heap, whose parts (its entries, its output, its properties) are parsed
+ * when read. A parsed step is dozens of small objects; a conversation of thousands of steps kept that way makes
+ * every major collection trace all of them (pauses of hundreds of milliseconds in a busy service). Kept as a string,
+ * each step's text was still copied twice by the young collector (to the survivor space, then to the old
+ * generation): at 2,000 turns/s that copying was most of each young pause. Outside the heap only the small buffer
+ * object is copied.
  *
  * The conversation's latest step keeps what was parsed (and, when it was just committed, the step it was made
  * from): the next turn and the answer read it several times. Only the `KEPT_STEPS` most recently kept do, so that
@@ -24,22 +25,21 @@ type Parsed = {
 export class CompactStep implements StoredStep {
   readonly timestamp: number;
   readonly request?: KeyedRequest;
-  /** `{"entries":…,"output":…,"timestamp":…,"properties":…}` (packed as UTF-8 bytes when `#packed`). */
-  readonly #json: string;
-  readonly #packed: boolean;
-  /** Where the parts' texts start and end in `#json` (numbers, not an array: no object more per step); the
+  /** `{"entries":…,"output":…,"timestamp":…,"properties":…}` as UTF-8, in a buffer of its own (see above). */
+  readonly #bytes: Buffer;
+  /** Where the parts' bytes start and end in `#bytes` (numbers, not an array: no object more per step); the
    * entries start right after `ENTRIES_KEY` and end right before `OUTPUT_KEY`. */
   readonly #outputStart: number;
   readonly #outputEnd: number;
   readonly #propertiesStart: number;
   readonly #propertiesEnd: number;
-  /** Frozen entry values (a rule group's failed names): kept by reference, left out of `#json` (`SharedValues`). */
+  /** Frozen entry values (a rule group's failed names): kept by reference, left out of `#bytes` (`SharedValues`). */
   readonly #shared: SharedValues | undefined;
   /** Parts parsed and kept, while this is the latest step of its conversation. */
   #kept: Parsed | undefined;
-  /** Characters of text kept by the conversation's steps up to this one (`placeAfter`). */
+  /** Bytes of text kept by the conversation's steps up to this one (`placeAfter`). */
   #textThrough = 0;
-  /** The JSON text as made, until `of` hands it to the store (spares unpacking it again). */
+  /** The JSON text as made, until `of` hands it to the store (spares decoding it again). */
   #made: string | undefined;
 
   private constructor(step: StoredStep, keep: boolean, inCache: boolean) {
@@ -53,14 +53,15 @@ export class CompactStep implements StoredStep {
     const request = step.request === undefined ? '' : `,"request":${JSON.stringify(step.request)}`;
     const beforeProperties = `,"timestamp":${step.timestamp},"properties":`;
     const afterEntries = `${OUTPUT_KEY}${output}${beforeProperties}${properties}${request}}`;
-    // Joined, not concatenated: one flat string, not a tree of the pieces.
-    const json = [ENTRIES_KEY, entries, afterEntries].join('');
+    const json = `${ENTRIES_KEY}${entries}${afterEntries}`;
     this.#made = shared === undefined ? json : `${ENTRIES_KEY}${allEntries}${afterEntries}`;
-    this.#packed = BEYOND_LATIN1.test(json);
-    this.#json = this.#packed ? Buffer.from(json, 'utf8').toString('latin1') : json;
+    // Not `Buffer.from`: below 4 KiB it cuts the bytes from a shared 8 KiB pool, which one kept step would keep whole.
+    this.#bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(json, 'utf8'));
+    this.#bytes.write(json, 'utf8');
     // Bounds counted from the end, so that the entries (the longest part) need no count of their own bytes.
-    const length = this.#packed ? (text: string) => Buffer.byteLength(text, 'utf8') : (text: string) => text.length;
-    this.#propertiesEnd = this.#json.length - length(request) - 1;
+    const length =
+      this.#bytes.length === json.length ? (text: string) => text.length : (text: string) => Buffer.byteLength(text);
+    this.#propertiesEnd = this.#bytes.length - length(request) - 1;
     this.#propertiesStart = this.#propertiesEnd - length(properties);
     this.#outputEnd = this.#propertiesStart - beforeProperties.length;
     this.#outputStart = this.#outputEnd - length(output);
@@ -102,7 +103,7 @@ export class CompactStep implements StoredStep {
 
   /** The step's JSON text as the store keeps it (`JSON.parse` of it is the step). */
   get storedJson(): string {
-    return `${ENTRIES_KEY}${this.#text(ENTRIES_KEY.length, this.#entriesEnd, this.#shared)}${this.#text(this.#entriesEnd, this.#json.length)}`;
+    return `${ENTRIES_KEY}${this.#text(ENTRIES_KEY.length, this.#entriesEnd, this.#shared)}${this.#text(this.#entriesEnd, this.#bytes.length)}`;
   }
 
   get #entriesEnd(): number {
@@ -111,10 +112,10 @@ export class CompactStep implements StoredStep {
 
   /** Counts this step's text after that of the steps before it (`previous`: the step before it). */
   placeAfter(previous: StoredStep | undefined): void {
-    this.#textThrough = (previous instanceof CompactStep ? previous.#textThrough : 0) + this.#json.length;
+    this.#textThrough = (previous instanceof CompactStep ? previous.#textThrough : 0) + this.#bytes.length;
   }
 
-  /** Characters of text kept by the conversation's steps up to this one. */
+  /** Bytes of text kept by the conversation's steps up to this one. */
   get textThrough(): number {
     return this.#textThrough;
   }
@@ -145,10 +146,9 @@ export class CompactStep implements StoredStep {
     return value;
   }
 
-  /** The text of the JSON from `start` to `end`, unpacked, with `shared` values put back. */
+  /** The text of the JSON from byte `start` to byte `end`, with `shared` values put back. */
   #text(start: number, end: number, shared?: SharedValues): string {
-    const kept = this.#json.slice(start, end);
-    const text = this.#packed ? Buffer.from(kept, 'latin1').toString('utf8') : kept;
+    const text = this.#bytes.toString('utf8', start, end);
     return shared === undefined ? text : withSharedValues(text, shared);
   }
 }
@@ -226,7 +226,6 @@ function withSharedValues(kept: string, shared: SharedValues): string {
 
 const ENTRIES_KEY = '{"entries":';
 const OUTPUT_KEY = ',"output":';
-const BEYOND_LATIN1 = /[\u0100-\uffff]/;
 
 /** The last part read of a step that keeps nothing (a reader often reads two fields of one part in a row). */
 let lastRead: { step: CompactStep | undefined; part: Part | undefined; value: unknown } = {
