@@ -28,10 +28,10 @@ const FILTERS = [
  * From `:last` back to index `:from`; the condition on `step_index` makes each step's predecessor the one just
  * before it, and ends the walk even over a damaged chain.
  */
-const CHAIN = `WITH RECURSIVE chain (step_id, step_index, previous_step, body) AS (
-    SELECT rowid, step_index, previous_step, body FROM conversation_steps WHERE rowid = :last
+const CHAIN = `WITH RECURSIVE chain (step_id, step_index, previous_step) AS (
+    SELECT rowid, step_index, previous_step FROM conversation_steps WHERE rowid = :last
     UNION ALL
-    SELECT step.rowid, step.step_index, step.previous_step, step.body
+    SELECT step.rowid, step.step_index, step.previous_step
     FROM chain JOIN conversation_steps AS step ON step.rowid = chain.previous_step
     WHERE chain.step_index > :from AND step.step_index = chain.step_index - 1
   )`;
@@ -53,7 +53,8 @@ const STATEMENTS = {
   stepsFromLast: `${CHAIN} SELECT step_id, step_index, previous_step FROM chain WHERE step_index >= :from`,
   deleteStep: 'DELETE FROM conversation_steps WHERE rowid = ?',
   header: 'SELECT * FROM conversations WHERE id = ?',
-  steps: `${CHAIN} SELECT body FROM chain WHERE step_index >= :from ORDER BY step_index`,
+  steps: `${CHAIN} SELECT chain.step_index, step.body FROM chain JOIN conversation_steps AS step ON step.rowid = chain.step_id
+    WHERE chain.step_index >= :from`,
   exists: 'SELECT 1 AS found FROM conversations WHERE id = ?',
   deleteHeader: 'DELETE FROM conversations WHERE id = ? RETURNING last_step',
   inactive: `SELECT id, last_modified_on FROM conversations
@@ -88,8 +89,10 @@ export class SqliteConversationStore extends SqliteStore<keyof typeof STATEMENTS
     return readTransaction(this.db, () => {
       const header = this.sql.header.get(id);
       if (header === undefined) return undefined;
+      // In index order (the walk goes newest first); sorted here, not by SQLite, which would copy the bodies again.
       const steps = this.sql.steps
         .all({ last: header.last_step as number | null, from: fromIndex })
+        .sort((a, b) => Number(a.step_index) - Number(b.step_index))
         .map((step) => String(step.body));
       return { row: toConversationRow(header), steps };
     });

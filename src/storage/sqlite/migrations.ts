@@ -357,18 +357,29 @@ export const sqliteMigrations: readonly Migration[] = [
   {
     // The position index took one leaf page per turn: each conversation's newest entries sit in a leaf of their own,
     // so the turns sharing a group commit each wrote one more page (a fifth of a turn's WAL). Each step now names
-    // the step before it and the header names the latest one: the header row is written by every turn anyway.
+    // the step before it and the header names the latest one: the header row is written by every turn anyway. The
+    // table is made again (same rowids) so that the link comes before the body: reading it then never reads the
+    // overflow pages of a long step.
     name: 'conversation steps chained from the header instead of a position index',
     sql: `
-      ALTER TABLE conversation_steps ADD COLUMN previous_step INTEGER;
       ALTER TABLE conversations ADD COLUMN last_step INTEGER;
-      UPDATE conversation_steps AS step SET previous_step = (
-        SELECT before.rowid FROM conversation_steps AS before
-        WHERE before.conversation_id = step.conversation_id AND before.step_index = step.step_index - 1);
       UPDATE conversations SET last_step = (
         SELECT step.rowid FROM conversation_steps AS step WHERE step.conversation_id = conversations.id
         ORDER BY step.step_index DESC LIMIT 1);
-      DROP INDEX conversation_steps_position;
+      CREATE TABLE conversation_steps_chained (
+        conversation_id TEXT NOT NULL,
+        step_index INTEGER NOT NULL,
+        previous_step INTEGER,
+        body TEXT NOT NULL
+      );
+      INSERT INTO conversation_steps_chained (rowid, conversation_id, step_index, previous_step, body)
+        SELECT step.rowid, step.conversation_id, step.step_index, (
+            SELECT before.rowid FROM conversation_steps AS before
+            WHERE before.conversation_id = step.conversation_id AND before.step_index = step.step_index - 1),
+          step.body
+        FROM conversation_steps AS step ORDER BY step.rowid;
+      DROP TABLE conversation_steps;
+      ALTER TABLE conversation_steps_chained RENAME TO conversation_steps;
     `,
   },
 ];
