@@ -41,4 +41,4 @@ VOLUME ["/data"]
 EXPOSE 7070
 HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.SVC_HTTP_PORT || 7070) + '/q/health/ready').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-CMD ["node", "src/main.ts"]
+CMD ["node", "--v8-pool-size=1", "src/main.ts"]

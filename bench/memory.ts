@@ -3,7 +3,7 @@ import { setTimeout } from 'node:timers/promises';
 import { buildBenchmarkAgent, deployAgent } from './agent.ts';
 import { benchApi, expectStatus, type BenchApi } from './api.ts';
 import type { LoadSpec } from './measure.ts';
-import { residentBytes, startPinned, type BenchProcess } from './processes.ts';
+import { residentBytes, startService, type BenchProcess } from './processes.ts';
 import { openBenchStore, serviceEnvironment } from './store.ts';
 
 const CONNECTIONS = 16;
@@ -45,7 +45,7 @@ export async function memoryOfConversations(
   serviceEnv: Record<string, string> = {},
 ): Promise<MemoryOfConversations> {
   const store = await openBenchStore();
-  const service = await startPinned('src/main.ts', { ...serviceEnvironment(store), ...serviceEnv });
+  const service = await startService({ ...serviceEnvironment(store), ...serviceEnv });
   try {
     const api = benchApi(service.url);
     const agentId = await buildBenchmarkAgent(api);

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, connect, type AddressInfo } from 'node:net';
 import { setTimeout } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { startCommand } from '../scripts/start-command.ts';
 
 /**
  * The bench's processes, each pinned to one core with `taskset` (util-linux) when the machine has it and more
@@ -73,6 +74,21 @@ export async function startPinned(
     output: () => output,
     stop: () => stopChild(child),
   };
+}
+
+/**
+ * Starts the service on `core` as `npm start` does (its Node options, then its script), with `nodeOptions` added
+ * for a study (a preload, a profiler, V8 tracing).
+ */
+export function startService(
+  env: Record<string, string>,
+  {
+    core = SERVER_CORE,
+    nodeOptions = [] as readonly string[],
+  }: { core?: number; nodeOptions?: readonly string[] } = {},
+): Promise<BenchProcess> {
+  const { nodeOptions: startOptions, script } = startCommand();
+  return startPinned(script, env, { core, nodeOptions: [...startOptions, ...nodeOptions] });
 }
 
 function freePort(): Promise<number> {

@@ -16,7 +16,7 @@ import { memoryOfConversations } from './memory.ts';
 import { generator, runLoad } from './load.ts';
 import { measurementProblem, type LoadSpec, type Measurement } from './measure.ts';
 import { openAiChatBodies } from './openai.ts';
-import { LOAD_CORE, pinThisProcess, SERVER_CORE, startPinned, type BenchProcess } from './processes.ts';
+import { LOAD_CORE, pinThisProcess, SERVER_CORE, startPinned, startService, type BenchProcess } from './processes.ts';
 import { openBenchStore, serviceEnvironment, type BenchStore } from './store.ts';
 
 const resultsFile = join(dirname(fileURLToPath(import.meta.url)), 'results', 'latest.json');
@@ -134,7 +134,7 @@ async function main(): Promise<void> {
 
     const store = await openBenchStore();
     stores.push(store);
-    const service = await startPinned('src/main.ts', serviceEnvironment(store));
+    const service = await startService(serviceEnvironment(store));
     started.push(service);
     const api = benchApi(service.url);
     console.log(
@@ -304,7 +304,7 @@ async function postgresW1(echo: BenchProcess): Promise<void> {
   let service: BenchProcess | undefined;
   try {
     console.log('bench: W1 on PostgreSQL ...');
-    service = await startPinned('src/main.ts', serviceEnvironment(store));
+    service = await startService(serviceEnvironment(store));
     const rules = await agentOn(benchApi(service.url), CONVERSATIONS);
     const w1 = await compared(echo, service, steps(rules.paths), 'W1 PostgreSQL');
     workloads['W1-postgres'] = w1;

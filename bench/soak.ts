@@ -11,7 +11,15 @@ import { cpus } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { buildBenchmarkAgent, deployAgent } from './agent.ts';
 import { benchApi, expectStatus, type BenchApi } from './api.ts';
-import { LOAD_CORE, pinThisProcess, residentBytes, SERVER_CORE, startPinned, type BenchProcess } from './processes.ts';
+import {
+  LOAD_CORE,
+  pinThisProcess,
+  residentBytes,
+  SERVER_CORE,
+  startPinned,
+  startService,
+  type BenchProcess,
+} from './processes.ts';
 import { openBenchStore, serviceEnvironment, type BenchStore } from './store.ts';
 
 const number = (name: string, fallback: number): number => {
@@ -127,11 +135,7 @@ async function main(): Promise<void> {
     const httpTarget = await helper('bench/echo-main.ts');
     const llm = await helper('bench/fake-openai-main.ts');
     store = await openBenchStore();
-    const service = await startPinned(
-      'src/main.ts',
-      serviceEnvironment(store, { 'svc.conversations.cache-size': CACHE_SIZE }),
-      { core: SERVER_CORE },
-    );
+    const service = await startService(serviceEnvironment(store, { 'svc.conversations.cache-size': CACHE_SIZE }));
     started.push(service);
     const api = benchApi(service.url);
     const agents = await setUp(api, httpTarget.url, `${llm.url}/v1`);

@@ -23,7 +23,7 @@ import { blocksOf, GC, type Block, type CpuProfile, type Segment } from './cpu-p
 import { youngCollectionsIn, type YoungCollections } from './gc-trace.ts';
 import { runLoad } from './load.ts';
 import { measurementProblem, type LoadSpec } from './measure.ts';
-import { LOAD_CORE, pinThisProcess, startPinned } from './processes.ts';
+import { LOAD_CORE, pinThisProcess, startService } from './processes.ts';
 import { openBenchStore, serviceEnvironment } from './store.ts';
 
 /** `PerformanceEntry.detail.kind` of a GC entry (perf_hooks constants). */
@@ -70,16 +70,13 @@ async function main(): Promise<void> {
   // Extra V8 or Node flags for the service under study, e.g. STALLS_NODE_FLAGS='--trace-gc-nvp'; its output goes to
   // bench/results/stalls-service.log.
   nodeOptions.push(...(process.env.STALLS_NODE_FLAGS ?? '').split(' ').filter(Boolean));
-  const service = await startPinned(
-    'src/main.ts',
+  const service = await startService(
     {
       ...serviceEnvironment(store, signed ? { 'svc.vault.master-key': 'bench-stalls-master-key' } : {}),
       STALL_PROBE_OUT: probeOut,
       ...(survivors ? { STALL_PROBE_SURVIVORS: survivorsFile } : {}),
     },
-    {
-      nodeOptions,
-    },
+    { nodeOptions },
   );
   let stopped = false;
   try {

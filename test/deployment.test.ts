@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { parse, parseAllDocuments } from 'yaml';
 import { environmentName, settingDefinitions } from '../src/settings.ts';
+import { startCommand } from '../scripts/start-command.ts';
 
 /**
  * The deployment files (issue 19, item 7), checked as far as this machine can: there is no Docker engine and no
@@ -67,8 +68,10 @@ describe('Dockerfile', () => {
     assert.match(read('.dockerignore'), /^node_modules$/m);
   });
 
-  it('starts the service, exposes its port and checks its readiness', () => {
-    assert.equal(final.at(-1), 'CMD ["node", "src/main.ts"]');
+  it('starts the service as `npm start` does, exposes its port and checks its readiness', () => {
+    const { nodeOptions, script } = startCommand();
+    assert.equal(final.at(-1), `CMD ${JSON.stringify(['node', ...nodeOptions, script]).replaceAll('","', '", "')}`);
+    assert.deepEqual(nodeOptions, ['--v8-pool-size=1'], 'one V8 helper thread (README, Performance)');
     assert.ok(final.includes(`EXPOSE ${defaultPort}`));
     assert.ok(final.some((line) => line.startsWith('HEALTHCHECK') && line.includes('/q/health/ready')));
     const variables = final
