@@ -10,6 +10,7 @@
  *   npm run bench:stalls                          # 30 s paced; STALLS_SECONDS, STALLS_RATE, STALLS_TOP
  *   STALLS_PROFILE=0 npm run bench:stalls         # without the CPU profile (its sampling costs a little)
  *   STALLS_SIGNED=1 npm run bench:stalls          # with a vault master key: audit entries are signed
+ *   STALLS_AGENT=llm npm run bench:stalls         # the LLM turn's agent (or httpcall), its provider on the load core
  */
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -23,7 +24,7 @@ import { blocksOf, GC, type Block, type CpuProfile, type Segment } from './cpu-p
 import { youngCollectionsIn, type YoungCollections } from './gc-trace.ts';
 import { runLoad } from './load.ts';
 import { measurementProblem, type LoadSpec } from './measure.ts';
-import { LOAD_CORE, pinThisProcess, startService } from './processes.ts';
+import { type BenchProcess, LOAD_CORE, pinThisProcess, startPinned, startService } from './processes.ts';
 import { openBenchStore, serviceEnvironment } from './store.ts';
 
 /** `PerformanceEntry.detail.kind` of a GC entry (perf_hooks constants). */
@@ -47,6 +48,14 @@ const survivorsFile = join(projectRoot, 'bench', 'results', 'stalls-survivors.he
 const profiling = process.env.STALLS_PROFILE !== '0';
 /** With a vault master key, so the audit ledger signs its entries (the bench runs without one). */
 const signed = process.env.STALLS_SIGNED === '1';
+/** The agent of the W1 load (`rules`) or of the LLM or HTTP-call turn, whose outside service runs on the load core. */
+const agentKind = process.env.STALLS_AGENT ?? 'rules';
+const OUTSIDE_SERVICES: Readonly<Record<string, string | undefined>> = {
+  rules: undefined,
+  llm: 'bench/fake-openai-main.ts',
+  httpcall: 'bench/echo-main.ts',
+};
+if (!(agentKind in OUTSIDE_SERVICES)) throw new Error(`STALLS_AGENT must be one of ${Object.keys(OUTSIDE_SERVICES)}`);
 /** Blocks and pieces of work shorter than this are not listed (the goal leaves a few ms per turn at most). */
 const LONG_MS = 2;
 const CONNECTIONS = 16;
@@ -79,15 +88,29 @@ async function main(): Promise<void> {
     { nodeOptions },
   );
   let stopped = false;
+  let outside: BenchProcess | undefined;
   try {
-    const { paths } = await agentOn(benchApi(service.url), CONVERSATIONS);
+    const outsideScript = OUTSIDE_SERVICES[agentKind];
+    outside =
+      outsideScript === undefined
+        ? undefined
+        : await startPinned(outsideScript, {}, { core: LOAD_CORE, portVariable: 'BENCH_PORT' });
+    const { paths } = await agentOn(
+      benchApi(service.url),
+      CONVERSATIONS,
+      outside === undefined
+        ? {}
+        : agentKind === 'llm'
+          ? { llmBaseUrl: `${outside.url}/v1` }
+          : { httpCallTarget: outside.url },
+    );
     const spec: LoadSpec = { connections: CONNECTIONS, body: MESSAGE, paths };
     let rate = askedRate;
     if (rate === 0) {
       const w1 = await runLoad(service.url, { ...spec, duration: 5, warmupSeconds: 1 });
       rate = Math.max(1, Math.round(w1.reqPerSec / 2));
       console.log(
-        `stalls: W1 ${w1.reqPerSec.toFixed(0)} turns/s${profiling ? ' (profiled)' : ''}; pacing at ${rate}/s`,
+        `stalls: ${agentKind === 'rules' ? 'W1' : `the ${agentKind} agent`} ${w1.reqPerSec.toFixed(0)} turns/s${profiling ? ' (profiled)' : ''}; pacing at ${rate}/s`,
       );
     } else {
       // Warms up like the bench's latency run, which follows the throughput runs: first-use compilations
@@ -121,6 +144,7 @@ async function main(): Promise<void> {
     report({ rate, paced, probe, walFile, blocks, problem, young });
   } finally {
     if (!stopped) await service.stop();
+    await outside?.stop();
     await store.dispose();
     await rm(work, { recursive: true, force: true });
   }
