@@ -14,8 +14,8 @@ type Parsed = {
  * when read. A parsed step is dozens of small objects; a conversation of thousands of steps kept that way makes
  * every major collection trace all of them (pauses of hundreds of milliseconds in a busy service). Kept as a string,
  * each step's text was still copied twice by the young collector (to the survivor space, then to the old
- * generation): at 2,000 turns/s that copying was most of each young pause. Outside the heap only the small buffer
- * object is copied.
+ * generation): a rule-only turn promoted 2.7 KB, its step's text; outside the heap only the small buffer object is
+ * copied (0.6 KB a turn), and the old generation no longer grows with the conversations' text.
  *
  * The conversation's latest step keeps what was parsed (and, when it was just committed, the step it was made
  * from): the next turn and the answer read it several times. Only the `KEPT_STEPS` most recently kept do, so that
