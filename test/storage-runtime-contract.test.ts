@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Storage } from '../src/storage/ports.ts';
-import type { ConversationRow, ConversationStateName } from '../src/storage/runtime-ports.ts';
+import type { ConversationRow, ConversationStateName, ConversationStore } from '../src/storage/runtime-ports.ts';
+import { withStepStrings } from '../src/storage/runtime-rows.ts';
 import { storageTargets, useStorage, type StorageTarget } from './support/storage-targets.ts';
 
 let sequence = 0;
@@ -38,10 +39,23 @@ function next(row: ConversationRow, stepCount: number, overrides: Partial<Conver
 
 const step = (n: number) => `{"step":${n}}`;
 
+/** The store, its loads answering the steps' texts as strings (a store may read them as bytes). */
+function readingStrings(store: ConversationStore): ConversationStore {
+  return new Proxy(store, {
+    get(target, property) {
+      if (property === 'load') return async (id: string) => withStepStrings(await target.load(id));
+      if (property === 'loadFrom')
+        return async (id: string, fromIndex: number) => withStepStrings(await target.loadFrom(id, fromIndex));
+      const value: unknown = Reflect.get(target, property);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
 function contract(name: string, setup: () => Promise<StorageTarget>): void {
   describe(`runtime storage contract: ${name}`, () => {
     const { storage, reopen, target } = useStorage(setup);
-    const conversations = () => storage().conversations;
+    const conversations = () => readingStrings(storage().conversations);
 
     test('create then load returns header and steps byte-identical', async () => {
       const id = uniqueId();
@@ -219,7 +233,7 @@ function contract(name: string, setup: () => Promise<StorageTarget>): void {
           );
           assert.equal(outcomes.filter((outcome) => outcome === 'committed').length, 1, JSON.stringify(outcomes));
           assert.equal(outcomes.filter((outcome) => outcome === 'conflict').length, stores.length - 1);
-          const loaded = await others[round % others.length]!.conversations.load(id);
+          const loaded = withStepStrings(await others[round % others.length]!.conversations.load(id));
           assert.ok(loaded);
           assert.equal(loaded.row.revision, row.revision + 1);
           assert.equal(loaded.steps.length, row.stepCount + 1);

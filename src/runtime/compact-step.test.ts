@@ -48,6 +48,42 @@ describe('CompactStep', () => {
     });
   }
 
+  it('keeps an earlier step read from the store as it was read, string or bytes: nothing is parsed until a field is read', () => {
+    const broken = '{"entries":[not json';
+    assert.doesNotThrow(() => CompactStep.fromStored(broken, false), 'a load parses none of the earlier steps');
+    assert.throws(() => CompactStep.fromStored(broken, false).timestamp, SyntaxError, 'the first read does');
+    assert.throws(() => CompactStep.fromStored(broken, true), SyntaxError, 'the latest step is parsed at once');
+    const original = stepWith('Grüße → 你好', {
+      request: { idempotencyKey: 'k', fingerprint: 'f'.repeat(64), state: 'READY' },
+    });
+    // As another store might give it back: spaces, keys in another order.
+    const reordered = JSON.stringify(
+      {
+        properties: original.properties,
+        request: original.request,
+        timestamp: original.timestamp,
+        output: original.output,
+        entries: original.entries,
+      },
+      null,
+      1,
+    );
+    for (const [form, text] of [
+      ['a string', reordered],
+      ['UTF-8 bytes', new Uint8Array(Buffer.from(reordered))],
+      ['UTF-8 bytes inside a larger buffer', Buffer.concat([Buffer.from('[1,'), Buffer.from(reordered)]).subarray(3)],
+    ] as const) {
+      const step = CompactStep.fromStored(text, false);
+      step.placeAfter(undefined);
+      assert.equal(step.textThrough, Buffer.byteLength(reordered), `${form}: counted as read`);
+      assert.equal(step.storedJson, reordered, `${form}: handed on as it was read`);
+      assert.deepEqual(fieldsOf(step), original, `${form}: every field read back`);
+      assert.deepEqual(JSON.parse(step.storedJson), original, `${form}: the same step once read`);
+      const request = CompactStep.fromStored(text, false).request;
+      assert.deepEqual(request, original.request, `${form}: the request alone (retries look it up)`);
+    }
+  });
+
   it('answers the parsed parts of the step it was made from while it is the latest, fresh parses after', () => {
     const original = stepWith('hi');
     const { step } = CompactStep.of(original);

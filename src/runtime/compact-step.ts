@@ -1,4 +1,6 @@
 import { Buffer } from 'node:buffer';
+import type { StoredStepText } from '../storage/runtime-ports.ts';
+import { stepString } from '../storage/runtime-rows.ts';
 import type { KeyedRequest, Property, StepEntry, StoredStep } from './memory.ts';
 
 type Part = 'entries' | 'output' | 'properties';
@@ -20,21 +22,22 @@ type Parsed = {
  * The conversation's latest step keeps what was parsed (and, when it was just committed, the step it was made
  * from): the next turn and the answer read it several times. Only the `KEPT_STEPS` most recently kept do, so that
  * idle conversations in the cache are text alone. Other steps parse a part at each read (the same part read again
- * in a row is served again); readers of old steps are rare (undo, history windows, logs).
+ * in a row is served again); readers of old steps are rare (undo, history windows, logs). A step read from the store
+ * keeps the text as it was read until a part of it is first read (`#indexed`).
  */
 export class CompactStep implements StoredStep {
-  readonly timestamp: number;
-  readonly request?: KeyedRequest;
+  #timestamp = 0;
+  #request: KeyedRequest | undefined;
   /** `{"entries":…,"output":…,"timestamp":…,"properties":…}` as UTF-8, in a buffer of its own (see above). */
-  readonly #bytes: Buffer;
+  #bytes: Buffer;
   /** Where the parts' bytes start and end in `#bytes` (numbers, not an array: no object more per step); the
-   * entries start right after `ENTRIES_KEY` and end right before `OUTPUT_KEY`. */
-  readonly #outputStart: number;
-  readonly #outputEnd: number;
-  readonly #propertiesStart: number;
-  readonly #propertiesEnd: number;
+   * entries start right after `ENTRIES_KEY` and end right before `OUTPUT_KEY`. `UNINDEXED` until known. */
+  #outputStart = UNINDEXED;
+  #outputEnd = UNINDEXED;
+  #propertiesStart = UNINDEXED;
+  #propertiesEnd = UNINDEXED;
   /** Frozen entry values (a rule group's failed names): kept by reference, left out of `#bytes` (`SharedValues`). */
-  readonly #shared: SharedValues | undefined;
+  #shared: SharedValues | undefined;
   /** Parts parsed and kept, while this is the latest step of its conversation. */
   #kept: Parsed | undefined;
   /** Bytes of text kept by the conversation's steps up to this one (`placeAfter`). */
@@ -42,9 +45,29 @@ export class CompactStep implements StoredStep {
   /** The JSON text as made, until `of` hands it to the store (spares decoding it again). */
   #made: string | undefined;
 
-  private constructor(step: StoredStep, keep: boolean, inCache: boolean) {
-    this.timestamp = step.timestamp;
-    if (step.request !== undefined) this.request = step.request;
+  /** A step as made (`StoredStep`), or the stored JSON text of one, kept as it is until a part is read. */
+  private constructor(source: StoredStep | StoredStepText, keep: boolean, inCache: boolean) {
+    if (typeof source === 'string') {
+      this.#bytes = exactBuffer(source);
+      return;
+    }
+    if (source instanceof Uint8Array) {
+      // Kept as it is when it fills its memory alone (SQLite's BLOBs do); a view into more would keep all of it.
+      const alone = source.byteLength === source.buffer.byteLength;
+      this.#bytes = alone ? Buffer.from(source.buffer, 0, source.byteLength) : exactCopy(source);
+      return;
+    }
+    this.#bytes = this.#index(source);
+    if (keep) {
+      this.#kept = { entries: source.entries, output: source.output, properties: source.properties };
+      if (inCache) stepsKeeping.add(this);
+    }
+  }
+
+  /** Sets the step's fields and its parts' bounds from `step`, and answers its text as UTF-8. */
+  #index(step: StoredStep): Buffer {
+    this.#timestamp = step.timestamp;
+    this.#request = step.request;
     const allEntries = JSON.stringify(step.entries);
     const { text: entries, shared } = withoutSharedValues(step.entries, allEntries);
     this.#shared = shared;
@@ -55,20 +78,37 @@ export class CompactStep implements StoredStep {
     const afterEntries = `${OUTPUT_KEY}${output}${beforeProperties}${properties}${request}}`;
     const json = `${ENTRIES_KEY}${entries}${afterEntries}`;
     this.#made = shared === undefined ? json : `${ENTRIES_KEY}${allEntries}${afterEntries}`;
-    // Not `Buffer.from`: below 4 KiB it cuts the bytes from a shared 8 KiB pool, which one kept step would keep whole.
-    this.#bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(json, 'utf8'));
-    this.#bytes.write(json, 'utf8');
+    const bytes = exactBuffer(json);
     // Bounds counted from the end, so that the entries (the longest part) need no count of their own bytes.
     const length =
-      this.#bytes.length === json.length ? (text: string) => text.length : (text: string) => Buffer.byteLength(text);
-    this.#propertiesEnd = this.#bytes.length - length(request) - 1;
+      bytes.length === json.length ? (text: string) => text.length : (text: string) => Buffer.byteLength(text);
+    this.#propertiesEnd = bytes.length - length(request) - 1;
     this.#propertiesStart = this.#propertiesEnd - length(properties);
     this.#outputEnd = this.#propertiesStart - beforeProperties.length;
     this.#outputStart = this.#outputEnd - length(output);
-    if (keep) {
-      this.#kept = { entries: step.entries, output: step.output, properties: step.properties };
-      if (inCache) stepsKeeping.add(this);
+    return bytes;
+  }
+
+  /**
+   * A step read from the store as it was kept (its stored text, unread): the bounds of its parts are found when
+   * one is first read. Readers of the steps before the latest are rare (undo, history windows, logs), so loading a
+   * conversation costs a copy of its text, not a parse of each of its steps.
+   */
+  #indexed(): this {
+    if (this.#outputStart === UNINDEXED) {
+      const text = this.#bytes.toString('utf8');
+      this.#bytes = this.#index(JSON.parse(text) as StoredStep);
+      this.#made = undefined;
     }
+    return this;
+  }
+
+  get timestamp(): number {
+    return this.#indexed().#timestamp;
+  }
+
+  get request(): KeyedRequest | undefined {
+    return this.#indexed().#request;
   }
 
   /**
@@ -84,25 +124,30 @@ export class CompactStep implements StoredStep {
     return { step: compact, json };
   }
 
-  /** A step read from the store (its JSON text); only a `latest` step keeps its parsed parts. */
-  static fromStored(json: string, latest: boolean): CompactStep {
-    return new CompactStep(JSON.parse(json) as StoredStep, latest, true);
+  /**
+   * A step read from the store (its JSON text, or its UTF-8 bytes, which the step keeps).
+   * A `latest` step is parsed at once and keeps its parsed parts; any other is kept as it was read (`#indexed`).
+   */
+  static fromStored(text: StoredStepText, latest: boolean): CompactStep {
+    if (!latest) return new CompactStep(text, false, true);
+    return new CompactStep(JSON.parse(stepString(text)) as StoredStep, true, true);
   }
 
   get entries(): readonly StepEntry[] {
-    return this.#read('entries', ENTRIES_KEY.length, this.#entriesEnd) as readonly StepEntry[];
+    return this.#read('entries') as readonly StepEntry[];
   }
 
   get output(): Readonly<Record<string, unknown>> {
-    return this.#read('output', this.#outputStart, this.#outputEnd) as Readonly<Record<string, unknown>>;
+    return this.#read('output') as Readonly<Record<string, unknown>>;
   }
 
   get properties(): Readonly<Record<string, Property>> {
-    return this.#read('properties', this.#propertiesStart, this.#propertiesEnd) as Readonly<Record<string, Property>>;
+    return this.#read('properties') as Readonly<Record<string, Property>>;
   }
 
   /** The step's JSON text as the store keeps it (`JSON.parse` of it is the step). */
   get storedJson(): string {
+    if (this.#outputStart === UNINDEXED) return this.#bytes.toString('utf8');
     return `${ENTRIES_KEY}${this.#text(ENTRIES_KEY.length, this.#entriesEnd, this.#shared)}${this.#text(this.#entriesEnd, this.#bytes.length)}`;
   }
 
@@ -136,11 +181,18 @@ export class CompactStep implements StoredStep {
     return JSON.parse(this.storedJson) as StoredStep;
   }
 
-  #read(part: Part, start: number, end: number): unknown {
+  #read(part: Part): unknown {
     const kept = this.#kept?.[part];
     if (kept !== undefined) return kept;
     if (lastRead.step === this && lastRead.part === part) return lastRead.value;
-    const value: unknown = JSON.parse(this.#text(start, end, part === 'entries' ? this.#shared : undefined));
+    this.#indexed();
+    const value: unknown = JSON.parse(
+      part === 'entries'
+        ? this.#text(ENTRIES_KEY.length, this.#entriesEnd, this.#shared)
+        : part === 'output'
+          ? this.#text(this.#outputStart, this.#outputEnd)
+          : this.#text(this.#propertiesStart, this.#propertiesEnd),
+    );
     if (this.#kept) this.#kept[part] = value as never;
     else lastRead = { step: this, part, value };
     return value;
@@ -151,6 +203,23 @@ export class CompactStep implements StoredStep {
     const text = this.#bytes.toString('utf8', start, end);
     return shared === undefined ? text : withSharedValues(text, shared);
   }
+}
+
+/** Bounds not found yet: the step holds its stored text as it was read (`#indexed`). */
+const UNINDEXED = -1;
+
+/** `text` as UTF-8 in a buffer of exactly its size. Not `Buffer.from`: below 4 KiB that cuts the bytes from a shared
+ * 8 KiB pool, which one kept step would keep whole. */
+function exactBuffer(text: string): Buffer {
+  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text, 'utf8'));
+  bytes.write(text, 'utf8');
+  return bytes;
+}
+
+function exactCopy(bytes: Uint8Array): Buffer {
+  const copy = Buffer.allocUnsafeSlow(bytes.byteLength);
+  copy.set(bytes);
+  return copy;
 }
 
 /** Latest steps of conversations in use keep their parsed parts; any more (idle conversations) keep text alone. */

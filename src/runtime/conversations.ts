@@ -11,6 +11,7 @@ import type {
   ConversationRow,
   ConversationStateName,
   ConversationStore,
+  StoredStepText,
   UserPropertyStore,
 } from '../storage/runtime-ports.ts';
 import type { CompiledAgent } from './compiler.ts';
@@ -1117,12 +1118,12 @@ function compactFrom(steps: StoredStep[], from: number, inCache = true): string[
 }
 
 /** `kept` (steps cached before) followed by `stored` (JSON text read from the store), all compact. */
-function compactStored(kept: StoredStep[], stored: readonly string[]): StoredStep[] {
+function compactStored(kept: StoredStep[], stored: readonly StoredStepText[]): StoredStep[] {
   const steps = kept;
   const cachedLatest = steps.at(-1);
   if (stored.length > 0 && cachedLatest instanceof CompactStep) cachedLatest.forgetParsed();
-  for (const [offset, json] of stored.entries()) {
-    const step = CompactStep.fromStored(json, offset === stored.length - 1);
+  for (const [offset, text] of stored.entries()) {
+    const step = CompactStep.fromStored(text, offset === stored.length - 1);
     step.placeAfter(steps.at(-1));
     steps.push(step);
   }

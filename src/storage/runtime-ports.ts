@@ -71,13 +71,25 @@ export interface InactiveConversation {
   readonly lastModifiedOn: number;
 }
 
+/**
+ * A stored step's JSON text as a store reads it: a string, or its UTF-8 bytes (a store that can hand over the bytes
+ * spares decoding them into a string that the cache would encode again).
+ */
+export type StoredStepText = string | Uint8Array;
+
+/** A conversation's header and steps (in index order) as read from the store. */
+export interface LoadedConversation {
+  readonly row: ConversationRow;
+  readonly steps: StoredStepText[];
+}
+
 export interface ConversationStore {
   /** Stores a new conversation with its first steps. */
   create(row: ConversationRow, steps: readonly string[]): Promise<void>;
   /** Header and every step in order; undefined when unknown or deleted. */
-  load(id: string): Promise<{ row: ConversationRow; steps: string[] } | undefined>;
+  load(id: string): Promise<LoadedConversation | undefined>;
   /** Header and the steps from `fromIndex` on, from one consistent snapshot; undefined when unknown. */
-  loadFrom(id: string, fromIndex: number): Promise<{ row: ConversationRow; steps: string[] } | undefined>;
+  loadFrom(id: string, fromIndex: number): Promise<LoadedConversation | undefined>;
   /** The header alone (cheap freshness check of a cached conversation). */
   loadRow(id: string): Promise<ConversationRow | undefined>;
   /**

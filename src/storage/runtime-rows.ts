@@ -3,8 +3,20 @@ import type {
   ConversationRow,
   ConversationStateName,
   DeploymentRecord,
+  LoadedConversation,
+  StoredStepText,
   TriggerRecord,
 } from './runtime-ports.ts';
+
+/** A stored step's JSON text as a string, whichever form its store read it in. */
+export function stepString(text: StoredStepText): string {
+  return typeof text === 'string' ? text : Buffer.from(text.buffer, text.byteOffset, text.byteLength).toString('utf8');
+}
+
+/** A loaded conversation with its steps' texts as strings. */
+export function withStepStrings(loaded: LoadedConversation | undefined): LoadedConversation | undefined {
+  return loaded && { row: loaded.row, steps: loaded.steps.map(stepString) };
+}
 
 /**
  * Maps a `conversations` row (either adapter) to a header. PostgreSQL returns `bigint` columns as strings,

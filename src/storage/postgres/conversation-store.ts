@@ -7,6 +7,7 @@ import type {
   ConversationStore,
   InactiveConversation,
   InactiveQuery,
+  LoadedConversation,
 } from '../runtime-ports.ts';
 import { checkNewConversation, firstAppendedIndex, toConversationRow } from '../runtime-rows.ts';
 import { TickBatch } from './tick-batch.ts';
@@ -57,11 +58,11 @@ export class PostgresConversationStore implements ConversationStore {
     );
   }
 
-  async load(id: string): Promise<{ row: ConversationRow; steps: string[] } | undefined> {
+  async load(id: string): Promise<LoadedConversation | undefined> {
     return this.loadFrom(id, 0);
   }
 
-  async loadFrom(id: string, fromIndex: number): Promise<{ row: ConversationRow; steps: string[] } | undefined> {
+  async loadFrom(id: string, fromIndex: number): Promise<LoadedConversation | undefined> {
     // One statement, one snapshot: the header and the steps always agree.
     const { rows } = await this.#db.query(
       `SELECT c.*, ARRAY(SELECT s.body FROM conversation_steps s

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { ConversationRow } from '../runtime-ports.ts';
+import { withStepStrings } from '../runtime-rows.ts';
 import { SqliteConversationStore } from './conversation-store.ts';
 import { GroupCommit } from './group-commit.ts';
 import { sqliteMigrations } from './migrations.ts';
@@ -62,10 +63,10 @@ describe('SQLite conversation store', () => {
       migrate(db, sqliteMigrations);
       const store = new SqliteConversationStore(db, new GroupCommit(db));
       assert.deepEqual(
-        (await store.load('a'))?.steps,
+        withStepStrings(await store.load('a'))?.steps,
         [0, 1, 2].map((index) => stepText('a', index)),
       );
-      assert.deepEqual((await store.loadFrom('b', 1))?.steps, [stepText('b', 1)]);
+      assert.deepEqual(withStepStrings(await store.loadFrom('b', 1))?.steps, [stepText('b', 1)]);
       // Undo of a's last step, then a new one in its place.
       const outcome = await store.commit('a', 1, {
         row: header('a', 3, 2),
@@ -73,7 +74,11 @@ describe('SQLite conversation store', () => {
         appendSteps: [stepText('a', 2.5)],
       });
       assert.equal(outcome, 'committed');
-      assert.deepEqual((await store.load('a'))?.steps, [stepText('a', 0), stepText('a', 1), stepText('a', 2.5)]);
+      assert.deepEqual(withStepStrings(await store.load('a'))?.steps, [
+        stepText('a', 0),
+        stepText('a', 1),
+        stepText('a', 2.5),
+      ]);
       assert.equal(await store.delete('b'), true);
       assert.equal(db.prepare("SELECT count(*) AS n FROM conversation_steps WHERE conversation_id = 'b'").get()!.n, 0);
       assert.equal(db.prepare('SELECT count(*) AS n FROM conversation_steps').get()!.n, 3);

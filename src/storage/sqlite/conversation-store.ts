@@ -7,6 +7,7 @@ import type {
   ConversationStore,
   InactiveConversation,
   InactiveQuery,
+  LoadedConversation,
 } from '../runtime-ports.ts';
 import { checkNewConversation, firstAppendedIndex, toConversationRow } from '../runtime-rows.ts';
 import type { GroupCommit } from './group-commit.ts';
@@ -53,7 +54,8 @@ const STATEMENTS = {
   stepsFromLast: `${CHAIN} SELECT step_id, step_index, previous_step FROM chain WHERE step_index >= :from`,
   deleteStep: 'DELETE FROM conversation_steps WHERE rowid = ?',
   header: 'SELECT * FROM conversations WHERE id = ?',
-  steps: `${CHAIN} SELECT chain.step_index, step.body FROM chain JOIN conversation_steps AS step ON step.rowid = chain.step_id
+  /** The bodies as BLOBs: their UTF-8 bytes, each in an array buffer of its own, not decoded into strings. */
+  steps: `${CHAIN} SELECT chain.step_index, CAST(step.body AS BLOB) AS body FROM chain JOIN conversation_steps AS step ON step.rowid = chain.step_id
     WHERE chain.step_index >= :from`,
   exists: 'SELECT 1 AS found FROM conversations WHERE id = ?',
   deleteHeader: 'DELETE FROM conversations WHERE id = ? RETURNING last_step',
@@ -81,11 +83,11 @@ export class SqliteConversationStore extends SqliteStore<keyof typeof STATEMENTS
     });
   }
 
-  async load(id: string): Promise<{ row: ConversationRow; steps: string[] } | undefined> {
+  async load(id: string): Promise<LoadedConversation | undefined> {
     return this.loadFrom(id, 0);
   }
 
-  async loadFrom(id: string, fromIndex: number): Promise<{ row: ConversationRow; steps: string[] } | undefined> {
+  async loadFrom(id: string, fromIndex: number): Promise<LoadedConversation | undefined> {
     return readTransaction(this.db, () => {
       const header = this.sql.header.get(id);
       if (header === undefined) return undefined;
@@ -93,7 +95,7 @@ export class SqliteConversationStore extends SqliteStore<keyof typeof STATEMENTS
       const steps = this.sql.steps
         .all({ last: header.last_step as number | null, from: fromIndex })
         .sort((a, b) => Number(a.step_index) - Number(b.step_index))
-        .map((step) => String(step.body));
+        .map((step) => step.body as Uint8Array);
       return { row: toConversationRow(header), steps };
     });
   }
