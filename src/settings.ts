@@ -153,7 +153,7 @@ export const settingDefinitions = {
   'svc.conversations.redo-cache-size': integer(20, 'undone steps kept per conversation', 0),
   'svc.conversations.retry-window-steps': integer(
     100,
-    'a message retried with the same Idempotency-Key is answered from its step while that is among the last this many steps',
+    'a message retried with the same Idempotency-Key is answered from its step while that is among the last this many steps; on the embedded store a cached conversation holds the text of this many steps and one more',
     1,
   ),
   'svc.conversations.cache-size': integer(
@@ -163,7 +163,7 @@ export const settingDefinitions = {
   ),
   'svc.conversations.cache-megabytes': integer(
     256,
-    'megabytes of step text the conversations kept in memory hold at most; the least recently used beyond it are read from the store again',
+    "megabytes the conversations kept in memory take at most (their steps' text and objects); the least recently used beyond it are read from the store again",
     1,
   ),
   'svc.conversations.turn-timeout-seconds': integer(60, 'a turn past this answers 408', 1),

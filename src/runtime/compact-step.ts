@@ -28,8 +28,14 @@ type Parsed = {
 export class CompactStep implements StoredStep {
   #timestamp = 0;
   #request: KeyedRequest | undefined;
-  /** `{"entries":…,"output":…,"timestamp":…,"properties":…}` as UTF-8, in a buffer of its own (see above). */
-  #bytes: Buffer;
+  /**
+   * `{"entries":…,"output":…,"timestamp":…,"properties":…}` as UTF-8, in a buffer of its own (see above); undefined
+   * while the conversation does not hold this step's text (`#earlier` reads it when asked for).
+   */
+  #bytes: Buffer | undefined;
+  /** The reader of the conversation's steps whose text is not held, while this is one of them; its index there. */
+  #earlier: EarlierStepsReader | undefined;
+  #position = 0;
   /** Where the parts' bytes start and end in `#bytes` (numbers, not an array: no object more per step); the
    * entries start right after `ENTRIES_KEY` and end right before `OUTPUT_KEY`. `UNINDEXED` until known. */
   #outputStart = UNINDEXED;
@@ -45,16 +51,14 @@ export class CompactStep implements StoredStep {
   /** The JSON text as made, until `of` hands it to the store (spares decoding it again). */
   #made: string | undefined;
 
-  /** A step as made (`StoredStep`), or the stored JSON text of one, kept as it is until a part is read. */
-  private constructor(source: StoredStep | StoredStepText, keep: boolean, inCache: boolean) {
-    if (typeof source === 'string') {
-      this.#bytes = exactBuffer(source);
-      return;
-    }
-    if (source instanceof Uint8Array) {
-      // Kept as it is when it fills its memory alone (SQLite's BLOBs do); a view into more would keep all of it.
-      const alone = source.byteLength === source.buffer.byteLength;
-      this.#bytes = alone ? Buffer.from(source.buffer, 0, source.byteLength) : exactCopy(source);
+  /**
+   * A step as made (`StoredStep`), the stored JSON text of one (kept as it is until a part is read), or nothing yet:
+   * a step of a loaded conversation whose text is read when asked for.
+   */
+  private constructor(source: StoredStep | StoredStepText | undefined, keep: boolean, inCache: boolean) {
+    if (source === undefined) return;
+    if (typeof source === 'string' || source instanceof Uint8Array) {
+      this.#bytes = bufferOf(source);
       return;
     }
     this.#bytes = this.#index(source);
@@ -96,7 +100,7 @@ export class CompactStep implements StoredStep {
    */
   #indexed(): this {
     if (this.#outputStart === UNINDEXED) {
-      const text = this.#bytes.toString('utf8');
+      const text = this.#held().toString('utf8');
       this.#bytes = this.#index(JSON.parse(text) as StoredStep);
       this.#made = undefined;
     }
@@ -125,6 +129,52 @@ export class CompactStep implements StoredStep {
   }
 
   /**
+   * A step of a loaded conversation whose text is not read yet: `earlier` reads it (and its neighbours') when a part
+   * of it is first asked for.
+   */
+  static notRead(earlier: EarlierStepsReader, position: number): CompactStep {
+    const step = new CompactStep(undefined, false, true);
+    step.#earlier = earlier;
+    step.#position = position;
+    return step;
+  }
+
+  /** Whether the step holds its text (a step of a loaded conversation may not: `notRead`, `letGo`). */
+  get holdsText(): boolean {
+    return this.#bytes !== undefined;
+  }
+
+  /** Bytes of text the step holds. */
+  get heldBytes(): number {
+    return this.#bytes?.length ?? 0;
+  }
+
+  /** Takes the step's text as the store keeps it (read by `earlier`). */
+  hold(text: StoredStepText): void {
+    this.#bytes = bufferOf(text);
+    this.#outputStart = UNINDEXED;
+    this.#earlier = undefined;
+  }
+
+  /** Lets go of the step's text: `earlier` reads it again when it is asked for (the step is `position` in it). */
+  letGo(earlier: EarlierStepsReader, position: number): void {
+    this.#bytes = undefined;
+    this.#outputStart = UNINDEXED;
+    this.#made = undefined;
+    this.#kept = undefined;
+    if (lastRead.step === this) lastRead = { step: undefined, part: undefined, value: undefined };
+    this.#earlier = earlier;
+    this.#position = position;
+  }
+
+  /** The step's text, read first when it is not held. */
+  #held(): Buffer {
+    if (this.#bytes === undefined) this.#earlier?.read(this, this.#position);
+    if (this.#bytes === undefined) throw new Error(`step ${this.#position}: its text was not read`);
+    return this.#bytes;
+  }
+
+  /**
    * A step read from the store (its JSON text, or its UTF-8 bytes, which the step keeps).
    * A `latest` step is parsed at once and keeps its parsed parts; any other is kept as it was read (`#indexed`).
    */
@@ -147,8 +197,8 @@ export class CompactStep implements StoredStep {
 
   /** The step's JSON text as the store keeps it (`JSON.parse` of it is the step). */
   get storedJson(): string {
-    if (this.#outputStart === UNINDEXED) return this.#bytes.toString('utf8');
-    return `${ENTRIES_KEY}${this.#text(ENTRIES_KEY.length, this.#entriesEnd, this.#shared)}${this.#text(this.#entriesEnd, this.#bytes.length)}`;
+    if (this.#outputStart === UNINDEXED) return this.#held().toString('utf8');
+    return `${ENTRIES_KEY}${this.#text(ENTRIES_KEY.length, this.#entriesEnd, this.#shared)}${this.#text(this.#entriesEnd, this.#held().length)}`;
   }
 
   get #entriesEnd(): number {
@@ -157,7 +207,7 @@ export class CompactStep implements StoredStep {
 
   /** Counts this step's text after that of the steps before it (`previous`: the step before it). */
   placeAfter(previous: StoredStep | undefined): void {
-    this.#textThrough = (previous instanceof CompactStep ? previous.#textThrough : 0) + this.#bytes.length;
+    this.#textThrough = (previous instanceof CompactStep ? previous.#textThrough : 0) + this.heldBytes;
   }
 
   /** Bytes of text kept by the conversation's steps up to this one. */
@@ -200,7 +250,7 @@ export class CompactStep implements StoredStep {
 
   /** The text of the JSON from byte `start` to byte `end`, with `shared` values put back. */
   #text(start: number, end: number, shared?: SharedValues): string {
-    const text = this.#bytes.toString('utf8', start, end);
+    const text = this.#held().toString('utf8', start, end);
     return shared === undefined ? text : withSharedValues(text, shared);
   }
 }
@@ -216,10 +266,20 @@ function exactBuffer(text: string): Buffer {
   return bytes;
 }
 
-function exactCopy(bytes: Uint8Array): Buffer {
-  const copy = Buffer.allocUnsafeSlow(bytes.byteLength);
-  copy.set(bytes);
+/** A stored text as a buffer of its own: bytes that fill their memory alone (SQLite's BLOBs do) are kept as they
+ * are; a view into more would keep all of it, so those are copied. */
+function bufferOf(text: StoredStepText): Buffer {
+  if (typeof text === 'string') return exactBuffer(text);
+  if (text.byteLength === text.buffer.byteLength) return Buffer.from(text.buffer, 0, text.byteLength);
+  const copy = Buffer.allocUnsafeSlow(text.byteLength);
+  copy.set(text);
   return copy;
+}
+
+/** Reads the text of a conversation's steps that it does not hold (`EarlierSteps`). */
+export interface EarlierStepsReader {
+  /** Gives `step`, at `position`, and the steps right after it that hold no text either, their text (`hold`). */
+  read(step: CompactStep, position: number): void;
 }
 
 /** Latest steps of conversations in use keep their parsed parts; any more (idle conversations) keep text alone. */

@@ -18,6 +18,7 @@ import type { CompiledAgent } from './compiler.ts';
 import { CompactStep } from './compact-step.ts';
 import { contextValues } from './context.ts';
 import { Coordinator } from './coordinator.ts';
+import { EarlierSteps } from './earlier-steps.ts';
 import type { ConversationMeters, TaskMeters } from '../ops/domain-metrics.ts';
 import type { Tracing } from '../ops/tracing.ts';
 import type { DeploymentService, Environment } from './deployments.ts';
@@ -110,6 +111,8 @@ interface LiveConversation extends Conversation {
   properties: Record<string, Property>;
   tallies: Tallies;
   truncations: TruncationLog;
+  /** Reads the steps whose text the cached conversation does not hold (stores that read without waiting). */
+  readonly earlier: EarlierSteps | undefined;
   /** Audit entries numbered so far (assigned under the conversation lock, stored with the conversation). */
   auditSequence: number;
   /** Audit entries of turns not committed yet; they reach the ledger only once their turn is committed. */
@@ -178,6 +181,8 @@ export class ConversationService {
   readonly #clock: () => number;
   readonly #coordinator: Coordinator;
   readonly #cache: LRUCache<string, LiveConversation>;
+  /** Steps whose text a cached conversation holds (`EarlierSteps`): the steps a retried message is looked up in. */
+  readonly #heldSteps: number;
   /** Conversations started here and not cached yet (not continued since), with their start time, oldest first. */
   readonly #uncachedStarts = new Map<string, number>();
 
@@ -190,10 +195,12 @@ export class ConversationService {
       options.maxActiveConversations,
       meters && ((seconds) => meters.coordinatorWaited(seconds)),
     );
+    const heldSteps = options.retryWindowSteps + 1;
+    this.#heldSteps = heldSteps;
     this.#cache = new LRUCache({
       max: options.cacheSize ?? 10_000,
       maxSize: (options.cacheMegabytes ?? 256) * 2 ** 20,
-      sizeCalculation: cachedSize,
+      sizeCalculation: (conversation) => cachedSize(conversation, heldSteps),
     });
     meters?.observe({
       activeConversations: () => this.#recentlyActive(),
@@ -276,6 +283,7 @@ export class ConversationService {
       lastModifiedOn: now,
       revision: 0,
       steps: [],
+      earlier: undefined,
       redo: [],
       properties: { ...longTermBefore },
       tallies: emptyTallies,
@@ -932,13 +940,27 @@ export class ConversationService {
         return current;
       }
     }
-    const stored = await this.#store.load(conversationId);
-    if (!stored) throw unknownConversation(conversationId);
+    const conversation = await this.#loadStored(conversationId);
+    if (!conversation) throw unknownConversation(conversationId);
     const raced = this.#cache.get(conversationId);
-    if (raced && raced !== cached && raced.revision >= stored.row.revision) return raced;
-    const conversation = fromStored(stored.row, compactStored([], stored.steps));
+    if (raced && raced !== cached && raced.revision >= conversation.revision) return raced;
     this.#remember(conversation);
     return conversation;
+  }
+
+  /** The stored conversation; from a store that reads without waiting, with the text of its latest steps only. */
+  async #loadStored(id: string): Promise<LiveConversation | undefined> {
+    const store = this.#store;
+    if (store.loadLatest === undefined || store.readStepsNow === undefined) {
+      const stored = await store.load(id);
+      return stored && fromStored(stored.row, compactStored([], stored.steps));
+    }
+    const latest = await store.loadLatest(id, this.#heldSteps);
+    if (!latest) return undefined;
+    const steps: StoredStep[] = [];
+    const earlier = new EarlierSteps(id, steps, (fromIndex, toIndex) => store.readStepsNow?.(id, fromIndex, toIndex));
+    steps.push(...earlier.notRead(latest.row.stepCount - latest.steps.length));
+    return fromStored(latest.row, compactStored(steps, latest.steps), earlier);
   }
 
   /**
@@ -946,6 +968,8 @@ export class ConversationService {
    * steps changed since the cached revision are read. Undefined when it must be loaded whole.
    */
   async #current(cached: LiveConversation): Promise<LiveConversation | undefined> {
+    // Its earlier steps read from this store when asked for: loaded afresh instead.
+    if (cached.earlier) return undefined;
     let row = await this.#store.loadRow(cached.id);
     for (let attempt = 0; row && attempt < 3; attempt++) {
       if (row.revision === cached.revision) return cached;
@@ -979,6 +1003,7 @@ export class ConversationService {
 
   #remember(conversation: LiveConversation): void {
     this.#uncachedStarts.delete(conversation.id);
+    conversation.earlier?.holdLatest(this.#heldSteps);
     // The cache sizes an entry only when its value changes; a conversation grows in place.
     this.#cache.delete(conversation.id);
     this.#cache.set(conversation.id, conversation);
@@ -1131,14 +1156,25 @@ function compactStored(kept: StoredStep[], stored: readonly StoredStepText[]): S
   return steps;
 }
 
-/** What a cached conversation counts for: its steps' text, and a share for its header, properties and tallies. */
-function cachedSize(conversation: LiveConversation): number {
-  const { steps } = conversation;
+/**
+ * What a cached conversation counts for: its steps' text (the latest `heldSteps` when it reads earlier ones from the
+ * store), an object per step, and a share for its header, properties and tallies.
+ */
+function cachedSize(conversation: LiveConversation, heldSteps: number): number {
+  const { steps, earlier } = conversation;
+  const text = earlier ? earlier.heldBytes(heldSteps) : textOfAll(steps);
+  return CONVERSATION_OVERHEAD + steps.length * STEP_OBJECT_BYTES + text;
+}
+
+/** Bytes of text all the steps hold (each compact step counts its own and those before it). */
+function textOfAll(steps: readonly StoredStep[]): number {
   const stored = steps.findLast((step) => step instanceof CompactStep);
-  return CONVERSATION_OVERHEAD + (stored instanceof CompactStep ? stored.textThrough : 0);
+  return stored instanceof CompactStep ? stored.textThrough : 0;
 }
 
 const CONVERSATION_OVERHEAD = 2048;
+/** The heap a step takes apart from its text (a `CompactStep` whose text is not read: 144 bytes, measured). */
+const STEP_OBJECT_BYTES = 144;
 
 /** Only the latest step keeps its parsed parts: the one before it forgets them. */
 function latestKeepsParsed(steps: readonly StoredStep[]): void {
@@ -1148,12 +1184,13 @@ function latestKeepsParsed(steps: readonly StoredStep[]): void {
   if (latest instanceof CompactStep) latest.keepParsed();
 }
 
-function fromStored(row: ConversationRow, steps: StoredStep[]): LiveConversation {
+function fromStored(row: ConversationRow, steps: StoredStep[], earlier?: EarlierSteps): LiveConversation {
   const { stepCount: _stepCount, stateJson, ...header } = row;
   const state = JSON.parse(stateJson) as StoredState;
   return {
     ...header,
     steps,
+    earlier,
     redo: state.redo,
     properties: state.properties,
     tallies: state.tallies,

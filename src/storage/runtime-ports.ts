@@ -93,6 +93,13 @@ export interface ConversationStore {
   /** The header alone (cheap freshness check of a cached conversation). */
   loadRow(id: string): Promise<ConversationRow | undefined>;
   /**
+   * Stores that read without waiting (the embedded one) offer both of these: the runtime then loads a conversation's
+   * latest steps only, and reads earlier ones when they are first asked for. The header and the latest `count` steps.
+   */
+  loadLatest?(id: string, count: number): Promise<LoadedConversation | undefined>;
+  /** The texts of steps `fromIndex` to `toIndex` (excluded), read now; undefined when the conversation is gone. */
+  readStepsNow?(id: string, fromIndex: number, toIndex: number): StoredStepText[] | undefined;
+  /**
    * One atomic write: if the stored revision is `expectedRevision`, truncate/append steps and replace the header.
    * `conflict` when another writer got there first, `not-found` when the conversation is gone.
    */

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { ConversationRow } from '../runtime-ports.ts';
-import { withStepStrings } from '../runtime-rows.ts';
+import { stepString, withStepStrings } from '../runtime-rows.ts';
 import { SqliteConversationStore } from './conversation-store.ts';
 import { GroupCommit } from './group-commit.ts';
 import { sqliteMigrations } from './migrations.ts';
@@ -111,6 +111,29 @@ describe('SQLite conversation store', () => {
       // index of the steps added a leaf page per conversation: 16 more.
       assert.ok(frames <= 12, `one commit of 16 turns wrote ${frames} pages`);
       assert.equal((await store.load(ids[0]!))?.steps.length, 152);
+    });
+  });
+
+  it('loads the latest steps of a conversation, and reads earlier ones at once', async () => {
+    await withDatabase(async (db) => {
+      migrate(db, sqliteMigrations);
+      const store = new SqliteConversationStore(db, new GroupCommit(db));
+      const texts = (id: string, from: number, to: number) =>
+        Array.from({ length: to - from }, (_, offset) => stepText(id, from + offset));
+      await store.create(header('a', 10), texts('a', 0, 10));
+      await store.create(header('b', 4), texts('b', 0, 4));
+      const latest = withStepStrings(await store.loadLatest('a', 3));
+      assert.deepEqual(latest, { row: header('a', 10), steps: texts('a', 7, 10) });
+      assert.deepEqual(withStepStrings(await store.loadLatest('b', 30))?.steps, texts('b', 0, 4), 'fewer: all');
+      assert.equal(await store.loadLatest('c', 3), undefined);
+      const read = (id: string, from: number, to: number) => store.readStepsNow(id, from, to)?.map(stepString);
+      assert.deepEqual(read('a', 2, 5), texts('a', 2, 5));
+      assert.deepEqual(read('a', 0, 10), texts('a', 0, 10));
+      assert.deepEqual(read('a', 4, 4), []);
+      assert.equal(read('c', 0, 1), undefined);
+      // Undo of the last two steps, then a new one: the earlier steps are read as they are now.
+      await store.commit('a', 1, { row: header('a', 9, 2), truncateStepsFrom: 8, appendSteps: ['{"new":8}'] });
+      assert.deepEqual(read('a', 6, 9), [stepText('a', 6), stepText('a', 7), '{"new":8}']);
     });
   });
 });

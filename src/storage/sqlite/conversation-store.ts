@@ -8,6 +8,7 @@ import type {
   InactiveConversation,
   InactiveQuery,
   LoadedConversation,
+  StoredStepText,
 } from '../runtime-ports.ts';
 import { checkNewConversation, firstAppendedIndex, toConversationRow } from '../runtime-rows.ts';
 import type { GroupCommit } from './group-commit.ts';
@@ -56,7 +57,8 @@ const STATEMENTS = {
   header: 'SELECT * FROM conversations WHERE id = ?',
   /** The bodies as BLOBs: their UTF-8 bytes, each in an array buffer of its own, not decoded into strings. */
   steps: `${CHAIN} SELECT chain.step_index, CAST(step.body AS BLOB) AS body FROM chain JOIN conversation_steps AS step ON step.rowid = chain.step_id
-    WHERE chain.step_index >= :from`,
+    WHERE chain.step_index >= :from AND chain.step_index < :to`,
+  lastStep: 'SELECT last_step FROM conversations WHERE id = ?',
   exists: 'SELECT 1 AS found FROM conversations WHERE id = ?',
   deleteHeader: 'DELETE FROM conversations WHERE id = ? RETURNING last_step',
   inactive: `SELECT id, last_modified_on FROM conversations
@@ -91,13 +93,36 @@ export class SqliteConversationStore extends SqliteStore<keyof typeof STATEMENTS
     return readTransaction(this.db, () => {
       const header = this.sql.header.get(id);
       if (header === undefined) return undefined;
-      // In index order (the walk goes newest first); sorted here, not by SQLite, which would copy the bodies again.
-      const steps = this.sql.steps
-        .all({ last: header.last_step as number | null, from: fromIndex })
-        .sort((a, b) => Number(a.step_index) - Number(b.step_index))
-        .map((step) => step.body as Uint8Array);
-      return { row: toConversationRow(header), steps };
+      return {
+        row: toConversationRow(header),
+        steps: this.#stepTexts(header.last_step, fromIndex, Number.MAX_SAFE_INTEGER),
+      };
     });
+  }
+
+  async loadLatest(id: string, count: number): Promise<LoadedConversation | undefined> {
+    return readTransaction(this.db, () => {
+      const header = this.sql.header.get(id);
+      if (header === undefined) return undefined;
+      const row = toConversationRow(header);
+      return { row, steps: this.#stepTexts(header.last_step, Math.max(0, row.stepCount - count), row.stepCount) };
+    });
+  }
+
+  readStepsNow(id: string, fromIndex: number, toIndex: number): StoredStepText[] | undefined {
+    return readTransaction(this.db, () => {
+      const header = this.sql.lastStep.get(id);
+      return header === undefined ? undefined : this.#stepTexts(header.last_step, fromIndex, toIndex);
+    });
+  }
+
+  /** The texts of the steps from `fromIndex` to `toIndex` (excluded) of the chain ending at step row `last`. */
+  #stepTexts(last: unknown, fromIndex: number, toIndex: number): Uint8Array[] {
+    // In index order (the walk goes newest first); sorted here, not by SQLite, which would copy the bodies again.
+    return this.sql.steps
+      .all({ last: last as number | null, from: fromIndex, to: toIndex })
+      .sort((a, b) => Number(a.step_index) - Number(b.step_index))
+      .map((step) => step.body as Uint8Array);
   }
 
   async loadRow(id: string): Promise<ConversationRow | undefined> {
