@@ -144,11 +144,6 @@ export class CompactStep implements StoredStep {
     return this.#bytes !== undefined;
   }
 
-  /** Bytes of text the step holds. */
-  get heldBytes(): number {
-    return this.#bytes?.length ?? 0;
-  }
-
   /** Takes the step's text as the store keeps it (read by `earlier`). */
   hold(text: StoredStepText): void {
     this.#bytes = bufferOf(text);
@@ -207,7 +202,7 @@ export class CompactStep implements StoredStep {
 
   /** Counts this step's text after that of the steps before it (`previous`: the step before it). */
   placeAfter(previous: StoredStep | undefined): void {
-    this.#textThrough = (previous instanceof CompactStep ? previous.#textThrough : 0) + this.heldBytes;
+    this.#textThrough = (previous instanceof CompactStep ? previous.#textThrough : 0) + (this.#bytes?.length ?? 0);
   }
 
   /** Bytes of text kept by the conversation's steps up to this one. */

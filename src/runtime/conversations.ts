@@ -1162,14 +1162,11 @@ function compactStored(kept: StoredStep[], stored: readonly StoredStepText[]): S
  */
 function cachedSize(conversation: LiveConversation, heldSteps: number): number {
   const { steps, earlier } = conversation;
-  const text = earlier ? earlier.heldBytes(heldSteps) : textOfAll(steps);
+  // Each compact step counts its text and that of the steps placed before it (none before those loaded).
+  const through = (step: StoredStep | undefined) => (step instanceof CompactStep ? step.textThrough : 0);
+  const notHeld = earlier ? through(steps[steps.length - heldSteps - 1]) : 0;
+  const text = Math.max(0, through(steps.findLast((step) => step instanceof CompactStep)) - notHeld);
   return CONVERSATION_OVERHEAD + steps.length * STEP_OBJECT_BYTES + text;
-}
-
-/** Bytes of text all the steps hold (each compact step counts its own and those before it). */
-function textOfAll(steps: readonly StoredStep[]): number {
-  const stored = steps.findLast((step) => step instanceof CompactStep);
-  return stored instanceof CompactStep ? stored.textThrough : 0;
 }
 
 const CONVERSATION_OVERHEAD = 2048;

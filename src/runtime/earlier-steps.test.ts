@@ -53,7 +53,6 @@ describe('EarlierSteps', () => {
       steps.map((step) => (step as CompactStep).holdsText),
       [false, false, false, false, false, true, true, true],
     );
-    assert.equal(earlier.heldBytes(3), 3 * Buffer.byteLength(stored(7)));
     assert.equal(inputOf(steps[4]), 'message 4');
     assert.deepEqual(reads, [[4, 5]]);
     steps.push(CompactStep.fromStored(stored(8), false));

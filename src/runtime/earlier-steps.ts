@@ -53,16 +53,6 @@ export class EarlierSteps implements EarlierStepsReader {
       (step as CompactStep).letGo(this, position);
     }
   }
-
-  /** Bytes of text the latest `count` steps hold (the cache's measure of the conversation). */
-  heldBytes(count: number): number {
-    let bytes = 0;
-    for (let position = Math.max(0, this.#steps.length - count); position < this.#steps.length; position++) {
-      const step = this.#steps[position];
-      if (step instanceof CompactStep) bytes += step.heldBytes;
-    }
-    return bytes;
-  }
 }
 
 /** A step made by a turn that is not compact yet holds its parts as objects. */
