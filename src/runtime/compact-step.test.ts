@@ -84,6 +84,28 @@ describe('CompactStep', () => {
     }
   });
 
+  it('reads the request of a step read from the store from the end of its text, without parsing the rest', () => {
+    const request = { idempotencyKey: 'k', fingerprint: 'f'.repeat(64), state: 'READY' };
+    const tail = `,"timestamp":1,"properties":{},"request":${JSON.stringify(request)}}`;
+    const unparsable = `{"entries":[not json],"output":{}${tail}`;
+    assert.deepEqual(CompactStep.fromStored(unparsable, false).request, request, 'the rest is not parsed');
+    assert.throws(
+      () => CompactStep.fromStored(unparsable, false).timestamp,
+      SyntaxError,
+      'as a read of another part is',
+    );
+    const none = '{"entries":[],"output":{},"timestamp":1,"properties":{}}';
+    assert.equal(CompactStep.fromStored(none, false).request, undefined);
+    // A member of the same name further in: the whole text is parsed, and tells.
+    const nested = (last: string) =>
+      `{"entries":[],"output":{},"timestamp":1,"properties":{"p":{"name":"p","scope":"conversation","value":{"a":1,"request":${JSON.stringify(request)}}}}${last}}`;
+    assert.equal(CompactStep.fromStored(nested(''), false).request, undefined);
+    const other = { ...request, idempotencyKey: 'outer' };
+    assert.deepEqual(CompactStep.fromStored(nested(`,"request":${JSON.stringify(other)}`), false).request, other);
+    const spaced = `{"entries":[],"output":{},"timestamp":1,"properties":{},"request": ${JSON.stringify(request)}}`;
+    assert.deepEqual(CompactStep.fromStored(spaced, false).request, request, 'another writer’s spacing');
+  });
+
   it('answers the parsed parts of the step it was made from while it is the latest, fresh parses after', () => {
     const original = stepWith('hi');
     const { step } = CompactStep.of(original);

@@ -112,6 +112,11 @@ export class CompactStep implements StoredStep {
   }
 
   get request(): KeyedRequest | undefined {
+    // Retried messages look it up in the latest hundred steps: a step as read is not parsed whole for it.
+    if (this.#outputStart === UNINDEXED) {
+      const found = requestAtEnd(this.#held());
+      if (found !== UNKNOWN) return found;
+    }
     return this.#indexed().#request;
   }
 
@@ -269,6 +274,33 @@ function bufferOf(text: StoredStepText): Buffer {
   const copy = Buffer.allocUnsafeSlow(text.byteLength);
   copy.set(text);
   return copy;
+}
+
+/** The step's text does not tell its request without being parsed whole. */
+const UNKNOWN = Symbol('unknown');
+const REQUEST_MEMBER = Buffer.from(',"request":{');
+const REQUEST_KEY = Buffer.from('"request"');
+
+/**
+ * The `request` member a step's stored text ends with, read without parsing the rest; undefined when the text has no
+ * `"request"` anywhere. Only the outermost object's last member makes the text from its `{` to the closing brace
+ * before the last one a JSON value: a member of the same name further in leaves braces over, and the parse fails.
+ */
+function requestAtEnd(bytes: Buffer): KeyedRequest | undefined | typeof UNKNOWN {
+  const at = bytes.lastIndexOf(REQUEST_MEMBER);
+  if (at < 0) return bytes.includes(REQUEST_KEY) ? UNKNOWN : undefined;
+  try {
+    const value: unknown = JSON.parse(bytes.toString('utf8', at + REQUEST_MEMBER.length - 1, bytes.length - 1));
+    return isKeyedRequest(value) ? value : UNKNOWN;
+  } catch {
+    return UNKNOWN;
+  }
+}
+
+function isKeyedRequest(value: unknown): value is KeyedRequest {
+  if (typeof value !== 'object' || value === null) return false;
+  const { idempotencyKey, fingerprint, state } = value as Record<string, unknown>;
+  return typeof idempotencyKey === 'string' && typeof fingerprint === 'string' && typeof state === 'string';
 }
 
 /** Reads the text of a conversation's steps that it does not hold (`EarlierSteps`). */
