@@ -32,6 +32,15 @@ export function randomId(): string {
   return id;
 }
 
+/**
+ * The id of an anonymous user (`anonymous-` and 32 hex characters): 12 of epoch milliseconds first, so that an index
+ * by user takes new ones at its end instead of at a random place (a page written more per conversation start), then
+ * 80 random bits: the id names the user's long-term properties, so it must not be guessable.
+ */
+export function anonymousUserId(now: number = Date.now()): string {
+  return `anonymous-${now.toString(16).padStart(12, '0').slice(-12)}${randomId().slice(0, 20)}`;
+}
+
 export const ID_PATTERN = /^[0-9a-f]{24}$/;
 
 export function isId(value: string): boolean {

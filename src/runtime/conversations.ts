@@ -1,8 +1,8 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { AppError, conflict, notFound } from '../errors.ts';
-import { isId, randomId } from '../ids.ts';
+import { anonymousUserId, isId, randomId } from '../ids.ts';
 import type { AuthorizeResource, CallerAccess } from '../security/access.ts';
 import type { CallerIdentity } from '../security/auth-caller.ts';
 import type { ClusterCoordination } from '../storage/cluster-ports.ts';
@@ -269,7 +269,7 @@ export class ConversationService {
     const agent = await deployed.agent;
     const now = this.#clock();
     const knownUserId = options.userId || contextUserId || caller?.principal.name;
-    const userId = knownUserId || `anonymous-${randomUUID().replaceAll('-', '')}`;
+    const userId = knownUserId || anonymousUserId(now);
     // An anonymous id made just now has no long-term properties yet: no store read.
     const longTermBefore = knownUserId ? await this.#loadLongTermProperties(userId) : {};
     const conversation: LiveConversation = {
