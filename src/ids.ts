@@ -9,7 +9,12 @@ let counter = randomBytes(3).readUIntBE(0, 3);
 
 export function newId(now: number = Date.now()): string {
   counter = (counter + 1) % 0x1000000;
-  return now.toString(16).padStart(12, '0').slice(-12) + processPart + counter.toString(16).padStart(6, '0');
+  return timeHex(now) + processPart + counter.toString(16).padStart(6, '0');
+}
+
+/** Epoch milliseconds as 12 hex digits: ids that begin with them sort by creation time. */
+function timeHex(now: number): string {
+  return now.toString(16).padStart(12, '0').slice(-12);
 }
 
 // Random ids are cut from a pool of random bytes refilled 6 KiB at a time, as `crypto.randomUUID` does: a
@@ -38,7 +43,7 @@ export function randomId(): string {
  * 80 random bits: the id names the user's long-term properties, so it must not be guessable.
  */
 export function anonymousUserId(now: number = Date.now()): string {
-  return `anonymous-${now.toString(16).padStart(12, '0').slice(-12)}${randomId().slice(0, 20)}`;
+  return `anonymous-${timeHex(now)}${randomId().slice(0, 20)}`;
 }
 
 export const ID_PATTERN = /^[0-9a-f]{24}$/;

@@ -948,10 +948,14 @@ export class ConversationService {
     return conversation;
   }
 
-  /** The stored conversation; from a store that reads without waiting, with the text of its latest steps only. */
+  /**
+   * The stored conversation; from a store that reads without waiting, with the text of its latest steps only. Not
+   * when other instances share the store: a cached copy is then brought up to date by reading the steps after it
+   * (`#current`), which a copy reading its earlier steps later could not trust.
+   */
   async #loadStored(id: string): Promise<LiveConversation | undefined> {
     const store = this.#store;
-    if (store.loadLatest === undefined || store.readStepsNow === undefined) {
+    if (store.loadLatest === undefined || store.readStepsNow === undefined || this.#options.cluster.shared) {
       const stored = await store.load(id);
       return stored && fromStored(stored.row, compactStored([], stored.steps));
     }
@@ -968,8 +972,6 @@ export class ConversationService {
    * steps changed since the cached revision are read. Undefined when it must be loaded whole.
    */
   async #current(cached: LiveConversation): Promise<LiveConversation | undefined> {
-    // Its earlier steps read from this store when asked for: loaded afresh instead.
-    if (cached.earlier) return undefined;
     let row = await this.#store.loadRow(cached.id);
     for (let attempt = 0; row && attempt < 3; attempt++) {
       if (row.revision === cached.revision) return cached;
