@@ -38,6 +38,38 @@ export function toConversationRow(row: Record<string, unknown>): ConversationRow
   };
 }
 
+/** The columns of a `conversations` row (either adapter) that a header fills, in the tables' order. */
+export const HEADER_COLUMNS = [
+  'id',
+  'agent_id',
+  'agent_version',
+  'user_id',
+  'environment',
+  'state',
+  'created_on',
+  'last_modified_on',
+  'step_count',
+  'revision',
+  'state_json',
+] as const;
+
+/** A header's values in the order of `HEADER_COLUMNS` (the inverse of `toConversationRow`). */
+export function headerValues(row: ConversationRow): Array<string | number> {
+  return [
+    row.id,
+    row.agentId,
+    row.agentVersion,
+    row.userId,
+    row.environment,
+    row.state,
+    row.createdOn,
+    row.lastModifiedOn,
+    row.stepCount,
+    row.revision,
+    row.stateJson,
+  ];
+}
+
 /**
  * Checks the caller's side of the commit contract (programming errors, thrown) and returns the index of the
  * first appended step.

@@ -9,7 +9,7 @@ import type {
   InactiveQuery,
   LoadedConversation,
 } from '../runtime-ports.ts';
-import { checkNewConversation, firstAppendedIndex, toConversationRow } from '../runtime-rows.ts';
+import { checkNewConversation, firstAppendedIndex, headerValues, toConversationRow } from '../runtime-rows.ts';
 import { TickBatch } from './tick-batch.ts';
 import { inTransaction, type Queryable } from './transaction.ts';
 
@@ -215,21 +215,4 @@ export class PostgresConversationStore implements ConversationStore {
       return true;
     });
   }
-}
-
-/** The header columns in table order ($1 = id ... $11 = state_json). */
-function headerValues(row: ConversationRow): Array<string | number> {
-  return [
-    row.id,
-    row.agentId,
-    row.agentVersion,
-    row.userId,
-    row.environment,
-    row.state,
-    row.createdOn,
-    row.lastModifiedOn,
-    row.stepCount,
-    row.revision,
-    row.stateJson,
-  ];
 }

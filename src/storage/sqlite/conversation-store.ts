@@ -10,7 +10,13 @@ import type {
   LoadedConversation,
   StoredStepText,
 } from '../runtime-ports.ts';
-import { checkNewConversation, firstAppendedIndex, toConversationRow } from '../runtime-rows.ts';
+import {
+  checkNewConversation,
+  firstAppendedIndex,
+  HEADER_COLUMNS,
+  headerValues,
+  toConversationRow,
+} from '../runtime-rows.ts';
 import type { GroupCommit } from './group-commit.ts';
 import { SqliteStore } from './sqlite-store.ts';
 import { readTransaction } from './transaction.ts';
@@ -38,29 +44,14 @@ const CHAIN = `WITH RECURSIVE chain (step_id, step_index, previous_step) AS (
     WHERE chain.step_index > :from AND step.step_index = chain.step_index - 1
   )`;
 
-/**
- * The header's columns after its id, in the order of `headerValues`. The header is written with positional
- * parameters: node:sqlite binds named ones by looking each name up (3.5 µs more a statement of this size, at every
- * turn's commit).
- */
-const HEADER_COLUMNS = [
-  'agent_id',
-  'agent_version',
-  'user_id',
-  'environment',
-  'state',
-  'created_on',
-  'last_modified_on',
-  'step_count',
-  'revision',
-  'state_json',
-  'last_step',
-] as const;
-
 const STATEMENTS = {
-  insertHeader: `INSERT INTO conversations (id, ${HEADER_COLUMNS.join(', ')})
-    VALUES (?, ${HEADER_COLUMNS.map(() => '?').join(', ')})`,
-  updateHeader: `UPDATE conversations SET ${HEADER_COLUMNS.map((column) => `${column} = ?`).join(', ')}
+  // The header is written with positional parameters (`headerValues`): node:sqlite binds named ones by looking each
+  // name up, 3.5 µs more a run of a statement of this size, at every turn's commit.
+  insertHeader: `INSERT INTO conversations (${HEADER_COLUMNS.join(', ')}, last_step)
+    VALUES (${HEADER_COLUMNS.map(() => '?').join(', ')}, ?)`,
+  updateHeader: `UPDATE conversations SET ${HEADER_COLUMNS.slice(1)
+    .map((column) => `${column} = ?`)
+    .join(', ')}, last_step = ?
     WHERE id = ? AND revision = ?`,
   /** The latest step of the conversation at the revision a commit names. */
   lastStepAt: 'SELECT last_step FROM conversations WHERE id = ? AND revision = ?',
@@ -94,7 +85,7 @@ export class SqliteConversationStore extends SqliteStore<keyof typeof STATEMENTS
     await this.write(() => {
       let lastStep: number | null = null;
       for (const [index, body] of steps.entries()) lastStep = this.#appendStep(row.id, index, body, lastStep);
-      this.sql.insertHeader.run(row.id, ...headerValues(row, lastStep));
+      this.sql.insertHeader.run(...headerValues(row), lastStep);
     });
   }
 
@@ -152,7 +143,7 @@ export class SqliteConversationStore extends SqliteStore<keyof typeof STATEMENTS
       if (change.truncateStepsFrom !== undefined) lastStep = this.#deleteSteps(lastStep, change.truncateStepsFrom);
       for (const [offset, body] of change.appendSteps.entries())
         lastStep = this.#appendStep(id, first + offset, body, lastStep);
-      this.sql.updateHeader.run(...headerValues(change.row, lastStep), id, expectedRevision);
+      this.sql.updateHeader.run(...headerValues(change.row).slice(1), lastStep, id, expectedRevision);
       return 'committed';
     });
   }
@@ -220,21 +211,4 @@ export class SqliteConversationStore extends SqliteStore<keyof typeof STATEMENTS
     }
     return statement;
   }
-}
-
-/** The values of `HEADER_COLUMNS` for `row`, whose latest step row is `lastStep`. */
-function headerValues(row: ConversationRow, lastStep: number | null): Array<string | number | null> {
-  return [
-    row.agentId,
-    row.agentVersion,
-    row.userId,
-    row.environment,
-    row.state,
-    row.createdOn,
-    row.lastModifiedOn,
-    row.stepCount,
-    row.revision,
-    row.stateJson,
-    lastStep,
-  ];
 }
