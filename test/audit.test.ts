@@ -10,9 +10,10 @@ import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
 import { Registry } from 'prom-client';
 import { AuditLedger } from '../src/ops/audit.ts';
-import type { AuditDraft } from '../src/ops/audit-entry.ts';
+import type { AuditDraft, AuditEntry } from '../src/ops/audit-entry.ts';
 import { summarize } from '../src/ops/audit-entry.ts';
-import type { AuditRow, AuditStore } from '../src/storage/audit-ports.ts';
+import { blockDocument, entriesOfBlock } from '../src/ops/audit-block.ts';
+import type { AuditBlock, AuditBlockRange, AuditStore } from '../src/storage/audit-ports.ts';
 import { createResource, deployAgent, sendMessage, startConversation } from './support/agents.ts';
 import { client } from './support/http.ts';
 import { createTestDatabase } from './support/postgres.ts';
@@ -30,34 +31,51 @@ const TYPED_SECRET = 'typed-secret-value-0a9b8c7d';
 // --- unit: the write path -----------------------------------------------------------------------------------------
 
 class MemoryAuditStore implements AuditStore {
-  readonly rows: AuditRow[] = [];
+  readonly rows: AuditBlock[] = [];
   failures = 0;
   attempts = 0;
 
-  async append(rows: readonly AuditRow[]): Promise<void> {
+  async append(blocks: readonly AuditBlock[]): Promise<void> {
     this.attempts++;
     if (this.failures > 0) {
       this.failures--;
       throw new Error('store unavailable');
     }
-    for (const row of rows) if (!this.rows.some((stored) => stored.id === row.id)) this.rows.push(row);
+    for (const block of blocks)
+      if (!this.rows.some((stored) => stored.firstId === block.firstId)) this.rows.push(block);
   }
 
-  async list(conversationId: string, skip: number, limit: number): Promise<string[]> {
+  #of(conversationId: string): AuditBlock[] {
     return this.rows
       .filter((row) => row.conversationId === conversationId)
-      .sort((a, b) => a.sequence - b.sequence || a.id.localeCompare(b.id))
-      .slice(skip, skip + limit)
-      .map((row) => row.document);
+      .sort((a, b) => a.firstSequence - b.firstSequence || a.firstId.localeCompare(b.firstId));
+  }
+
+  async blocks(conversationId: string, skip: number, limit: number): Promise<AuditBlockRange> {
+    const documents: string[] = [];
+    let before = 0;
+    let skipInFirst = 0;
+    for (const block of this.#of(conversationId)) {
+      if (before + block.entryCount > skip && before < skip + limit) {
+        if (documents.length === 0) skipInFirst = skip - before;
+        documents.push(block.document);
+      }
+      before += block.entryCount;
+    }
+    return { documents, skipInFirst };
   }
 
   async count(conversationId: string): Promise<number> {
-    return this.rows.filter((row) => row.conversationId === conversationId).length;
+    return this.#of(conversationId).reduce((sum, block) => sum + block.entryCount, 0);
   }
 
   async latest(conversationId: string): Promise<string | undefined> {
-    return this.rows.filter((row) => row.conversationId === conversationId).sort((a, b) => b.sequence - a.sequence)[0]
-      ?.document;
+    return this.#of(conversationId).at(-1)?.document;
+  }
+
+  /** The sequences of the stored entries, in the order their blocks were written. */
+  get sequences(): number[] {
+    return this.rows.flatMap((block) => Array.from({ length: block.entryCount }, (_, i) => block.firstSequence + i));
   }
 }
 
@@ -122,8 +140,8 @@ describe('audit ledger write path', () => {
     store.failures = 4;
     const deadLetterPath = join(dir, 'nested', 'dead-letter.jsonl');
     const { ledger, registry } = ledgerOver(store, { deadLetterPath });
-    ledger.enqueue(draft('c1', 1));
-    ledger.enqueue(draft('c1', 2));
+    ledger.enqueue([draft('c1', 1)]);
+    ledger.enqueue([draft('c1', 2)]);
     await ledger.flush();
     assert.equal(store.attempts, 4, 'one attempt and three retries');
     assert.equal(store.rows.length, 0);
@@ -139,9 +157,9 @@ describe('audit ledger write path', () => {
     assert.equal(await counterValue(registry, 'svc_audit_entries_dead_lettered_total'), 2);
 
     // The store is back: later entries are written, chained across the undelivered ones.
-    ledger.enqueue(draft('c1', 3));
+    ledger.enqueue([draft('c1', 3)]);
     await ledger.flush();
-    assert.equal(store.rows.length, 1);
+    assert.deepEqual(store.sequences, [3]);
     const report = await ledger.verify('c1');
     assert.deepEqual(report.undeliveredSequences, [1, 2]);
     assert.deepEqual(report.missingSequences, []);
@@ -153,27 +171,76 @@ describe('audit ledger write path', () => {
     const store = new MemoryAuditStore();
     store.failures = 1;
     const { ledger, registry } = ledgerOver(store);
-    for (let sequence = 1; sequence <= 3; sequence++) ledger.enqueue(draft('c2', sequence));
+    for (let sequence = 1; sequence <= 3; sequence++) ledger.enqueue([draft('c2', sequence)]);
     await ledger.flush();
     assert.equal(store.attempts, 2);
-    assert.deepEqual(
-      store.rows.map((row) => row.sequence),
-      [1, 2, 3],
-    );
+    assert.deepEqual(store.sequences, [1, 2, 3]);
     assert.equal(await counterValue(registry, 'svc_audit_entries_dead_lettered_total'), 0);
     const report = await ledger.verify('c2');
     assert.equal(report.intact, true);
     assert.equal(report.valid, 3);
   });
 
+  it("a turn's entries are one block, stored once: each entry signed, chained and read back as it was drafted", async () => {
+    const store = new MemoryAuditStore();
+    const { ledger } = ledgerOver(store);
+    const turn = (first: number) =>
+      Array.from({ length: 4 }, (_, offset) => draft('c6', first + offset, { [`task${offset}`]: [first, offset] }));
+    const drafts = [...turn(1), ...turn(5)];
+    ledger.enqueue(drafts.slice(0, 4));
+    ledger.enqueue(drafts.slice(4));
+    await ledger.flush();
+    assert.deepEqual(
+      store.rows.map((block) => [block.firstSequence, block.entryCount, JSON.parse(block.document).deltas.length]),
+      [
+        [1, 4, 4],
+        [5, 4, 4],
+      ],
+    );
+    const entries = await ledger.list('c6', 0, 100);
+    assert.deepEqual(
+      entries.map(({ previousHmac: _, hmac: __, ...drafted }) => drafted),
+      JSON.parse(JSON.stringify(drafts)),
+    );
+    for (const [index, entry] of entries.entries()) {
+      assert.match(entry.hmac!, /^v1:[0-9a-f]{64}$/);
+      assert.equal(entry.previousHmac, entries[index - 1]?.hmac ?? null);
+    }
+    assert.deepEqual(
+      (await ledger.list('c6', 3, 3)).map((entry) => entry.sequence),
+      [4, 5, 6],
+    );
+    assert.equal(await ledger.count('c6'), 8);
+    const report = await ledger.verify('c6');
+    assert.equal(report.valid, 8);
+    assert.equal(report.intact, true);
+  });
+
+  it('of a block the queue has not room enough for, the entries beyond its bound are dropped and counted', async () => {
+    const store = new MemoryAuditStore();
+    const { ledger, registry } = ledgerOver(store, { maxQueueSize: 6 });
+    const block = (first: number) => Array.from({ length: 4 }, (_, offset) => draft('c7', first + offset));
+    ledger.enqueue(block(1));
+    ledger.enqueue(block(5));
+    assert.equal(ledger.queued, 6);
+    assert.equal(await counterValue(registry, 'svc_audit_entries_dropped_total'), 2);
+    await ledger.flush();
+    ledger.enqueue(block(9));
+    await ledger.flush();
+    const report = await ledger.verify('c7');
+    assert.deepEqual(report.undeliveredSequences, [7, 8]);
+    assert.equal(report.valid, 10);
+    assert.equal(report.tamperingSuspected, false);
+  });
+
   it('overflow drops and counts; the chain bridges the dropped entries (undelivered, not tampering)', async () => {
     const store = new MemoryAuditStore();
     const { ledger, registry } = ledgerOver(store, { maxQueueSize: 2 });
-    for (let sequence = 1; sequence <= 5; sequence++) ledger.enqueue(draft('c3', sequence));
+    for (let sequence = 1; sequence <= 5; sequence++) ledger.enqueue([draft('c3', sequence)]);
     assert.equal(ledger.queued, 2);
     assert.equal(await counterValue(registry, 'svc_audit_entries_dropped_total'), 3);
     await ledger.flush();
-    ledger.enqueue(draft('c3', 6));
+    ledger.enqueue([draft('c3', 6)]);
     await ledger.flush();
     const report = await ledger.verify('c3');
     assert.deepEqual(report.undeliveredSequences, [3, 4, 5]);
@@ -186,32 +253,26 @@ describe('audit ledger write path', () => {
     const store = new MemoryAuditStore();
     const first = ledgerOver(store).ledger;
     const second = ledgerOver(store).ledger;
-    first.enqueue(draft('c4', 1));
-    second.enqueue(draft('c4', 2));
+    first.enqueue([draft('c4', 1)]);
+    second.enqueue([draft('c4', 2)]);
     await second.flush();
     assert.equal(store.rows.length, 0, 'held back for sequence 1');
     await first.flush();
     await second.flush();
-    assert.deepEqual(
-      store.rows.map((row) => row.sequence),
-      [1, 2],
-    );
+    assert.deepEqual(store.sequences, [1, 2]);
     assert.equal((await first.verify('c4')).intact, true);
   });
 
   it('once started, queued entries are written without waiting for an explicit flush', async () => {
     const store = new MemoryAuditStore();
     const { ledger } = ledgerOver(store);
-    ledger.enqueue(draft('c4a', 1));
+    ledger.enqueue([draft('c4a', 1)]);
     await setTimeout(50);
     assert.equal(store.rows.length, 0, 'not started: only flush writes');
     ledger.start();
-    ledger.enqueue(draft('c4a', 2));
+    ledger.enqueue([draft('c4a', 2)]);
     while (store.rows.length < 2) await setTimeout(5);
-    assert.deepEqual(
-      store.rows.map((row) => row.sequence),
-      [1, 2],
-    );
+    assert.deepEqual(store.sequences, [1, 2]);
     await ledger.close();
   });
 
@@ -219,7 +280,7 @@ describe('audit ledger write path', () => {
     const store = new MemoryAuditStore();
     let now = 1_000_000;
     const { ledger } = ledgerOver(store, { clock: () => now });
-    ledger.enqueue(draft('c4b', 2));
+    ledger.enqueue([draft('c4b', 2)]);
     for (let flushes = 0; flushes < 10; flushes++) await ledger.flush();
     assert.equal(store.rows.length, 0, 'still waiting for sequence 1');
     now += 4_999;
@@ -227,17 +288,14 @@ describe('audit ledger write path', () => {
     assert.equal(store.rows.length, 0, 'still waiting for sequence 1');
     now += 2;
     await ledger.flush();
-    assert.deepEqual(
-      store.rows.map((row) => row.sequence),
-      [2],
-    );
+    assert.deepEqual(store.sequences, [2]);
   });
 
   it('signing a large flush gives the event loop back between slices, and keeps each chain in order', async () => {
     let loopTurns = 0;
     let turnsBeforeFirstAppend: number | undefined;
     class RecordingStore extends MemoryAuditStore {
-      override async append(rows: readonly AuditRow[]): Promise<void> {
+      override async append(rows: readonly AuditBlock[]): Promise<void> {
         turnsBeforeFirstAppend ??= loopTurns;
         await super.append(rows);
       }
@@ -247,7 +305,8 @@ describe('audit ledger write path', () => {
     assert.equal(await ledger.signingEnabled, true); // the key is derived: from here on, signing is all there is
     // Signing a thousand entries takes well over the 1 ms slice on any machine.
     for (let sequence = 1; sequence <= 100; sequence++)
-      for (let conversation = 0; conversation < 10; conversation++) ledger.enqueue(draft(`c${conversation}`, sequence));
+      for (let conversation = 0; conversation < 10; conversation++)
+        ledger.enqueue([draft(`c${conversation}`, sequence)]);
     let flushing = true;
     const count = () => {
       loopTurns++;
@@ -267,8 +326,8 @@ describe('audit ledger write path', () => {
   it('without a master key entries are unsigned and verification says so', async () => {
     const store = new MemoryAuditStore();
     const { ledger } = ledgerOver(store, { masterKey: undefined });
-    ledger.enqueue(draft('c5', 1));
-    ledger.enqueue(draft('c5', 2));
+    ledger.enqueue([draft('c5', 1)]);
+    ledger.enqueue([draft('c5', 2)]);
     await ledger.flush();
     const [entry] = await ledger.list('c5', 0, 10);
     assert.equal(entry!.hmac, null);
@@ -383,6 +442,8 @@ async function buildAgent(api: ReturnType<typeof client>, targetUrl: string): Pr
 /** Direct SQL on the server's database, beside the service (as an operator with database access would). */
 interface Database {
   exec(sql: string): Promise<void>;
+  /** `sql` with `$1`, `$2`, … for its parameters. */
+  query(sql: string, parameters: unknown[]): Promise<Record<string, unknown>[]>;
   close(): Promise<void>;
 }
 
@@ -390,11 +451,53 @@ async function openDatabase(store: StoreType, location: string): Promise<Databas
   if (store === 'sqlite') {
     const db = new DatabaseSync(location);
     db.exec('PRAGMA busy_timeout = 5000');
-    return { exec: async (sql) => void db.exec(sql), close: async () => db.close() };
+    return {
+      exec: async (sql) => void db.exec(sql),
+      query: async (sql, parameters) =>
+        db.prepare(sql.replaceAll(/\$(\d+)/g, '?$1')).all(...(parameters as (string | number)[])),
+      close: async () => db.close(),
+    };
   }
   const connection = new pg.Client({ connectionString: location });
   await connection.connect();
-  return { exec: async (sql) => void (await connection.query(sql)), close: () => connection.end() };
+  return {
+    exec: async (sql) => void (await connection.query(sql)),
+    query: async (sql, parameters) => (await connection.query(sql, parameters)).rows,
+    close: () => connection.end(),
+  };
+}
+
+/**
+ * Changes a conversation's stored entries behind the service, block by block (`change` answers a block's entries as
+ * they are to be stored); tampering takes deliberate DDL: the write-once triggers are switched off meanwhile.
+ */
+async function tamper(
+  store: StoreType,
+  db: Database,
+  conversationId: string,
+  change: (entries: AuditEntry[]) => AuditEntry[],
+): Promise<void> {
+  if (store === 'sqlite') await db.exec('DROP TRIGGER audit_blocks_no_update; DROP TRIGGER audit_blocks_no_delete;');
+  else await db.exec('ALTER TABLE audit_blocks DISABLE TRIGGER audit_blocks_write_once');
+  const blocks = await db.query('SELECT first_id, documents FROM audit_blocks WHERE conversation_id = $1', [
+    conversationId,
+  ]);
+  for (const block of blocks) {
+    const entries = entriesOfBlock(String(block.documents)) as AuditEntry[];
+    const changed = change(entries);
+    if (JSON.stringify(changed) === JSON.stringify(entries)) continue;
+    await db.query('UPDATE audit_blocks SET documents = $1, entry_count = $2 WHERE first_id = $3', [
+      blockDocument(changed),
+      changed.length,
+      block.first_id,
+    ]);
+  }
+  if (store === 'sqlite')
+    await db.exec(`CREATE TRIGGER audit_blocks_no_update BEFORE UPDATE ON audit_blocks
+        BEGIN SELECT RAISE(ABORT, 'audit entries are write-once: UPDATE refused'); END;
+      CREATE TRIGGER audit_blocks_no_delete BEFORE DELETE ON audit_blocks
+        BEGIN SELECT RAISE(ABORT, 'audit entries are write-once: DELETE refused'); END;`);
+  else await db.exec('ALTER TABLE audit_blocks ENABLE TRIGGER audit_blocks_write_once');
 }
 
 for (const storeType of storeTypes) {
@@ -550,13 +653,14 @@ for (const storeType of storeTypes) {
       await entriesOf(conversationId);
       const db = await openDatabase(storeType, location);
       try {
-        const table = storeType === 'sqlite' ? 'audit_blocks' : 'audit_entries';
-        const column = storeType === 'sqlite' ? 'documents' : 'document';
         await assert.rejects(
-          db.exec(`UPDATE ${table} SET ${column} = '{}' WHERE conversation_id = '${conversationId}'`),
+          db.exec(`UPDATE audit_blocks SET documents = '{}' WHERE conversation_id = '${conversationId}'`),
           /write-once/,
         );
-        await assert.rejects(db.exec(`DELETE FROM ${table} WHERE conversation_id = '${conversationId}'`), /write-once/);
+        await assert.rejects(
+          db.exec(`DELETE FROM audit_blocks WHERE conversation_id = '${conversationId}'`),
+          /write-once/,
+        );
       } finally {
         await db.close();
       }
@@ -575,29 +679,11 @@ for (const storeType of storeTypes) {
 
       const db = await openDatabase(storeType, location);
       try {
-        // Tampering takes deliberate DDL: the write-once triggers are switched off first.
-        const forged = JSON.stringify({ ...victim, durationMs: victim.durationMs + 1000 }).replaceAll("'", "''");
-        if (storeType === 'sqlite') {
-          // The embedded store keeps a turn's entries as one JSON array per row (audit_blocks).
-          await db.exec('DROP TRIGGER audit_blocks_no_update; DROP TRIGGER audit_blocks_no_delete;');
-          await db.exec(`UPDATE audit_blocks SET documents = (
-              SELECT json_group_array(CASE WHEN json_extract(value, '$.id') = '${victim.id}' THEN json('${forged}')
-                ELSE json(value) END) FROM json_each(audit_blocks.documents))
-            WHERE conversation_id = '${changed}'`);
-          await db.exec(`UPDATE audit_blocks SET entry_count = entry_count - 1, documents = (
-              SELECT json_group_array(json(value)) FROM json_each(audit_blocks.documents)
-                WHERE json_extract(value, '$.id') <> '${removed.id}')
-            WHERE conversation_id = '${deleted}' AND documents LIKE '%${removed.id}%'`);
-          await db.exec(`CREATE TRIGGER audit_blocks_no_update BEFORE UPDATE ON audit_blocks
-              BEGIN SELECT RAISE(ABORT, 'audit entries are write-once: UPDATE refused'); END;
-            CREATE TRIGGER audit_blocks_no_delete BEFORE DELETE ON audit_blocks
-              BEGIN SELECT RAISE(ABORT, 'audit entries are write-once: DELETE refused'); END;`);
-        } else {
-          await db.exec('ALTER TABLE audit_entries DISABLE TRIGGER audit_entries_write_once');
-          await db.exec(`UPDATE audit_entries SET document = '${forged}' WHERE id = '${victim.id}'`);
-          await db.exec(`DELETE FROM audit_entries WHERE id = '${removed.id}'`);
-          await db.exec('ALTER TABLE audit_entries ENABLE TRIGGER audit_entries_write_once');
-        }
+        // The victim is the second entry of its turn: stored as what it changes from the entry before it.
+        await tamper(storeType, db, changed, (entries) =>
+          entries.map((entry) => (entry.id === victim.id ? { ...entry, durationMs: entry.durationMs + 1000 } : entry)),
+        );
+        await tamper(storeType, db, deleted, (entries) => entries.filter((entry) => entry.id !== removed.id));
       } finally {
         await db.close();
       }

@@ -7,7 +7,8 @@ import { newId } from '../ids.ts';
 import { retrying, type Backoff } from '../shared/retry.ts';
 import type { PipelineObserver, TaskObservation } from '../runtime/pipeline.ts';
 import type { Turn } from '../runtime/turn.ts';
-import type { AuditRow, AuditStore } from '../storage/audit-ports.ts';
+import type { AuditBlock, AuditStore } from '../storage/audit-ports.ts';
+import { blockDocument, entriesOfBlock } from './audit-block.ts';
 import {
   deriveAuditKey,
   errorText,
@@ -28,17 +29,18 @@ export type { AuditDraft, AuditEntry } from './audit-entry.ts';
  * with the stored conversation, so it is consistent across instances), built from the step as memory finally holds
  * it (secret values already scrubbed, request records redacted), and hands them over once the turn is committed:
  * a turn whose commit failed never happened and leaves no entry.
- * `enqueue` is O(1) into a bounded queue (`svc.audit.max-queue-size`; overflow is dropped and counted). Every
- * second the queue is flushed in batches: entries are signed there, in order per conversation, chained to the
- * conversation's previous stored entry; a failing batch is retried three times with backoff, then appended to the
- * dead-letter JSONL file and counted.
+ * `enqueue` takes a committed turn's entries as one block (`audit-block.ts`: stored as one document, each entry
+ * after the first as what differs from the one before) into a bounded queue (`svc.audit.max-queue-size` entries;
+ * overflow is dropped and counted). Soon after, the queue is flushed in batches: entries are signed there, in order
+ * per conversation, chained to the conversation's previous stored entry; a failing batch is retried three times
+ * with backoff, then appended to the dead-letter JSONL file (one entry a line) and counted.
  */
 
 /** What the conversation service needs: an observer per turn, its entries when the step is final, and the queue. */
 export interface AuditSink {
   recordTurn(): TurnAudit;
-  /** Queues one entry of a committed turn. */
-  enqueue(draft: AuditDraft): void;
+  /** Queues the entries of a committed turn (or of several: consecutive sequences of one conversation). */
+  enqueue(drafts: readonly AuditDraft[]): void;
 }
 
 export interface TurnAudit {
@@ -102,37 +104,73 @@ export interface AuditLedgerOptions {
   readonly kdfIterations?: number;
 }
 
-/** What the ledger reads of an entry to order, chain and store it. */
-type EntryHead = Pick<AuditDraft, 'id' | 'conversationId' | 'sequence' | 'agentId' | 'agentVersion' | 'timestamp'>;
+/** What the ledger reads of a block to order, chain and store it. */
+type BlockHead = Omit<AuditBlock, 'document'>;
 
 /**
- * A queued entry: its head, and the draft as JSON. Queued for up to `FLUSH_DELAY_MS`, one flat string outlives
- * young-generation collections far more cheaply than the draft's tree of objects.
+ * A queued block: its head, and its entries unsigned as the stored document. Queued for up to `FLUSH_DELAY_MS`,
+ * one flat string outlives young-generation collections far more cheaply than the drafts' tree of objects.
  */
 interface Pending {
-  readonly head: EntryHead;
-  readonly draftJson: string;
+  readonly head: BlockHead;
+  readonly unsignedDocument: string;
   /** When a flush first held it back waiting for its predecessor (written by another instance). */
   readonly deferredSince?: number;
 }
 
-/** An entry signed (or not, without a key) and serialised as it is stored. */
-interface StorableEntry {
-  readonly head: EntryHead;
+/** A block signed (or not, without a key) as it is stored; `hmac` is its last entry's. */
+interface StorableBlock {
+  readonly head: BlockHead;
   readonly hmac: string | null;
   readonly document: string;
 }
 
-function pendingOf(draft: AuditDraft): Pending {
-  const { id, conversationId, sequence, agentId, agentVersion, timestamp } = draft;
-  return { head: { id, conversationId, sequence, agentId, agentVersion, timestamp }, draftJson: JSON.stringify(draft) };
+/** `drafts`: consecutive entries of one conversation, in sequence order. */
+function pendingOf(drafts: readonly AuditDraft[]): Pending {
+  const first = drafts[0]!;
+  const head: BlockHead = {
+    firstId: first.id,
+    conversationId: first.conversationId,
+    firstSequence: first.sequence,
+    entryCount: drafts.length,
+    agentId: first.agentId,
+    agentVersion: first.agentVersion,
+    timestamp: first.timestamp,
+  };
+  return { head, unsignedDocument: blockDocument(drafts.map((draft) => sign(undefined, draft, null))) };
 }
 
-/** `sign` on the queued form; unsigned, the stored document is the draft's JSON with the two signature members. */
-function storable(key: Buffer | undefined, { head, draftJson }: Pending, previousHmac: string | null): StorableEntry {
-  if (!key) return { head, hmac: null, document: `${draftJson.slice(0, -1)},"previousHmac":null,"hmac":null}` };
-  const entry = sign(key, JSON.parse(draftJson) as AuditDraft, previousHmac);
-  return { head, hmac: entry.hmac, document: JSON.stringify(entry) };
+/** The block signed, each entry chained to the one before it and the first to `previousHmac`. */
+function storable(key: Buffer | undefined, pending: Pending, previousHmac: string | null): StorableBlock {
+  const { head, unsignedDocument } = pending;
+  if (!key) return { head, hmac: null, document: unsignedDocument };
+  let chainEnd = previousHmac;
+  const entries = (entriesOfBlock(unsignedDocument) as AuditDraft[]).map((draft) => {
+    const entry = sign(key, draft, chainEnd);
+    chainEnd = entry.hmac;
+    return entry;
+  });
+  return { head, hmac: chainEnd, document: blockDocument(entries) };
+}
+
+const lastSequenceOf = (head: BlockHead) => head.firstSequence + head.entryCount - 1;
+
+/** The blocks in order, cut where a batch reaches `entries` entries. */
+function batchesOf(blocks: readonly Pending[], entries: number): Pending[][] {
+  const batches: Pending[][] = [];
+  let batch: Pending[] = [];
+  let size = 0;
+  for (const block of blocks) {
+    batch.push(block);
+    size += block.head.entryCount;
+    if (size >= entries) {
+      batches.push(batch);
+      batch = [];
+      size = 0;
+    }
+  }
+  if (batch.length > 0) batches.push(batch);
+  return batches;
 }
 
 interface ChainEnd {
@@ -159,7 +197,6 @@ const FLUSH_DELAY_MS = 25;
 const SIGNING_SLICE_MS = 1;
 /** Conversations whose chain end is remembered (others are read from the store when needed). */
 const CHAIN_CACHE_SIZE = 10_000;
-const VERIFY_PAGE = 1000;
 
 export class AuditLedger implements AuditSink {
   readonly #store: AuditStore;
@@ -169,6 +206,8 @@ export class AuditLedger implements AuditSink {
   readonly #writeRetry: { readonly maxAttempts: number; readonly backoff: Backoff };
   readonly #batchSize: number;
   #queue: Pending[] = [];
+  /** Entries in `#queue`. */
+  #queuedEntries = 0;
   readonly #chainEnds = new LRUCache<string, ChainEnd>({ max: CHAIN_CACHE_SIZE });
   /** Sequences this instance knows were never written (dropped or dead-lettered), per conversation. */
   readonly #lost = new LRUCache<string, Set<number>>({ max: CHAIN_CACHE_SIZE });
@@ -215,7 +254,7 @@ export class AuditLedger implements AuditSink {
       help: 'Audit entries written to the store',
       registers,
     });
-    const queue = () => this.#queue.length;
+    const queue = () => this.#queuedEntries;
     new Gauge({
       name: 'svc_audit_queue_size',
       help: 'Audit entries waiting to be written',
@@ -232,7 +271,7 @@ export class AuditLedger implements AuditSink {
 
   /** Entries waiting to be written. */
   get queued(): number {
-    return this.#queue.length;
+    return this.#queuedEntries;
   }
 
   /** From now on, queued entries are written soon after they arrive (until then, only `flush` writes them). */
@@ -284,14 +323,17 @@ export class AuditLedger implements AuditSink {
     };
   }
 
-  /** Queues one entry; a full queue drops it (counted). */
-  enqueue(draft: AuditDraft): void {
-    if (this.#queue.length >= this.#options.maxQueueSize) {
-      this.#dropped.inc();
-      this.#markLost(draft.conversationId, draft.sequence);
-      return;
+  /** Queues a block of entries; those beyond the queue's bound are dropped (counted). */
+  enqueue(drafts: readonly AuditDraft[]): void {
+    const room = Math.max(0, this.#options.maxQueueSize - this.#queuedEntries);
+    const kept = drafts.length > room ? drafts.slice(0, room) : drafts;
+    if (kept.length < drafts.length) {
+      this.#dropped.inc(drafts.length - kept.length);
+      for (const draft of drafts.slice(kept.length)) this.#markLost(draft.conversationId, draft.sequence);
     }
-    this.#queue.push(pendingOf(draft));
+    if (kept.length === 0) return;
+    this.#queue.push(pendingOf(kept));
+    this.#queuedEntries += kept.length;
     this.#flushIn(FLUSH_DELAY_MS);
   }
 
@@ -302,30 +344,32 @@ export class AuditLedger implements AuditSink {
    * instance at a time). The entry holds no user, agent or conversation: the caller passes counts and settings.
    */
   async recordServiceEvent(chain: string, event: ServiceEvent): Promise<void> {
-    const latest = await this.#store.latest(chain);
+    const latest = await this.#latestEntry(chain);
     const now = this.#clock();
-    this.enqueue({
-      id: newId(now),
-      conversationId: chain,
-      agentId: '',
-      agentVersion: 0,
-      userId: '',
-      environment: '',
-      stepIndex: 0,
-      workflowId: '',
-      taskId: chain,
-      taskType: event.type,
-      taskIndex: 0,
-      durationMs: event.durationMs,
-      actions: [],
-      input: event.input,
-      output: event.output,
-      llmDetail: null,
-      outcome: event.outcome,
-      error: event.error,
-      timestamp: new Date(now).toISOString(),
-      sequence: latest === undefined ? 1 : (JSON.parse(latest) as AuditEntry).sequence + 1,
-    });
+    this.enqueue([
+      {
+        id: newId(now),
+        conversationId: chain,
+        agentId: '',
+        agentVersion: 0,
+        userId: '',
+        environment: '',
+        stepIndex: 0,
+        workflowId: '',
+        taskId: chain,
+        taskType: event.type,
+        taskIndex: 0,
+        durationMs: event.durationMs,
+        actions: [],
+        input: event.input,
+        output: event.output,
+        llmDetail: null,
+        outcome: event.outcome,
+        error: event.error,
+        timestamp: new Date(now).toISOString(),
+        sequence: (latest?.sequence ?? 0) + 1,
+      },
+    ]);
     await this.flush();
   }
 
@@ -344,9 +388,9 @@ export class AuditLedger implements AuditSink {
   async #drain(final: boolean): Promise<void> {
     const taken = this.#queue;
     this.#queue = [];
+    this.#queuedEntries = 0;
     const deferred: Pending[] = [];
-    for (let i = 0; i < taken.length; i += this.#batchSize) {
-      const batch = taken.slice(i, i + this.#batchSize);
+    for (const batch of batchesOf(taken, this.#batchSize)) {
       try {
         deferred.push(...(await this.#writeBatch(batch, final)));
       } catch (error) {
@@ -359,11 +403,12 @@ export class AuditLedger implements AuditSink {
     }
     if (deferred.length > 0) {
       this.#queue = [...deferred, ...this.#queue];
+      for (const pending of deferred) this.#queuedEntries += pending.head.entryCount;
       this.#flushIn(DEFERRED_RETRY_MS);
     }
   }
 
-  /** Signs and writes one batch; returns the entries held back for their predecessor. */
+  /** Signs and writes one batch; returns the blocks held back for their predecessor. */
   async #writeBatch(batch: readonly Pending[], final: boolean): Promise<Pending[]> {
     const key = await this.#key;
     const byConversation = new Map<string, Pending[]>();
@@ -372,7 +417,7 @@ export class AuditLedger implements AuditSink {
       if (list) list.push(pending);
       else byConversation.set(pending.head.conversationId, [pending]);
     }
-    const signed: StorableEntry[] = [];
+    const signed: StorableBlock[] = [];
     const deferred: Pending[] = [];
     const now = this.#clock();
     let sliceEnd = performance.now() + SIGNING_SLICE_MS;
@@ -385,18 +430,18 @@ export class AuditLedger implements AuditSink {
         for (const pending of pendings) signed.push(storable(undefined, pending, null));
         continue;
       }
-      let end = await this.#chainEnd(conversationId, pendings[0]!.head.sequence);
+      let end = await this.#chainEnd(conversationId, pendings[0]!.head.firstSequence);
       for (const [index, pending] of pendings.entries()) {
-        const predecessor = pending.head.sequence - 1;
+        const predecessor = pending.head.firstSequence - 1;
         const waiting = (end?.sequence ?? 0) < predecessor && !this.#isLost(conversationId, predecessor);
         if (waiting && !final && now - (pending.deferredSince ?? now) < MAX_DEFERRAL_MS) {
           for (const later of pendings.slice(index))
             deferred.push({ ...later, deferredSince: later.deferredSince ?? now });
           break;
         }
-        const entry = storable(key, pending, end?.hmac ?? null);
-        signed.push(entry);
-        end = { sequence: entry.head.sequence, hmac: entry.hmac };
+        const block = storable(key, pending, end?.hmac ?? null);
+        signed.push(block);
+        end = { sequence: lastSequenceOf(block.head), hmac: block.hmac };
       }
     }
     if (signed.length > 0) await this.#write(signed);
@@ -408,59 +453,69 @@ export class AuditLedger implements AuditSink {
     const remembered = this.#chainEnds.get(conversationId);
     if (remembered && (remembered.sequence >= nextSequence - 1 || this.#isLost(conversationId, nextSequence - 1)))
       return remembered;
-    const document = await this.#store.latest(conversationId).catch(() => undefined);
-    if (document === undefined) return remembered;
-    try {
-      const entry = JSON.parse(document) as AuditEntry;
-      return { sequence: entry.sequence, hmac: entry.hmac ?? null };
-    } catch {
-      return remembered;
-    }
+    const entry = await this.#latestEntry(conversationId).catch(() => undefined);
+    if (entry === undefined || typeof entry.sequence !== 'number') return remembered;
+    return { sequence: entry.sequence, hmac: entry.hmac ?? null };
   }
 
-  async #write(entries: StorableEntry[]): Promise<void> {
-    const rows: AuditRow[] = entries.map(({ head, document }) => ({ ...head, document }));
+  /** The conversation's stored entry with the highest sequence. */
+  async #latestEntry(conversationId: string): Promise<AuditEntry | undefined> {
+    const document = await this.#store.latest(conversationId);
+    return document === undefined ? undefined : (entriesOfBlock(document).at(-1) as AuditEntry);
+  }
+
+  async #write(blocks: StorableBlock[]): Promise<void> {
+    const rows: AuditBlock[] = blocks.map(({ head, document }) => ({ ...head, document }));
     try {
       await retrying(() => this.#store.append(rows), { ...this.#writeRetry, retryError: () => ({}) });
     } catch (error) {
-      await this.#deadLetter(entries, error);
+      await this.#deadLetter(blocks, error);
       return;
     }
-    this.#written.inc(rows.length);
-    // Entries come grouped by conversation, in sequence: the last of each group is where its chain now ends.
-    for (const [index, entry] of entries.entries())
-      if (entries[index + 1]?.head.conversationId !== entry.head.conversationId) this.#advance(entry);
+    let entries = 0;
+    for (const { head } of blocks) entries += head.entryCount;
+    this.#written.inc(entries);
+    // Blocks come grouped by conversation, in sequence: the last of each group is where its chain now ends.
+    for (const [index, block] of blocks.entries())
+      if (blocks[index + 1]?.head.conversationId !== block.head.conversationId) this.#advance(block);
   }
 
-  async #deadLetter(entries: readonly StorableEntry[], cause: unknown): Promise<void> {
+  /** Writes the blocks' entries to the dead-letter file, one JSON entry a line. */
+  async #deadLetter(blocks: readonly StorableBlock[], cause: unknown): Promise<void> {
     const path = this.#options.deadLetterPath;
-    for (const { head } of entries) this.#markLost(head.conversationId, head.sequence);
+    let entries = 0;
+    for (const { head } of blocks) {
+      entries += head.entryCount;
+      for (let sequence = head.firstSequence; sequence <= lastSequenceOf(head); sequence++)
+        this.#markLost(head.conversationId, sequence);
+    }
     try {
+      const lines = blocks.flatMap(({ document }) =>
+        entriesOfBlock(document).map((entry) => `${JSON.stringify(entry)}\n`),
+      );
       await mkdir(dirname(path), { recursive: true });
-      await appendFile(path, entries.map(({ document }) => `${document}\n`).join(''), {
-        encoding: 'utf8',
-        mode: 0o600,
-      });
-      this.#deadLettered.inc(entries.length);
+      await appendFile(path, lines.join(''), { encoding: 'utf8', mode: 0o600 });
+      this.#deadLettered.inc(entries);
       this.#options.log?.error(
-        { err: cause, entries: entries.length, path },
+        { err: cause, entries, path },
         'audit entries could not be stored after retries; written to the dead-letter file',
       );
     } catch (error) {
-      this.#dropped.inc(entries.length);
+      this.#dropped.inc(entries);
       this.#options.log?.error(
-        { err: error, cause, entries: entries.length, path },
+        { err: error, cause, entries, path },
         'audit entries could not be stored nor dead-lettered; dropped',
       );
     }
   }
 
-  #advance(entry: StorableEntry): void {
-    const { conversationId, sequence } = entry.head;
+  #advance(block: StorableBlock): void {
+    const { conversationId } = block.head;
+    const sequence = lastSequenceOf(block.head);
     const current = this.#chainEnds.get(conversationId);
     this.#chainEnds.set(
       conversationId,
-      current && current.sequence > sequence ? current : { sequence, hmac: entry.hmac },
+      current && current.sequence > sequence ? current : { sequence, hmac: block.hmac },
     );
     const lost = this.#lost.get(conversationId);
     if (lost) {
@@ -485,7 +540,8 @@ export class AuditLedger implements AuditSink {
   // --- reading ----------------------------------------------------------------------------------------------------
 
   async list(conversationId: string, skip: number, limit: number): Promise<AuditEntry[]> {
-    return (await this.#store.list(conversationId, skip, limit)).map((document) => JSON.parse(document) as AuditEntry);
+    const { documents, skipInFirst } = await this.#store.blocks(conversationId, skip, limit);
+    return documents.flatMap(entriesOfBlock).slice(skipInFirst, skipInFirst + limit) as AuditEntry[];
   }
 
   count(conversationId: string): Promise<number> {
@@ -499,12 +555,9 @@ export class AuditLedger implements AuditSink {
    */
   async verify(conversationId: string): Promise<AuditVerification> {
     const key = await this.#key;
-    const documents: string[] = [];
-    for (let skip = 0; ; skip += VERIFY_PAGE) {
-      const page = await this.#store.list(conversationId, skip, VERIFY_PAGE);
-      documents.push(...page);
-      if (page.length < VERIFY_PAGE) break;
-    }
+    // Every block, whatever entry counts they claim: a block changed behind the service may hold fewer or more.
+    const { documents } = await this.#store.blocks(conversationId, 0, Number.MAX_SAFE_INTEGER);
+    const stored = documents.flatMap(entriesOfBlock);
     const problems: AuditVerification['problems'] = [];
     const missing: number[] = [];
     const undelivered: number[] = [];
@@ -513,12 +566,14 @@ export class AuditLedger implements AuditSink {
     let invalid = 0;
     let unsigned = 0;
     let previous: AuditEntry | undefined;
-    for (const document of documents) {
-      let entry: AuditEntry;
-      try {
-        entry = JSON.parse(document) as AuditEntry;
-        if (typeof entry.sequence !== 'number' || typeof entry.id !== 'string') throw new Error('not an entry');
-      } catch {
+    for (const item of stored) {
+      const entry = item as AuditEntry;
+      if (
+        typeof entry !== 'object' ||
+        entry === null ||
+        typeof entry.sequence !== 'number' ||
+        typeof entry.id !== 'string'
+      ) {
         invalid++;
         problems.push({ entryId: '', sequence: -1, status: 'unreadable' });
         continue;
@@ -551,7 +606,7 @@ export class AuditLedger implements AuditSink {
     return {
       conversationId,
       signingEnabled: key !== undefined,
-      entriesChecked: documents.length,
+      entriesChecked: stored.length,
       valid,
       invalid,
       unsigned,

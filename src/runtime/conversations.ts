@@ -927,7 +927,7 @@ export class ConversationService {
 
   /** Hands the audit entries of committed turns to the ledger. */
   #queueAudit(conversation: LiveConversation): void {
-    for (const entry of conversation.unqueuedAudit.splice(0)) this.#options.audit?.enqueue(entry);
+    if (conversation.unqueuedAudit.length > 0) this.#options.audit?.enqueue(conversation.unqueuedAudit.splice(0));
   }
 
   async #load(conversationId: string): Promise<LiveConversation> {

@@ -1,10 +1,14 @@
-import type { AuditRow, AuditStore } from '../audit-ports.ts';
+import type { AuditBlock, AuditBlockRange, AuditStore } from '../audit-ports.ts';
 import { inTransaction, type Queryable } from './transaction.ts';
 
-/** Rows per INSERT statement (7 parameters each, well below PostgreSQL's 65535). */
-const ROWS_PER_STATEMENT = 500;
+/** Blocks per INSERT statement (8 parameters each, well below PostgreSQL's 65535). */
+const BLOCKS_PER_STATEMENT = 500;
+const COLUMNS = 8;
 
-/** The audit ledger's entries in PostgreSQL: insert-only (a trigger refuses UPDATE, DELETE and TRUNCATE). */
+/**
+ * The audit ledger's blocks in PostgreSQL (a turn's entries, one per task, in one row): insert-only (a trigger
+ * refuses UPDATE, DELETE and TRUNCATE).
+ */
 export class PostgresAuditStore implements AuditStore {
   readonly #db: Queryable;
 
@@ -12,43 +16,63 @@ export class PostgresAuditStore implements AuditStore {
     this.#db = db;
   }
 
-  async append(rows: readonly AuditRow[]): Promise<void> {
-    if (rows.length === 0) return;
-    if (rows.length <= ROWS_PER_STATEMENT) {
-      await this.#insert(this.#db, rows);
+  async append(blocks: readonly AuditBlock[]): Promise<void> {
+    if (blocks.length === 0) return;
+    if (blocks.length <= BLOCKS_PER_STATEMENT) {
+      await this.#insert(this.#db, blocks);
       return;
     }
     await inTransaction(this.#db, async (client) => {
-      for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT)
-        await this.#insert(client, rows.slice(i, i + ROWS_PER_STATEMENT));
+      for (let i = 0; i < blocks.length; i += BLOCKS_PER_STATEMENT)
+        await this.#insert(client, blocks.slice(i, i + BLOCKS_PER_STATEMENT));
     });
   }
 
-  async #insert(target: Queryable, rows: readonly AuditRow[]): Promise<void> {
+  async #insert(target: Queryable, blocks: readonly AuditBlock[]): Promise<void> {
     const values: unknown[] = [];
-    const tuples = rows.map((row, i) => {
-      values.push(row.id, row.conversationId, row.sequence, row.agentId, row.agentVersion, row.timestamp, row.document);
-      const p = i * 7;
-      return `($${p + 1}, $${p + 2}, $${p + 3}, $${p + 4}, $${p + 5}, $${p + 6}, $${p + 7})`;
+    const tuples = blocks.map((block, i) => {
+      values.push(
+        block.firstId,
+        block.conversationId,
+        block.firstSequence,
+        block.entryCount,
+        block.agentId,
+        block.agentVersion,
+        block.timestamp,
+        block.document,
+      );
+      const first = i * COLUMNS;
+      return `(${Array.from({ length: COLUMNS }, (_, column) => `$${first + column + 1}`).join(', ')})`;
     });
     await target.query(
-      `INSERT INTO audit_entries (id, conversation_id, sequence, agent_id, agent_version, created_at, document)
-       VALUES ${tuples.join(', ')} ON CONFLICT (id) DO NOTHING`,
+      `INSERT INTO audit_blocks
+         (first_id, conversation_id, first_sequence, entry_count, agent_id, agent_version, created_at, documents)
+       VALUES ${tuples.join(', ')} ON CONFLICT (first_id) DO NOTHING`,
       values,
     );
   }
 
-  async list(conversationId: string, skip: number, limit: number): Promise<string[]> {
+  async blocks(conversationId: string, skip: number, limit: number): Promise<AuditBlockRange> {
+    if (limit <= 0) return { documents: [], skipInFirst: 0 };
+    // The entries before each block from the block sizes alone; documents are read for the blocks in range only.
     const { rows } = await this.#db.query(
-      'SELECT document FROM audit_entries WHERE conversation_id = $1 ORDER BY sequence, id LIMIT $2 OFFSET $3',
-      [conversationId, limit, skip],
+      `WITH sized AS (
+         SELECT first_id, first_sequence, entry_count,
+           sum(entry_count) OVER (ORDER BY first_sequence, first_id) - entry_count AS before
+         FROM audit_blocks WHERE conversation_id = $1)
+       SELECT blocks.documents, sized.before::integer AS before
+       FROM sized JOIN audit_blocks blocks ON blocks.first_id = sized.first_id
+       WHERE sized.before + sized.entry_count > $2 AND sized.before < $2::bigint + $3::bigint
+       ORDER BY sized.first_sequence, sized.first_id`,
+      [conversationId, skip, limit],
     );
-    return rows.map((row) => row.document as string);
+    if (rows.length === 0) return { documents: [], skipInFirst: 0 };
+    return { documents: rows.map((row) => row.documents as string), skipInFirst: skip - (rows[0].before as number) };
   }
 
   async count(conversationId: string): Promise<number> {
     const { rows } = await this.#db.query(
-      'SELECT count(*)::integer AS n FROM audit_entries WHERE conversation_id = $1',
+      'SELECT coalesce(sum(entry_count), 0)::integer AS n FROM audit_blocks WHERE conversation_id = $1',
       [conversationId],
     );
     return rows[0].n as number;
@@ -56,9 +80,10 @@ export class PostgresAuditStore implements AuditStore {
 
   async latest(conversationId: string): Promise<string | undefined> {
     const { rows } = await this.#db.query(
-      'SELECT document FROM audit_entries WHERE conversation_id = $1 ORDER BY sequence DESC, id DESC LIMIT 1',
+      `SELECT documents FROM audit_blocks WHERE conversation_id = $1
+       ORDER BY first_sequence DESC, first_id DESC LIMIT 1`,
       [conversationId],
     );
-    return rows[0]?.document;
+    return rows[0]?.documents;
   }
 }

@@ -317,4 +317,32 @@ export const postgresMigrations: readonly Migration[] = [
       CREATE INDEX user_memories_by_update ON user_memories (updated_at);
     `,
   },
+  {
+    // One row per block of consecutive entries (a turn's, one per task) instead of one per entry, as the embedded
+    // store keeps them (`src/ops/audit-block.ts`): a turn writes one row and two index entries instead of four rows
+    // and twelve. Entries stored before are kept, each as a block of one.
+    name: 'audit ledger: entries kept in blocks, one row per turn',
+    sql: `
+      CREATE TABLE audit_blocks (
+        first_id text NOT NULL PRIMARY KEY,
+        conversation_id text NOT NULL,
+        first_sequence bigint NOT NULL,
+        entry_count integer NOT NULL,
+        agent_id text NOT NULL,
+        agent_version integer NOT NULL,
+        created_at text NOT NULL,
+        documents text NOT NULL
+      );
+      CREATE INDEX audit_blocks_by_conversation ON audit_blocks (conversation_id, first_sequence, first_id);
+      INSERT INTO audit_blocks
+        (first_id, conversation_id, first_sequence, entry_count, agent_id, agent_version, created_at, documents)
+        SELECT id, conversation_id, sequence, 1, agent_id, agent_version, created_at, '[' || document || ']'
+        FROM audit_entries;
+      DROP TABLE audit_entries;
+      CREATE TRIGGER audit_blocks_write_once BEFORE UPDATE OR DELETE ON audit_blocks
+        FOR EACH ROW EXECUTE FUNCTION audit_entries_refuse_change();
+      CREATE TRIGGER audit_blocks_no_truncate BEFORE TRUNCATE ON audit_blocks
+        FOR EACH STATEMENT EXECUTE FUNCTION audit_entries_refuse_change();
+    `,
+  },
 ];
