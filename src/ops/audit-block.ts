@@ -8,13 +8,13 @@ import type { AuditEntry } from './audit-entry.ts';
  * timestamp, outcome and user input are the same in each, the actions a task found are those the task before left,
  * the sequence counts up and each entry's `previousHmac` is the `hmac` of the one before. So the block keeps its
  * first entry whole and every later one as the members that differ from what follows from the entry before it
- * (`{"deltas":[first, …]}`): a rule-only turn's four entries take ~1.8 KB instead of ~3.2 KB, written and
+ * (`{"deltas":[first, …]}`): a rule-only turn's four entries take ~1.9 KB instead of ~3.2 KB, written and
  * serialised once per turn. Reading a block gives back each entry exactly as it was given (the same members and
  * values), so signatures made over the whole entries verify as before.
  *
  * A block whose entries do not share their members (an entry with a member another lacks, or an `input` of another
- * shape, e.g. a turn and a human decision in one block) is kept as a plain JSON array of its entries, the form the
- * embedded store used before, which reading still accepts; so is a single entry (PostgreSQL's rows before).
+ * shape, e.g. a turn and a human decision in one block) is kept as a plain JSON array of its entries: the form both
+ * stores kept before (PostgreSQL's rows of one entry became such arrays), which reading accepts as well.
  */
 
 /** The JSON document of a block of `entries` (consecutive entries of one conversation, in sequence order). */
