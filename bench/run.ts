@@ -43,6 +43,11 @@ const duration = numberSetting('BENCH_DURATION', 5);
 const latencySeconds = numberSetting('BENCH_LATENCY_SECONDS', 30);
 const memoryConversations = numberSetting('BENCH_MEMORY_CONVERSATIONS', 100_000);
 const warmupSeconds = 1;
+/**
+ * W1 is the first load a fresh service gets: its CPU a turn falls over its first ~15 s of load (the JIT's tiers, the
+ * heap growing to its working size), by a third in some runs. W1 is measured after this much load, the echo too.
+ */
+const freshServiceWarmupSeconds = 10;
 
 /** One measured figure against its goal. */
 interface Goal {
@@ -105,10 +110,10 @@ async function compared(echo: BenchProcess, service: BenchProcess, spec: LoadSpe
   };
 }
 
-const steps = (paths: readonly string[]): LoadSpec => ({
+const steps = (paths: readonly string[], warmup = warmupSeconds): LoadSpec => ({
   connections: CONNECTIONS,
   duration,
-  warmupSeconds,
+  warmupSeconds: warmup,
   body: MESSAGE,
   paths,
 });
@@ -138,14 +143,14 @@ async function main(): Promise<void> {
     started.push(service);
     const api = benchApi(service.url);
     console.log(
-      `bench: store ${store.type}, ${duration} s per measurement (+${warmupSeconds} s warm-up), load generator ${generator}, ` +
+      `bench: store ${store.type}, ${duration} s per measurement (+${warmupSeconds} s warm-up, ${freshServiceWarmupSeconds} s before W1), load generator ${generator}, ` +
         `${pinned ? `service and echo on core ${SERVER_CORE}, load on core ${LOAD_CORE}` : 'no core pinning (taskset missing)'}, ` +
         `node ${process.version}, ${cpus().length} CPUs; agent: ${DICTIONARY_WORDS} words, ${RULES} rules`,
     );
 
     console.log('bench: W1 rule-only turns ...');
     const rules = await agentOn(api, CONVERSATIONS);
-    const w1 = await compared(echo, service, steps(rules.paths), 'W1');
+    const w1 = await compared(echo, service, steps(rules.paths, freshServiceWarmupSeconds), 'W1');
     workloads.W1 = w1;
     atLeast(
       'W1 rule-only turn throughput (÷ echo req/s)',
@@ -309,7 +314,7 @@ async function postgresW1(echo: BenchProcess): Promise<void> {
     console.log('bench: W1 on PostgreSQL ...');
     service = await startService(serviceEnvironment(store));
     const rules = await agentOn(benchApi(service.url), CONVERSATIONS);
-    const w1 = await compared(echo, service, steps(rules.paths), 'W1 PostgreSQL');
+    const w1 = await compared(echo, service, steps(rules.paths, freshServiceWarmupSeconds), 'W1 PostgreSQL');
     workloads['W1-postgres'] = w1;
     atLeast(
       'W1 on PostgreSQL (÷ echo req/s)',
