@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createSecretKey } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { canonicalJson } from '../shared/json.ts';
 import { hasValidSignature, redactText, sign, type AuditDraft } from './audit-entry.ts';
@@ -8,7 +9,7 @@ import { hasValidSignature, redactText, sign, type AuditDraft } from './audit-en
  * test fails, the change breaks every existing ledger; sign new entries under a new `HMAC_VERSION` instead.
  */
 describe('audit signature format (v1)', () => {
-  const key = Buffer.alloc(32, 7);
+  const key = createSecretKey(Buffer.alloc(32, 7));
   const previousHmac = `v1:${'ab'.repeat(32)}`;
   // Fields deliberately out of order, with nested objects, nulls, escapes and non-ASCII text.
   const draft: AuditDraft = {
@@ -55,7 +56,7 @@ describe('audit signature format (v1)', () => {
     assert.equal(hasValidSignature(key, stored), true);
     assert.equal(hasValidSignature(key, { ...stored, userId: 'eve' }), false);
     assert.equal(hasValidSignature(key, { ...stored, previousHmac: null }), false);
-    assert.equal(hasValidSignature(Buffer.alloc(32, 8), stored), false);
+    assert.equal(hasValidSignature(createSecretKey(Buffer.alloc(32, 8)), stored), false);
   });
 });
 

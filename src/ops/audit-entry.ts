@@ -1,4 +1,4 @@
-import { createHmac, pbkdf2, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject, pbkdf2, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 import { canonicalJson } from '../shared/json.ts';
 
@@ -58,34 +58,36 @@ export const AUDIT_KDF_ITERATIONS = 600_000;
 
 const pbkdf2Async = promisify(pbkdf2);
 
-/** The signing key derived from the vault's master key. */
-export async function deriveAuditKey(masterKey: string, iterations = AUDIT_KDF_ITERATIONS): Promise<Buffer> {
-  return pbkdf2Async(masterKey, KEY_SALT, iterations, 32, 'sha256');
+/**
+ * The signing key derived from the vault's master key, as a `KeyObject`: an HMAC keyed with one costs ~2 µs, with
+ * the key's bytes ~14 µs (Node prepares a key from them for every HMAC).
+ */
+export async function deriveAuditKey(masterKey: string, iterations = AUDIT_KDF_ITERATIONS): Promise<KeyObject> {
+  return createSecretKey(await pbkdf2Async(masterKey, KEY_SALT, iterations, 32, 'sha256'));
 }
 
 /** The signature of `entry` (its own `hmac` member ignored) chained to `previousHmac`. */
 export function signatureOf(
-  key: Buffer,
+  key: KeyObject,
   entry: Omit<AuditEntry, 'hmac'> & { hmac?: unknown },
   previousHmac: string | null,
 ): string {
   const { hmac: _, ...signed } = entry;
-  // Signed in the form it is stored: what JSON cannot hold (undefined, NaN, -0) is normalised first.
-  const normalised: unknown = JSON.parse(JSON.stringify({ ...signed, previousHmac }));
+  // Signed in the form it is stored: canonical JSON writes what JSON writes of undefined, NaN, -0 and the like.
   const digest = createHmac('sha256', key)
-    .update(`${HMAC_VERSION}|${canonicalJson(normalised)}|${previousHmac ?? ''}`)
+    .update(`${HMAC_VERSION}|${canonicalJson({ ...signed, previousHmac })}|${previousHmac ?? ''}`)
     .digest('hex');
   return `${HMAC_VERSION}:${digest}`;
 }
 
-export function sign(key: Buffer | undefined, draft: AuditDraft, previousHmac: string | null): AuditEntry {
+export function sign(key: KeyObject | undefined, draft: AuditDraft, previousHmac: string | null): AuditEntry {
   if (!key) return { ...draft, previousHmac: null, hmac: null };
   const unsigned = { ...draft, previousHmac };
   return { ...unsigned, hmac: signatureOf(key, unsigned, previousHmac) };
 }
 
 /** Whether the stored entry's `hmac` is the signature of its content. */
-export function hasValidSignature(key: Buffer, entry: AuditEntry): boolean {
+export function hasValidSignature(key: KeyObject, entry: AuditEntry): boolean {
   if (typeof entry.hmac !== 'string') return false;
   const expected = Buffer.from(signatureOf(key, entry, entry.previousHmac ?? null));
   const actual = Buffer.from(entry.hmac);

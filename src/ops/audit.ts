@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import { appendFile, mkdir } from 'node:fs/promises';
 import { setImmediate as nextLoopTurn } from 'node:timers/promises';
 import { dirname } from 'node:path';
@@ -141,7 +142,7 @@ function pendingOf(drafts: readonly AuditDraft[]): Pending {
 }
 
 /** The block signed, each entry chained to the one before it and the first to `previousHmac`. */
-function storable(key: Buffer | undefined, pending: Pending, previousHmac: string | null): StorableBlock {
+function storable(key: KeyObject | undefined, pending: Pending, previousHmac: string | null): StorableBlock {
   const { head, unsignedDocument } = pending;
   if (!key) return { head, hmac: null, document: unsignedDocument };
   let chainEnd = previousHmac;
@@ -201,7 +202,7 @@ const CHAIN_CACHE_SIZE = 10_000;
 export class AuditLedger implements AuditSink {
   readonly #store: AuditStore;
   readonly #options: AuditLedgerOptions;
-  readonly #key: Promise<Buffer | undefined>;
+  readonly #key: Promise<KeyObject | undefined>;
   readonly #clock: () => number;
   readonly #writeRetry: { readonly maxAttempts: number; readonly backoff: Backoff };
   readonly #batchSize: number;

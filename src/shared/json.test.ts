@@ -16,6 +16,31 @@ describe('canonicalJson', () => {
     assert.equal(canonicalJson(undefined), 'null');
     assert.equal(canonicalJson('é"\n'), '"é\\"\\n"');
   });
+
+  it("writes the text of the value's JSON copy, whatever JSON makes of its parts", () => {
+    const values: unknown[] = [
+      {
+        n: Number.NaN,
+        i: Number.POSITIVE_INFINITY,
+        z: -0,
+        e: 1e21,
+        small: 5e-7,
+        f: () => 1,
+        s: Symbol('s'),
+        u: undefined,
+      },
+      // biome-ignore lint/suspicious/noSparseArray: an array with a hole
+      [undefined, () => 1, Symbol('s'), Number.NaN, -0, , 1],
+      { date: new Date(0), nested: { toJSON: (key: string) => `as ${key}` }, boxed: [new String('x'), new Number(2)] },
+      { '2': 'b', '10': 'a', b: { é: 1, e: 2, '😀': 3, Z: 4 }, lone: '\ud800', quote: '"\\\n\u0001' },
+      { map: new Map([[1, 2]]), set: new Set([1]), empty: {}, list: [] },
+      'text',
+      42,
+      null,
+    ];
+    for (const value of values)
+      assert.equal(canonicalJson(value), canonicalJson(JSON.parse(JSON.stringify(value))), JSON.stringify(value));
+  });
 });
 
 describe('isRecord', () => {

@@ -4,19 +4,40 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * JSON with object keys sorted at every level and undefined members left out, so equal values give equal text
- * whatever the order their fields were written in. The audit ledger signs this form: changing it breaks the
- * verification of every chain already written (`audit-entry.test.ts` pins it).
+ * JSON with object keys sorted at every level, so equal values give equal text whatever the order their fields were
+ * written in. Otherwise it writes what `JSON.stringify` writes: members without a JSON value (undefined, functions,
+ * symbols) left out, `null` for them in arrays, `toJSON` results, NaN and infinities as null; so the text of a value
+ * is the text of its JSON copy. The audit ledger signs this form: changing it breaks the verification of every chain
+ * already written (`audit-entry.test.ts` pins it).
  */
 export function canonicalJson(value: unknown): string {
-  if (value === null || value === undefined) return 'null';
-  if (typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const record = value as Record<string, unknown>;
-  const keys = Object.keys(record)
-    .filter((key) => record[key] !== undefined)
-    .sort();
-  return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`).join(',')}}`;
+  return canonicalText(value, '') ?? 'null';
+}
+
+/** The canonical text of `value` held under `key` (what `toJSON` is given); undefined where JSON writes nothing. */
+function canonicalText(value: unknown, key: string): string | undefined {
+  let json = value;
+  if (typeof json === 'object' && json !== null) {
+    const toJson = (json as { toJSON?: unknown }).toJSON;
+    if (typeof toJson === 'function') json = toJson.call(json, key);
+    if (json instanceof Number || json instanceof String || json instanceof Boolean) json = json.valueOf();
+  }
+  if (typeof json !== 'object' || json === null) return JSON.stringify(json);
+  if (Array.isArray(json)) {
+    let text = '[';
+    for (let index = 0; index < json.length; index++) {
+      if (index > 0) text += ',';
+      text += canonicalText(json[index], String(index)) ?? 'null';
+    }
+    return `${text}]`;
+  }
+  const record = json as Record<string, unknown>;
+  let text = '';
+  for (const name of Object.keys(record).sort()) {
+    const member = canonicalText(record[name], name);
+    if (member !== undefined) text += `,${JSON.stringify(name)}:${member}`;
+  }
+  return `{${text.slice(1)}}`;
 }
 
 const QUOTE = 0x22;
