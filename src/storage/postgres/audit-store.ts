@@ -1,9 +1,10 @@
 import type { AuditBlock, AuditBlockRange, AuditStore } from '../audit-ports.ts';
+import { AUDIT_BLOCK_COLUMNS, auditBlockValues } from '../audit-rows.ts';
 import { inTransaction, type Queryable } from './transaction.ts';
 
 /** Blocks per INSERT statement (8 parameters each, well below PostgreSQL's 65535). */
 const BLOCKS_PER_STATEMENT = 500;
-const COLUMNS = 8;
+const COLUMNS = AUDIT_BLOCK_COLUMNS.length;
 
 /**
  * The audit ledger's blocks in PostgreSQL (a turn's entries, one per task, in one row): insert-only (a trigger
@@ -31,22 +32,12 @@ export class PostgresAuditStore implements AuditStore {
   async #insert(target: Queryable, blocks: readonly AuditBlock[]): Promise<void> {
     const values: unknown[] = [];
     const tuples = blocks.map((block, i) => {
-      values.push(
-        block.firstId,
-        block.conversationId,
-        block.firstSequence,
-        block.entryCount,
-        block.agentId,
-        block.agentVersion,
-        block.timestamp,
-        block.document,
-      );
+      values.push(...auditBlockValues(block));
       const first = i * COLUMNS;
       return `(${Array.from({ length: COLUMNS }, (_, column) => `$${first + column + 1}`).join(', ')})`;
     });
     await target.query(
-      `INSERT INTO audit_blocks
-         (first_id, conversation_id, first_sequence, entry_count, agent_id, agent_version, created_at, documents)
+      `INSERT INTO audit_blocks (${AUDIT_BLOCK_COLUMNS.join(', ')})
        VALUES ${tuples.join(', ')} ON CONFLICT (first_id) DO NOTHING`,
       values,
     );

@@ -1,12 +1,12 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { AuditBlock, AuditBlockRange, AuditStore } from '../audit-ports.ts';
+import { AUDIT_BLOCK_COLUMNS, auditBlockValues } from '../audit-rows.ts';
 import type { GroupCommit } from './group-commit.ts';
 import { SqliteStore } from './sqlite-store.ts';
 
 const STATEMENTS = {
-  insert: `INSERT OR IGNORE INTO audit_blocks
-    (first_id, conversation_id, first_sequence, entry_count, agent_id, agent_version, created_at, documents)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  insert: `INSERT OR IGNORE INTO audit_blocks (${AUDIT_BLOCK_COLUMNS.join(', ')})
+    VALUES (${AUDIT_BLOCK_COLUMNS.map(() => '?').join(', ')})`,
   sizes: `SELECT first_sequence, first_id, entry_count FROM audit_blocks WHERE conversation_id = ?
     ORDER BY first_sequence, first_id`,
   from: `SELECT documents, entry_count FROM audit_blocks WHERE conversation_id = ? AND (first_sequence, first_id) >= (?, ?)
@@ -44,17 +44,7 @@ export class SqliteAuditStore extends SqliteStore<keyof typeof STATEMENTS> imple
   }
 
   #insert(blocks: readonly AuditBlock[]): void {
-    for (const block of blocks)
-      this.sql.insert.run(
-        block.firstId,
-        block.conversationId,
-        block.firstSequence,
-        block.entryCount,
-        block.agentId,
-        block.agentVersion,
-        block.timestamp,
-        block.document,
-      );
+    for (const block of blocks) this.sql.insert.run(...auditBlockValues(block));
   }
 
   async blocks(conversationId: string, skip: number, limit: number): Promise<AuditBlockRange> {
