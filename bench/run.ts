@@ -278,6 +278,7 @@ async function main(): Promise<void> {
 
     await service.stop();
     if (memoryConversations > 0) await memoryGoal();
+    await signedW1(echo, w1.service);
     await postgresW1(echo);
   } finally {
     for (const process_ of started.reverse()) await process_.stop();
@@ -298,6 +299,30 @@ async function memoryGoal(): Promise<void> {
     300,
     `RSS ${fixed(memory.rssBeforeMiB, 0)} MiB before, ${fixed(memory.rssAfterMiB, 0)} MiB after; V8 heap ${fixed(before.heapTotalMiB, 0)} → ${fixed(after.heapTotalMiB, 0)} MiB (${fixed(after.heapUsedMiB, 0)} used)`,
   );
+}
+
+/**
+ * W1 again on a fresh service with a vault master key, so that the audit ledger signs its entries, as it does in any
+ * deployment that keeps secrets (the goals are measured unsigned): a figure beside the unsigned W1's CPU a turn.
+ */
+async function signedW1(echo: BenchProcess, unsigned: Run): Promise<void> {
+  const store = await openBenchStore();
+  let service: BenchProcess | undefined;
+  try {
+    console.log('bench: W1 with signed audit entries ...');
+    service = await startService(serviceEnvironment(store, { 'svc.vault.master-key': 'bench-signed-master-key' }));
+    const rules = await agentOn(benchApi(service.url), CONVERSATIONS);
+    const w1 = await compared(echo, service, steps(rules.paths, freshServiceWarmupSeconds), 'W1 signed');
+    workloads['W1-signed'] = w1;
+    figure(
+      'W1 with signed audit entries (÷ echo req/s)',
+      w1.ratio,
+      `${fixed(w1.service.reqPerSec, 0)} turns/s; CPU per turn ${fixed(w1.service.cpuMicrosPerRequest, 0)} µs signed vs ${fixed(unsigned.cpuMicrosPerRequest, 0)} µs unsigned (W1)`,
+    );
+  } finally {
+    await service?.stop();
+    await store.dispose();
+  }
 }
 
 /** W1 again with the service on PostgreSQL (skipped, and said so, when no PostgreSQL answers). */
