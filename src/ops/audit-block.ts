@@ -1,3 +1,4 @@
+import { isRecord } from '../shared/json.ts';
 import type { AuditEntry } from './audit-entry.ts';
 
 /**
@@ -135,8 +136,4 @@ function sameJson(a: unknown, b: unknown): boolean {
     if (value !== undefined && !sameJson(value, (b as Entry)[key])) return false;
   }
   return true;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
