@@ -306,23 +306,16 @@ async function memoryGoal(): Promise<void> {
  * deployment that keeps secrets (the goals are measured unsigned): a figure beside the unsigned W1's CPU a turn.
  */
 async function signedW1(echo: BenchProcess, unsigned: Run): Promise<void> {
-  const store = await openBenchStore();
-  let service: BenchProcess | undefined;
-  try {
-    console.log('bench: W1 with signed audit entries ...');
-    service = await startService(serviceEnvironment(store, { 'svc.vault.master-key': 'bench-signed-master-key' }));
-    const rules = await agentOn(benchApi(service.url), CONVERSATIONS);
-    const w1 = await compared(echo, service, steps(rules.paths, freshServiceWarmupSeconds), 'W1 signed');
-    workloads['W1-signed'] = w1;
-    figure(
-      'W1 with signed audit entries (÷ echo req/s)',
-      w1.ratio,
-      `${fixed(w1.service.reqPerSec, 0)} turns/s; CPU per turn ${fixed(w1.service.cpuMicrosPerRequest, 0)} µs signed vs ${fixed(unsigned.cpuMicrosPerRequest, 0)} µs unsigned (W1)`,
-    );
-  } finally {
-    await service?.stop();
-    await store.dispose();
-  }
+  console.log('bench: W1 with signed audit entries ...');
+  const w1 = await freshServiceW1(echo, await openBenchStore(), 'W1 signed', {
+    'svc.vault.master-key': 'bench-signed-master-key',
+  });
+  workloads['W1-signed'] = w1;
+  figure(
+    'W1 with signed audit entries (÷ echo req/s)',
+    w1.ratio,
+    `${fixed(w1.service.reqPerSec, 0)} turns/s; CPU per turn ${fixed(w1.service.cpuMicrosPerRequest, 0)} µs signed vs ${fixed(unsigned.cpuMicrosPerRequest, 0)} µs unsigned (W1)`,
+  );
 }
 
 /** W1 again with the service on PostgreSQL (skipped, and said so, when no PostgreSQL answers). */
@@ -334,19 +327,29 @@ async function postgresW1(echo: BenchProcess): Promise<void> {
     problems.push(`PostgreSQL W1 skipped: ${(error as Error).message}`);
     return;
   }
+  console.log('bench: W1 on PostgreSQL ...');
+  const w1 = await freshServiceW1(echo, store, 'W1 PostgreSQL');
+  workloads['W1-postgres'] = w1;
+  atLeast(
+    'W1 on PostgreSQL (÷ echo req/s)',
+    w1.ratio,
+    0.1,
+    `${fixed(w1.service.reqPerSec, 0)} turns/s; CPU per turn ${fixed(w1.service.cpuMicrosPerRequest, 0)} µs in the service (PostgreSQL's own not counted)`,
+  );
+}
+
+/** W1 on a fresh service over `store` (with `extra` settings), stopped and its store disposed of afterwards. */
+async function freshServiceW1(
+  echo: BenchProcess,
+  store: BenchStore,
+  name: string,
+  extra: Parameters<typeof serviceEnvironment>[1] = {},
+) {
   let service: BenchProcess | undefined;
   try {
-    console.log('bench: W1 on PostgreSQL ...');
-    service = await startService(serviceEnvironment(store));
+    service = await startService(serviceEnvironment(store, extra));
     const rules = await agentOn(benchApi(service.url), CONVERSATIONS);
-    const w1 = await compared(echo, service, steps(rules.paths, freshServiceWarmupSeconds), 'W1 PostgreSQL');
-    workloads['W1-postgres'] = w1;
-    atLeast(
-      'W1 on PostgreSQL (÷ echo req/s)',
-      w1.ratio,
-      0.1,
-      `${fixed(w1.service.reqPerSec, 0)} turns/s; CPU per turn ${fixed(w1.service.cpuMicrosPerRequest, 0)} µs in the service (PostgreSQL's own not counted)`,
-    );
+    return await compared(echo, service, steps(rules.paths, freshServiceWarmupSeconds), name);
   } finally {
     await service?.stop();
     await store.dispose();
