@@ -141,8 +141,11 @@ function pendingOf(drafts: readonly AuditDraft[], signing: boolean): Pending {
     agentVersion: first.agentVersion,
     timestamp: first.timestamp,
   };
-  if (signing) return { head, drafts };
-  return { head, unsignedDocument: blockDocument(drafts.map((draft) => sign(undefined, draft, null))) };
+  return signing ? { head, drafts } : { head, unsignedDocument: unsignedDocumentOf(drafts) };
+}
+
+function unsignedDocumentOf(drafts: readonly AuditDraft[]): string {
+  return blockDocument(drafts.map((draft) => sign(undefined, draft, null)));
 }
 
 /**
@@ -151,7 +154,7 @@ function pendingOf(drafts: readonly AuditDraft[], signing: boolean): Pending {
  */
 function storable(key: KeyObject | undefined, pending: Pending, previousHmac: string | null): StorableBlock {
   const { head, unsignedDocument, drafts } = pending;
-  const unsigned = () => unsignedDocument ?? blockDocument(drafts!.map((draft) => sign(undefined, draft, null)));
+  const unsigned = () => unsignedDocument ?? unsignedDocumentOf(drafts!);
   if (!key) return { head, hmac: null, document: unsigned() };
   let chainEnd = previousHmac;
   const entries = (drafts ?? (entriesOfBlock(unsigned()) as AuditDraft[])).map((draft) => {

@@ -9,12 +9,17 @@ import type {
   InactiveQuery,
   LoadedConversation,
 } from '../runtime-ports.ts';
-import { checkNewConversation, firstAppendedIndex, headerValues, toConversationRow } from '../runtime-rows.ts';
+import {
+  checkNewConversation,
+  firstAppendedIndex,
+  HEADER_COLUMNS,
+  headerValues,
+  toConversationRow,
+} from '../runtime-rows.ts';
 import { TickBatch } from './tick-batch.ts';
 import { inTransaction, type Queryable } from './transaction.ts';
 
-const HEADER_COLUMNS =
-  'id, agent_id, agent_version, user_id, environment, state, created_on, last_modified_on, step_count, revision, state_json';
+const HEADER = HEADER_COLUMNS.join(', ');
 
 interface PendingCommit {
   readonly id: string;
@@ -49,11 +54,10 @@ export class PostgresConversationStore implements ConversationStore {
     checkNewConversation(row, steps);
     await this.#db.query(
       `WITH h AS (
-         INSERT INTO conversations
-           (id, agent_id, agent_version, user_id, environment, state, created_on, last_modified_on, step_count, revision, state_json)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11))
+         INSERT INTO conversations (${HEADER})
+         VALUES (${HEADER_COLUMNS.map((_, index) => `$${index + 1}`).join(', ')}))
        INSERT INTO conversation_steps (conversation_id, step_index, body)
-       SELECT $1, n.ordinality - 1, n.body FROM unnest($12::text[]) WITH ORDINALITY AS n(body, ordinality)`,
+       SELECT $1, n.ordinality - 1, n.body FROM unnest($${HEADER_COLUMNS.length + 1}::text[]) WITH ORDINALITY AS n(body, ordinality)`,
       [...headerValues(row), steps],
     );
   }
@@ -82,7 +86,7 @@ export class PostgresConversationStore implements ConversationStore {
     const { rows } = await this.#db.query({
       name: 'conversation-rows',
       // Named columns: a prepared `*` would fail once a later migration adds one.
-      text: `SELECT ${HEADER_COLUMNS} FROM conversations WHERE id = ANY($1::text[])`,
+      text: `SELECT ${HEADER} FROM conversations WHERE id = ANY($1::text[])`,
       values: [ids],
     });
     const byId = new Map(rows.map((row) => [String(row.id), toConversationRow(row)]));
